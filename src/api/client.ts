@@ -1,0 +1,166 @@
+// One typed method per operation of the interface (lead-api-interface.md, part 4).
+import { BadResponseError, InvalidInputError } from './errors.js';
+import { Transport, type ApiResponse, type TransportOptions } from './transport.js';
+import {
+  OPERATION_PATHS,
+  type Credits,
+  type DomainLookupData,
+  type EmailLookupData,
+  type MxResult,
+  type Operation,
+  type PlanInfo,
+  type ServiceLimits,
+  type UrlLookupData,
+  type WhoisResult,
+} from './types.js';
+
+export type ClientOptions = TransportOptions;
+
+/** Interface 4.4/4.5: server-side timeout in ms, default 90000, at most 110000. */
+export const RESOLVE_TIMEOUT_MAX_MS = 110_000;
+export const RESOLVE_TIMEOUT_DEFAULT_MS = 90_000;
+/** How much longer than the server's own timeout we wait for its answer. */
+const RESOLVE_CLIENT_MARGIN_MS = 15_000;
+
+export function validateResolveTimeout(timeout: unknown): number | undefined {
+  if (timeout === undefined) return undefined;
+  if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout <= 0 || timeout > RESOLVE_TIMEOUT_MAX_MS) {
+    throw new InvalidInputError(
+      `Invalid --timeout: must be a whole number of milliseconds from 1 to ${RESOLVE_TIMEOUT_MAX_MS}, got '${String(timeout)}'`,
+    );
+  }
+  return timeout;
+}
+
+/** The input of each operation, so the pipeline can call any of them through one function. */
+export interface OperationInput {
+  lookup_url: { url: string };
+  lookup_email: { email: string };
+  lookup_domain: { name: string };
+  mx: { domain: string; timeout?: number };
+  whois: { domain: string; timeout?: number };
+  myplans: Record<string, never>;
+  credits: Record<string, never>;
+  limits: Record<string, never>;
+}
+export interface OperationOutput {
+  lookup_url: UrlLookupData;
+  lookup_email: EmailLookupData;
+  lookup_domain: DomainLookupData;
+  mx: MxResult;
+  whois: WhoisResult;
+  myplans: PlanInfo;
+  credits: Credits;
+  limits: ServiceLimits;
+}
+
+export class LeadClient {
+  readonly transport: Transport;
+
+  constructor(options: ClientOptions | Transport) {
+    this.transport = options instanceof Transport ? options : new Transport(options);
+  }
+
+  get baseUrl(): string {
+    return this.transport.baseUrl;
+  }
+
+  /** Any operation with its response metadata (rate-limit headers); the typed methods below wrap it. */
+  async call<Op extends Operation>(op: Op, input: OperationInput[Op]): Promise<ApiResponse<OperationOutput[Op]>> {
+    const response = await this.#send(op, input);
+    checkShape(op, response.data as unknown as Record<string, unknown>);
+    return response;
+  }
+
+  #send<Op extends Operation>(op: Op, input: OperationInput[Op]): Promise<ApiResponse<OperationOutput[Op]>> {
+    const { method, path } = OPERATION_PATHS[op];
+    const i = input as Partial<Record<'url' | 'email' | 'name' | 'domain' | 'timeout', unknown>>;
+    switch (op) {
+      case 'lookup_url':
+        return this.transport.request({ method, path, query: { url: String(i.url) } });
+      case 'lookup_email':
+        return this.transport.request({ method, path, query: { email_address: String(i.email) } });
+      case 'lookup_domain':
+        return this.transport.request({ method, path, query: { name: String(i.name) } });
+      case 'mx':
+      case 'whois': {
+        const timeout = validateResolveTimeout(i.timeout);
+        return this.transport.request({
+          method,
+          path,
+          body: timeout === undefined ? { domain: String(i.domain) } : { domain: String(i.domain), timeout },
+          timeoutMs: (timeout ?? RESOLVE_TIMEOUT_DEFAULT_MS) + RESOLVE_CLIENT_MARGIN_MS,
+        });
+      }
+      default:
+        return this.transport.request({ method, path });
+    }
+  }
+
+  async lookupUrl(url: string): Promise<UrlLookupData> {
+    return (await this.call('lookup_url', { url })).data;
+  }
+  async lookupEmail(email: string): Promise<EmailLookupData> {
+    return (await this.call('lookup_email', { email })).data;
+  }
+  async lookupDomain(name: string): Promise<DomainLookupData> {
+    return (await this.call('lookup_domain', { name })).data;
+  }
+  async findMx(domain: string, options: { timeout?: number } = {}): Promise<MxResult> {
+    return (await this.call('mx', { domain, ...options })).data;
+  }
+  async findWhois(domain: string, options: { timeout?: number } = {}): Promise<WhoisResult> {
+    return (await this.call('whois', { domain, ...options })).data;
+  }
+  async getPlans(): Promise<PlanInfo> {
+    return (await this.call('myplans', {})).data;
+  }
+  async getCredits(): Promise<Credits> {
+    return (await this.call('credits', {})).data;
+  }
+  async getLimits(): Promise<ServiceLimits> {
+    return (await this.call('limits', {})).data;
+  }
+
+  close(): void {
+    this.transport.close();
+  }
+}
+
+const isObject = (v: unknown): boolean => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The members the pipeline relies on; anything else the server sends is kept as it is. */
+function checkShape(op: Operation, data: Record<string, unknown>): void {
+  const path = OPERATION_PATHS[op].path;
+  const bad = (what: string): never => {
+    throw new BadResponseError(`Response from ${path} has the wrong shape: ${what}`);
+  };
+  switch (op) {
+    case 'lookup_url':
+    case 'lookup_email':
+    case 'lookup_domain':
+      if (!isObject(data.lead)) bad('data.lead is not an object');
+      break;
+    case 'mx':
+      if (!Array.isArray(data.mx_records)) bad('data.mx_records is not an array');
+      break;
+    case 'whois':
+      if (!isObject(data.whoisRecord)) bad('data.whoisRecord is not an object');
+      break;
+    case 'credits':
+      if (typeof data.total_remaining_credits !== 'number') bad('data.total_remaining_credits is not a number');
+      break;
+    case 'limits':
+      if (!isObject(data.email_verify)) bad('data.email_verify is not an object');
+      break;
+    case 'myplans':
+      if (!isObject(data.current_plan)) bad('data.current_plan is not an object');
+      break;
+  }
+}
+
+/** An empty `lead` object means "not found" (behaviour notes, "Not found"), not an error. */
+export function isLeadFound(data: { lead?: unknown } | undefined): boolean {
+  const lead = data?.lead;
+  return lead !== null && typeof lead === 'object' && Object.keys(lead).length > 0;
+}

@@ -1,0 +1,145 @@
+// One error class per failure kind, each with a stable lower-case `code` that scripts can rely on
+// (the same words appear in the sidecar's `error_code`). Messages never contain the token: they
+// are built here from status, API code and server message only, never from request options.
+
+export type ErrorCode =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'payment_required'
+  | 'rate_limited'
+  | 'server_error'
+  | 'api_failed'
+  | 'timeout'
+  | 'network'
+  | 'bad_response'
+  | 'invalid_input'
+  | 'config'
+  | 'unreadable_input';
+
+export interface ErrorDetails {
+  cause?: unknown;
+  /** HTTP status, when the failure came with one. */
+  status?: number;
+  /** The server's numeric `error.code`, when it sent one. */
+  apiCode?: number;
+}
+
+export class LeadEnrichError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number | undefined;
+  readonly apiCode: number | undefined;
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.status = details.status;
+    this.apiCode = details.apiCode;
+  }
+}
+
+export interface ValidationReason {
+  field?: string[];
+  location?: string;
+  messages?: string[];
+  types?: string[];
+}
+
+/** 400: the server rejected the input. Permanent: never retried. */
+export class BadRequestError extends LeadEnrichError {
+  readonly reasons: ValidationReason[];
+  constructor(message: string, reasons: ValidationReason[] = [], details: ErrorDetails = {}) {
+    super('bad_request', message, details);
+    this.reasons = reasons;
+  }
+}
+
+/** 401: the token was rejected. Fatal for a run. */
+export class UnauthorizedError extends LeadEnrichError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('unauthorized', message, details);
+  }
+}
+
+/** 402 (codes 1002, 1028, 1031): no credits left to pay for the call. */
+export class PaymentRequiredError extends LeadEnrichError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('payment_required', message, details);
+  }
+}
+
+/** 429 (code 1030): wait until `retryAt` (undefined when the server said nothing usable). */
+export class RateLimitedError extends LeadEnrichError {
+  readonly retryAt: Date | undefined;
+  constructor(message: string, retryAt: Date | undefined, details: ErrorDetails = {}) {
+    super('rate_limited', message, details);
+    this.retryAt = retryAt;
+  }
+}
+
+/** 5xx, 524 and unknown statuses: the server failed; worth retrying. */
+export class ServerError extends LeadEnrichError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('server_error', message, details);
+  }
+}
+
+/** `"status":"failed"` in a body with an API code we do not know (often at HTTP 200). */
+export class ApiFailedError extends LeadEnrichError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('api_failed', message, details);
+  }
+}
+
+export class TimeoutError extends LeadEnrichError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('timeout', message, details);
+  }
+}
+
+/** The connection failed or was reset. */
+export class NetworkError extends LeadEnrichError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('network', message, details);
+  }
+}
+
+/** The body was not JSON, was cut short, too large, or of the wrong shape. */
+export class BadResponseError extends LeadEnrichError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('bad_response', message, details);
+  }
+}
+
+/** A value the user gave (a key, a timeout) is malformed; no request was made. */
+export class InvalidInputError extends LeadEnrichError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('invalid_input', message, details);
+  }
+}
+
+/** Bad flags, environment or config file. */
+export class ConfigError extends LeadEnrichError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('config', message, details);
+  }
+}
+
+/** The input file cannot be read or parsed as CSV. */
+export class UnreadableInputError extends LeadEnrichError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('unreadable_input', message, details);
+  }
+}
+
+/** Failures that may succeed if the same request is sent again later. */
+export function isTransient(error: unknown): boolean {
+  return (
+    error instanceof RateLimitedError ||
+    error instanceof ServerError ||
+    error instanceof ApiFailedError ||
+    error instanceof TimeoutError ||
+    error instanceof NetworkError ||
+    error instanceof BadResponseError
+  );
+}

@@ -1,0 +1,250 @@
+// The one place that speaks HTTP: got with bearer auth, a per-request timeout, a cap on body
+// size, keep-alive agents, and every failure mapped to one error class (errors.ts).
+// got's own retry is off: retrying belongs to the pipeline's single retry policy (retry.ts).
+import http from 'node:http';
+import https from 'node:https';
+import got, { type Response } from 'got';
+import {
+  ApiFailedError,
+  BadRequestError,
+  BadResponseError,
+  ConfigError,
+  LeadEnrichError,
+  NetworkError,
+  PaymentRequiredError,
+  RateLimitedError,
+  ServerError,
+  TimeoutError,
+  UnauthorizedError,
+  type ValidationReason,
+} from './errors.js';
+import { rateHeadersFrom, retryAtFrom, type RateHeaders } from './limits.js';
+import type { ErrorBody } from './types.js';
+
+export interface TransportOptions {
+  /** Ends with `/v2` (interface part 9). */
+  baseUrl: string;
+  token: string;
+  /** Whole-request timeout in ms, body included (a trickling body times out too). Default 30000. */
+  timeoutMs?: number;
+  /** Larger bodies are cut off and reported as a bad response. Default 8 MiB. */
+  maxBodyBytes?: number;
+  userAgent?: string;
+}
+
+export interface ApiResponse<T> {
+  data: T;
+  status: number;
+  rate: RateHeaders | undefined;
+}
+
+export interface RequestSpec {
+  method: 'GET' | 'POST';
+  path: string;
+  query?: Record<string, string>;
+  body?: Record<string, unknown>;
+  /** Overrides the transport's timeout (MX/Whois wait up to 110 s server-side). */
+  timeoutMs?: number;
+}
+
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/** Checks the base URL once, at start: a bad one is a configuration error, not a row error. */
+export function validateBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    // Echo the input without any user-info part: a token pasted there must not be printed.
+    const shown = String(raw).replace(/^([^/]*\/\/)[^/?#]*@/, '$1***@');
+    throw new ConfigError(`Invalid base URL: must be an absolute URL ending in /v2, got '${shown}'`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ConfigError(`Invalid base URL: must use https, got '${url.protocol}'`);
+  }
+  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname)) {
+    throw new ConfigError(
+      `Refusing plain http to ${url.hostname}: the token would travel unencrypted; use an https:// base URL (http is allowed only for loopback hosts)`,
+    );
+  }
+  if (url.username || url.password) {
+    throw new ConfigError('Invalid base URL: must not contain credentials; set the token with LEAD_API_TOKEN or the config file');
+  }
+  const path = url.pathname.replace(/\/+$/, '');
+  if (!path.endsWith('/v2')) {
+    throw new ConfigError(`Invalid base URL: must end with /v2 (interface part 9), got '${url.origin}${url.pathname}'`);
+  }
+  if (url.search || url.hash) throw new ConfigError('Invalid base URL: must not have a query or fragment');
+  return `${url.origin}${path}`;
+}
+
+export class Transport {
+  readonly baseUrl: string;
+  readonly #token: string;
+  readonly #timeoutMs: number;
+  readonly #maxBodyBytes: number;
+  readonly #userAgent: string;
+  readonly #agents = {
+    http: new http.Agent({ keepAlive: true, keepAliveMsecs: 1000 }),
+    https: new https.Agent({ keepAlive: true, keepAliveMsecs: 1000 }),
+  };
+
+  constructor(options: TransportOptions) {
+    this.baseUrl = validateBaseUrl(options.baseUrl);
+    if (!options.token || /\s/.test(options.token)) {
+      throw new ConfigError('No usable API token: set LEAD_API_TOKEN, or token / tokenFile in the config file');
+    }
+    // Node refuses such a header value at send time (ERR_INVALID_CHAR), which would surface as a
+    // transient NetworkError on every row instead of one configuration error. The token itself
+    // is never quoted.
+    if (/[^\x21-\x7e\x80-\xff]/.test(options.token)) {
+      throw new ConfigError(
+        'Invalid API token: it contains a control character or a character outside Latin-1, which cannot be sent in an HTTP header; check LEAD_API_TOKEN, or token / tokenFile in the config file',
+      );
+    }
+    this.#token = options.token;
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
+    this.#userAgent = options.userAgent ?? 'lead-enrich';
+  }
+
+  async request<T>(spec: RequestSpec): Promise<ApiResponse<T>> {
+    const url = new URL(this.baseUrl + spec.path);
+    for (const [name, value] of Object.entries(spec.query ?? {})) url.searchParams.set(name, value);
+    const abort = new AbortController();
+    let oversize = false;
+    let response: Response<string>;
+    try {
+      const pending = got(url, {
+        method: spec.method,
+        headers: { authorization: `Bearer ${this.#token}`, 'user-agent': this.#userAgent, accept: 'application/json' },
+        ...(spec.body ? { json: spec.body } : {}),
+        timeout: { request: spec.timeoutMs ?? this.#timeoutMs },
+        retry: { limit: 0 },
+        throwHttpErrors: false,
+        followRedirect: false,
+        responseType: 'text',
+        agent: this.#agents,
+        signal: abort.signal,
+      });
+      pending.on('downloadProgress', (progress) => {
+        if (progress.transferred > this.#maxBodyBytes) {
+          oversize = true;
+          abort.abort();
+        }
+      });
+      response = await pending;
+    } catch (error) {
+      throw mapRequestFailure(error, spec.path, oversize, this.#maxBodyBytes);
+    }
+    return parseResponse<T>(response.statusCode, response.headers, response.body, spec.path);
+  }
+
+  close(): void {
+    this.#agents.http.destroy();
+    this.#agents.https.destroy();
+  }
+}
+
+function mapRequestFailure(error: unknown, path: string, oversize: boolean, maxBodyBytes: number): LeadEnrichError {
+  // got's errors hold the request options, Authorization header included: util.inspect(error),
+  // console.error(error) or a logger that walks `cause` would print the token. Only a copy
+  // without the options is kept as the cause.
+  const cause = safeCause(error);
+  if (oversize) return new BadResponseError(`Response from ${path} exceeded ${maxBodyBytes} bytes; refused`, { cause });
+  const err = error as { name?: string; code?: string; message?: string };
+  if (err.name === 'TimeoutError' || err.code === 'ETIMEDOUT') {
+    return new TimeoutError(`No complete answer from ${path} within the timeout`, { cause });
+  }
+  if (err.name === 'ReadError') {
+    return new BadResponseError(`Response from ${path} was cut short (${err.code ?? 'read error'})`, { cause });
+  }
+  const code = err.code ?? 'error';
+  return new NetworkError(`Network failure talking to ${path}: ${code}`, { cause });
+}
+
+/** name, message, code and stack of an error (and of its own causes), nothing else. */
+function safeCause(error: unknown, depth = 0): Error {
+  const source = (error ?? {}) as { name?: unknown; message?: unknown; code?: unknown; stack?: unknown; cause?: unknown };
+  const message = typeof source.message === 'string' ? source.message : String(error);
+  const inner = depth < 3 && source.cause !== undefined && source.cause !== null ? safeCause(source.cause, depth + 1) : undefined;
+  const copy = new Error(message, inner === undefined ? undefined : { cause: inner }) as Error & { code?: string };
+  if (typeof source.name === 'string') copy.name = source.name;
+  if (typeof source.code === 'string') copy.code = source.code;
+  if (typeof source.stack === 'string') copy.stack = source.stack;
+  return copy;
+}
+
+function parseJson(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function describeStatus(status: number): string {
+  return `${status} ${http.STATUS_CODES[status] ?? ''}`.trim();
+}
+
+/** The single factory from an HTTP answer to data or to one error class (behaviour notes, "Error bodies"). */
+export function parseResponse<T>(
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  text: string,
+  path: string,
+  now: number = Date.now(),
+): ApiResponse<T> {
+  const body = parseJson(text) as (ErrorBody & { data?: unknown }) | undefined;
+  const rate = rateHeadersFrom(headers, now);
+  const isObject = body !== undefined && body !== null && typeof body === 'object' && !Array.isArray(body);
+  const failed = isObject && (body.status === 'failed' || (status >= 400 && body.error !== undefined));
+  const apiCode = isObject && typeof body.error?.code === 'number' ? body.error.code : undefined;
+  const serverMessage = isObject && typeof body.error?.message === 'string' ? body.error.message : undefined;
+  const details = { status, ...(apiCode === undefined ? {} : { apiCode }) };
+
+  if (status >= 200 && status < 300 && !failed) {
+    if (!isObject) {
+      throw new BadResponseError(`Response from ${path} is not a JSON object (${text.length === 0 ? 'empty body' : 'unparseable body'})`, details);
+    }
+    if (body.data === null || typeof body.data !== 'object' || Array.isArray(body.data)) {
+      throw new BadResponseError(`Response from ${path} has no data object`, details);
+    }
+    return { data: body.data as T, status, rate };
+  }
+
+  const said = serverMessage ? `: ${serverMessage}` : '';
+  // API codes first: they say what happened even when the HTTP status does not (an error at 200).
+  if (apiCode === 1000 || status === 401) {
+    return fail(new UnauthorizedError(`The API rejected the token (${describeStatus(status)}${said}); set LEAD_API_TOKEN to a valid token`, details));
+  }
+  if (apiCode === 1002 || apiCode === 1028 || apiCode === 1031 || status === 402) {
+    return fail(new PaymentRequiredError(`Out of credits (${describeStatus(status)}${said})`, details));
+  }
+  if (apiCode === 1030 || status === 429) {
+    const retryAt = retryAtFrom(headers, serverMessage, now);
+    return fail(new RateLimitedError(`Rate limited (${describeStatus(status)}${said})`, retryAt, details));
+  }
+  if (status === 400) {
+    const reasons = Array.isArray(body?.error?.reasons) ? (body.error.reasons as ValidationReason[]) : [];
+    const reasonText = reasons.flatMap((r) => r.messages ?? []).join('; ');
+    const message = reasonText || serverMessage || 'bad request';
+    return fail(new BadRequestError(`The API rejected the input: ${message}`, reasons, details));
+  }
+  if (status >= 200 && status < 300) {
+    // "status":"failed" at HTTP 200 with a code we don't know: the server says it failed; retryable.
+    return fail(new ApiFailedError(`The API answered "failed"${apiCode === undefined ? '' : ` (code ${apiCode})`}${said}`, details));
+  }
+  if (status >= 500 || status === 408) {
+    const what = isObject ? said : text.length === 0 ? ' (no body)' : ' (non-JSON body)';
+    return fail(new ServerError(`Server error ${describeStatus(status)} from ${path}${what}`, details));
+  }
+  // Other 4xx (404 and friends) are permanent: usually a wrong base URL.
+  const hint = status === 404 ? '; check the base URL (it must end with /v2)' : '';
+  return fail(new BadRequestError(`HTTP ${describeStatus(status)} from ${path}${said}${hint}`, [], details));
+}
+
+function fail(error: LeadEnrichError): never {
+  throw error;
+}

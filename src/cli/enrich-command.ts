@@ -1,0 +1,176 @@
+// `lead-enrich enrich <input>`: a thin shell over enrich() (src/pipeline/enrich.ts): options,
+// signals, progress, summary and the exit status of cli-contract.md.
+import type { CommandModule } from 'yargs';
+import { enrich, type EnrichOptions, type EnrichSummary } from '../pipeline/enrich.js';
+import { planRun, type DryRunPlan } from '../pipeline/dry-run.js';
+import { parseLookupKind, type LookupKind } from '../pipeline/plan.js';
+import { defaultStorePath } from '../store/default-path.js';
+import { parseDuration } from '../store/duration.js';
+import { ResultStore } from '../store/result-store.js';
+import { printJson, type CliIo } from './io.js';
+import { extrasList, nonNegativeInteger, positiveInteger } from './options.js';
+import { formatSummary, progressView } from './progress.js';
+import { openTarget, targetOptions, type TargetArgs } from './target.js';
+import { ConfigError } from '../api/errors.js';
+import { STDIN_ARGUMENT } from './stdin-argument.js';
+
+interface EnrichArgs extends TargetArgs {
+  input: string;
+  output?: string;
+  errors?: string;
+  by?: string;
+  column?: string;
+  with?: string[];
+  rpm?: string;
+  concurrency?: string;
+  minCredits?: string;
+  retries?: string;
+  dryRun?: boolean;
+  json?: boolean;
+  format?: 'csv' | 'jsonl';
+  store?: string;
+  maxAge?: string;
+  refresh?: boolean;
+  quiet?: boolean;
+}
+
+/** Exit statuses of `enrich` (cli-contract.md). */
+export function exitStatusOf(summary: EnrichSummary): number {
+  if (summary.stoppedBy === 'interrupt') return 130;
+  if (summary.stoppedBy === 'credits') return 3;
+  if (summary.status.error > 0) return 2;
+  return 0;
+}
+
+function formatPlan(plan: DryRunPlan): string {
+  const per = (record: Record<string, number>) =>
+    Object.entries(record)
+      .map(([op, n]) => `${op} ${n}`)
+      .join(', ') || '0';
+  return [
+    `Rows: ${plan.rows} (${plan.invalidRows} with an invalid key, no request)`,
+    `Lookup: ${plan.lookup.kind} from column "${plan.lookup.column}"${plan.lookup.with.length ? ` with ${plan.lookup.with.join(', ')}` : ''}`,
+    `Distinct keys: ${per(plan.distinctKeys)}`,
+    `Already known (free): ${per(plan.alreadyKnown)}`,
+    `Lookups to make: ${plan.lookupsToMake}`,
+    `Credits needed: at most ${plan.creditsNeeded} (${plan.creditsEstimate})`,
+    `Time needed: about ${plan.minutesNeeded} minutes at ${plan.rpm} RPM`,
+    `Balance: ${plan.balance}, reserve ${plan.reserve}: ${plan.fits ? 'it fits' : 'it does NOT fit; the run would stop at the reserve (exit 3)'}`,
+  ].join('\n');
+}
+
+export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
+  return {
+    command: 'enrich <input>',
+    describe: 'Enrich a CSV file (or - for stdin): enriched CSV + error sidecar',
+    builder: (yargs) =>
+      targetOptions(yargs)
+        .positional('input', { type: 'string', describe: 'CSV file, or - for stdin', demandOption: true })
+        .option('output', { alias: 'o', type: 'string', requiresArg: true, describe: 'enriched output; - for stdout (default <input>.enriched.csv)' })
+        .option('errors', { type: 'string', requiresArg: true, describe: 'error sidecar CSV (default <output>.errors.csv)' })
+        .option('by', { type: 'string', requiresArg: true, describe: 'lookup: email | url | domain (default: from the header)' })
+        .option('column', { type: 'string', requiresArg: true, describe: 'input column holding the key (default: from the header)' })
+        .option('with', { type: 'string', array: true, requiresArg: true, describe: 'also resolve mx and/or whois of the row\'s domain: mx,whois' })
+        .option('rpm', { type: 'string', requiresArg: true, describe: 'requests per minute (default: from /account/limits)' })
+        .option('concurrency', { type: 'string', requiresArg: true, describe: 'most requests in flight (default: sized from rate and latency)' })
+        .option('min-credits', { type: 'string', requiresArg: true, describe: 'credit reserve never spent (default: the account\'s low-balance threshold)' })
+        .option('retries', { type: 'string', requiresArg: true, describe: 'retries of a transient failure (default 4)' })
+        .option('dry-run', { type: 'boolean', describe: 'plan only: keys, known answers, credits and time needed; no lookup' })
+        .option('json', { type: 'boolean', describe: 'print the summary (or the dry-run plan) as one JSON object on stdout' })
+        .option('format', { choices: ['csv', 'jsonl'] as const, describe: 'enriched output format (default csv)' })
+        .option('store', { type: 'string', requiresArg: true, describe: 'result store path (env LEAD_ENRICH_STORE; default: per-user cache)' })
+        .option('max-age', { type: 'string', requiresArg: true, describe: 'reuse stored answers younger than this (default 30d)' })
+        .option('refresh', { type: 'boolean', describe: 'ignore answers stored by earlier runs' })
+        .option('quiet', { alias: 'q', type: 'boolean', describe: 'no progress and no summary on stderr' })
+        .example('$0 enrich contacts.csv --sandbox', 'try it against the embedded sandbox')
+        .example('$0 enrich contacts.csv -o out.csv --with mx', 'enrich by the detected column, add MX columns')
+        .example('$0 enrich leads.csv --by url --column "Person Linkedin Url"', 'choose the lookup and column')
+        .example('cat in.csv | $0 enrich - -o - --quiet > out.csv', 'stdin to stdout')
+        .example('$0 enrich contacts.csv --dry-run', 'what would it cost? no lookup is made') as never,
+    handler: async (args) => {
+      const input = args.input === STDIN_ARGUMENT ? '-' : args.input;
+      const target = await openTarget(args, io.err);
+      const file = target.config.file;
+      let store: ResultStore | undefined;
+      try {
+        const by: LookupKind | undefined = args.by === undefined ? undefined : parseLookupKind(args.by);
+        const withExtras = extrasList(args.with) ?? file.with;
+        const maxAgeMs = parseDuration(args.maxAge ?? file.maxAge ?? '30d', '--max-age');
+        const rpm = positiveInteger('--rpm', args.rpm) ?? file.rpm;
+        const concurrency = positiveInteger('--concurrency', args.concurrency) ?? file.concurrency;
+        const minCredits = nonNegativeInteger('--min-credits', args.minCredits) ?? file.minCredits;
+        const retries = nonNegativeInteger('--retries', args.retries) ?? file.retries;
+        const format = args.format ?? file.format ?? 'csv';
+        if (args.json && args.output === '-' && !args.dryRun) {
+          throw new ConfigError('--json prints the summary on stdout, which -o - already uses: write the output to a file, or drop --json');
+        }
+        store = ResultStore.open({ path: args.store ?? file.store ?? defaultStorePath() });
+
+        if (args.dryRun) {
+          const plan = await planRun({
+            input,
+            client: target.client,
+            store,
+            service: target.service,
+            by,
+            column: args.column,
+            with: withExtras,
+            rpm,
+            minCredits,
+            maxAgeMs,
+            refresh: args.refresh ?? false,
+          });
+          if (args.json) printJson(io, plan);
+          else io.err(formatPlan(plan));
+          io.setStatus(plan.fits ? 0 : 3);
+          return;
+        }
+
+        const interrupt = new AbortController();
+        const onSignal = (signal: NodeJS.Signals) => {
+          if (!args.quiet) io.err(`\nlead-enrich: ${signal}: stopping; requests in flight may finish, the remaining rows are written as skipped.`);
+          interrupt.abort();
+        };
+        process.on('SIGINT', onSignal);
+        process.on('SIGTERM', onSignal);
+        const view = progressView(io, args.quiet ? 'quiet' : io.isTty ? 'bar' : 'plain');
+        const options: EnrichOptions = {
+          input,
+          output: args.output,
+          errors: args.errors,
+          by,
+          column: args.column,
+          with: withExtras,
+          format,
+          client: target.client,
+          service: target.service,
+          rpm,
+          concurrency,
+          minCredits,
+          retries,
+          store,
+          maxAgeMs,
+          refresh: args.refresh ?? false,
+          signal: interrupt.signal,
+          onProgress: (p) => view.update(p),
+          onWarning: (line) => io.err(`lead-enrich: ${line}`),
+          tuning: { progressIntervalMs: io.isTty ? 200 : 1000 },
+        };
+        let summary: EnrichSummary;
+        try {
+          summary = await enrich(options);
+        } finally {
+          view.stop();
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+        }
+        if (args.json) printJson(io, summary);
+        if (!args.quiet) io.err(formatSummary(summary));
+        io.setStatus(exitStatusOf(summary));
+      } finally {
+        store?.close();
+        await target.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,44 @@
+// `lead-enrich lookup email|url|domain <value>`: one reverse lookup, JSON on stdout.
+import type { CommandModule } from 'yargs';
+import { isLeadFound } from '../api/client.js';
+import { InvalidInputError } from '../api/errors.js';
+import { normalizeKey, type LookupKind } from '../pipeline/plan.js';
+import { printJson, type CliIo } from './io.js';
+import { openTarget, targetOptions, type TargetArgs } from './target.js';
+
+interface LookupArgs extends TargetArgs {
+  kind: LookupKind;
+  value: string;
+}
+
+export function lookupCommand(io: CliIo): CommandModule<object, LookupArgs> {
+  return {
+    command: 'lookup <kind> <value>',
+    describe: 'One reverse lookup (email, profile url or company domain); JSON on stdout',
+    builder: (yargs) =>
+      targetOptions(yargs)
+        .positional('kind', { choices: ['email', 'url', 'domain'] as const, describe: 'what the value is', demandOption: true })
+        .positional('value', { type: 'string', describe: 'the email address, profile URL or domain', demandOption: true })
+        .example('$0 lookup email jane.doe@acme.com', 'person by email')
+        .example('$0 lookup url https://www.linkedin.com/in/jane-doe', 'person by profile URL')
+        .example('$0 lookup domain acme.com --sandbox', 'company by domain, against the sandbox') as never,
+    handler: async (args) => {
+      const normalized = normalizeKey(args.kind, String(args.value));
+      if (!normalized.ok) throw new InvalidInputError(`Invalid ${args.kind} '${args.value}': ${normalized.reason}; no request was made`);
+      const target = await openTarget(args, io.err);
+      try {
+        const key = normalized.key;
+        const data =
+          args.kind === 'email'
+            ? await target.client.lookupEmail(key)
+            : args.kind === 'url'
+              ? await target.client.lookupUrl(key)
+              : await target.client.lookupDomain(key);
+        printJson(io, data);
+        if (!isLeadFound(data)) io.err('No lead found for this input (nothing was charged).');
+      } finally {
+        await target.close();
+      }
+    },
+  };
+}

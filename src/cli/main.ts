@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// The command line's entry point and the only place that exits the process: every command
+// reports a status through CliIo, and every error ends here as one line on stderr.
+import { createRequire } from 'node:module';
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { LeadEnrichError } from '../api/errors.js';
+import { accountCommand } from './account-command.js';
+import { enrichCommand } from './enrich-command.js';
+import type { CliIo } from './io.js';
+import { lookupCommand } from './lookup-command.js';
+import { resolveCommand } from './resolve-command.js';
+import { sandboxCommand } from './sandbox-command.js';
+import { protectStdin } from './stdin-argument.js';
+import { storeCommand } from './store-command.js';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+class UsageError extends Error {}
+
+export async function runCli(argv: string[], io: CliIo): Promise<void> {
+  await yargs(protectStdin(argv))
+    .scriptName('lead-enrich')
+    .usage('$0 <command> [options]\n\nEnrich contact CSV files through the Lead Lookup API.')
+    .command(enrichCommand(io))
+    .command(lookupCommand(io))
+    .command(resolveCommand(io, 'mx'))
+    .command(resolveCommand(io, 'whois'))
+    .command(accountCommand(io))
+    .command(storeCommand(io))
+    .command(sandboxCommand(io))
+    .demandCommand(1, 'Name a command: enrich, lookup, mx, whois, account, store or sandbox')
+    .recommendCommands()
+    .strict()
+    .example('$0 enrich contacts.csv --sandbox', 'enrich a file against the embedded sandbox')
+    .example('$0 enrich contacts.csv -o out.csv --json', 'enrich with the real API (LEAD_API_TOKEN, LEAD_API_BASE_URL)')
+    .example('$0 account', 'plan, credits and rate limit')
+    .epilogue('Token: LEAD_API_TOKEN or "token"/"tokenFile" in --config. Base URL: --base-url, LEAD_API_BASE_URL or "baseUrl".')
+    .wrap(Math.min(110, process.stdout.columns || 100))
+    .exitProcess(false)
+    .fail((message, error) => {
+      // yargs' own messages are usage errors; errors from handlers pass through unchanged.
+      // Some of yargs' checks (requiresArg: "Not enough arguments following: base-url") arrive
+      // as a YError, not as a message: those are usage errors too, not "unexpected failures".
+      if (error && error.name !== 'YError') throw error;
+      throw new UsageError(message || error?.message || 'invalid usage');
+    })
+    .help()
+    .alias('h', 'help')
+    .version(version)
+    .parseAsync();
+}
+
+async function main(): Promise<void> {
+  let status = 0;
+  const io: CliIo = {
+    out: (text) => process.stdout.write(text),
+    err: (line) => process.stderr.write(`${line}\n`),
+    setStatus: (s) => {
+      status = s;
+    },
+    isTty: Boolean(process.stderr.isTTY),
+  };
+  // The contract promises ONE line on stderr for a fatal error: yargs' "Invalid values:\n  Argument: ..."
+  // and multi-line server messages are folded into it.
+  const oneLine = (text: string): string => text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  try {
+    await runCli(hideBin(process.argv), io);
+  } catch (error) {
+    status = 1;
+    if (error instanceof UsageError) {
+      io.err(`lead-enrich: ${oneLine(error.message)}. Run 'lead-enrich --help' for usage.`);
+    } else if (error instanceof LeadEnrichError) {
+      io.err(`lead-enrich: ${oneLine(error.message)}`);
+    } else {
+      const message = error instanceof Error ? error.message : String(error);
+      io.err(`lead-enrich: unexpected failure: ${oneLine(message)}. Set LEAD_ENRICH_DEBUG=1 for details and please report it.`);
+      if (process.env.LEAD_ENRICH_DEBUG) io.err(error instanceof Error ? (error.stack ?? message) : message);
+    }
+  }
+  // Let stdout drain before exiting: a piped JSON summary must not be cut short.
+  process.stdout.write('', () => process.exit(status));
+}
+
+await main();

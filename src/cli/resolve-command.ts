@@ -1,0 +1,52 @@
+// `lead-enrich mx <domain>` and `lead-enrich whois <domain>`: one domain helper call, JSON on stdout.
+import type { CommandModule } from 'yargs';
+import { validateResolveTimeout } from '../api/client.js';
+import { InvalidInputError } from '../api/errors.js';
+import { normalizeDomain } from '../pipeline/plan.js';
+import { printJson, type CliIo } from './io.js';
+import { openTarget, targetOptions, type TargetArgs } from './target.js';
+
+interface ResolveArgs extends TargetArgs {
+  domain: string;
+  timeout?: string;
+}
+
+/** Digits become a number for validateResolveTimeout; anything else stays text, so its message shows it. */
+function timeoutFlag(raw: string | undefined): number | string | undefined {
+  if (raw === undefined) return undefined;
+  const text = String(raw).trim();
+  return /^\d+$/.test(text) ? Number(text) : String(raw);
+}
+
+export function resolveCommand(io: CliIo, op: 'mx' | 'whois'): CommandModule<object, ResolveArgs> {
+  const what = op === 'mx' ? 'MX records, sorted by priority' : 'the Whois record';
+  return {
+    command: `${op} <domain>`,
+    describe: `Resolve ${what} of a domain; JSON on stdout`,
+    builder: (yargs) =>
+      targetOptions(yargs)
+        .positional('domain', { type: 'string', describe: 'the domain name', demandOption: true })
+        // A string, so a bad value is shown as typed ('abc'), not as yargs' NaN.
+        .option('timeout', {
+          type: 'string',
+          describe: 'server-side timeout in ms (1 to 110000; server default 90000)',
+          requiresArg: true,
+        })
+        .example(`$0 ${op} acme.com`, `${what} of acme.com`)
+        .example(`$0 ${op} acme.com --timeout 20000 --sandbox`, 'with a 20 s server-side timeout, against the sandbox') as never,
+    handler: async (args) => {
+      // Checked before anything else: a bad timeout must never cost a request (interface 4.4).
+      const timeout = validateResolveTimeout(timeoutFlag(args.timeout));
+      const domain = normalizeDomain(String(args.domain));
+      if (!domain.ok) throw new InvalidInputError(`Invalid domain '${args.domain}': ${domain.reason}; no request was made`);
+      const target = await openTarget(args, io.err);
+      try {
+        const options = timeout === undefined ? {} : { timeout };
+        const data = op === 'mx' ? await target.client.findMx(domain.key, options) : await target.client.findWhois(domain.key, options);
+        printJson(io, data);
+      } finally {
+        await target.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,91 @@
+// `lead-enrich sandbox`: runs the local server that implements the interface, until Ctrl-C.
+import { once } from 'node:events';
+import type { CommandModule } from 'yargs';
+import { ConfigError } from '../api/errors.js';
+import { startSandbox, type FaultKind, type SandboxOptions } from '../sandbox/server.js';
+import type { CliIo } from './io.js';
+
+interface SandboxArgs {
+  host: string;
+  port: number;
+  rpm?: number;
+  windowMs?: number;
+  credits?: number;
+  threshold?: number;
+  latency?: string;
+  fault?: string[];
+  seed?: number;
+  notFoundRate?: number;
+}
+
+const FAULTS: FaultKind[] = ['error500', 'error503', 'reset', 'truncated', 'failed200', 'hang'];
+
+function parseLatency(text: string): [number, number] {
+  const match = /^(\d+)(?:-(\d+))?$/.exec(text.trim());
+  if (!match) throw new ConfigError(`Invalid --latency: must be MS or MIN-MAX in ms, such as 50-150, got '${text}'`);
+  const min = Number(match[1]);
+  const max = match[2] === undefined ? min : Number(match[2]);
+  if (max < min) throw new ConfigError(`Invalid --latency: MIN must not exceed MAX, got '${text}'`);
+  return [min, max];
+}
+
+function parseFaults(items: string[]): Partial<Record<FaultKind, number>> {
+  const faults: Partial<Record<FaultKind, number>> = {};
+  for (const item of items) {
+    const [kind, rate] = item.split('=');
+    const p = Number(rate);
+    if (!FAULTS.includes(kind as FaultKind) || rate === undefined || !(p >= 0 && p <= 1)) {
+      throw new ConfigError(`Invalid --fault: must be KIND=P with KIND one of ${FAULTS.join(', ')} and P from 0 to 1, got '${item}'`);
+    }
+    faults[kind as FaultKind] = p;
+  }
+  return faults;
+}
+
+export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
+  return {
+    command: 'sandbox',
+    describe: 'Run the local sandbox server that implements the Lead Lookup interface',
+    builder: (yargs) =>
+      yargs
+        .option('port', { type: 'number', default: 0, describe: 'port to listen on (0 picks a free one)' })
+        .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
+        .option('rpm', { type: 'number', describe: 'requests allowed per window (default 600)' })
+        .option('window-ms', { type: 'number', describe: 'rate window length in ms (default 60000)' })
+        .option('credits', { type: 'number', describe: 'starting credit balance (default 10000)' })
+        .option('threshold', { type: 'number', describe: 'low_credit_balance_min_threshold (default 100)' })
+        .option('latency', { type: 'string', describe: 'latency per request in ms: MS or MIN-MAX (default 0)' })
+        .option('fault', { type: 'string', array: true, describe: `inject faults: KIND=P, KIND one of ${FAULTS.join(', ')}` })
+        .option('not-found-rate', { type: 'number', describe: 'share of ordinary keys never found (default 0.1)' })
+        .option('seed', { type: 'number', describe: 'seed for latency and faults, so runs repeat' })
+        .example('$0 sandbox --port 8080', 'serve on http://127.0.0.1:8080/v2')
+        .example('$0 sandbox --rpm 60 --latency 50-150 --fault error503=0.05', 'a slow, flaky, tightly limited server') as never,
+    handler: async (args) => {
+      const options: SandboxOptions = { host: args.host, port: args.port };
+      if (args.rpm !== undefined) options.rpm = args.rpm;
+      if (args.windowMs !== undefined) options.windowMs = args.windowMs;
+      if (args.credits !== undefined) options.credits = args.credits;
+      if (args.threshold !== undefined) options.threshold = args.threshold;
+      if (args.latency !== undefined) options.latencyMs = parseLatency(args.latency);
+      if (args.fault !== undefined) options.faults = parseFaults(args.fault);
+      if (args.seed !== undefined) options.seed = args.seed;
+      if (args.notFoundRate !== undefined) options.notFoundRate = args.notFoundRate;
+      let sandbox;
+      try {
+        sandbox = await startSandbox(options);
+      } catch (error) {
+        throw new ConfigError(`Cannot start the sandbox: ${(error as Error).message}`);
+      }
+      io.out(
+        `Sandbox listening on ${sandbox.baseUrl}\n` +
+          `Use it from another shell:\n` +
+          `  export LEAD_API_BASE_URL=${sandbox.baseUrl}\n` +
+          `  export LEAD_API_TOKEN=${sandbox.token}\n` +
+          `Press Ctrl-C to stop.\n`,
+      );
+      await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
+      await sandbox.close();
+      io.err(`Sandbox stopped after ${sandbox.stats.requests} requests.`);
+    },
+  };
+}

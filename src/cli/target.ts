@@ -1,0 +1,66 @@
+// Turns the shared flags (--config, --base-url, --sandbox, --request-timeout) into a ready
+// client: the real service, or an embedded sandbox started in-process on 127.0.0.1.
+import type { Argv } from 'yargs';
+import { LeadClient } from '../api/client.js';
+import { requireTarget, resolveConfig, type ResolvedConfig } from '../config.js';
+import { startSandbox, type Sandbox } from '../sandbox/server.js';
+import { positiveInteger } from './options.js';
+
+export interface TargetArgs {
+  config?: string | undefined;
+  baseUrl?: string | undefined;
+  sandbox?: boolean | undefined;
+  /** As typed (a string from the command line); validated in openTarget. */
+  requestTimeout?: number | string | undefined;
+}
+
+export function targetOptions<T>(yargs: Argv<T>) {
+  return yargs
+    .option('config', { type: 'string', describe: 'JSON config file (see config.example.json)', requiresArg: true })
+    .option('base-url', { type: 'string', describe: 'API base URL ending in /v2 (env LEAD_API_BASE_URL)', requiresArg: true })
+    .option('sandbox', { type: 'boolean', describe: 'Start the embedded sandbox server and run against it' })
+    // A string, not yargs' number: 'abc' would become NaN and reach got as a timeout (a
+    // misleading "Network failure"); positiveInteger below names the option and shows 'abc'.
+    .option('request-timeout', { type: 'string', describe: 'Per-request timeout in ms (default 30000)', requiresArg: true });
+}
+
+export interface Target {
+  client: LeadClient;
+  config: ResolvedConfig;
+  /** Identifies which server answers, so stored results of different services never mix. */
+  service: string;
+  sandbox: Sandbox | undefined;
+  close(): Promise<void>;
+}
+
+export async function openTarget(args: TargetArgs, warn: (line: string) => void): Promise<Target> {
+  const requestTimeout = positiveInteger('--request-timeout', args.requestTimeout);
+  const config = resolveConfig({ configPath: args.config, baseUrlFlag: args.baseUrl, warn });
+  const timeoutMs = requestTimeout ?? config.file.timeoutMs;
+  let sandbox: Sandbox | undefined;
+  let baseUrl: string;
+  let token: string;
+  if (args.sandbox) {
+    sandbox = await startSandbox({ host: '127.0.0.1', port: 0 });
+    ({ baseUrl, token } = sandbox);
+  } else {
+    ({ baseUrl, token } = requireTarget(config));
+  }
+  let client: LeadClient;
+  try {
+    client = new LeadClient({ baseUrl, token, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+  } catch (error) {
+    await sandbox?.close();
+    throw error;
+  }
+  return {
+    client,
+    config,
+    service: sandbox ? 'sandbox' : client.baseUrl,
+    sandbox,
+    async close() {
+      client.close();
+      await sandbox?.close();
+    },
+  };
+}

@@ -1,0 +1,166 @@
+// Configuration from three sources, in precedence order: flags, then environment, then the
+// --config JSON file (cli-contract.md, "Credentials and target"). Every value is validated here,
+// in one place, with messages that name the key, the rule and what was got.
+// There is deliberately no flag for the token itself: it would show in `ps` and shell history.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigError } from './api/errors.js';
+
+export interface FileConfig {
+  baseUrl?: string;
+  token?: string;
+  tokenFile?: string;
+  timeoutMs?: number;
+  retries?: number;
+  rpm?: number;
+  concurrency?: number;
+  minCredits?: number;
+  with?: Array<'mx' | 'whois'>;
+  maxAge?: string;
+  store?: string;
+  format?: 'csv' | 'jsonl';
+  redis?: string;
+}
+
+type Rule = (value: unknown) => string | undefined;
+const string: Rule = (v) => (typeof v === 'string' && v.length > 0 ? undefined : 'must be a non-empty string');
+const positiveInt: Rule = (v) => (Number.isInteger(v) && (v as number) > 0 ? undefined : 'must be a positive integer');
+const nonNegativeInt: Rule = (v) => (Number.isInteger(v) && (v as number) >= 0 ? undefined : 'must be a whole number, 0 or more');
+const oneOf =
+  (...allowed: string[]): Rule =>
+  (v) =>
+    typeof v === 'string' && allowed.includes(v) ? undefined : `must be one of ${allowed.map((a) => `"${a}"`).join(', ')}`;
+const withList: Rule = (v) =>
+  Array.isArray(v) && v.every((x) => x === 'mx' || x === 'whois') ? undefined : 'must be an array of "mx" and/or "whois"';
+
+const RULES: Record<keyof FileConfig, Rule> = {
+  baseUrl: string,
+  token: string,
+  tokenFile: string,
+  timeoutMs: positiveInt,
+  retries: nonNegativeInt,
+  rpm: positiveInt,
+  concurrency: positiveInt,
+  minCredits: nonNegativeInt,
+  with: withList,
+  maxAge: string,
+  store: string,
+  format: oneOf('csv', 'jsonl'),
+  redis: string,
+};
+
+export interface ConfigSources {
+  /** Path given with --config. */
+  configPath?: string | undefined;
+  /** --base-url */
+  baseUrlFlag?: string | undefined;
+  env?: NodeJS.ProcessEnv;
+  warn?: (line: string) => void;
+}
+
+export interface ResolvedConfig {
+  file: FileConfig;
+  baseUrl: string | undefined;
+  token: string | undefined;
+  /** Where the token came from, for messages (never the token itself). */
+  tokenSource: string | undefined;
+}
+
+function expandHome(p: string): string {
+  return p === '~' || p.startsWith('~/') ? path.join(os.homedir(), p.slice(1)) : p;
+}
+
+export function readConfigFile(configPath: string, warn: (line: string) => void = () => {}): FileConfig {
+  const file = expandHome(configPath);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code ?? 'unreadable';
+    throw new ConfigError(`Cannot read config file ${configPath}: ${why}; check the --config path`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`Invalid config file ${configPath}: not valid JSON (${(error as Error).message}); fix it to match config.example.json`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ConfigError(`Invalid config file ${configPath}: must hold a JSON object like config.example.json`);
+  }
+  const config = parsed as Record<string, unknown>;
+  for (const [key, value] of Object.entries(config)) {
+    if (key.startsWith('$') || key === '_comment') continue; // "$schema" and comments are allowed
+    // Own keys only: "toString", "constructor" or "__proto__" must be unknown keys, not
+    // Object.prototype members called as rules.
+    const rule = Object.hasOwn(RULES, key) ? RULES[key as keyof FileConfig] : undefined;
+    if (!rule) {
+      throw new ConfigError(`Invalid config file ${configPath}: unknown key "${key}"; remove or rename it (allowed: ${Object.keys(RULES).join(', ')})`);
+    }
+    const problem = rule(value);
+    if (problem) {
+      throw new ConfigError(`Invalid config file ${configPath}: "${key}" ${problem}, got ${JSON.stringify(value)}`);
+    }
+  }
+  if (typeof config.token === 'string' && isWorldReadable(file)) {
+    warn(`Warning: ${configPath} holds a token and is readable by other users; run: chmod 600 ${configPath}`);
+  }
+  return config as FileConfig;
+}
+
+function isWorldReadable(file: string): boolean {
+  try {
+    return process.platform !== 'win32' && (fs.statSync(file).mode & 0o004) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+function readTokenFile(tokenFile: string, configPath: string | undefined): string {
+  const resolved = path.resolve(configPath ? path.dirname(expandHome(configPath)) : process.cwd(), expandHome(tokenFile));
+  let text: string;
+  try {
+    text = fs.readFileSync(resolved, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new ConfigError(`Cannot read tokenFile ${tokenFile}: ${code === 'ENOENT' ? 'no such file' : code}; fix "tokenFile" in the config file`);
+  }
+  const token = text.trim();
+  if (!token) throw new ConfigError(`tokenFile ${tokenFile} is empty; put the API token in it`);
+  return token;
+}
+
+/** Resolves base URL and token by precedence; pipeline defaults stay in `file` for the commands. */
+export function resolveConfig(sources: ConfigSources): ResolvedConfig {
+  const env = sources.env ?? process.env;
+  const file = sources.configPath ? readConfigFile(sources.configPath, sources.warn) : {};
+  const baseUrl = sources.baseUrlFlag ?? (env.LEAD_API_BASE_URL || undefined) ?? file.baseUrl;
+  let token: string | undefined;
+  let tokenSource: string | undefined;
+  if (env.LEAD_API_TOKEN) {
+    token = env.LEAD_API_TOKEN.trim();
+    tokenSource = 'LEAD_API_TOKEN';
+  } else if (file.token) {
+    token = file.token.trim();
+    tokenSource = 'config file "token"';
+  } else if (file.tokenFile) {
+    token = readTokenFile(file.tokenFile, sources.configPath);
+    tokenSource = 'config file "tokenFile"';
+  }
+  return { file, baseUrl, token, tokenSource };
+}
+
+/** Errors for a missing target, worded for the command line. */
+export function requireTarget(config: ResolvedConfig): { baseUrl: string; token: string } {
+  if (!config.baseUrl) {
+    throw new ConfigError(
+      'No API base URL: pass --base-url URL, set LEAD_API_BASE_URL, or set "baseUrl" in the --config file (or try --sandbox)',
+    );
+  }
+  if (!config.token) {
+    throw new ConfigError('No API token: set LEAD_API_TOKEN, or "token" / "tokenFile" in the --config file (or try --sandbox)');
+  }
+  return { baseUrl: config.baseUrl, token: config.token };
+}

@@ -1,0 +1,110 @@
+// The credit reserve guard: never start a billable request that could take the balance below
+// the reserve, counting the requests already in flight at their worst-case cost.
+// The balance is known exactly only when /account/credits is read; in between we subtract what
+// found answers cost. The cost per operation starts at the published figure for a found person
+// (behaviour notes, "Credits": 4) and is learned from balance drops between readings.
+import type { Operation } from '../api/types.js';
+
+/** Operations that may cost credits. */
+export type BillableOperation = Extract<Operation, 'lookup_url' | 'lookup_email' | 'lookup_domain' | 'mx' | 'whois'>;
+
+export const PUBLISHED_FOUND_COST = 4;
+
+export interface CreditGuardOptions {
+  balance: number;
+  reserve: number;
+  /** Known costs; anything missing starts at PUBLISHED_FOUND_COST as an upper bound. */
+  costs?: Partial<Record<BillableOperation, number>>;
+}
+
+export interface CreditTicket {
+  op: BillableOperation;
+  cost: number;
+}
+
+export class CreditGuard {
+  readonly reserve: number;
+  readonly startBalance: number;
+  #balance: number;
+  /** Estimated spending since the last reading. */
+  #spentSinceReading = 0;
+  #inFlight = 0;
+  #foundSinceReading = new Map<BillableOperation, number>();
+  #costs = new Map<BillableOperation, number>();
+  #exhausted = false;
+
+  constructor(options: CreditGuardOptions) {
+    this.reserve = options.reserve;
+    this.startBalance = options.balance;
+    this.#balance = options.balance;
+    for (const [op, cost] of Object.entries(options.costs ?? {})) this.#costs.set(op as BillableOperation, cost);
+  }
+
+  costOf(op: BillableOperation): number {
+    return this.#costs.get(op) ?? PUBLISHED_FOUND_COST;
+  }
+
+  /** The balance we believe the account has now (before in-flight requests settle). */
+  get estimatedBalance(): number {
+    return this.#balance - this.#spentSinceReading;
+  }
+
+  /** True once the reserve is reached or the server answered 402: no more billable requests. */
+  get exhausted(): boolean {
+    return this.#exhausted;
+  }
+
+  /** Whether the reserve already forbids any lookup, before the run starts. */
+  get atReserve(): boolean {
+    return this.#balance <= this.reserve;
+  }
+
+  /** Reserves the worst-case cost of one request, or returns undefined when it could breach the reserve. */
+  tryBegin(op: BillableOperation): CreditTicket | undefined {
+    if (this.#exhausted) return undefined;
+    const cost = this.costOf(op);
+    if (this.estimatedBalance - this.#inFlight - cost < this.reserve) return undefined;
+    this.#inFlight += cost;
+    return { op, cost };
+  }
+
+  /** Settles a request: a found answer is charged, a miss or a failure is not (behaviour notes). */
+  finish(ticket: CreditTicket, charged: boolean): void {
+    this.#inFlight -= ticket.cost;
+    if (!charged) return;
+    this.#spentSinceReading += ticket.cost;
+    this.#foundSinceReading.set(ticket.op, (this.#foundSinceReading.get(ticket.op) ?? 0) + 1);
+  }
+
+  /** The server answered 402: stop all billable requests for the rest of the run. */
+  markExhausted(): void {
+    this.#exhausted = true;
+  }
+
+  /** Stops new requests because the reserve was reached (confirmed by a fresh reading). */
+  stop(): void {
+    this.#exhausted = true;
+  }
+
+  /**
+   * A fresh balance from /account/credits. When only one operation was charged since the last
+   * reading, the drop tells its real cost. Requests in flight during the reading may or may not
+   * be in it; their worst case stays counted in #inFlight, so the guard errs on the safe side.
+   */
+  reading(balance: number): void {
+    const drop = this.#balance - balance;
+    const ops = [...this.#foundSinceReading.entries()];
+    if (ops.length === 1 && drop >= 0) {
+      const [op, count] = ops[0]!;
+      if (count >= 3) this.#costs.set(op, Math.max(0, Math.round(drop / count)));
+    }
+    this.#balance = balance;
+    this.#spentSinceReading = 0;
+    this.#foundSinceReading.clear();
+  }
+
+  /** Snapshot of learned costs, for the summary and the dry run. */
+  costs(): Record<string, number> {
+    return Object.fromEntries(this.#costs);
+  }
+}

@@ -1,0 +1,506 @@
+// Orchestration of one run: read → plan → look up → write (design.md, "Data path").
+// Rows stream through a bounded reorder window, so memory stays flat whatever the file size and
+// rows leave in input order; the reader waits whenever the window or the writer is full.
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { LeadClient } from '../api/client.js';
+import { ConfigError, LeadEnrichError, UnauthorizedError } from '../api/errors.js';
+import { parseServiceLimits, type RateLimitFacts } from '../api/limits.js';
+import type { CompanyLead, Lead, MxResult, WhoisResult } from '../api/types.js';
+import { ResultStore } from '../store/result-store.js';
+import { defaultStorePath } from '../store/default-path.js';
+import { columnsFor, type RowData } from './columns.js';
+import { CreditGuard, type BillableOperation } from './credits.js';
+import { Lookups, isAnswered, type LookupOutcome } from './lookup.js';
+import {
+  LOOKUP_OPERATION,
+  detectDomainColumn,
+  detectTarget,
+  domainForRow,
+  normalizeDomain,
+  normalizeKey,
+  type LookupKind,
+  type LookupTarget,
+} from './plan.js';
+import { RateGate } from './rate.js';
+import { openCsv, fromBytes, type CsvSource } from './read.js';
+import { RetryPolicy, sleep } from './retry.js';
+import { RowWriter, type Billing, type FinishedRow, type RowStatus } from './write.js';
+
+export interface EnrichOptions {
+  /** CSV path, '-' for stdin, or a readable stream. */
+  input: string | Readable;
+  /** Enriched output path, or '-' for stdout. Default: `<input>.enriched.csv` beside the input. */
+  output?: string | undefined;
+  /** Error sidecar path. Default: `<output name>.errors.csv` beside the output. */
+  errors?: string | undefined;
+  by?: LookupKind | undefined;
+  column?: string | undefined;
+  with?: Array<'mx' | 'whois'> | undefined;
+  format?: 'csv' | 'jsonl' | undefined;
+
+  /** The API: a ready client, or a base URL and token. */
+  client?: LeadClient | undefined;
+  baseUrl?: string | undefined;
+  token?: string | undefined;
+  /** Names the server in the store, so answers of different services never mix. Default: the base URL. */
+  service?: string | undefined;
+
+  /** Requests per minute; default sized from /account/limits. */
+  rpm?: number | undefined;
+  /** Most requests in flight; default sized from rate and latency. */
+  concurrency?: number | undefined;
+  /** Credits never to spend; default low_credit_balance_min_threshold. */
+  minCredits?: number | undefined;
+  /** Retries of a transient failure. Default 4. */
+  retries?: number | undefined;
+
+  /** Result store path, or an open store. Default: the per-user cache (LEAD_ENRICH_STORE). */
+  store?: string | ResultStore | undefined;
+  /** Stored answers older than this (ms) are fetched again. Default 30 days. */
+  maxAgeMs?: number | undefined;
+  /** Ignore answers stored by earlier runs. */
+  refresh?: boolean | undefined;
+
+  /** Aborting stops new lookups; the remaining rows are written as skipped/interrupted. */
+  signal?: AbortSignal | undefined;
+  onProgress?: ((progress: EnrichProgress) => void) | undefined;
+  onWarning?: ((line: string) => void) | undefined;
+  stdout?: Writable | undefined;
+  /** Knobs for tests and benchmarks. */
+  tuning?: EnrichTuning | undefined;
+}
+
+export interface EnrichTuning {
+  /** The server's rate window (60 s in production). */
+  windowMs?: number;
+  progressIntervalMs?: number;
+  retryBaseDelayMs?: number;
+  retryMaxDelayMs?: number;
+  creditsRefreshMs?: number;
+  /** How long in-flight requests may finish after an interrupt. */
+  drainTimeoutMs?: number;
+  edgeMarginMs?: number;
+  reorderWindow?: number;
+  storeFlushIntervalMs?: number;
+}
+
+export interface EnrichProgress {
+  rowsDone: number;
+  found: number;
+  notFound: number;
+  errors: number;
+  skipped: number;
+  requests: number;
+  rateLimited: number;
+  creditsSpent: number;
+  bytesRead: number;
+  totalBytes: number | undefined;
+  elapsedMs: number;
+}
+
+export interface EnrichSummary {
+  input: string;
+  output: string | undefined;
+  errorsFile: string | undefined;
+  lookup: { kind: LookupKind; column: string; with: Array<'mx' | 'whois'> };
+  rows: number;
+  status: Record<RowStatus, number>;
+  billing: Record<Billing, number>;
+  errorCodes: Record<string, number>;
+  requests: number;
+  retries: number;
+  rateLimited: number;
+  credits: { before: number; after: number; spent: number; reserve: number; exact: boolean };
+  rpm: number;
+  concurrency: number;
+  elapsedMs: number;
+  rowsPerMinute: number;
+  /** Why lookups stopped early, if they did. */
+  stoppedBy: 'credits' | 'interrupt' | undefined;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+
+function defaultOutput(input: string | Readable, format: 'csv' | 'jsonl'): string {
+  if (typeof input !== 'string' || input === '-') return '-';
+  const ext = path.extname(input);
+  const stem = ext ? input.slice(0, -ext.length) : input;
+  return `${stem}.enriched.${format === 'jsonl' ? 'jsonl' : 'csv'}`;
+}
+
+function defaultErrors(output: string, input: string | Readable): string | undefined {
+  const base = output !== '-' ? output : typeof input === 'string' && input !== '-' ? input : undefined;
+  if (base === undefined) return undefined;
+  const ext = path.extname(base);
+  return `${ext ? base.slice(0, -ext.length) : base}.errors.csv`;
+}
+
+interface Slot {
+  value?: FinishedRow;
+  pending?: Promise<FinishedRow>;
+}
+
+/** Runs the whole pipeline and returns its summary. Throws only for fatal errors (config, input, 401). */
+export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
+  const started = Date.now();
+  const tuning = options.tuning ?? {};
+  const format = options.format ?? 'csv';
+  const extras = options.with ?? [];
+  const warn = options.onWarning ?? (() => {});
+  const output = options.output ?? defaultOutput(options.input, format);
+  const errorsPath = options.errors ?? defaultErrors(output, options.input);
+  if (typeof options.input === 'string' && options.input !== '-' && output !== '-' && path.resolve(output) === path.resolve(options.input)) {
+    throw new ConfigError('The output would overwrite the input: choose another -o path');
+  }
+
+  const ownClient = !options.client;
+  const client =
+    options.client ??
+    new LeadClient({
+      baseUrl: options.baseUrl ?? '',
+      token: options.token ?? '',
+    });
+  const service = options.service ?? client.baseUrl;
+  const ownStore = !(options.store instanceof ResultStore);
+  let store: ResultStore | undefined;
+  let source: CsvSource | undefined;
+  let writer: RowWriter | undefined;
+  let gate: RateGate | undefined;
+  const timers: NodeJS.Timeout[] = [];
+
+  try {
+    source = await openCsv(options.input);
+    const header = source.header;
+    const target = detectTarget(header.map(fromBytes), { ...(options.by ? { by: options.by } : {}), ...(options.column ? { column: options.column } : {}) });
+    const domainColumn = extras.length > 0 ? detectDomainColumn(header.map(fromBytes), target) : undefined;
+    store =
+      options.store instanceof ResultStore
+        ? options.store
+        : ResultStore.open({
+            path: options.store ?? defaultStorePath(),
+            ...(tuning.storeFlushIntervalMs === undefined ? {} : { flushIntervalMs: tuning.storeFlushIntervalMs }),
+          });
+
+    // Before the first lookup: the balance and the rate window (cli-contract, issue "Rate").
+    const retry = new RetryPolicy({
+      ...(options.retries === undefined ? {} : { retries: options.retries }),
+      ...(tuning.retryBaseDelayMs === undefined ? {} : { baseDelayMs: tuning.retryBaseDelayMs }),
+      ...(tuning.retryMaxDelayMs === undefined ? {} : { maxDelayMs: tuning.retryMaxDelayMs }),
+    });
+    // No gate exists yet: a 429 here just waits for the server's hint (or a second) and tries again.
+    const startupHooks = {
+      onRateLimited: (error: { retryAt: Date | undefined }) => sleep(Math.min(windowMsOf(tuning), Math.max(1000, (error.retryAt?.getTime() ?? 0) - Date.now()))),
+    };
+    const creditsData = await retry.run(() => client.getCredits(), startupHooks).catch(rethrowStartup);
+    const limits: RateLimitFacts = parseServiceLimits(await retry.run(() => client.getLimits(), startupHooks).catch(rethrowStartup));
+    const reserve = options.minCredits ?? creditsData.low_credit_balance_min_threshold ?? 0;
+    const credits = new CreditGuard({ balance: creditsData.total_remaining_credits, reserve });
+    if (credits.atReserve) {
+      warn(`The balance (${creditsData.total_remaining_credits}) is at or below the credit reserve (${reserve}): no lookups will be made`);
+      credits.stop();
+    }
+    const rpm = options.rpm ?? limits.rpm;
+    if (rpm < 1) throw new ConfigError(`The account allows no requests (rate limit ${limits.rpm} RPM): nothing can be looked up`);
+    const windowMs = windowMsOf(tuning);
+    gate = new RateGate({
+      rpm,
+      windowMs,
+      facts: options.rpm === undefined || options.rpm >= limits.rpm ? limits : { remaining: Math.min(options.rpm, limits.remaining), resetAt: limits.resetAt },
+      ...(options.concurrency === undefined ? {} : { maxConcurrency: options.concurrency }),
+      ...(tuning.edgeMarginMs === undefined ? {} : { edgeMarginMs: tuning.edgeMarginMs }),
+      resync: async () => parseServiceLimits(await client.getLimits()).resetAt,
+    });
+    const activeGate = gate;
+
+    const interrupt = new AbortController();
+    let fatal: LeadEnrichError | undefined;
+    const onAbort = () => {
+      interrupt.abort();
+      void activeGate.stop();
+    };
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    // One reading of /account/credits at a time, through the gate like every request.
+    let refreshing: Promise<void> | undefined;
+    let lastReading = Date.now();
+    let requestsAtReading = 0;
+    const refreshCredits = (): Promise<void> => {
+      refreshing ??= activeGate
+        .schedule(() => client.getCredits())
+        .then((fresh) => {
+          credits.reading(fresh.total_remaining_credits);
+          lastReading = Date.now();
+          requestsAtReading = lookups.counters.requests;
+        })
+        .finally(() => {
+          refreshing = undefined;
+        });
+      return refreshing;
+    };
+    const lookups: Lookups = new Lookups({
+      client,
+      store,
+      service,
+      runId: randomUUID(),
+      maxAgeMs: options.maxAgeMs ?? 30 * DAY,
+      refresh: options.refresh ?? false,
+      gate,
+      retry,
+      credits,
+      signal: interrupt.signal,
+      onFatal: (error) => {
+        fatal ??= error;
+        interrupt.abort();
+        void activeGate.stop();
+      },
+      refreshCredits,
+    });
+    // Re-read the balance now and then while requests are made, to correct the estimate.
+    const creditsRefreshMs = tuning.creditsRefreshMs ?? 60_000;
+    const creditsTimer = setInterval(() => {
+      if (lookups.counters.requests > requestsAtReading && Date.now() - lastReading >= creditsRefreshMs) {
+        refreshCredits().catch(() => {});
+      }
+    }, Math.min(creditsRefreshMs, 5_000));
+    creditsTimer.unref();
+    timers.push(creditsTimer);
+
+    const columns = columnsFor(target.kind, { mx: extras.includes('mx'), whois: extras.includes('whois') });
+    writer = new RowWriter({
+      output,
+      errors: errorsPath,
+      format,
+      header,
+      columns,
+      recordDelimiter: source.recordDelimiter,
+      bom: source.bom,
+      ...(options.stdout ? { stdout: options.stdout } : {}),
+    });
+
+    const summary = newTally();
+    const planRow = rowPlanner({ target, domainColumn, extras, lookups, width: header.length });
+    const progress = (): EnrichProgress => ({
+      rowsDone: summary.rows,
+      found: summary.status.found,
+      notFound: summary.status.not_found,
+      errors: summary.status.error,
+      skipped: summary.status.skipped,
+      requests: lookups.counters.requests,
+      rateLimited: lookups.counters.rateLimited,
+      creditsSpent: Math.max(0, credits.startBalance - credits.estimatedBalance),
+      bytesRead: source!.bytesRead(),
+      totalBytes: source!.totalBytes,
+      elapsedMs: Date.now() - started,
+    });
+    if (options.onProgress) {
+      const onProgress = options.onProgress;
+      const timer = setInterval(() => onProgress(progress()), tuning.progressIntervalMs ?? 1000);
+      timer.unref();
+      timers.push(timer);
+    }
+
+    // The reorder window: rows enter in input order and leave in input order.
+    const windowSize = tuning.reorderWindow ?? 4096;
+    const slots: Slot[] = [];
+    let drainDeadline: Promise<void> | undefined;
+    const interruptedRow = (slot: Slot): Promise<FinishedRow> => {
+      // After an interrupt, in-flight rows get drainTimeoutMs to finish, then are written as skipped.
+      drainDeadline ??= new Promise((resolve) => setTimeout(resolve, tuning.drainTimeoutMs ?? 10_000).unref());
+      return Promise.race([slot.pending!, drainDeadline.then(() => undefined)]).then((row) => row ?? asInterrupted(slot));
+    };
+    const slotRows = new WeakMap<Slot, FinishedRow>();
+    const writeHead = async (): Promise<void> => {
+      const slot = slots.shift()!;
+      let row = slot.value;
+      if (!row) row = interrupt.signal.aborted ? await interruptedRow(slot) : await slot.pending!;
+      if (fatal) return;
+      tally(summary, row);
+      const wait = writer!.write(row);
+      if (wait) await wait;
+    };
+    const asInterrupted = (slot: Slot): FinishedRow => {
+      const base = slotRows.get(slot)!;
+      return { ...base, status: 'skipped', billing: 'none', data: {}, errorCode: 'interrupted', errorMessage: 'not looked up: the run was stopped' };
+    };
+
+    let rowNumber = 0;
+    for await (const cells of source.records) {
+      rowNumber += 1;
+      const planned = planRow(cells, rowNumber);
+      const slot: Slot = {};
+      if (planned instanceof Promise) {
+        slot.pending = planned.then((row) => (slot.value = row));
+        slotRows.set(slot, { row: rowNumber, cells, status: 'skipped', billing: 'none', data: {} });
+      } else {
+        slot.value = planned;
+      }
+      slots.push(slot);
+      while (slots.length > 0 && (slots[0]!.value !== undefined || slots.length >= windowSize)) {
+        await writeHead();
+        if (fatal) break;
+      }
+      if (fatal) break;
+    }
+    while (slots.length > 0 && !fatal) await writeHead();
+    if (fatal) throw fatal;
+
+    // A last reading of the balance tells what the run really spent.
+    let after = credits.estimatedBalance;
+    let exact = lookups.counters.requests === 0;
+    if (!exact && !interrupt.signal.aborted) {
+      try {
+        await refreshCredits();
+        after = credits.estimatedBalance;
+        exact = true;
+      } catch {
+        // The estimate stands; the summary says it is one.
+      }
+    }
+    const files = await writer.commit();
+    const elapsedMs = Date.now() - started;
+    const stoppedBy = interrupt.signal.aborted ? 'interrupt' : summary.errorCodes.credit_reserve ? 'credits' : undefined;
+    return {
+      input: typeof options.input === 'string' ? options.input : '(stream)',
+      output: files.output ?? (output === '-' ? '-' : undefined),
+      errorsFile: files.errors,
+      lookup: { kind: target.kind, column: target.columnName, with: extras },
+      rows: summary.rows,
+      status: summary.status,
+      billing: summary.billing,
+      errorCodes: summary.errorCodes,
+      requests: lookups.counters.requests,
+      retries: lookups.counters.retries,
+      rateLimited: lookups.counters.rateLimited,
+      credits: { before: credits.startBalance, after, spent: credits.startBalance - after, reserve, exact },
+      rpm,
+      concurrency: gate.stats.concurrency,
+      elapsedMs,
+      rowsPerMinute: elapsedMs > 0 ? Math.round((summary.rows * 60_000) / elapsedMs) : summary.rows,
+      stoppedBy,
+    };
+  } catch (error) {
+    await writer?.abort();
+    source?.destroy();
+    throw error;
+  } finally {
+    for (const timer of timers) clearInterval(timer);
+    await gate?.stop();
+    if (ownStore) store?.close();
+    if (ownClient) client.close();
+  }
+}
+
+const windowMsOf = (tuning: EnrichTuning): number => tuning.windowMs ?? 60_000;
+
+function rethrowStartup(error: unknown): never {
+  if (error instanceof UnauthorizedError) throw error;
+  if (error instanceof LeadEnrichError) {
+    throw new LeadEnrichError(error.code, `Cannot read the account before starting: ${error.message}`, { cause: error });
+  }
+  throw error;
+}
+
+interface Tally {
+  rows: number;
+  status: Record<RowStatus, number>;
+  billing: Record<Billing, number>;
+  errorCodes: Record<string, number>;
+}
+
+function newTally(): Tally {
+  return {
+    rows: 0,
+    status: { found: 0, not_found: 0, error: 0, skipped: 0 },
+    billing: { charged: 0, free: 0, cached: 0, duplicate: 0, none: 0 },
+    errorCodes: {},
+  };
+}
+
+function tally(t: Tally, row: FinishedRow): void {
+  t.rows += 1;
+  t.status[row.status] += 1;
+  t.billing[row.billing] += 1;
+  if (row.errorCode) t.errorCodes[row.errorCode] = (t.errorCodes[row.errorCode] ?? 0) + 1;
+}
+
+interface PlannerDeps {
+  target: LookupTarget;
+  domainColumn: LookupTarget | undefined;
+  extras: Array<'mx' | 'whois'>;
+  lookups: Lookups;
+  width: number;
+}
+
+/** plan + look up for one row: synchronous when every answer is already known. */
+function rowPlanner(deps: PlannerDeps): (cells: string[], row: number) => FinishedRow | Promise<FinishedRow> {
+  const { target, domainColumn, extras, lookups, width } = deps;
+  const op = LOOKUP_OPERATION[target.kind] as BillableOperation;
+
+  const invalid = (cells: string[], row: number, message: string): FinishedRow => ({
+    row,
+    cells,
+    status: 'error',
+    billing: 'none',
+    data: {},
+    errorCode: 'invalid_input',
+    errorMessage: message,
+  });
+
+  const fromOutcome = (cells: string[], row: number, outcome: LookupOutcome, data: RowData): FinishedRow =>
+    isAnswered(outcome)
+      ? { row, cells, status: outcome.kind, billing: outcome.billing, data }
+      : { row, cells, status: outcome.kind, billing: 'none', data, errorCode: outcome.code, errorMessage: outcome.message };
+
+  const leadOf = (outcome: LookupOutcome): Lead | CompanyLead | undefined =>
+    isAnswered(outcome) ? ((outcome.data as { lead?: Lead }).lead ?? undefined) : undefined;
+
+  const withExtras = async (cells: string[], row: number, key: string, primary: LookupOutcome): Promise<FinishedRow> => {
+    const lead = leadOf(primary);
+    const base = fromOutcome(cells, row, primary, { lead });
+    if (primary.kind !== 'found' && primary.kind !== 'not_found') return base;
+    let domain = domainForRow(target.kind, key, domainColumn ? fromBytes(cells[domainColumn.columnIndex] ?? '') : undefined);
+    if (domain === undefined && target.kind === 'url' && lead && typeof (lead as Lead).company_domain === 'string') {
+      const fromLead = normalizeDomain((lead as Lead).company_domain!);
+      domain = fromLead.ok ? fromLead.key : undefined;
+    }
+    if (domain === undefined) return base;
+    const [mx, whois] = await Promise.all(
+      (['mx', 'whois'] as const).map((extra) => (extras.includes(extra) ? lookups.resolve(extra, domain) : undefined)),
+    );
+    base.data = {
+      lead,
+      ...(mx?.kind === 'found' ? { mx: mx.data as MxResult } : {}),
+      ...(whois?.kind === 'found' ? { whois: whois.data as WhoisResult } : {}),
+    };
+    for (const [name, outcome] of [['MX', mx], ['Whois', whois]] as const) {
+      if (!outcome || isAnswered(outcome)) continue;
+      if (base.status === 'found' || base.status === 'not_found') {
+        base.status = outcome.kind;
+        base.errorCode = outcome.code;
+        base.errorMessage = `${name} of ${domain}: ${outcome.message}`;
+      }
+    }
+    return base;
+  };
+
+  return (cells, row) => {
+    if (cells.length > width) {
+      const extra = cells.slice(width);
+      if (extra.some((cell) => cell !== '')) {
+        return invalid(cells, row, `row has ${cells.length} cells but the header has ${width}; extra cells: ${JSON.stringify(extra.map(fromBytes))}`);
+      }
+    }
+    const normalized = normalizeKey(target.kind, fromBytes(cells[target.columnIndex] ?? ''));
+    if (!normalized.ok) return invalid(cells, row, `${target.columnName}: ${normalized.reason}`);
+    const primary = lookups.resolve(op, normalized.key);
+    if (extras.length === 0) {
+      return primary instanceof Promise
+        ? primary.then((outcome) => fromOutcome(cells, row, outcome, { lead: leadOf(outcome) }))
+        : fromOutcome(cells, row, primary, { lead: leadOf(primary) });
+    }
+    return Promise.resolve(primary).then((outcome) => withExtras(cells, row, normalized.key, outcome));
+  };
+}

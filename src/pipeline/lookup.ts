@@ -1,0 +1,201 @@
+// The look-up step for one key: the durable store answers first (duplicates and resumed rows never
+// reach the network nor the limiter); concurrent requests for one key share one call; misses go
+// through the credit guard, the one rate gate and the one retry policy, then into the store.
+import { isLeadFound, type LeadClient, type OperationInput } from '../api/client.js';
+import {
+  LeadEnrichError,
+  PaymentRequiredError,
+  RateLimitedError,
+  UnauthorizedError,
+  isTransient,
+} from '../api/errors.js';
+import type { ResultStore } from '../store/result-store.js';
+import type { BillableOperation, CreditGuard, CreditTicket } from './credits.js';
+import { GateStoppedError, type RateGate } from './rate.js';
+import type { RetryPolicy } from './retry.js';
+import type { Billing } from './write.js';
+
+export interface Answered {
+  kind: 'found' | 'not_found';
+  data: unknown;
+  billing: Billing;
+}
+export interface Unanswered {
+  kind: 'error' | 'skipped';
+  /** Stable lower-case word for the sidecar: an error class's code, `credit_reserve` or `interrupted`. */
+  code: string;
+  message: string;
+  billing: 'none';
+}
+export type LookupOutcome = Answered | Unanswered;
+
+export function isAnswered(outcome: LookupOutcome): outcome is Answered {
+  return outcome.kind === 'found' || outcome.kind === 'not_found';
+}
+
+export interface LookupCounters {
+  requests: number;
+  retries: number;
+  rateLimited: number;
+  storeHits: number;
+}
+
+export interface LookupDeps {
+  client: LeadClient;
+  store: ResultStore;
+  service: string;
+  runId: string;
+  maxAgeMs: number;
+  /** Ignore answers from earlier runs (but still share answers within this run). */
+  refresh: boolean;
+  gate: RateGate;
+  retry: RetryPolicy;
+  credits: CreditGuard;
+  /** Set when the run is being interrupted: no new request starts. */
+  signal: AbortSignal;
+  /** A failure that must stop the whole run (401). */
+  onFatal(error: LeadEnrichError): void;
+  /** Refreshes the balance from /account/credits (single-flight, through the gate). */
+  refreshCredits(): Promise<void>;
+}
+
+const INTERRUPTED: LookupOutcome = {
+  kind: 'skipped',
+  code: 'interrupted',
+  message: 'not looked up: the run was stopped',
+  billing: 'none',
+};
+const RESERVE: LookupOutcome = {
+  kind: 'skipped',
+  code: 'credit_reserve',
+  message: 'not looked up: the credit balance reached the reserve',
+  billing: 'none',
+};
+
+function inputFor(op: BillableOperation, key: string): OperationInput[BillableOperation] {
+  switch (op) {
+    case 'lookup_email':
+      return { email: key };
+    case 'lookup_url':
+      return { url: key };
+    case 'lookup_domain':
+      return { name: key };
+    default:
+      return { domain: key };
+  }
+}
+
+/** A person or company lookup is found when its lead is not empty; MX and Whois always answer. */
+function foundIn(op: BillableOperation, data: unknown): boolean {
+  return op === 'mx' || op === 'whois' ? true : isLeadFound(data as { lead?: unknown });
+}
+
+class CreditRefused extends Error {}
+
+export class Lookups {
+  readonly counters: LookupCounters = { requests: 0, retries: 0, rateLimited: 0, storeHits: 0 };
+  readonly #deps: LookupDeps;
+  readonly #inFlight = new Map<string, Promise<LookupOutcome>>();
+
+  constructor(deps: LookupDeps) {
+    this.#deps = deps;
+  }
+
+  /** The store's answer, if it has one: synchronous, so known rows run at CSV speed. */
+  known(op: BillableOperation, key: string): LookupOutcome | undefined {
+    const { store, service, maxAgeMs, refresh, runId } = this.#deps;
+    const stored = store.get(service, op, key, maxAgeMs);
+    if (!stored || (refresh && stored.runId !== runId)) return undefined;
+    this.counters.storeHits += 1;
+    return {
+      kind: stored.found ? 'found' : 'not_found',
+      data: stored.data,
+      billing: stored.runId === runId ? 'duplicate' : 'cached',
+    };
+  }
+
+  /** Resolves one key: from the store, from a request already in flight, or from the API. */
+  resolve(op: BillableOperation, key: string): LookupOutcome | Promise<LookupOutcome> {
+    const known = this.known(op, key);
+    if (known) return known;
+    const id = `${op}\u0000${key}`;
+    const pending = this.#inFlight.get(id);
+    if (pending) return pending.then(asDuplicate);
+    if (this.#deps.signal.aborted) return INTERRUPTED;
+    if (this.#deps.credits.exhausted) return RESERVE;
+    const request = this.#fetch(op, key).finally(() => this.#inFlight.delete(id));
+    this.#inFlight.set(id, request);
+    return request;
+  }
+
+  async #fetch(op: BillableOperation, key: string): Promise<LookupOutcome> {
+    const { client, gate, retry, credits, store, service, runId, signal } = this.#deps;
+    let confirmed = false;
+    for (;;) {
+      let ticket: CreditTicket | undefined;
+      try {
+        const data = await retry.run(
+          () =>
+            gate.schedule(async () => {
+              if (signal.aborted) throw new GateStoppedError();
+              ticket = credits.tryBegin(op);
+              if (!ticket) throw new CreditRefused();
+              this.counters.requests += 1;
+              let charged = false;
+              try {
+                const response = await client.call(op, inputFor(op, key) as never);
+                charged = foundIn(op, response.data);
+                return response.data as unknown;
+              } finally {
+                credits.finish(ticket, charged);
+                ticket = undefined;
+              }
+            }),
+          {
+            signal,
+            onRateLimited: (error: RateLimitedError) => {
+              this.counters.rateLimited += 1;
+              gate.pause(error.retryAt);
+            },
+            onRetry: () => {
+              this.counters.retries += 1;
+            },
+          },
+        );
+        const found = foundIn(op, data);
+        store.put(service, op, key, { found, data }, runId);
+        return { kind: found ? 'found' : 'not_found', data, billing: found ? 'charged' : 'free' };
+      } catch (error) {
+        if (error instanceof CreditRefused) {
+          // The estimate says the next request could breach the reserve: check the real balance
+          // once before giving up, since the estimate errs on the safe side.
+          if (!confirmed && !credits.exhausted) {
+            confirmed = true;
+            await this.#deps.refreshCredits().catch(() => {});
+            continue;
+          }
+          credits.stop();
+          return RESERVE;
+        }
+        // A request dropped by the interrupt, or whose retries the interrupt cut short, was not answered.
+        if (error instanceof GateStoppedError || (signal.aborted && isTransient(error))) return INTERRUPTED;
+        if (error instanceof PaymentRequiredError) {
+          credits.markExhausted();
+          return { kind: 'skipped', code: 'credit_reserve', message: `not looked up: ${error.message}`, billing: 'none' };
+        }
+        if (error instanceof UnauthorizedError) {
+          this.#deps.onFatal(error);
+          return { kind: 'error', code: error.code, message: error.message, billing: 'none' };
+        }
+        if (error instanceof LeadEnrichError) {
+          return { kind: 'error', code: error.code, message: error.message, billing: 'none' };
+        }
+        throw error;
+      }
+    }
+  }
+}
+
+function asDuplicate(outcome: LookupOutcome): LookupOutcome {
+  return isAnswered(outcome) ? { ...outcome, billing: 'duplicate' } : outcome;
+}

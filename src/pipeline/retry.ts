@@ -1,0 +1,86 @@
+// The one retry policy of the project (got's own retry is off, transport.ts).
+// - 429: not a failure of the request: the gate pauses everyone until the server's reset, then the
+//   same request is sent again. Bounded so a server that never lets go cannot loop forever.
+// - Transient failures (5xx, resets, timeouts, truncated or unparseable bodies, "failed" at 200):
+//   exponential backoff with full jitter, a bounded number of times.
+// - Everything else (400, 401, 402, ...) is permanent and returned at once: retrying would waste
+//   requests and, for 402, could not succeed.
+import { RateLimitedError, isTransient } from '../api/errors.js';
+
+export interface RetryPolicyOptions {
+  /** Retries after the first attempt for transient failures. Default 4. */
+  retries?: number;
+  /** First backoff in ms; doubles each time. Default 500. */
+  baseDelayMs?: number;
+  /** Longest backoff in ms. Default 30000. */
+  maxDelayMs?: number;
+  /** 429s tolerated for one request before it is given up as `rate_limited`. Default 20. */
+  maxRateLimited?: number;
+  random?: () => number;
+}
+
+export interface RetryHooks {
+  /** Called on every 429; the request is sent again once it returns (or its promise settles). */
+  onRateLimited(error: RateLimitedError): void | Promise<void>;
+  /** Called before each backoff wait. */
+  onRetry?(error: unknown, attempt: number): void;
+  /** Resolves early when the run is being interrupted. */
+  signal?: AbortSignal;
+}
+
+export class RetryPolicy {
+  readonly retries: number;
+  readonly #base: number;
+  readonly #max: number;
+  readonly #maxRateLimited: number;
+  readonly #random: () => number;
+
+  constructor(options: RetryPolicyOptions = {}) {
+    this.retries = options.retries ?? 4;
+    this.#base = options.baseDelayMs ?? 500;
+    this.#max = options.maxDelayMs ?? 30_000;
+    this.#maxRateLimited = options.maxRateLimited ?? 20;
+    this.#random = options.random ?? Math.random;
+  }
+
+  /** Backoff before retry number `attempt` (1-based): full jitter over an exponential ceiling. */
+  delayFor(attempt: number): number {
+    const ceiling = Math.min(this.#max, this.#base * 2 ** (attempt - 1));
+    return Math.round(ceiling / 2 + (this.#random() * ceiling) / 2);
+  }
+
+  async run<T>(attempt: () => Promise<T>, hooks: RetryHooks): Promise<T> {
+    let failures = 0;
+    let rateLimited = 0;
+    for (;;) {
+      try {
+        return await attempt();
+      } catch (error) {
+        if (hooks.signal?.aborted) throw error;
+        if (error instanceof RateLimitedError) {
+          rateLimited += 1;
+          if (rateLimited > this.#maxRateLimited) throw error;
+          await hooks.onRateLimited(error);
+          continue;
+        }
+        if (!isTransient(error) || failures >= this.retries) throw error;
+        failures += 1;
+        hooks.onRetry?.(error, failures);
+        await sleep(this.delayFor(failures), hooks.signal);
+      }
+    }
+  }
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,192 @@
+// The write step: the enriched output and the error sidecar, rows in input order.
+// Both go to temporary files beside their destinations and are renamed into place only when
+// complete, so a killed run never leaves a file that looks finished (cli-contract.md).
+// CSV text is handled as latin1 "byte strings" end to end (read.ts): every input byte comes out
+// exactly as it went in, valid UTF-8 or not; added cells are encoded to UTF-8 bytes here.
+import { once } from 'node:events';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Writable } from 'node:stream';
+import { stringify, type Stringifier } from 'csv-stringify';
+import { UnreadableInputError } from '../api/errors.js';
+import { escapeFormula, type ColumnSet, type RowData } from './columns.js';
+import { fromBytes, toBytes } from './read.js';
+
+export type RowStatus = 'found' | 'not_found' | 'error' | 'skipped';
+export type Billing = 'charged' | 'free' | 'cached' | 'duplicate' | 'none';
+
+export interface FinishedRow {
+  /** 1-based data row number in the input (cli-contract.md, "The error sidecar"). */
+  row: number;
+  /** Input cells, as byte strings. */
+  cells: string[];
+  status: RowStatus;
+  billing: Billing;
+  data: RowData;
+  errorCode?: string | undefined;
+  errorMessage?: string | undefined;
+}
+
+export interface WriterOptions {
+  /** File path, or '-' for stdout. */
+  output: string;
+  /** Sidecar path; undefined when the output is stdout and no --errors was given. */
+  errors: string | undefined;
+  format: 'csv' | 'jsonl';
+  /** Input header, as byte strings. */
+  header: string[];
+  columns: ColumnSet;
+  /** '\r\n' when the input used it, so the output looks like the input. */
+  recordDelimiter: string;
+  /** Write a UTF-8 BOM first, because the input had one. */
+  bom: boolean;
+  stdout?: Writable;
+}
+
+interface Sink {
+  stream: Writable;
+  temp: string | undefined;
+  final: string | undefined;
+}
+
+function openSink(target: string, stdout: Writable): Sink {
+  if (target === '-') return { stream: stdout, temp: undefined, final: undefined };
+  const final = path.resolve(target);
+  const temp = path.join(path.dirname(final), `.${path.basename(final)}.${process.pid}.partial`);
+  try {
+    fs.mkdirSync(path.dirname(final), { recursive: true });
+    const fd = fs.openSync(temp, 'w', 0o644);
+    return { stream: fs.createWriteStream(temp, { fd }), temp, final };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new UnreadableInputError(`Cannot write ${target}: ${code}; choose another path with -o / --errors`);
+  }
+}
+
+export class RowWriter {
+  readonly #options: WriterOptions;
+  readonly #out: Sink;
+  readonly #err: Sink | undefined;
+  readonly #csv: Stringifier | undefined;
+  readonly #sidecar: Stringifier | undefined;
+  readonly #width: number;
+  #closed = false;
+
+  constructor(options: WriterOptions) {
+    this.#options = options;
+    const stdout = options.stdout ?? process.stdout;
+    this.#width = options.header.length;
+    this.#out = openSink(options.output, stdout);
+    try {
+      this.#err = options.errors === undefined ? undefined : openSink(options.errors, stdout);
+    } catch (error) {
+      this.#discard(this.#out);
+      throw error;
+    }
+    const csvOptions = { record_delimiter: options.recordDelimiter, defaultEncoding: 'latin1' as const };
+    if (options.format === 'csv') {
+      this.#csv = stringify(csvOptions);
+      this.#csv.pipe(this.#out.stream, { end: this.#out.temp !== undefined });
+      if (options.bom) this.#out.stream.write(Buffer.from([0xef, 0xbb, 0xbf]));
+      this.#csv.write([...options.header, 'lead_status', ...options.columns.names.map(toBytes), 'lead_billing']);
+    }
+    if (this.#err) {
+      this.#sidecar = stringify(csvOptions);
+      this.#sidecar.pipe(this.#err.stream, { end: this.#err.temp !== undefined });
+      if (options.bom) this.#err.stream.write(Buffer.from([0xef, 0xbb, 0xbf]));
+      this.#sidecar.write(['row', ...options.header, 'error_code', 'error_message']);
+    }
+  }
+
+  #padded(cells: string[]): string[] {
+    if (cells.length >= this.#width) return cells.length === this.#width ? cells : cells.slice(0, this.#width);
+    return [...cells, ...new Array<string>(this.#width - cells.length).fill('')];
+  }
+
+  /** Writes one row; resolves when the streams can take more (back-pressure to the reader). */
+  write(row: FinishedRow): Promise<void> | undefined {
+    let full = false;
+    const cells = this.#padded(row.cells);
+    if (this.#csv) {
+      const added = this.#options.columns.values(row.data).map((cell) => toBytes(escapeFormula(cell)));
+      full = !this.#csv.write([...cells, row.status, ...added, row.billing]) || full;
+    } else {
+      full = !this.#out.stream.write(`${JSON.stringify(jsonRow(row, this.#options.header))}\n`, 'utf8') || full;
+    }
+    if (this.#sidecar && (row.status === 'error' || row.status === 'skipped')) {
+      const message = toBytes(escapeFormula(row.errorMessage ?? ''));
+      full = !this.#sidecar.write([String(row.row), ...cells, row.errorCode ?? '', message]) || full;
+    }
+    if (!full) return undefined;
+    return this.#drained();
+  }
+
+  async #drained(): Promise<void> {
+    const waits: Promise<unknown>[] = [];
+    for (const stream of [this.#csv ?? this.#out.stream, this.#sidecar]) {
+      if (stream?.writableNeedDrain) waits.push(once(stream, 'drain'));
+    }
+    await Promise.all(waits);
+  }
+
+  /** Ends both outputs and renames them into place: the sidecar first, the output last. */
+  async commit(): Promise<{ output: string | undefined; errors: string | undefined }> {
+    if (this.#closed) throw new Error('writer already closed');
+    this.#closed = true;
+    await Promise.all([this.#finish(this.#csv, this.#out), this.#err ? this.#finish(this.#sidecar, this.#err) : undefined]);
+    for (const sink of [this.#err, this.#out]) {
+      if (sink?.temp && sink.final) fs.renameSync(sink.temp, sink.final);
+    }
+    return { output: this.#out.final, errors: this.#err?.final };
+  }
+
+  async #finish(stringifier: Stringifier | undefined, sink: Sink): Promise<void> {
+    const done = sink.temp ? once(sink.stream, 'close') : undefined;
+    if (stringifier) {
+      const ended = once(stringifier, 'end');
+      stringifier.end();
+      await ended;
+      // With stdout the pipe keeps it open; wait until what we wrote was handed over.
+      if (!sink.temp) await new Promise<void>((resolve) => sink.stream.write('', () => resolve()));
+    } else if (sink.temp) {
+      sink.stream.end();
+    }
+    await done;
+  }
+
+  /** Drops the temporary files: nothing that looks finished is left behind. */
+  async abort(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#csv?.unpipe();
+    this.#sidecar?.unpipe();
+    this.#discard(this.#out);
+    if (this.#err) this.#discard(this.#err);
+  }
+
+  #discard(sink: Sink): void {
+    if (!sink.temp) return;
+    sink.stream.destroy();
+    fs.rmSync(sink.temp, { force: true });
+  }
+}
+
+/** `--format jsonl`: the input as an object (duplicate header names get _2, _3) and the full results. */
+function jsonRow(row: FinishedRow, header: string[]): Record<string, unknown> {
+  const input: Record<string, string> = {};
+  header.forEach((name, i) => {
+    let key = fromBytes(name);
+    for (let n = 2; Object.hasOwn(input, key); n += 1) key = `${fromBytes(name)}_${n}`;
+    input[key] = fromBytes(row.cells[i] ?? '');
+  });
+  return {
+    row: row.row,
+    lead_status: row.status,
+    lead_billing: row.billing,
+    input,
+    ...(row.data.lead === undefined ? {} : { lead: row.data.lead }),
+    ...(row.data.mx === undefined ? {} : { mx: row.data.mx }),
+    ...(row.data.whois === undefined ? {} : { whois: row.data.whois }),
+    ...(row.errorCode === undefined ? {} : { error: { code: row.errorCode, message: row.errorMessage ?? '' } }),
+  };
+}
