@@ -583,6 +583,14 @@ describe('odd answers (tiny server)', () => {
     expect(e.retryAt!.getTime()).toBeLessThanOrEqual(Date.now() + 7000);
   });
 
+  it('a server that echoes the token back in its error does not make us print it', async () => {
+    tiny.handle = (req, res) =>
+      json(res, 400, { status: 'failed', error: { message: `bad header ${req.headers.authorization}`, reasons: [{ messages: [`got ${req.headers.authorization}`] }] } });
+    const e = await failure(api.getCredits(), BadRequestError, 'bad_request');
+    expect(e.message).toContain('got Bearer ***');
+    expect(JSON.stringify(e.reasons)).not.toContain(TOKEN);
+  });
+
   it('429 with a Retry-After HTTP date', async () => {
     tiny.handle = (_req, res) => json(res, 429, tooMany, { 'retry-after': 'Wed, 21 Oct 2037 07:28:00 GMT' });
     const e = await failure(api.getCredits(), RateLimitedError, 'rate_limited');

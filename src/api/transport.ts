@@ -135,9 +135,26 @@ export class Transport {
       });
       response = await pending;
     } catch (error) {
-      throw mapRequestFailure(error, spec.path, oversize, this.#maxBodyBytes);
+      throw this.#scrub(mapRequestFailure(error, spec.path, oversize, this.#maxBodyBytes));
     }
-    return parseResponse<T>(response.statusCode, response.headers, response.body, spec.path);
+    try {
+      return parseResponse<T>(response.statusCode, response.headers, response.body, spec.path);
+    } catch (error) {
+      throw this.#scrub(error);
+    }
+  }
+
+  /** A server that echoes the token back in its error message must not make us print it. */
+  #scrub<E>(error: E): E {
+    if (error instanceof Error && error.message.includes(this.#token)) {
+      error.message = error.message.split(this.#token).join('***');
+    }
+    if (error instanceof BadRequestError) {
+      for (const reason of error.reasons) {
+        if (Array.isArray(reason.messages)) reason.messages = reason.messages.map((m) => String(m).split(this.#token).join('***'));
+      }
+    }
+    return error;
   }
 
   close(): void {
