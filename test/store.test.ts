@@ -157,6 +157,33 @@ describe('ResultStore: get/put', () => {
   });
 });
 
+describe('ResultStore: getMany', () => {
+  it('answers a batch of keys in one go, committed and pending alike, by service, operation and age', () => {
+    let now = 1_000_000;
+    const store = ResultStore.open({ path: path.join(tmpDir(), 'r.sqlite'), flushBatchSize: 100_000, now: () => now });
+    const keys = Array.from({ length: 250 }, (_, i) => `k${i}@x.com`);
+    keys.slice(0, 150).forEach((key, i) => store.put('svc', 'lookup_email', key, { found: i % 2 === 0, data: { lead: { n: i } } }, 'run-1'));
+    store.flush();
+    now += 1000;
+    keys.slice(150, 200).forEach((key, i) => store.put('svc', 'lookup_email', key, { found: true, data: { lead: { n: 150 + i } } }, 'run-2'));
+    store.put('other', 'lookup_email', keys[220]!, { found: true, data: {} }, 'run-2');
+    store.put('svc', 'mx', keys[230]!, { found: true, data: {} }, 'run-2');
+
+    const all = store.getMany('svc', 'lookup_email', keys);
+    expect(all.size).toBe(200);
+    expect(all.get(keys[3]!)).toEqual({ found: false, data: { lead: { n: 3 } }, fetchedAt: 1_000_000, runId: 'run-1' });
+    expect(all.get(keys[170]!)).toEqual({ found: true, data: { lead: { n: 170 } }, fetchedAt: 1_001_000, runId: 'run-2' });
+    expect(all.has(keys[220]!)).toBe(false);
+    expect(all.has(keys[230]!)).toBe(false);
+    // Same answers as one get() per key.
+    for (const key of keys) expect(all.get(key)).toEqual(store.get('svc', 'lookup_email', key));
+    // Only the entries younger than maxAge.
+    expect(store.getMany('svc', 'lookup_email', keys, 500).size).toBe(50);
+    expect(store.getMany('nobody', 'lookup_email', keys).size).toBe(0);
+    store.close();
+  });
+});
+
 describe('ResultStore: durability', () => {
   it('commits as soon as flushBatchSize entries are pending', () => {
     const file = tmpStorePath();

@@ -66,7 +66,7 @@ export async function planRun(options: DryRunOptions): Promise<DryRunPlan> {
   };
   let rows = 0;
   let invalidRows = 0;
-  for await (const cells of source.records) {
+  for await (const batch of source.batches) for (const cells of batch) {
     rows += 1;
     const normalized = normalizeKey(target.kind, fromBytes(cells[target.columnIndex] ?? ''));
     if (!normalized.ok) {

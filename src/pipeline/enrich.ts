@@ -140,6 +140,8 @@ function defaultErrors(output: string, input: string | Readable): string | undef
 interface Slot {
   value?: FinishedRow;
   pending?: Promise<FinishedRow>;
+  /** What to write if the run is interrupted before the row is answered. */
+  placeholder?: FinishedRow;
 }
 
 /** Runs the whole pipeline and returns its summary. Throws only for fatal errors (config, input, 401). */
@@ -281,7 +283,7 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
     });
 
     const summary = newTally();
-    const planRow = rowPlanner({ target, domainColumn, extras, lookups, width: header.length });
+    const planBatch = batchPlanner({ target, domainColumn, extras, lookups, width: header.length });
     const progress = (): EnrichProgress => ({
       rowsDone: summary.rows,
       found: summary.status.found,
@@ -302,49 +304,51 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
       timers.push(timer);
     }
 
-    // The reorder window: rows enter in input order and leave in input order.
+    // The reorder window: rows enter in input order and leave in input order. A row answered
+    // synchronously (store, invalid key) is ready at once; the others wait in the window, and the
+    // reader waits when the window is full.
     const windowSize = tuning.reorderWindow ?? 4096;
     const slots: Slot[] = [];
     let drainDeadline: Promise<void> | undefined;
-    const interruptedRow = (slot: Slot): Promise<FinishedRow> => {
-      // After an interrupt, in-flight rows get drainTimeoutMs to finish, then are written as skipped.
+    // After an interrupt, rows in flight get drainTimeoutMs to finish, then are written as skipped.
+    const settleAfterInterrupt = (slot: Slot): Promise<FinishedRow> => {
       drainDeadline ??= new Promise((resolve) => setTimeout(resolve, tuning.drainTimeoutMs ?? 10_000).unref());
-      return Promise.race([slot.pending!, drainDeadline.then(() => undefined)]).then((row) => row ?? asInterrupted(slot));
+      return Promise.race([slot.pending!, drainDeadline.then(() => undefined)]).then(
+        (row) => row ?? { ...slot.placeholder!, errorCode: 'interrupted', errorMessage: 'not looked up: the run was stopped' },
+      );
     };
-    const slotRows = new WeakMap<Slot, FinishedRow>();
-    const writeHead = async (): Promise<void> => {
-      const slot = slots.shift()!;
-      let row = slot.value;
-      if (!row) row = interrupt.signal.aborted ? await interruptedRow(slot) : await slot.pending!;
-      if (fatal) return;
-      tally(summary, row);
-      const wait = writer!.write(row);
-      if (wait) await wait;
-    };
-    const asInterrupted = (slot: Slot): FinishedRow => {
-      const base = slotRows.get(slot)!;
-      return { ...base, status: 'skipped', billing: 'none', data: {}, errorCode: 'interrupted', errorMessage: 'not looked up: the run was stopped' };
+    /** Writes the ready rows at the head; with `all`, or while the window is full, waits for the head. */
+    const flush = async (all: boolean): Promise<void> => {
+      for (;;) {
+        const ready: FinishedRow[] = [];
+        while (slots.length > 0 && slots[0]!.value !== undefined) ready.push(slots.shift()!.value!);
+        for (const row of ready) tally(summary, row);
+        const wait = writer!.writeRows(ready);
+        if (wait) await wait;
+        if (fatal || slots.length === 0 || (!all && slots.length < windowSize)) return;
+        const head = slots[0]!;
+        head.value = interrupt.signal.aborted ? await settleAfterInterrupt(head) : await head.pending!;
+        if (fatal) return;
+      }
     };
 
     let rowNumber = 0;
-    for await (const cells of source.records) {
-      rowNumber += 1;
-      const planned = planRow(cells, rowNumber);
-      const slot: Slot = {};
-      if (planned instanceof Promise) {
-        slot.pending = planned.then((row) => (slot.value = row));
-        slotRows.set(slot, { row: rowNumber, cells, status: 'skipped', billing: 'none', data: {} });
-      } else {
-        slot.value = planned;
-      }
-      slots.push(slot);
-      while (slots.length > 0 && (slots[0]!.value !== undefined || slots.length >= windowSize)) {
-        await writeHead();
-        if (fatal) break;
-      }
+    for await (const batch of source.batches) {
+      const planned = planBatch(batch, rowNumber + 1);
+      planned.forEach((result, i) => {
+        if (result instanceof Promise) {
+          const slot: Slot = { placeholder: { row: rowNumber + i + 1, cells: batch[i]!, status: 'skipped', billing: 'none', data: {} } };
+          slot.pending = result.then((row) => (slot.value = row));
+          slots.push(slot);
+        } else {
+          slots.push({ value: result });
+        }
+      });
+      rowNumber += batch.length;
+      await flush(false);
       if (fatal) break;
     }
-    while (slots.length > 0 && !fatal) await writeHead();
+    if (!fatal) await flush(true);
     if (fatal) throw fatal;
 
     // A last reading of the balance tells what the run really spent.
@@ -434,8 +438,8 @@ interface PlannerDeps {
   width: number;
 }
 
-/** plan + look up for one row: synchronous when every answer is already known. */
-function rowPlanner(deps: PlannerDeps): (cells: string[], row: number) => FinishedRow | Promise<FinishedRow> {
+/** plan + look up for a batch of rows: each row is synchronous when every answer is already known. */
+function batchPlanner(deps: PlannerDeps): (batch: string[][], firstRow: number) => Array<FinishedRow | Promise<FinishedRow>> {
   const { target, domainColumn, extras, lookups, width } = deps;
   const op = LOOKUP_OPERATION[target.kind] as BillableOperation;
 
@@ -486,7 +490,8 @@ function rowPlanner(deps: PlannerDeps): (cells: string[], row: number) => Finish
     return base;
   };
 
-  return (cells, row) => {
+  type Planned = { row: number; cells: string[]; key: string } | FinishedRow;
+  const plan = (cells: string[], row: number): Planned => {
     if (cells.length > width) {
       const extra = cells.slice(width);
       if (extra.some((cell) => cell !== '')) {
@@ -495,12 +500,23 @@ function rowPlanner(deps: PlannerDeps): (cells: string[], row: number) => Finish
     }
     const normalized = normalizeKey(target.kind, fromBytes(cells[target.columnIndex] ?? ''));
     if (!normalized.ok) return invalid(cells, row, `${target.columnName}: ${normalized.reason}`);
-    const primary = lookups.resolve(op, normalized.key);
+    return { row, cells, key: normalized.key };
+  };
+
+  const lookUp = ({ row, cells, key }: { row: number; cells: string[]; key: string }): FinishedRow | Promise<FinishedRow> => {
+    const primary = lookups.resolve(op, key);
     if (extras.length === 0) {
       return primary instanceof Promise
         ? primary.then((outcome) => fromOutcome(cells, row, outcome, { lead: leadOf(outcome) }))
         : fromOutcome(cells, row, primary, { lead: leadOf(primary) });
     }
-    return Promise.resolve(primary).then((outcome) => withExtras(cells, row, normalized.key, outcome));
+    return Promise.resolve(primary).then((outcome) => withExtras(cells, row, key, outcome));
+  };
+
+  return (batch, firstRow) => {
+    const planned = batch.map((cells, i) => plan(cells, firstRow + i));
+    // One store query for the batch's keys instead of one per row.
+    lookups.prefetch(op, [...new Set(planned.flatMap((p) => ('key' in p ? [p.key] : [])))]);
+    return planned.map((p) => ('key' in p ? lookUp(p) : p));
   };
 }

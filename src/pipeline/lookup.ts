@@ -9,7 +9,7 @@ import {
   UnauthorizedError,
   isTransient,
 } from '../api/errors.js';
-import type { ResultStore } from '../store/result-store.js';
+import type { ResultStore, StoredResult } from '../store/result-store.js';
 import type { BillableOperation, CreditGuard, CreditTicket } from './credits.js';
 import { GateStoppedError, type RateGate } from './rate.js';
 import type { RetryPolicy } from './retry.js';
@@ -101,10 +101,22 @@ export class Lookups {
     this.#deps = deps;
   }
 
+  /**
+   * Reads the store's answers for a batch of keys in one query; resolve() then finds them without
+   * a query per row. Valid until the next prefetch.
+   */
+  prefetch(op: BillableOperation, keys: readonly string[]): void {
+    const { store, service, maxAgeMs } = this.#deps;
+    this.#prefetched = { op, keys: new Set(keys), answers: store.getMany(service, op, keys, maxAgeMs) };
+  }
+
+  #prefetched: { op: BillableOperation; keys: Set<string>; answers: Map<string, StoredResult> } | undefined;
+
   /** The store's answer, if it has one: synchronous, so known rows run at CSV speed. */
   known(op: BillableOperation, key: string): LookupOutcome | undefined {
     const { store, service, maxAgeMs, refresh, runId } = this.#deps;
-    const stored = store.get(service, op, key, maxAgeMs);
+    const batch = this.#prefetched;
+    const stored = batch?.op === op && batch.keys.has(key) ? batch.answers.get(key) : store.get(service, op, key, maxAgeMs);
     if (!stored || (refresh && stored.runId !== runId)) return undefined;
     this.counters.storeHits += 1;
     return {

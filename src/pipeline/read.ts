@@ -24,8 +24,11 @@ export function toBytes(text: string): string {
 export interface CsvSource {
   /** Header cells as byte strings, exactly as in the file (BOM removed). */
   header: string[];
-  /** The data records, as byte strings. */
-  records: AsyncIterable<string[]>;
+  /**
+   * The data records, as byte strings, in batches of what the parser has ready (at most
+   * BATCH_RECORDS): per-record promises would cost more than the parsing itself.
+   */
+  batches: AsyncIterable<string[][]>;
   /** The input began with a UTF-8 byte-order mark. */
   bom: boolean;
   /** The line ending of the header line. */
@@ -36,6 +39,8 @@ export interface CsvSource {
   /** Stops reading (on a fatal error). */
   destroy(): void;
 }
+
+const BATCH_RECORDS = 512;
 
 /** A cell this long is surely not a contact record: refuse rather than buffer without end. */
 const MAX_RECORD_BYTES = 64 * 1024 * 1024;
@@ -111,23 +116,58 @@ export async function openCsv(input: string | Readable): Promise<CsvSource> {
     failure ??= toFailure(error);
   });
 
-  const iterator = parser[Symbol.asyncIterator]() as AsyncIterator<string[]>;
-  const next = async (): Promise<IteratorResult<string[]>> => {
-    try {
-      const result = await iterator.next();
+  let ended = false;
+  parser.once('end', () => {
+    ended = true;
+  });
+  // Resolves when the parser has records, has ended, or has failed.
+  const readable = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        parser.off('readable', done);
+        parser.off('end', done);
+        parser.off('error', done);
+        parser.off('close', done);
+        resolve();
+      };
+      parser.on('readable', done);
+      parser.on('end', done);
+      parser.on('error', done);
+      parser.on('close', done);
+    });
+  const nextBatch = async (): Promise<string[][] | undefined> => {
+    for (;;) {
+      const batch: string[][] = [];
+      let record: string[] | null;
+      while (batch.length < BATCH_RECORDS && (record = parser.read() as string[] | null) !== null) batch.push(record);
+      if (batch.length > 0) return batch;
       if (failure) throw failure;
-      return result;
-    } catch (error) {
-      throw failure ?? (error instanceof UnreadableInputError ? error : toFailure(error));
+      if (ended || parser.destroyed) return undefined;
+      await readable();
+      // The pipeline's rejection may settle a tick after the parser's error event.
+      await new Promise((resolve) => setImmediate(resolve));
     }
   };
-  const first = await next();
-  if (first.done) {
-    throw new UnreadableInputError(`Input ${name} is empty: expected a CSV file whose first line is a header`);
-  }
+
+  const first = await nextBatch();
+  if (!first) throw new UnreadableInputError(`Input ${name} is empty: expected a CSV file whose first line is a header`);
+  const header = first.shift()!;
+  let pendingFirst: string[][] | undefined = first.length > 0 ? first : undefined;
   return {
-    header: first.value,
-    records: { [Symbol.asyncIterator]: () => ({ next }) },
+    header,
+    batches: {
+      [Symbol.asyncIterator]: () => ({
+        next: async (): Promise<IteratorResult<string[][]>> => {
+          if (pendingFirst) {
+            const batch = pendingFirst;
+            pendingFirst = undefined;
+            return { done: false, value: batch };
+          }
+          const batch = await nextBatch();
+          return batch ? { done: false, value: batch } : { done: true, value: undefined };
+        },
+      }),
+    },
     get bom() {
       return bom;
     },

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import { stringify, type Stringifier } from 'csv-stringify';
+import { stringify } from 'csv-stringify/sync';
 import { UnreadableInputError } from '../api/errors.js';
 import { escapeFormula, type ColumnSet, type RowData } from './columns.js';
 import { fromBytes, toBytes } from './read.js';
@@ -67,9 +67,8 @@ export class RowWriter {
   readonly #options: WriterOptions;
   readonly #out: Sink;
   readonly #err: Sink | undefined;
-  readonly #csv: Stringifier | undefined;
-  readonly #sidecar: Stringifier | undefined;
   readonly #width: number;
+  readonly #csv: { record_delimiter: string; eof: true };
   #closed = false;
 
   constructor(options: WriterOptions) {
@@ -83,18 +82,14 @@ export class RowWriter {
       this.#discard(this.#out);
       throw error;
     }
-    const csvOptions = { record_delimiter: options.recordDelimiter, defaultEncoding: 'latin1' as const };
+    this.#csv = { record_delimiter: options.recordDelimiter, eof: true };
+    const bom = options.bom ? '\xef\xbb\xbf' : '';
     if (options.format === 'csv') {
-      this.#csv = stringify(csvOptions);
-      this.#csv.pipe(this.#out.stream, { end: this.#out.temp !== undefined });
-      if (options.bom) this.#out.stream.write(Buffer.from([0xef, 0xbb, 0xbf]));
-      this.#csv.write([...options.header, 'lead_status', ...options.columns.names.map(toBytes), 'lead_billing']);
+      const header = [...options.header, 'lead_status', ...options.columns.names.map(toBytes), 'lead_billing'];
+      this.#out.stream.write(bom + stringify([header], this.#csv), 'latin1');
     }
     if (this.#err) {
-      this.#sidecar = stringify(csvOptions);
-      this.#sidecar.pipe(this.#err.stream, { end: this.#err.temp !== undefined });
-      if (options.bom) this.#err.stream.write(Buffer.from([0xef, 0xbb, 0xbf]));
-      this.#sidecar.write(['row', ...options.header, 'error_code', 'error_message']);
+      this.#err.stream.write(bom + stringify([['row', ...options.header, 'error_code', 'error_message']], this.#csv), 'latin1');
     }
   }
 
@@ -103,28 +98,39 @@ export class RowWriter {
     return [...cells, ...new Array<string>(this.#width - cells.length).fill('')];
   }
 
-  /** Writes one row; resolves when the streams can take more (back-pressure to the reader). */
-  write(row: FinishedRow): Promise<void> | undefined {
+  /**
+   * Writes rows (in order) in one go: one stringify call and one write per batch, not per row.
+   * Resolves when the streams can take more (back-pressure to the reader).
+   */
+  writeRows(rows: readonly FinishedRow[]): Promise<void> | undefined {
+    if (rows.length === 0) return undefined;
     let full = false;
-    const cells = this.#padded(row.cells);
-    if (this.#csv) {
-      const added = this.#options.columns.values(row.data).map((cell) => toBytes(escapeFormula(cell)));
-      full = !this.#csv.write([...cells, row.status, ...added, row.billing]) || full;
-    } else {
-      full = !this.#out.stream.write(`${JSON.stringify(jsonRow(row, this.#options.header))}\n`, 'utf8') || full;
+    const failed: string[][] = [];
+    const records: string[][] = [];
+    const lines: string[] = [];
+    for (const row of rows) {
+      const cells = this.#padded(row.cells);
+      if (this.#options.format === 'csv') {
+        const added = this.#options.columns.values(row.data);
+        for (let i = 0; i < added.length; i += 1) added[i] = toBytes(escapeFormula(added[i]!));
+        records.push([...cells, row.status, ...added, row.billing]);
+      } else {
+        lines.push(`${JSON.stringify(jsonRow(row, this.#options.header))}\n`);
+      }
+      if (this.#err && (row.status === 'error' || row.status === 'skipped')) {
+        failed.push([String(row.row), ...cells, row.errorCode ?? '', toBytes(escapeFormula(row.errorMessage ?? ''))]);
+      }
     }
-    if (this.#sidecar && (row.status === 'error' || row.status === 'skipped')) {
-      const message = toBytes(escapeFormula(row.errorMessage ?? ''));
-      full = !this.#sidecar.write([String(row.row), ...cells, row.errorCode ?? '', message]) || full;
-    }
-    if (!full) return undefined;
-    return this.#drained();
+    if (records.length > 0) full = !this.#out.stream.write(stringify(records, this.#csv), 'latin1') || full;
+    if (lines.length > 0) full = !this.#out.stream.write(lines.join(''), 'utf8') || full;
+    if (failed.length > 0) full = !this.#err!.stream.write(stringify(failed, this.#csv), 'latin1') || full;
+    return full ? this.#drained() : undefined;
   }
 
   async #drained(): Promise<void> {
     const waits: Promise<unknown>[] = [];
-    for (const stream of [this.#csv ?? this.#out.stream, this.#sidecar]) {
-      if (stream?.writableNeedDrain) waits.push(once(stream, 'drain'));
+    for (const sink of [this.#out, this.#err]) {
+      if (sink?.stream.writableNeedDrain) waits.push(once(sink.stream, 'drain'));
     }
     await Promise.all(waits);
   }
@@ -133,33 +139,28 @@ export class RowWriter {
   async commit(): Promise<{ output: string | undefined; errors: string | undefined }> {
     if (this.#closed) throw new Error('writer already closed');
     this.#closed = true;
-    await Promise.all([this.#finish(this.#csv, this.#out), this.#err ? this.#finish(this.#sidecar, this.#err) : undefined]);
+    await Promise.all([this.#finish(this.#out), this.#err ? this.#finish(this.#err) : undefined]);
     for (const sink of [this.#err, this.#out]) {
       if (sink?.temp && sink.final) fs.renameSync(sink.temp, sink.final);
     }
     return { output: this.#out.final, errors: this.#err?.final };
   }
 
-  async #finish(stringifier: Stringifier | undefined, sink: Sink): Promise<void> {
-    const done = sink.temp ? once(sink.stream, 'close') : undefined;
-    if (stringifier) {
-      const ended = once(stringifier, 'end');
-      stringifier.end();
-      await ended;
-      // With stdout the pipe keeps it open; wait until what we wrote was handed over.
-      if (!sink.temp) await new Promise<void>((resolve) => sink.stream.write('', () => resolve()));
-    } else if (sink.temp) {
+  async #finish(sink: Sink): Promise<void> {
+    if (sink.temp) {
+      const closed = once(sink.stream, 'close');
       sink.stream.end();
+      await closed;
+    } else {
+      // stdout stays open; wait until what we wrote was handed over.
+      await new Promise<void>((resolve) => sink.stream.write('', () => resolve()));
     }
-    await done;
   }
 
   /** Drops the temporary files: nothing that looks finished is left behind. */
   async abort(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#csv?.unpipe();
-    this.#sidecar?.unpipe();
     this.#discard(this.#out);
     if (this.#err) this.#discard(this.#err);
   }
