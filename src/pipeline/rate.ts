@@ -7,7 +7,11 @@
 //   `next_limit_reset`, then every window;
 // - a 429 empties the reservoir until the server's `retryAt` (a pause for the whole run);
 // - `maxConcurrent` follows Little's law: rate × measured latency, with headroom.
+// Bottleneck schedules at most a few hundred jobs a second (design.md). Above FAST_RATE_PER_SECOND
+// (far beyond any published plan: 10 to 400 RPM) the same reservoir and concurrency rules run on
+// a leaner engine, p-limit plus a token count, where pacing finer than a millisecond means nothing.
 import Bottleneck from 'bottleneck';
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { RateLimitFacts } from '../api/limits.js';
 
 export interface RateGateOptions {
@@ -29,6 +33,69 @@ export interface RateGateOptions {
   now?: () => number;
 }
 
+/** What RateGate needs from the engine that runs the jobs. */
+interface Engine {
+  schedule<T>(task: () => Promise<T>): Promise<T>;
+  setReservoir(n: number): void;
+  setConcurrency(n: number): void;
+  pending(): number;
+  stop(): Promise<void>;
+}
+
+/** Requests per second above which Bottleneck's own overhead would become the limit. */
+export const FAST_RATE_PER_SECOND = 200;
+
+function bottleneckEngine(reservoir: number, minTime: number, concurrency: number): Engine {
+  const limiter = new Bottleneck({ reservoir, minTime, maxConcurrent: concurrency });
+  // Bottleneck reports job errors here too; ours are handled where schedule() is awaited.
+  limiter.on('error', () => {});
+  return {
+    schedule: (task) => limiter.schedule(task),
+    // Only the reservoir and maxConcurrent are ever updated: no reservoir refresh is configured,
+    // so Bottleneck's #185 (updateSettings stops the refresh) cannot bite.
+    setReservoir: (n) => limiter.updateSettings({ reservoir: n }),
+    setConcurrency: (n) => limiter.updateSettings({ maxConcurrent: n }),
+    pending: () => {
+      const c = limiter.counts();
+      return (c.RECEIVED ?? 0) + (c.QUEUED ?? 0) + (c.RUNNING ?? 0) + (c.EXECUTING ?? 0);
+    },
+    stop: () => limiter.stop({ dropWaitingJobs: true }),
+  };
+}
+
+function fastEngine(reservoir: number, concurrency: number): Engine {
+  const limit: LimitFunction = pLimit(Math.max(1, concurrency));
+  let tokens = reservoir;
+  let stopped = false;
+  const waiting: Array<(ok: boolean) => void> = [];
+  const take = async (): Promise<void> => {
+    while (tokens <= 0) {
+      if (stopped || !(await new Promise<boolean>((resolve) => waiting.push(resolve)))) throw new GateStoppedError();
+    }
+    tokens -= 1;
+  };
+  return {
+    schedule: (task) =>
+      limit(async () => {
+        if (stopped) throw new GateStoppedError();
+        await take();
+        return task();
+      }),
+    setReservoir: (n) => {
+      tokens = n;
+      for (const wake of waiting.splice(0, Math.max(0, n))) wake(true);
+    },
+    setConcurrency: (n) => {
+      limit.concurrency = Math.max(1, n);
+    },
+    pending: () => limit.activeCount + limit.pendingCount,
+    stop: async () => {
+      stopped = true;
+      for (const wake of waiting.splice(0)) wake(false);
+    },
+  };
+}
+
 export interface RateGateStats {
   started: number;
   pauses: number;
@@ -36,11 +103,13 @@ export interface RateGateStats {
 }
 
 const DEFAULT_LATENCY_GUESS_MS = 1000;
+/** Automatic concurrency never goes above this (sockets are not free); --concurrency may. */
+const MAX_AUTO_CONCURRENCY = 256;
 
 export class RateGate {
   readonly rpm: number;
   readonly windowMs: number;
-  readonly #limiter: Bottleneck;
+  readonly #engine: Engine;
   readonly #margin: number;
   readonly #maxConcurrency: number;
   readonly #resync: (() => Promise<Date | undefined>) | undefined;
@@ -69,13 +138,11 @@ export class RateGate {
     this.#windowEnd = resetAt !== undefined && resetAt > now && resetAt <= now + this.windowMs + 1000 ? resetAt : now + this.windowMs;
     const initial = Math.min(this.rpm, options.facts?.remaining ?? this.rpm);
     this.stats.concurrency = this.#concurrencyFor(this.#latencyMs);
-    this.#limiter = new Bottleneck({
-      reservoir: Math.max(0, initial),
-      minTime: this.windowMs / this.rpm,
-      maxConcurrent: this.stats.concurrency,
-    });
-    // Bottleneck reports job errors here too; ours are handled where schedule() is awaited.
-    this.#limiter.on('error', () => {});
+    const minTime = this.windowMs / this.rpm;
+    this.#engine =
+      1000 / minTime > FAST_RATE_PER_SECOND
+        ? fastEngine(Math.max(0, initial), this.stats.concurrency)
+        : bottleneckEngine(Math.max(0, initial), minTime, this.stats.concurrency);
     this.#armRefill(this.#windowEnd + this.#margin);
   }
 
@@ -83,15 +150,17 @@ export class RateGate {
   async schedule<T>(task: () => Promise<T>): Promise<T> {
     if (this.#stopped) throw new GateStoppedError();
     try {
-      return await this.#limiter.schedule(() => {
+      return await this.#engine.schedule(() => {
         const started = this.#now();
         this.#recentStarts.push(started);
+        // Only the starts since shortly before the next edge matter; keep the list short at high rates.
+        if (this.#recentStarts.length > 4096) this.#recentStarts = this.#recentStarts.filter((t) => t >= started - 3 * this.#margin);
         this.stats.started += 1;
         return task().finally(() => this.#observe(this.#now() - started));
       });
     } catch (error) {
       // A job dropped by stop() rejects with Bottleneck's own error: report it as ours.
-      if (this.#stopped && error instanceof Bottleneck.BottleneckError) throw new GateStoppedError();
+      if (this.#stopped && (error instanceof Bottleneck.BottleneckError || error instanceof GateStoppedError)) throw new GateStoppedError();
       throw error;
     }
   }
@@ -104,7 +173,7 @@ export class RateGate {
     if (this.#stopped) return;
     const now = this.#now();
     this.stats.pauses += 1;
-    this.#limiter.updateSettings({ reservoir: 0 });
+    this.#engine.setReservoir(0);
     if (until && until.getTime() > now) {
       this.#pauseUntil(until.getTime());
       return;
@@ -140,7 +209,7 @@ export class RateGate {
     this.#recentStarts = this.#recentStarts.filter((t) => t >= edge - this.#margin);
     const allowed = Math.max(0, this.rpm - this.#recentStarts.length);
     while (this.#windowEnd <= now) this.#windowEnd += this.windowMs;
-    this.#limiter.updateSettings({ reservoir: allowed });
+    this.#engine.setReservoir(allowed);
     this.#armRefill(this.#windowEnd + this.#margin);
   }
 
@@ -148,7 +217,8 @@ export class RateGate {
     const perMs = this.rpm / this.windowMs;
     // Little's law: in flight = arrival rate × time in system; doubled for latency spread.
     const wanted = Math.ceil(perMs * latencyMs * 2) + 2;
-    return Math.max(1, Math.min(this.#maxConcurrency, wanted));
+    const cap = Number.isFinite(this.#maxConcurrency) ? this.#maxConcurrency : MAX_AUTO_CONCURRENCY;
+    return Math.max(1, Math.min(cap, wanted));
   }
 
   #observe(latencyMs: number): void {
@@ -158,14 +228,13 @@ export class RateGate {
     const next = this.#concurrencyFor(this.#latencyMs);
     if (next !== this.stats.concurrency) {
       this.stats.concurrency = next;
-      this.#limiter.updateSettings({ maxConcurrent: next });
+      this.#engine.setConcurrency(next);
     }
   }
 
   /** Requests queued or running. */
   get pending(): number {
-    const counts = this.#limiter.counts();
-    return (counts.RECEIVED ?? 0) + (counts.QUEUED ?? 0) + (counts.RUNNING ?? 0) + (counts.EXECUTING ?? 0);
+    return this.#engine.pending();
   }
 
   /** Drops queued jobs (they reject with GateStoppedError); running ones finish. */
@@ -173,7 +242,7 @@ export class RateGate {
     if (this.#stopped) return;
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
-    await this.#limiter.stop({ dropWaitingJobs: true });
+    await this.#engine.stop();
   }
 }
 

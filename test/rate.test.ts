@@ -1,0 +1,117 @@
+// The rate gate on its own: windows, pacing, the 429 pause and stopping, on both engines
+// (Bottleneck for paced rates, the lean engine above FAST_RATE_PER_SECOND).
+import { describe, expect, it } from 'vitest';
+import { FAST_RATE_PER_SECOND, GateStoppedError, RateGate } from '../src/pipeline/rate.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs `n` tasks through the gate and returns their start times. */
+async function starts(gate: RateGate, n: number, taskMs = 1): Promise<number[]> {
+  const times: number[] = [];
+  await Promise.all(
+    Array.from({ length: n }, () =>
+      gate.schedule(async () => {
+        times.push(Date.now());
+        await sleep(taskMs);
+      }),
+    ),
+  );
+  return times.sort((a, b) => a - b);
+}
+
+/** Starts per window, windows counted from `firstEdge` every `windowMs`. */
+function perWindow(times: number[], firstEdge: number, windowMs: number): number[] {
+  const counts = new Map<number, number>();
+  for (const t of times) {
+    const index = t < firstEdge ? -1 : Math.floor((t - firstEdge) / windowMs);
+    counts.set(index, (counts.get(index) ?? 0) + 1);
+  }
+  return [...counts.entries()].sort((a, b) => a[0] - b[0]).map(([, n]) => n);
+}
+
+describe('RateGate', () => {
+  it('paces evenly and never starts more than the window allows (Bottleneck engine)', async () => {
+    const windowMs = 400;
+    const rpm = 8; // 20 per second: well under FAST_RATE_PER_SECOND
+    expect((rpm * 1000) / windowMs).toBeLessThan(FAST_RATE_PER_SECOND);
+    const edge = Date.now() + windowMs;
+    const gate = new RateGate({ rpm, windowMs, facts: { remaining: 3, resetAt: new Date(edge) }, edgeMarginMs: 10 });
+    const times = await starts(gate, 19);
+    await gate.stop();
+    const counts = perWindow(times, edge, windowMs);
+    // What was left of the first window, then at most rpm per window.
+    expect(counts[0]).toBeLessThanOrEqual(3);
+    for (const n of counts.slice(1)) expect(n).toBeLessThanOrEqual(rpm);
+    // Paced: no two starts closer than minTime (windowMs / rpm), give or take a timer tick.
+    for (let i = 1; i < times.length; i += 1) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(windowMs / rpm - 5);
+  });
+
+  it('keeps to the window at high rates too (lean engine)', async () => {
+    const windowMs = 300;
+    const rpm = 300; // 1000 per second
+    expect((rpm * 1000) / windowMs).toBeGreaterThan(FAST_RATE_PER_SECOND);
+    const edge = Date.now() + windowMs;
+    const gate = new RateGate({ rpm, windowMs, facts: { remaining: rpm, resetAt: new Date(edge) }, edgeMarginMs: 5 });
+    const times = await starts(gate, 750);
+    await gate.stop();
+    const counts = perWindow(times, edge, windowMs);
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(750);
+    for (const n of counts) expect(n).toBeLessThanOrEqual(rpm);
+  });
+
+  it('pauses everything until the server says, after a 429', async () => {
+    for (const rpm of [60, 6000]) {
+      const gate = new RateGate({ rpm, windowMs: 1000, edgeMarginMs: 5 });
+      await starts(gate, 2);
+      const until = Date.now() + 300;
+      gate.pause(new Date(until));
+      const times = await starts(gate, 3);
+      await gate.stop();
+      expect(times[0]).toBeGreaterThanOrEqual(until);
+      expect(gate.stats.pauses).toBe(1);
+    }
+  });
+
+  it('asks the server when to resume after a 429 without a hint', async () => {
+    let asked = 0;
+    const gate = new RateGate({
+      rpm: 6000,
+      windowMs: 500,
+      edgeMarginMs: 5,
+      resync: async () => {
+        asked += 1;
+        return new Date(Date.now() + 200);
+      },
+    });
+    const before = Date.now();
+    gate.pause(undefined);
+    const [first] = await starts(gate, 1);
+    await gate.stop();
+    expect(asked).toBe(1);
+    // Waited for the later of its own window edge and the server's reset, never a hot loop.
+    expect(first! - before).toBeGreaterThanOrEqual(190);
+  });
+
+  it('drops waiting jobs on stop, with GateStoppedError, on both engines', async () => {
+    for (const rpm of [10, 100_000]) {
+      const gate = new RateGate({ rpm, windowMs: 60_000, facts: { remaining: 1, resetAt: new Date(Date.now() + 60_000) } });
+      const first = gate.schedule(async () => 'ran');
+      const second = gate.schedule(async () => 'ran');
+      await sleep(20);
+      await gate.stop();
+      await expect(first).resolves.toBe('ran');
+      await expect(second).rejects.toBeInstanceOf(GateStoppedError);
+      await expect(gate.schedule(async () => 'late')).rejects.toBeInstanceOf(GateStoppedError);
+    }
+  });
+
+  it('sizes concurrency from rate and latency, within --concurrency', async () => {
+    const gate = new RateGate({ rpm: 600, windowMs: 1000, maxConcurrency: 7 });
+    expect(gate.stats.concurrency).toBe(7);
+    await gate.stop();
+    const auto = new RateGate({ rpm: 60, windowMs: 60_000 });
+    // 1 request/s at a 1 s latency guess: 1 × 1 × 2 + 2.
+    expect(auto.stats.concurrency).toBe(4);
+    await auto.stop();
+  });
+});
