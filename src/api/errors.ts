@@ -14,7 +14,8 @@ export type ErrorCode =
   | 'bad_response'
   | 'invalid_input'
   | 'config'
-  | 'unreadable_input';
+  | 'unreadable_input'
+  | 'redis_unavailable';
 
 export interface ErrorDetails {
   cause?: unknown;

@@ -1,6 +1,7 @@
 // The one place that speaks HTTP: got with bearer auth, a per-request timeout, a cap on body
 // size, keep-alive agents, and every failure mapped to one error class (errors.ts).
 // got's own retry is off: retrying belongs to the pipeline's single retry policy (retry.ts).
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import got, { type Response } from 'got';
@@ -142,6 +143,11 @@ export class Transport {
     } catch (error) {
       throw this.#scrub(error);
     }
+  }
+
+  /** Names the account without revealing the token: a SHA-256 of it (for Redis key names). */
+  tokenFingerprint(): string {
+    return createHash('sha256').update(this.#token).digest('hex');
   }
 
   /** A server that echoes the token back in its error message must not make us print it. */

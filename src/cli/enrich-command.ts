@@ -8,7 +8,7 @@ import { defaultStorePath } from '../store/default-path.js';
 import { parseDuration } from '../store/duration.js';
 import { ResultStore } from '../store/result-store.js';
 import { printJson, type CliIo } from './io.js';
-import { extrasList, nonNegativeInteger, positiveInteger } from './options.js';
+import { extrasList, nonNegativeInteger, positiveInteger, shardOption } from './options.js';
 import { formatSummary, progressView } from './progress.js';
 import { openTarget, targetOptions, type TargetArgs } from './target.js';
 import { ConfigError } from '../api/errors.js';
@@ -32,11 +32,15 @@ interface EnrichArgs extends TargetArgs {
   maxAge?: string;
   refresh?: boolean;
   quiet?: boolean;
+  redis?: string;
+  shard?: string;
+  rateWindow?: string;
 }
 
 /** Exit statuses of `enrich` (cli-contract.md). */
 export function exitStatusOf(summary: EnrichSummary): number {
   if (summary.stoppedBy === 'interrupt') return 130;
+  if (summary.stoppedBy === 'redis') return 2;
   if (summary.stoppedBy === 'credits') return 3;
   if (summary.status.error > 0) return 2;
   return 0;
@@ -82,11 +86,15 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
         .option('max-age', { type: 'string', requiresArg: true, describe: 'reuse stored answers younger than this (default 30d)' })
         .option('refresh', { type: 'boolean', describe: 'ignore answers stored by earlier runs' })
         .option('quiet', { alias: 'q', type: 'boolean', describe: 'no progress and no summary on stderr' })
+        .option('redis', { type: 'string', requiresArg: true, describe: 'share rate limit, credit reserve and answers with other workers (env LEAD_ENRICH_REDIS)' })
+        .option('shard', { type: 'string', requiresArg: true, describe: 'process only shard K of N of the rows (stable hash of the key), e.g. 2/4' })
+        .option('rate-window', { type: 'string', requiresArg: true, describe: "the server's rate window in ms (default 60000; for a sandbox run with --window-ms)" })
         .example('$0 enrich contacts.csv --sandbox', 'try it against the embedded sandbox')
         .example('$0 enrich contacts.csv -o out.csv --with mx', 'enrich by the detected column, add MX columns')
         .example('$0 enrich leads.csv --by url --column "Person Linkedin Url"', 'choose the lookup and column')
         .example('cat in.csv | $0 enrich - -o - --quiet > out.csv', 'stdin to stdout')
-        .example('$0 enrich contacts.csv --dry-run', 'what would it cost? no lookup is made') as never,
+        .example('$0 enrich contacts.csv --dry-run', 'what would it cost? no lookup is made')
+        .example('$0 enrich big.csv --shard 1/4 --redis redis://10.0.0.5:6379', 'worker 1 of 4, sharing the account through Redis') as never,
     handler: async (args) => {
       const input = args.input === STDIN_ARGUMENT ? '-' : args.input;
       const target = await openTarget(args, io.err);
@@ -101,6 +109,9 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
         const minCredits = nonNegativeInteger('--min-credits', args.minCredits) ?? file.minCredits;
         const retries = nonNegativeInteger('--retries', args.retries) ?? file.retries;
         const format = args.format ?? file.format ?? 'csv';
+        const shard = shardOption(args.shard);
+        const redis = args.redis ?? (process.env.LEAD_ENRICH_REDIS || undefined) ?? file.redis;
+        const rateWindowMs = positiveInteger('--rate-window', args.rateWindow);
         if (args.json && args.output === '-' && !args.dryRun) {
           throw new ConfigError('--json prints the summary on stdout, which -o - already uses: write the output to a file, or drop --json');
         }
@@ -151,10 +162,12 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
           store,
           maxAgeMs,
           refresh: args.refresh ?? false,
+          redis,
+          shard,
           signal: interrupt.signal,
           onProgress: (p) => view.update(p),
           onWarning: (line) => io.err(`lead-enrich: ${line}`),
-          tuning: { progressIntervalMs: io.isTty ? 200 : 1000 },
+          tuning: { progressIntervalMs: io.isTty ? 200 : 1000, ...(rateWindowMs === undefined ? {} : { windowMs: rateWindowMs }) },
         };
         let summary: EnrichSummary;
         try {

@@ -27,3 +27,15 @@ export function extrasList(raw: unknown): Array<'mx' | 'whois'> | undefined {
   }
   return [...new Set(items)] as Array<'mx' | 'whois'>;
 }
+
+/** `--shard K/N`: this worker takes shard K (1-based) of N. */
+export function shardOption(raw: unknown): { index: number; count: number } | undefined {
+  if (raw === undefined) return undefined;
+  const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(String(raw));
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (!match || count < 1 || index < 1 || index > count) {
+    throw new ConfigError(`Invalid option --shard: must be K/N with 1 <= K <= N, such as 2/4, got '${String(raw)}'`);
+  }
+  return { index, count };
+}

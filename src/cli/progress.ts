@@ -83,6 +83,8 @@ export function formatSummary(s: EnrichSummary): string {
   if (s.output && s.output !== '-') lines.push(`Output: ${s.output}`);
   if (s.errorsFile) lines.push(`Errors and skipped rows: ${s.errorsFile}`);
   if (s.stoppedBy === 'credits') lines.push('Stopped early: the credit reserve was reached; add credits and run the same command again to finish.');
+  if (s.stoppedBy === 'redis') lines.push('Stopped early: Redis was lost; the rows not looked up are marked redis_unavailable. Run the same command again.');
+  if (s.shard) lines.push(`Shard: ${s.shard.index} of ${s.shard.count} (only this shard's rows are in the outputs)`);
   if (s.stoppedBy === 'interrupt') lines.push('Interrupted: run the same command again to finish; answers already paid for are reused.');
   return lines.join('\n');
 }

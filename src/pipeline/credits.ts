@@ -108,3 +108,94 @@ export class CreditGuard {
     return Object.fromEntries(this.#costs);
   }
 }
+
+/** The reserve guard as the pipeline uses it: one process alone, or several sharing Redis. */
+export interface CreditAccount {
+  readonly reserve: number;
+  readonly startBalance: number;
+  readonly estimatedBalance: number;
+  readonly exhausted: boolean;
+  readonly atReserve: boolean;
+  costOf(op: BillableOperation): number;
+  tryBegin(op: BillableOperation): CreditTicket | undefined | Promise<CreditTicket | undefined>;
+  finish(ticket: CreditTicket, charged: boolean): void | Promise<void>;
+  markExhausted(): void;
+  stop(): void;
+  reading(balance: number): void | Promise<void>;
+}
+
+/** What SharedCreditGuard needs from Redis (src/cluster/coordinator.ts). */
+export interface SharedCreditStore {
+  creditReading(balance: number, reserve: number, atStart?: boolean): Promise<void>;
+  tryReserve(cost: number, reserve: number): Promise<boolean>;
+  settle(cost: number, charged: boolean): Promise<void>;
+  markExhausted(): Promise<void>;
+}
+
+/**
+ * The reserve shared by every worker of an account: all spending counts against one estimate
+ * kept in Redis, checked and reserved atomically, so the reserve holds whatever the number of
+ * workers. The local guard still learns costs and mirrors this worker's view for the summary.
+ */
+export class SharedCreditGuard implements CreditAccount {
+  readonly #local: CreditGuard;
+  readonly #shared: SharedCreditStore;
+
+  private constructor(local: CreditGuard, shared: SharedCreditStore) {
+    this.#local = local;
+    this.#shared = shared;
+  }
+
+  static async create(options: CreditGuardOptions, shared: SharedCreditStore): Promise<SharedCreditGuard> {
+    await shared.creditReading(options.balance, options.reserve, true);
+    return new SharedCreditGuard(new CreditGuard(options), shared);
+  }
+
+  get reserve(): number {
+    return this.#local.reserve;
+  }
+  get startBalance(): number {
+    return this.#local.startBalance;
+  }
+  get estimatedBalance(): number {
+    return this.#local.estimatedBalance;
+  }
+  get exhausted(): boolean {
+    return this.#local.exhausted;
+  }
+  get atReserve(): boolean {
+    return this.#local.atReserve;
+  }
+  costOf(op: BillableOperation): number {
+    return this.#local.costOf(op);
+  }
+
+  async tryBegin(op: BillableOperation): Promise<CreditTicket | undefined> {
+    if (this.#local.exhausted) return undefined;
+    const cost = this.#local.costOf(op);
+    // The shared estimate decides: other workers' spending and requests in flight count too.
+    if (!(await this.#shared.tryReserve(cost, this.#local.reserve))) return undefined;
+    return { op, cost };
+  }
+
+  async finish(ticket: CreditTicket, charged: boolean): Promise<void> {
+    // This worker's own view, for its summary; the shared estimate is what guards the reserve.
+    if (charged) this.#local.reading(this.#local.estimatedBalance - ticket.cost);
+    // If Redis is gone the coordinator has already told the run; the answer itself must not be lost.
+    await this.#shared.settle(ticket.cost, charged).catch(() => {});
+  }
+
+  markExhausted(): void {
+    this.#local.markExhausted();
+    this.#shared.markExhausted().catch(() => {});
+  }
+
+  stop(): void {
+    this.#local.stop();
+  }
+
+  async reading(balance: number): Promise<void> {
+    this.#local.reading(balance);
+    await this.#shared.creditReading(balance, this.#local.reserve);
+  }
+}

@@ -2,6 +2,7 @@
 // Rows stream through a bounded reorder window, so memory stays flat whatever the file size and
 // rows leave in input order; the reader waits whenever the window or the writer is full.
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { LeadClient } from '../api/client.js';
@@ -11,7 +12,8 @@ import type { CompanyLead, Lead, MxResult, WhoisResult } from '../api/types.js';
 import { ResultStore } from '../store/result-store.js';
 import { defaultStorePath } from '../store/default-path.js';
 import { columnsFor, type RowData } from './columns.js';
-import { CreditGuard, type BillableOperation } from './credits.js';
+import { CreditGuard, SharedCreditGuard, type BillableOperation, type CreditAccount } from './credits.js';
+import { Coordinator } from '../cluster/coordinator.js';
 import { Lookups, isAnswered, type LookupOutcome } from './lookup.js';
 import {
   LOOKUP_OPERATION,
@@ -62,6 +64,11 @@ export interface EnrichOptions {
   maxAgeMs?: number | undefined;
   /** Ignore answers stored by earlier runs. */
   refresh?: boolean | undefined;
+
+  /** Share the rate limit, credit reserve and answers with other workers through this Redis. */
+  redis?: string | undefined;
+  /** Process only the rows whose key hashes to shard `index` (1-based) of `count`. */
+  shard?: Shard | undefined;
 
   /** Aborting stops new lookups; the remaining rows are written as skipped/interrupted. */
   signal?: AbortSignal | undefined;
@@ -118,16 +125,24 @@ export interface EnrichSummary {
   elapsedMs: number;
   rowsPerMinute: number;
   /** Why lookups stopped early, if they did. */
-  stoppedBy: 'credits' | 'interrupt' | undefined;
+  stoppedBy: 'credits' | 'interrupt' | 'redis' | undefined;
+  shard: Shard | undefined;
+}
+
+export interface Shard {
+  index: number;
+  count: number;
 }
 
 const DAY = 24 * 60 * 60 * 1000;
 
-function defaultOutput(input: string | Readable, format: 'csv' | 'jsonl'): string {
+function defaultOutput(input: string | Readable, format: 'csv' | 'jsonl', shard: Shard | undefined): string {
   if (typeof input !== 'string' || input === '-') return '-';
   const ext = path.extname(input);
   const stem = ext ? input.slice(0, -ext.length) : input;
-  return `${stem}.enriched.${format === 'jsonl' ? 'jsonl' : 'csv'}`;
+  // Workers on shards of one input in one folder must not write over each other's outputs.
+  const part = shard ? `.${shard.index}-of-${shard.count}` : '';
+  return `${stem}.enriched${part}.${format === 'jsonl' ? 'jsonl' : 'csv'}`;
 }
 
 function defaultErrors(output: string, input: string | Readable): string | undefined {
@@ -151,7 +166,7 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
   const format = options.format ?? 'csv';
   const extras = options.with ?? [];
   const warn = options.onWarning ?? (() => {});
-  const output = options.output ?? defaultOutput(options.input, format);
+  const output = options.output ?? defaultOutput(options.input, format, options.shard);
   const errorsPath = options.errors ?? defaultErrors(output, options.input);
   if (typeof options.input === 'string' && options.input !== '-' && output !== '-' && path.resolve(output) === path.resolve(options.input)) {
     throw new ConfigError('The output would overwrite the input: choose another -o path');
@@ -170,6 +185,7 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
   let source: CsvSource | undefined;
   let writer: RowWriter | undefined;
   let gate: RateGate | undefined;
+  let coordinator: Coordinator | undefined;
   const timers: NodeJS.Timeout[] = [];
 
   try {
@@ -198,7 +214,11 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
     const creditsData = await retry.run(() => client.getCredits(), startupHooks).catch(rethrowStartup);
     const limits: RateLimitFacts = parseServiceLimits(await retry.run(() => client.getLimits(), startupHooks).catch(rethrowStartup));
     const reserve = options.minCredits ?? creditsData.low_credit_balance_min_threshold ?? 0;
-    const credits = new CreditGuard({ balance: creditsData.total_remaining_credits, reserve });
+    if (options.redis) {
+      coordinator = await Coordinator.connect({ url: options.redis, service, tokenFingerprint: client.transport.tokenFingerprint() });
+    }
+    const guardOptions = { balance: creditsData.total_remaining_credits, reserve };
+    const credits: CreditAccount = coordinator ? await SharedCreditGuard.create(guardOptions, coordinator) : new CreditGuard(guardOptions);
     if (credits.atReserve) {
       warn(`The balance (${creditsData.total_remaining_credits}) is at or below the credit reserve (${reserve}): no lookups will be made`);
       credits.stop();
@@ -213,10 +233,16 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
       ...(options.concurrency === undefined ? {} : { maxConcurrency: options.concurrency }),
       ...(tuning.edgeMarginMs === undefined ? {} : { edgeMarginMs: tuning.edgeMarginMs }),
       resync: async () => parseServiceLimits(await client.getLimits()).resetAt,
+      ...(coordinator ? { coordinator } : {}),
     });
     const activeGate = gate;
+    // The shared reservoir did not see our two start-up calls (credits, limits): count them, if
+    // their window is still the current one.
+    if (coordinator && limits.resetAt && Date.now() < limits.resetAt.getTime()) gate.charge(2);
 
     const interrupt = new AbortController();
+    // Every waiting retry and claim listens to it: many at once is normal, not a leak.
+    setMaxListeners(0, interrupt.signal);
     let fatal: LeadEnrichError | undefined;
     const onAbort = () => {
       interrupt.abort();
@@ -224,6 +250,11 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
     };
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener('abort', onAbort, { once: true });
+    // Redis gone: no new lookups (queued ones are dropped); what is done is written.
+    coordinator?.onLost((error) => {
+      warn(error.message);
+      void activeGate.stop();
+    });
 
     // One reading of /account/credits at a time, through the gate like every request.
     let refreshing: Promise<void> | undefined;
@@ -252,6 +283,7 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
       gate,
       retry,
       credits,
+      coordinator,
       signal: interrupt.signal,
       onFatal: (error) => {
         fatal ??= error;
@@ -283,7 +315,7 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
     });
 
     const summary = newTally();
-    const planBatch = batchPlanner({ target, domainColumn, extras, lookups, width: header.length });
+    const planBatch = batchPlanner({ target, domainColumn, extras, lookups, width: header.length, shard: options.shard });
     const progress = (): EnrichProgress => ({
       rowsDone: summary.rows,
       found: summary.status.found,
@@ -334,16 +366,15 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
 
     let rowNumber = 0;
     for await (const batch of source.batches) {
-      const planned = planBatch(batch, rowNumber + 1);
-      planned.forEach((result, i) => {
+      for (const { row, cells, result } of planBatch(batch, rowNumber + 1)) {
         if (result instanceof Promise) {
-          const slot: Slot = { placeholder: { row: rowNumber + i + 1, cells: batch[i]!, status: 'skipped', billing: 'none', data: {} } };
-          slot.pending = result.then((row) => (slot.value = row));
+          const slot: Slot = { placeholder: { row, cells, status: 'skipped', billing: 'none', data: {} } };
+          slot.pending = result.then((finished) => (slot.value = finished));
           slots.push(slot);
         } else {
           slots.push({ value: result });
         }
-      });
+      }
       rowNumber += batch.length;
       await flush(false);
       if (fatal) break;
@@ -365,7 +396,13 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
     }
     const files = await writer.commit();
     const elapsedMs = Date.now() - started;
-    const stoppedBy = interrupt.signal.aborted ? 'interrupt' : summary.errorCodes.credit_reserve ? 'credits' : undefined;
+    const stoppedBy = coordinator?.lost
+      ? 'redis'
+      : interrupt.signal.aborted
+        ? 'interrupt'
+        : summary.errorCodes.credit_reserve
+          ? 'credits'
+          : undefined;
     return {
       input: typeof options.input === 'string' ? options.input : '(stream)',
       output: files.output ?? (output === '-' ? '-' : undefined),
@@ -384,6 +421,7 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
       elapsedMs,
       rowsPerMinute: elapsedMs > 0 ? Math.round((summary.rows * 60_000) / elapsedMs) : summary.rows,
       stoppedBy,
+      shard: options.shard,
     };
   } catch (error) {
     await writer?.abort();
@@ -394,10 +432,21 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
     await gate?.stop();
     if (ownStore) store?.close();
     if (ownClient) client.close();
+    await coordinator?.close();
   }
 }
 
 const windowMsOf = (tuning: EnrichTuning): number => tuning.windowMs ?? 60_000;
+
+/** FNV-1a, 32 bits: a stable hash of a key for --shard (the same in every process and version). */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
 
 function rethrowStartup(error: unknown): never {
   if (error instanceof UnauthorizedError) throw error;
@@ -431,6 +480,7 @@ function tally(t: Tally, row: FinishedRow): void {
 }
 
 interface PlannerDeps {
+  shard: Shard | undefined;
   target: LookupTarget;
   domainColumn: LookupTarget | undefined;
   extras: Array<'mx' | 'whois'>;
@@ -439,8 +489,10 @@ interface PlannerDeps {
 }
 
 /** plan + look up for a batch of rows: each row is synchronous when every answer is already known. */
-function batchPlanner(deps: PlannerDeps): (batch: string[][], firstRow: number) => Array<FinishedRow | Promise<FinishedRow>> {
-  const { target, domainColumn, extras, lookups, width } = deps;
+function batchPlanner(
+  deps: PlannerDeps,
+): (batch: string[][], firstRow: number) => Array<{ row: number; cells: string[]; result: FinishedRow | Promise<FinishedRow> }> {
+  const { target, domainColumn, extras, lookups, width, shard } = deps;
   const op = LOOKUP_OPERATION[target.kind] as BillableOperation;
 
   const invalid = (cells: string[], row: number, message: string): FinishedRow => ({
@@ -491,14 +543,18 @@ function batchPlanner(deps: PlannerDeps): (batch: string[][], firstRow: number) 
   };
 
   type Planned = { row: number; cells: string[]; key: string } | FinishedRow;
-  const plan = (cells: string[], row: number): Planned => {
+  /** With --shard, whether this worker owns the row: by its normalized key, so duplicates meet. */
+  const owned = (shardKey: string): boolean => !shard || (fnv1a(shardKey) % shard.count) + 1 === shard.index;
+  const plan = (cells: string[], row: number): Planned | undefined => {
+    const raw = fromBytes(cells[target.columnIndex] ?? '');
+    const normalized = normalizeKey(target.kind, raw);
+    if (!owned(normalized.ok ? normalized.key : raw)) return undefined;
     if (cells.length > width) {
       const extra = cells.slice(width);
       if (extra.some((cell) => cell !== '')) {
         return invalid(cells, row, `row has ${cells.length} cells but the header has ${width}; extra cells: ${JSON.stringify(extra.map(fromBytes))}`);
       }
     }
-    const normalized = normalizeKey(target.kind, fromBytes(cells[target.columnIndex] ?? ''));
     if (!normalized.ok) return invalid(cells, row, `${target.columnName}: ${normalized.reason}`);
     return { row, cells, key: normalized.key };
   };
@@ -514,9 +570,9 @@ function batchPlanner(deps: PlannerDeps): (batch: string[][], firstRow: number) 
   };
 
   return (batch, firstRow) => {
-    const planned = batch.map((cells, i) => plan(cells, firstRow + i));
+    const planned = batch.flatMap((cells, i) => plan(cells, firstRow + i) ?? []);
     // One store query for the batch's keys instead of one per row.
     lookups.prefetch(op, [...new Set(planned.flatMap((p) => ('key' in p ? [p.key] : [])))]);
-    return planned.map((p) => ('key' in p ? lookUp(p) : p));
+    return planned.map((p) => ({ row: p.row, cells: p.cells, result: 'key' in p ? lookUp(p) : p }));
   };
 }

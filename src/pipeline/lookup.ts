@@ -10,7 +10,9 @@ import {
   isTransient,
 } from '../api/errors.js';
 import type { ResultStore, StoredResult } from '../store/result-store.js';
-import type { BillableOperation, CreditGuard, CreditTicket } from './credits.js';
+import type { BillableOperation, CreditAccount, CreditTicket } from './credits.js';
+import type { Coordinator } from '../cluster/coordinator.js';
+import { sleep } from './retry.js';
 import { GateStoppedError, type RateGate } from './rate.js';
 import type { RetryPolicy } from './retry.js';
 import type { Billing } from './write.js';
@@ -50,7 +52,9 @@ export interface LookupDeps {
   refresh: boolean;
   gate: RateGate;
   retry: RetryPolicy;
-  credits: CreditGuard;
+  credits: CreditAccount;
+  /** With --redis: claims and answers shared with the other workers of the account. */
+  coordinator?: Coordinator | undefined;
   /** Set when the run is being interrupted: no new request starts. */
   signal: AbortSignal;
   /** A failure that must stop the whole run (401). */
@@ -133,11 +137,57 @@ export class Lookups {
     const id = `${op}\u0000${key}`;
     const pending = this.#inFlight.get(id);
     if (pending) return pending.then(asDuplicate);
+    const lost = this.#deps.coordinator?.lost;
+    if (lost) return { kind: 'error', code: lost.code, message: lost.message, billing: 'none' };
     if (this.#deps.signal.aborted) return INTERRUPTED;
     if (this.#deps.credits.exhausted) return RESERVE;
-    const request = this.#fetch(op, key).finally(() => this.#inFlight.delete(id));
+    const request = (this.#deps.coordinator ? this.#fetchShared(this.#deps.coordinator, op, key) : this.#fetch(op, key)).finally(() =>
+      this.#inFlight.delete(id),
+    );
     this.#inFlight.set(id, request);
     return request;
+  }
+
+  /**
+   * With other workers: take the answer another worker already has, or claim the key (so no
+   * two workers pay for it), fetch it, and share the answer. A claim held by another worker is
+   * waited for; if that worker dies, its claim expires and the key is claimed again.
+   */
+  async #fetchShared(coordinator: Coordinator, op: BillableOperation, key: string): Promise<LookupOutcome> {
+    const { store, service, runId, signal } = this.#deps;
+    try {
+      for (;;) {
+        const shared = await coordinator.sharedAnswer(op, key);
+        if (shared) {
+          store.put(service, op, key, shared, runId);
+          return { kind: shared.found ? 'found' : 'not_found', data: shared.data, billing: 'duplicate' };
+        }
+        if (await coordinator.claim(op, key)) {
+          // The worker that held the claim may have answered just before releasing it.
+          const late = await coordinator.sharedAnswer(op, key);
+          if (!late) break;
+          await coordinator.release(op, key);
+          store.put(service, op, key, late, runId);
+          return { kind: late.found ? 'found' : 'not_found', data: late.data, billing: 'duplicate' };
+        }
+        if (signal.aborted) return INTERRUPTED;
+        await sleep(100, signal);
+      }
+    } catch (error) {
+      const lost = coordinator.fail(error);
+      return { kind: 'error', code: lost.code, message: lost.message, billing: 'none' };
+    }
+    const outcome = await this.#fetch(op, key);
+    try {
+      if (outcome.kind === 'found' || outcome.kind === 'not_found') {
+        await coordinator.publishAnswer(op, key, { found: outcome.kind === 'found', data: outcome.data });
+      } else {
+        await coordinator.release(op, key);
+      }
+    } catch {
+      // Redis is gone: the coordinator has told the run; the answer is in the local store.
+    }
+    return outcome;
   }
 
   async #fetch(op: BillableOperation, key: string): Promise<LookupOutcome> {
@@ -150,7 +200,7 @@ export class Lookups {
           () =>
             gate.schedule(async () => {
               if (signal.aborted) throw new GateStoppedError();
-              ticket = credits.tryBegin(op);
+              ticket = await credits.tryBegin(op);
               if (!ticket) throw new CreditRefused();
               this.counters.requests += 1;
               let charged = false;
@@ -159,7 +209,7 @@ export class Lookups {
                 charged = foundIn(op, response.data);
                 return response.data as unknown;
               } finally {
-                credits.finish(ticket, charged);
+                await credits.finish(ticket, charged);
                 ticket = undefined;
               }
             }),
@@ -190,6 +240,8 @@ export class Lookups {
           return RESERVE;
         }
         // A request dropped by the interrupt, or whose retries the interrupt cut short, was not answered.
+        const lost = this.#deps.coordinator?.lost;
+        if (lost) return { kind: 'error', code: lost.code, message: lost.message, billing: 'none' };
         if (error instanceof GateStoppedError || (signal.aborted && isTransient(error))) return INTERRUPTED;
         if (error instanceof PaymentRequiredError) {
           credits.markExhausted();

@@ -12,6 +12,7 @@
 // a leaner engine, p-limit plus a token count, where pacing finer than a millisecond means nothing.
 import Bottleneck from 'bottleneck';
 import pLimit, { type LimitFunction } from 'p-limit';
+import type { Coordinator } from '../cluster/coordinator.js';
 import type { RateLimitFacts } from '../api/limits.js';
 
 export interface RateGateOptions {
@@ -30,6 +31,13 @@ export interface RateGateOptions {
   edgeMarginMs?: number;
   /** Asked for a fresh reset time after a 429 that carried no usable hint. */
   resync?: () => Promise<Date | undefined>;
+  /**
+   * Share the limiter with other workers through Redis (Bottleneck clustering): one reservoir,
+   * one pace, one pause for every process on the account.
+   */
+  coordinator?: Coordinator;
+  /** With a coordinator: the longest a request may run before the cluster stops counting it. */
+  jobExpirationMs?: number;
   now?: () => number;
 }
 
@@ -38,6 +46,7 @@ interface Engine {
   schedule<T>(task: () => Promise<T>): Promise<T>;
   setReservoir(n: number): void;
   setConcurrency(n: number): void;
+  charge(n: number): void;
   pending(): number;
   stop(): Promise<void>;
 }
@@ -45,21 +54,50 @@ interface Engine {
 /** Requests per second above which Bottleneck's own overhead would become the limit. */
 export const FAST_RATE_PER_SECOND = 200;
 
-function bottleneckEngine(reservoir: number, minTime: number, concurrency: number): Engine {
-  const limiter = new Bottleneck({ reservoir, minTime, maxConcurrent: concurrency });
+function bottleneckEngine(
+  reservoir: number,
+  minTime: number,
+  concurrency: number,
+  cluster?: { coordinator: Coordinator; windowMs: number; expirationMs: number },
+): Engine {
+  const limiter = new Bottleneck({
+    reservoir,
+    minTime,
+    // With clustering, concurrency stays per worker (below): a cluster-wide count would keep the
+    // jobs of a killed worker "running" until they expire and starve the living ones.
+    maxConcurrent: cluster ? null : concurrency,
+    ...(cluster
+      ? {
+          // The first worker of the account stores these settings; the others use them.
+          id: cluster.coordinator.id,
+          datastore: 'ioredis',
+          connection: cluster.coordinator.connection,
+          clearDatastore: false,
+          timeout: cluster.windowMs * 10,
+        }
+      : {}),
+  });
+  const jobOptions = cluster ? { expiration: cluster.expirationMs } : {};
+  const local: LimitFunction | undefined = cluster ? pLimit(Math.max(1, concurrency)) : undefined;
   // Bottleneck reports job errors here too; ours are handled where schedule() is awaited.
   limiter.on('error', () => {});
   return {
-    schedule: (task) => limiter.schedule(task),
+    schedule: (task) => (local ? local(() => limiter.schedule(jobOptions, task)) : limiter.schedule(jobOptions, task)),
     // Only the reservoir and maxConcurrent are ever updated: no reservoir refresh is configured,
     // so Bottleneck's #185 (updateSettings stops the refresh) cannot bite.
     setReservoir: (n) => limiter.updateSettings({ reservoir: n }),
-    setConcurrency: (n) => limiter.updateSettings({ maxConcurrent: n }),
+    setConcurrency: (n) => {
+      if (local) local.concurrency = Math.max(1, n);
+      else limiter.updateSettings({ maxConcurrent: n });
+    },
+    charge: (n) => void limiter.incrementReservoir(-n).catch(() => {}),
     pending: () => {
       const c = limiter.counts();
       return (c.RECEIVED ?? 0) + (c.QUEUED ?? 0) + (c.RUNNING ?? 0) + (c.EXECUTING ?? 0);
     },
-    stop: () => limiter.stop({ dropWaitingJobs: true }),
+    // Drops the waiting jobs at once. The promise waits for the jobs still running, which with
+    // clustering means every worker's: wait a little, not for the whole cluster.
+    stop: () => Promise.race([limiter.stop({ dropWaitingJobs: true }), new Promise<void>((resolve) => setTimeout(resolve, 1000).unref())]),
   };
 }
 
@@ -88,6 +126,9 @@ function fastEngine(reservoir: number, concurrency: number): Engine {
     setConcurrency: (n) => {
       limit.concurrency = Math.max(1, n);
     },
+    charge: (n) => {
+      tokens -= n;
+    },
     pending: () => limit.activeCount + limit.pendingCount,
     stop: async () => {
       stopped = true;
@@ -110,6 +151,7 @@ export class RateGate {
   readonly rpm: number;
   readonly windowMs: number;
   readonly #engine: Engine;
+  readonly #coordinator: Coordinator | undefined;
   readonly #margin: number;
   readonly #maxConcurrency: number;
   readonly #resync: (() => Promise<Date | undefined>) | undefined;
@@ -129,7 +171,8 @@ export class RateGate {
     this.rpm = options.rpm;
     this.windowMs = options.windowMs ?? 60_000;
     this.#now = options.now ?? Date.now;
-    this.#margin = Math.min(options.edgeMarginMs ?? 250, this.windowMs / 20);
+    // With Redis the refill happens at the edge itself (see #refillCluster), so no margin.
+    this.#margin = options.coordinator ? 0 : Math.min(options.edgeMarginMs ?? 250, this.windowMs / 20);
     this.#maxConcurrency = options.maxConcurrency ?? Number.POSITIVE_INFINITY;
     this.#resync = options.resync;
     const now = this.#now();
@@ -139,8 +182,15 @@ export class RateGate {
     const initial = Math.min(this.rpm, options.facts?.remaining ?? this.rpm);
     this.stats.concurrency = this.#concurrencyFor(this.#latencyMs);
     const minTime = this.windowMs / this.rpm;
-    this.#engine =
-      1000 / minTime > FAST_RATE_PER_SECOND
+    this.#coordinator = options.coordinator;
+    this.#engine = options.coordinator
+      ? // Bottleneck's Redis scripts need whole milliseconds: a fractional minTime stalls the cluster.
+        bottleneckEngine(Math.max(0, initial), Math.ceil(minTime), this.stats.concurrency, {
+          coordinator: options.coordinator,
+          windowMs: this.windowMs,
+          expirationMs: options.jobExpirationMs ?? 120_000,
+        })
+      : 1000 / minTime > FAST_RATE_PER_SECOND
         ? fastEngine(Math.max(0, initial), this.stats.concurrency)
         : bottleneckEngine(Math.max(0, initial), minTime, this.stats.concurrency);
     this.#armRefill(this.#windowEnd + this.#margin);
@@ -149,21 +199,40 @@ export class RateGate {
   /** Runs `task` when the rate allows. Rejects with GateStoppedError once stop() was called. */
   async schedule<T>(task: () => Promise<T>): Promise<T> {
     if (this.#stopped) throw new GateStoppedError();
+    let ran = false;
+    // Until it starts, a job can be dropped by stop() even when the engine cannot (Redis gone).
+    let drop: (error: Error) => void = () => {};
+    const dropped = new Promise<never>((_, reject) => {
+      drop = reject;
+    });
+    dropped.catch(() => {});
+    this.#waiting.add(drop);
     try {
-      return await this.#engine.schedule(() => {
+      return await Promise.race([dropped, this.#engine.schedule(() => {
+        this.#waiting.delete(drop);
+        if (this.#stopped) return Promise.reject(new GateStoppedError());
+        ran = true;
         const started = this.#now();
         this.#recentStarts.push(started);
         // Only the starts since shortly before the next edge matter; keep the list short at high rates.
         if (this.#recentStarts.length > 4096) this.#recentStarts = this.#recentStarts.filter((t) => t >= started - 3 * this.#margin);
         this.stats.started += 1;
         return task().finally(() => this.#observe(this.#now() - started));
-      });
+      })]);
     } catch (error) {
+      // The task's own failure (a request's error) passes through as it is.
+      if (ran && !(error instanceof Bottleneck.BottleneckError)) throw error;
       // A job dropped by stop() rejects with Bottleneck's own error: report it as ours.
       if (this.#stopped && (error instanceof Bottleneck.BottleneckError || error instanceof GateStoppedError)) throw new GateStoppedError();
+      // With Redis, a failure of the limiter itself (not of the request) means Redis is gone.
+      if (this.#coordinator && !(error instanceof GateStoppedError)) throw this.#coordinator.fail(error);
       throw error;
+    } finally {
+      this.#waiting.delete(drop);
     }
   }
+
+  readonly #waiting = new Set<(error: Error) => void>();
 
   /**
    * The server said "too many": hold every request until `until` (or a fresh reset time), then
@@ -191,6 +260,7 @@ export class RateGate {
   #pauseUntil(until: number): void {
     if (until <= this.#pausedUntil) return;
     this.#pausedUntil = until;
+    this.#coordinator?.pauseUntil(until).catch(() => {});
     this.#windowEnd = until;
     this.#armRefill(until + this.#margin);
   }
@@ -203,6 +273,10 @@ export class RateGate {
 
   #refill(): void {
     if (this.#stopped) return;
+    if (this.#coordinator) {
+      void this.#refillCluster(this.#coordinator);
+      return;
+    }
     const now = this.#now();
     const edge = this.#windowEnd;
     // Starts since shortly before the edge may be counted by the server in the new window.
@@ -211,6 +285,35 @@ export class RateGate {
     while (this.#windowEnd <= now) this.#windowEnd += this.windowMs;
     this.#engine.setReservoir(allowed);
     this.#armRefill(this.#windowEnd + this.#margin);
+  }
+
+  /**
+   * With several workers, one of them (whoever takes the edge's lock) refills the shared
+   * reservoir, unless a worker's 429 paused the cluster past the edge. Starts near the edge are
+   * not known cluster-wide, so the refill happens at the edge itself (what is left of the old
+   * window cannot spill into the new one) and keeps back what may still be on its way: the
+   * requests started within one measured one-way latency before the edge, at the shared pace
+   * (minTime = window / rpm, kept by Bottleneck in Redis), plus one for a late timer.
+   */
+  async #refillCluster(coordinator: Coordinator): Promise<void> {
+    const edge = this.#windowEnd;
+    const now = this.#now();
+    while (this.#windowEnd <= now) this.#windowEnd += this.windowMs;
+    this.#armRefill(this.#windowEnd + this.#margin);
+    try {
+      const paused = await coordinator.pausedUntil();
+      if (paused > now) {
+        this.#pauseUntil(paused);
+        return;
+      }
+      if (!(await coordinator.claimRefill(edge, this.windowMs))) return;
+      // Before a few answers the latency is a guess (1 s, for sizing concurrency): keep one back.
+      const latency = this.#completions >= 8 ? this.#latencyMs : 0;
+      const onTheirWay = Math.round(latency / 2 / (this.windowMs / this.rpm));
+      this.#engine.setReservoir(Math.max(0, this.rpm - 1 - onTheirWay));
+    } catch {
+      // Redis is gone: the coordinator has told the run.
+    }
   }
 
   #concurrencyFor(latencyMs: number): number {
@@ -232,6 +335,14 @@ export class RateGate {
     }
   }
 
+  /**
+   * Takes `n` from the shared reservoir: requests this worker made outside the gate (its
+   * start-up account calls), which the cluster's reservoir could not know of.
+   */
+  charge(n: number): void {
+    this.#engine.charge(n);
+  }
+
   /** Requests queued or running. */
   get pending(): number {
     return this.#engine.pending();
@@ -242,6 +353,8 @@ export class RateGate {
     if (this.#stopped) return;
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
+    for (const drop of this.#waiting) drop(new GateStoppedError());
+    this.#waiting.clear();
     await this.#engine.stop();
   }
 }

@@ -1,0 +1,254 @@
+// Several workers, one account (README, "Running on several machines"): the state that must be
+// shared lives in Redis, under keys derived from the service and a hash of the token (never the
+// token itself). Bottleneck's own clustering carries the rate limiter; this file holds the rest:
+// the credit reserve, claims on keys in flight, answers shared between workers, and the
+// window-edge refill lock and pause that keep the shared reservoir in step with the server.
+import { createHash, randomUUID } from 'node:crypto';
+import Bottleneck from 'bottleneck';
+import { Redis } from 'ioredis';
+import { ConfigError, LeadEnrichError } from '../api/errors.js';
+
+/** Redis went away during a run: lookups stop, what is done is written. */
+export class CoordinationLostError extends LeadEnrichError {
+  constructor(message: string, cause?: unknown) {
+    super('redis_unavailable', message, cause === undefined ? {} : { cause });
+  }
+}
+
+export interface CoordinatorOptions {
+  url: string;
+  service: string;
+  /** A hash of the token (Transport.tokenFingerprint): the token itself never reaches Redis. */
+  tokenFingerprint: string;
+  /** How long a claim on a key in flight holds before another worker may take it over. */
+  claimTtlMs?: number;
+  /** How long answers stay shared in Redis (the durable store keeps them longer). */
+  answerTtlMs?: number;
+  connectTimeoutMs?: number;
+}
+
+/** Redacts any password in a redis:// URL for messages. */
+function describeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'the --redis URL';
+  }
+}
+
+const TRY_BEGIN = `
+local h = KEYS[1]
+if redis.call('HGET', h, 'exhausted') == '1' then return 0 end
+local b = tonumber(redis.call('HGET', h, 'balance') or '0')
+local s = tonumber(redis.call('HGET', h, 'spent') or '0')
+local i = tonumber(redis.call('HGET', h, 'inflight') or '0')
+if b - s - i - tonumber(ARGV[1]) < tonumber(ARGV[2]) then return 0 end
+redis.call('HINCRBY', h, 'inflight', ARGV[1])
+redis.call('PEXPIRE', h, ARGV[3])
+return 1`;
+
+const READING = `
+local h = KEYS[1]
+local reading = tonumber(ARGV[1])
+local b = redis.call('HGET', h, 'balance')
+local idle = tonumber(redis.call('HGET', h, 'inflight') or '0') <= 0
+if b and ARGV[4] == 'start' and idle and redis.call('HGET', h, 'exhausted') == '1' and reading > tonumber(ARGV[2]) then
+  -- A new run after a stop at the reserve, with credits added since: start afresh.
+  redis.call('HSET', h, 'exhausted', '0')
+elseif b then
+  local estimate = tonumber(b) - tonumber(redis.call('HGET', h, 'spent') or '0')
+  if estimate < reading then reading = estimate end
+elseif reading > tonumber(ARGV[2]) then
+  redis.call('HSET', h, 'exhausted', '0')
+end
+redis.call('HSET', h, 'balance', reading, 'spent', 0)
+redis.call('PEXPIRE', h, ARGV[3])
+return reading`;
+
+export class Coordinator {
+  readonly id: string;
+  readonly client: Redis;
+  readonly connection: Bottleneck.IORedisConnection;
+  readonly workerId = randomUUID();
+  readonly #claimTtlMs: number;
+  readonly #answerTtlMs: number;
+  #lost: CoordinationLostError | undefined;
+  readonly #onLost: Array<(error: CoordinationLostError) => void> = [];
+  readonly #url: string;
+
+  private constructor(client: Redis, options: CoordinatorOptions) {
+    this.client = client;
+    this.#url = describeUrl(options.url);
+    // One cluster per account and service: a hash of the token names it, never the token.
+    this.id = `lead-enrich:${createHash('sha256').update(`${options.service}\u0000${options.tokenFingerprint}`).digest('hex').slice(0, 20)}`;
+    this.#claimTtlMs = options.claimTtlMs ?? 60_000;
+    this.#answerTtlMs = options.answerTtlMs ?? 24 * 60 * 60 * 1000;
+    this.connection = new Bottleneck.IORedisConnection({ client, Redis });
+    this.connection.on('error', (error: unknown) => this.fail(error));
+    client.on('error', (error: unknown) => this.fail(error));
+    client.on('end', () => this.fail(new Error('connection closed')));
+  }
+
+  static async connect(options: CoordinatorOptions): Promise<Coordinator> {
+    let client: Redis;
+    try {
+      client = new Redis(options.url, {
+        connectTimeout: options.connectTimeoutMs ?? 5000,
+        // Fail fast instead of queueing commands while Redis is away: a lost Redis stops lookups.
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+        retryStrategy: () => null,
+      });
+    } catch (error) {
+      throw new ConfigError(`Invalid --redis URL ${describeUrl(options.url)}: ${(error as Error).message}`);
+    }
+    client.on('error', () => {});
+    try {
+      // Not lazy: Bottleneck duplicates this client for its subscriptions, and a lazy duplicate
+      // would never connect.
+      await new Promise<void>((resolve, reject) => {
+        client.once('ready', () => resolve());
+        client.once('error', reject);
+        client.once('end', () => reject(new Error('connection closed')));
+      });
+      await client.ping();
+    } catch (error) {
+      client.disconnect();
+      throw new ConfigError(
+        `Cannot reach Redis at ${describeUrl(options.url)}: ${(error as Error).message}; start it, fix --redis / LEAD_ENRICH_REDIS, or drop --redis to run alone`,
+      );
+    }
+    return new Coordinator(client, options);
+  }
+
+  get lost(): CoordinationLostError | undefined {
+    return this.#lost;
+  }
+
+  onLost(listener: (error: CoordinationLostError) => void): void {
+    this.#onLost.push(listener);
+  }
+
+  /** Marks Redis as gone (once) and tells the run. */
+  fail(cause: unknown): CoordinationLostError {
+    if (!this.#lost && !this.#closing) {
+      this.#lost = new CoordinationLostError(
+        `Lost the connection to Redis at ${this.#url}: no new lookups; what is done is written. Run the same command again when Redis is back`,
+        cause,
+      );
+      for (const listener of this.#onLost) listener(this.#lost);
+    }
+    return this.#lost ?? new CoordinationLostError('Redis connection closed', cause);
+  }
+
+  async #call<T>(command: () => Promise<T>): Promise<T> {
+    if (this.#lost) throw this.#lost;
+    try {
+      return await command();
+    } catch (error) {
+      throw this.fail(error);
+    }
+  }
+
+  // --- rate: one refill per window edge, and a pause every worker sees -----------------------
+
+  /** True for exactly one worker per window edge: that one refills the shared reservoir. */
+  async claimRefill(edge: number, windowMs: number): Promise<boolean> {
+    const won = await this.#call(() => this.client.set(`${this.id}:refill:${edge}`, this.workerId, 'PX', Math.max(1000, windowMs * 2), 'NX'));
+    return won === 'OK';
+  }
+
+  async pauseUntil(until: number): Promise<void> {
+    await this.#call(async () => {
+      const current = Number((await this.client.get(`${this.id}:paused-until`)) ?? 0);
+      if (until > current) await this.client.set(`${this.id}:paused-until`, String(until), 'PX', Math.max(1000, until - Date.now() + 60_000));
+    });
+  }
+
+  async pausedUntil(): Promise<number> {
+    return Number((await this.#call(() => this.client.get(`${this.id}:paused-until`))) ?? 0);
+  }
+
+  // --- credits: one estimate for every worker ---------------------------------------------------
+
+  get #credits(): string {
+    return `${this.id}:credits`;
+  }
+
+  /**
+   * A fresh balance from /account/credits. Another worker may have spent since this reading
+   * was taken, so the shared estimate only ever goes down by a reading (the lower of the two
+   * wins); a new estimate starts from it. Redis holds it for an hour after the last use.
+   */
+  async creditReading(balance: number, reserve: number, atStart = false): Promise<void> {
+    await this.#call(() =>
+      this.client.eval(READING, 1, this.#credits, String(balance), String(reserve), String(60 * 60 * 1000), atStart ? 'start' : 'during'),
+    );
+  }
+
+  async tryReserve(cost: number, reserve: number): Promise<boolean> {
+    const ok = await this.#call(() => this.client.eval(TRY_BEGIN, 1, this.#credits, String(cost), String(reserve), String(60 * 60 * 1000)));
+    return ok === 1;
+  }
+
+  async settle(cost: number, charged: boolean): Promise<void> {
+    await this.#call(async () => {
+      const multi = this.client.multi().hincrby(this.#credits, 'inflight', -cost);
+      if (charged) multi.hincrby(this.#credits, 'spent', cost);
+      await multi.exec();
+    });
+  }
+
+  async markExhausted(): Promise<void> {
+    await this.#call(() => this.client.hset(this.#credits, 'exhausted', '1'));
+  }
+
+  async sharedBalance(): Promise<number | undefined> {
+    const [balance, spent] = await this.#call(() => this.client.hmget(this.#credits, 'balance', 'spent'));
+    return balance === null ? undefined : Number(balance) - Number(spent ?? 0);
+  }
+
+  // --- answers: a key is fetched by one worker, and its answer shared -------------------------
+
+  #answerKey(op: string, key: string): string {
+    return `${this.id}:answer:${op}:${createHash('sha1').update(key).digest('hex')}`;
+  }
+  #claimKey(op: string, key: string): string {
+    return `${this.id}:claim:${op}:${createHash('sha1').update(key).digest('hex')}`;
+  }
+
+  async sharedAnswer(op: string, key: string): Promise<{ found: boolean; data: unknown } | undefined> {
+    const text = await this.#call(() => this.client.get(this.#answerKey(op, key)));
+    return text === null ? undefined : (JSON.parse(text) as { found: boolean; data: unknown });
+  }
+
+  /** True when this worker may fetch the key; false while another worker holds it. */
+  async claim(op: string, key: string): Promise<boolean> {
+    const won = await this.#call(() => this.client.set(this.#claimKey(op, key), this.workerId, 'PX', this.#claimTtlMs, 'NX'));
+    return won === 'OK';
+  }
+
+  async publishAnswer(op: string, key: string, answer: { found: boolean; data: unknown }): Promise<void> {
+    await this.#call(() =>
+      this.client.multi().set(this.#answerKey(op, key), JSON.stringify(answer), 'PX', this.#answerTtlMs).del(this.#claimKey(op, key)).exec(),
+    );
+  }
+
+  async release(op: string, key: string): Promise<void> {
+    await this.#call(() => this.client.del(this.#claimKey(op, key)));
+  }
+
+  #closing = false;
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    try {
+      await this.connection.disconnect(false);
+    } catch {
+      // already gone
+    }
+    this.client.disconnect();
+  }
+}

@@ -1,0 +1,151 @@
+// Several workers, one account: `--redis` shares the rate limit, the credit reserve and the
+// answers; `--shard K/N` splits one input. Real redis-server and sandbox on 127.0.0.1.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startSandbox, type Sandbox } from '../src/sandbox/server.js';
+import { lines, runCli, spawnCli, type CliProcess } from './helpers/cli.js';
+import { emails, makeTempDir, readCsvObjects, writeCsv } from './helpers/files.js';
+import { startRedis, type RedisServer } from './helpers/redis.js';
+
+vi.setConfig({ testTimeout: 60_000 });
+
+let redis: RedisServer;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(() => redis.stop());
+
+function worker(s: Sandbox, dir: string, input: string, k: number, n: number, extra: string[] = [], redisUrl = redis.url): CliProcess {
+  const child = spawnCli(
+    ['enrich', input, '--redis', redisUrl, '--shard', `${k}/${n}`, '--rate-window', '1000', '--json', '--quiet', ...extra],
+    { env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: path.join(dir, `store-${k}.sqlite`) }, timeoutMs: 40_000 },
+  );
+  child.stdin!.end();
+  return child;
+}
+
+describe('--redis and --shard', () => {
+  it('four workers on one account keep to the rate together, with no 429, and use it fully', async () => {
+    const rpm = 40;
+    const s = await startSandbox({ port: 0, rpm, windowMs: 1000, credits: 1_000_000 });
+    try {
+      const dir = makeTempDir();
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(400).map((e) => [e])]);
+      const results = await Promise.all([1, 2, 3, 4].map((k) => worker(s, dir, input, k, 4).result));
+      for (const r of results) expect(r.code, r.stderr).toBe(0);
+      const summaries = results.map((r) => JSON.parse(r.stdout));
+      // Every row is in exactly one shard's output.
+      expect(summaries.reduce((sum, x) => sum + x.rows, 0)).toBe(400);
+      const rows = [1, 2, 3, 4].flatMap((k) => readCsvObjects(path.join(dir, `in.enriched.${k}-of-4.csv`)));
+      expect(new Set(rows.map((r) => r.email)).size).toBe(400);
+      expect(s.stats.windows.map((w) => w.requests), JSON.stringify(s.stats.windows)).toSatisfy((counts: number[]) => counts.every((n) => n <= rpm));
+      expect(s.stats.rateLimited).toBe(0);
+      // Full windows (not the first nor the last): the workers together use ≥ 95 % of the rate.
+      const full = s.stats.windows.slice(1, -1);
+      expect(full.length).toBeGreaterThanOrEqual(5);
+      const used = full.reduce((sum, w) => sum + w.accepted, 0) / (full.length * rpm);
+      expect(used, JSON.stringify(full.map((w) => w.accepted))).toBeGreaterThanOrEqual(0.95);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('holds the credit reserve across workers', async () => {
+    const s = await startSandbox({ port: 0, rpm: 6000, windowMs: 1000, credits: 300, notFoundRate: 0 });
+    try {
+      const dir = makeTempDir();
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(200, 'reserve').map((e) => [e])]);
+      const results = await Promise.all([1, 2, 3].map((k) => worker(s, dir, input, k, 3, ['--min-credits', '100']).result));
+      for (const r of results) expect(r.code, r.stderr).toBe(3);
+      expect(s.credits).toBeGreaterThanOrEqual(100);
+      const found = results.reduce((sum, r) => sum + JSON.parse(r.stdout).status.found, 0);
+      expect(found).toBe(50);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('does not pay twice for a key two workers both have', async () => {
+    const s = await startSandbox({ port: 0, rpm: 6000, windowMs: 1000, credits: 1_000_000, latencyMs: [20, 40] });
+    try {
+      const dir = makeTempDir();
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(60, 'overlap').map((e) => [e])]);
+      // Both workers take the whole file (shard 1/1): every key is wanted twice.
+      const results = await Promise.all(['a', 'b'].map((name) => {
+        const child = spawnCli(['enrich', input, '--redis', redis.url, '--rate-window', '1000', '--json', '--quiet', '-o', path.join(dir, `${name}.csv`)], {
+          env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: path.join(dir, `${name}.sqlite`) },
+        });
+        child.stdin!.end();
+        return child.result;
+      }));
+      for (const r of results) expect(r.code, r.stderr).toBe(0);
+      expect([...s.stats.charges.values()].every((n) => n === 1)).toBe(true);
+      expect(s.stats.byOperation.lookup_email).toBe(60);
+      const billing = results.map((r) => JSON.parse(r.stdout).billing);
+      expect(billing[0].duplicate + billing[1].duplicate).toBeGreaterThanOrEqual(60);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('killing one worker does not stop the others', async () => {
+    const s = await startSandbox({ port: 0, rpm: 60, windowMs: 1000, credits: 1_000_000 });
+    try {
+      const dir = makeTempDir();
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(120, 'kill').map((e) => [e])]);
+      const children = [1, 2, 3].map((k) => worker(s, dir, input, k, 3));
+      await new Promise((r) => setTimeout(r, 1500));
+      children[0]!.kill('SIGKILL');
+      const [killed, ...others] = await Promise.all(children.map((c) => c.result));
+      expect(killed!.signal).toBe('SIGKILL');
+      for (const r of others) {
+        expect(r.code, r.stderr).toBe(0);
+        expect(JSON.parse(r.stdout).status.skipped).toBe(0);
+      }
+      expect(s.stats.rateLimited, JSON.stringify(s.stats.windows)).toBe(0);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('says so clearly when Redis cannot be reached at start', async () => {
+    const s = await startSandbox({ port: 0 });
+    try {
+      const dir = makeTempDir();
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['a@acme.com']]);
+      const r = await runCli(['enrich', input, '--redis', 'redis://127.0.0.1:1'], { env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token } });
+      expect(r.code).toBe(1);
+      expect(lines(r.stderr)).toHaveLength(1);
+      expect(r.stderr).toMatch(/Cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);
+      expect(fs.readdirSync(dir)).toEqual(['in.csv']);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('stops lookups when Redis is lost mid-run, writes what is done, and exits', async () => {
+    const own = await startRedis();
+    const s = await startSandbox({ port: 0, rpm: 20, windowMs: 1000, credits: 1_000_000 });
+    try {
+      const dir = makeTempDir();
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(80, 'lost').map((e) => [e])]);
+      const child = worker(s, dir, input, 1, 1, [], own.url);
+      await new Promise((r) => setTimeout(r, 1500));
+      await own.stop();
+      const r = await child.result;
+      expect(r.timedOut, r.stderr).toBe(false);
+      expect(r.code).toBe(2);
+      const summary = JSON.parse(r.stdout);
+      expect(summary.stoppedBy).toBe('redis');
+      expect(summary.rows).toBe(80);
+      expect(summary.status.found + summary.status.not_found).toBeGreaterThan(0);
+      expect(summary.errorCodes.redis_unavailable).toBeGreaterThan(0);
+      const sidecar = readCsvObjects(path.join(dir, 'in.enriched.1-of-1.errors.csv'));
+      expect(sidecar.every((row) => row.error_code === 'redis_unavailable')).toBe(true);
+    } finally {
+      await s.close();
+      await own.stop();
+    }
+  });
+});

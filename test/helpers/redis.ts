@@ -1,0 +1,52 @@
+// A real redis-server on 127.0.0.1 for the tests of --redis (no mock). It must be installed:
+// `.ci/run` installs Debian's redis-server when it is missing.
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+
+export interface RedisServer {
+  url: string;
+  port: number;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export async function startRedis(): Promise<RedisServer> {
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start on port ${port}:\n${output}`)), 10_000);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(new Error(`Cannot run redis-server (${error.message}): install it (Debian: apt-get install redis-server)`));
+    });
+    child.stdout!.on('data', () => {
+      if (/Ready to accept connections/.test(output)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    process: child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      }),
+  };
+}
