@@ -16,10 +16,19 @@ function counts(p: EnrichProgress): string {
   return `found ${p.found}, not found ${p.notFound}, errors ${p.errors}, skipped ${p.skipped}, credits ${p.creditsSpent}`;
 }
 
+/**
+ * The total rows, estimated from the share of the file read so far (exact once it is all read);
+ * undefined for stdin. Progress counts rows written, not bytes read: the reader runs ahead.
+ */
+function estimatedRows(p: EnrichProgress): number | undefined {
+  if (!p.totalBytes || p.bytesRead <= 0) return undefined;
+  return Math.max(p.rowsRead, Math.round((p.rowsRead * p.totalBytes) / p.bytesRead));
+}
+
 function eta(p: EnrichProgress): string {
-  if (!p.totalBytes || p.bytesRead <= 0 || p.bytesRead >= p.totalBytes) return '';
-  const remaining = (p.elapsedMs / p.bytesRead) * (p.totalBytes - p.bytesRead);
-  return `, ETA ${formatDuration(remaining)}`;
+  const total = estimatedRows(p);
+  if (!total || p.rowsDone <= 0 || p.rowsDone >= total) return '';
+  return `, ETA ${formatDuration((p.elapsedMs / p.rowsDone) * (total - p.rowsDone))}`;
 }
 
 export function progressView(io: CliIo, mode: 'bar' | 'plain' | 'quiet'): ProgressView {
@@ -31,7 +40,8 @@ export function progressView(io: CliIo, mode: 'bar' | 'plain' | 'quiet'): Progre
         if (Date.now() - last < PLAIN_EVERY_MS) return;
         last = Date.now();
         const rate = p.elapsedMs > 0 ? Math.round((p.rowsDone * 60_000) / p.elapsedMs) : 0;
-        const percent = p.totalBytes ? ` (${Math.floor((100 * p.bytesRead) / p.totalBytes)}% of input)` : '';
+        const total = estimatedRows(p);
+        const percent = total ? ` of about ${total} (${Math.floor((100 * p.rowsDone) / total)}%)` : '';
         io.err(`lead-enrich: ${p.rowsDone} rows done${percent}, ${rate} rows/min${eta(p)}; ${counts(p)}`);
       },
       stop() {},
@@ -39,7 +49,7 @@ export function progressView(io: CliIo, mode: 'bar' | 'plain' | 'quiet'): Progre
   }
   const bar = new cliProgress.SingleBar(
     {
-      format: ' {bar} {percentage}% | {rows} rows | {rate} rows/min | ETA {eta_formatted} | {counts}',
+      format: ' {bar} {percentage}% | {value}/{total} rows | {rate} rows/min | ETA {eta_formatted} | {counts}',
       hideCursor: true,
       stream: process.stderr,
       clearOnComplete: false,
@@ -50,18 +60,17 @@ export function progressView(io: CliIo, mode: 'bar' | 'plain' | 'quiet'): Progre
   let started = false;
   return {
     update(p) {
-      const total = p.totalBytes ?? Math.max(1, p.bytesRead);
+      const total = estimatedRows(p) ?? Math.max(1, p.rowsRead);
       const payload = {
-        rows: p.rowsDone,
         rate: p.elapsedMs > 0 ? Math.round((p.rowsDone * 60_000) / p.elapsedMs) : 0,
         counts: counts(p),
       };
       if (!started) {
-        bar.start(total, Math.min(p.bytesRead, total), payload);
+        bar.start(total, Math.min(p.rowsDone, total), payload);
         started = true;
       } else {
         bar.setTotal(total);
-        bar.update(Math.min(p.bytesRead, total), payload);
+        bar.update(Math.min(p.rowsDone, total), payload);
       }
     },
     stop() {

@@ -94,6 +94,8 @@ export interface EnrichTuning {
 }
 
 export interface EnrichProgress {
+  /** Rows read so far (ahead of rowsDone by the rows in flight). */
+  rowsRead: number;
   rowsDone: number;
   found: number;
   notFound: number;
@@ -316,7 +318,9 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
 
     const summary = newTally();
     const planBatch = batchPlanner({ target, domainColumn, extras, lookups, width: header.length, shard: options.shard });
+    let rowNumber = 0;
     const progress = (): EnrichProgress => ({
+      rowsRead: rowNumber,
       rowsDone: summary.rows,
       found: summary.status.found,
       notFound: summary.status.not_found,
@@ -364,7 +368,6 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
       }
     };
 
-    let rowNumber = 0;
     for await (const batch of source.batches) {
       for (const { row, cells, result } of planBatch(batch, rowNumber + 1)) {
         if (result instanceof Promise) {
