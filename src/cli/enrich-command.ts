@@ -138,7 +138,10 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
         }
 
         const interrupt = new AbortController();
+        // Kept until the process exits: a second signal, even after the run, must not kill the
+        // process before the store is closed and the summary is out.
         const onSignal = (signal: NodeJS.Signals) => {
+          if (interrupt.signal.aborted) return;
           if (!args.quiet) io.err(`\nlead-enrich: ${signal}: stopping; requests in flight may finish, the remaining rows are written as skipped.`);
           interrupt.abort();
         };
@@ -174,8 +177,6 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
           summary = await enrich(options);
         } finally {
           view.stop();
-          process.off('SIGINT', onSignal);
-          process.off('SIGTERM', onSignal);
         }
         if (args.json) printJson(io, summary);
         if (!args.quiet) io.err(formatSummary(summary));

@@ -13,7 +13,7 @@ import { ResultStore } from '../store/result-store.js';
 import { defaultStorePath } from '../store/default-path.js';
 import { columnsFor, type RowData } from './columns.js';
 import { CreditGuard, SharedCreditGuard, type BillableOperation, type CreditAccount } from './credits.js';
-import { Coordinator } from '../cluster/coordinator.js';
+import type { Coordinator } from '../cluster/coordinator.js';
 import { Lookups, isAnswered, type LookupOutcome } from './lookup.js';
 import {
   LOOKUP_OPERATION,
@@ -217,6 +217,8 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
     const limits: RateLimitFacts = parseServiceLimits(await retry.run(() => client.getLimits(), startupHooks).catch(rethrowStartup));
     const reserve = options.minCredits ?? creditsData.low_credit_balance_min_threshold ?? 0;
     if (options.redis) {
+      // Loaded only with --redis: ioredis is the costliest import of all.
+      const { Coordinator } = await import('../cluster/coordinator.js');
       coordinator = await Coordinator.connect({ url: options.redis, service, tokenFingerprint: client.transport.tokenFingerprint() });
     }
     const guardOptions = { balance: creditsData.total_remaining_credits, reserve };
@@ -346,6 +348,7 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
     const windowSize = tuning.reorderWindow ?? 4096;
     const slots: Slot[] = [];
     let drainDeadline: Promise<void> | undefined;
+    const interrupted = new Promise<void>((resolve) => interrupt.signal.addEventListener('abort', () => resolve(), { once: true }));
     // After an interrupt, rows in flight get drainTimeoutMs to finish, then are written as skipped.
     const settleAfterInterrupt = (slot: Slot): Promise<FinishedRow> => {
       drainDeadline ??= new Promise((resolve) => setTimeout(resolve, tuning.drainTimeoutMs ?? 10_000).unref());
@@ -363,7 +366,11 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
         if (wait) await wait;
         if (fatal || slots.length === 0 || (!all && slots.length < windowSize)) return;
         const head = slots[0]!;
-        head.value = interrupt.signal.aborted ? await settleAfterInterrupt(head) : await head.pending!;
+        if (!interrupt.signal.aborted) {
+          // An interrupt while we wait must not wait for this row's request to time out.
+          await Promise.race([head.pending!, interrupted]);
+        }
+        if (head.value === undefined) head.value = await settleAfterInterrupt(head);
         if (fatal) return;
       }
     };
@@ -383,7 +390,12 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
       if (fatal) break;
     }
     if (!fatal) await flush(true);
-    if (fatal) throw fatal;
+    if (fatal) {
+      // Answers already paid for may still be on their way: give them the drain time to land in
+      // the store, so that the run after the new token does not pay for them again.
+      await settleAll(slots.filter((slot) => slot.pending).map((slot) => settleAfterInterrupt(slot)));
+      throw fatal;
+    }
 
     // A last reading of the balance tells what the run really spent.
     let after = credits.estimatedBalance;
@@ -440,6 +452,8 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
 }
 
 const windowMsOf = (tuning: EnrichTuning): number => tuning.windowMs ?? 60_000;
+
+const settleAll = (promises: Array<Promise<unknown>>): Promise<unknown> => Promise.allSettled(promises);
 
 /** FNV-1a, 32 bits: a stable hash of a key for --shard (the same in every process and version). */
 function fnv1a(text: string): number {
@@ -550,7 +564,11 @@ function batchPlanner(
   const owned = (shardKey: string): boolean => !shard || (fnv1a(shardKey) % shard.count) + 1 === shard.index;
   const plan = (cells: string[], row: number): Planned | undefined => {
     const raw = fromBytes(cells[target.columnIndex] ?? '');
-    const normalized = normalizeKey(target.kind, raw);
+    // A key that is not valid UTF-8 (a file saved in another encoding) would be looked up, and
+    // paid for, as something the user never wrote.
+    const normalized: ReturnType<typeof normalizeKey> = raw.includes('\uFFFD')
+      ? { ok: false, reason: 'the key is not valid UTF-8 (is the file saved in another encoding?)' }
+      : normalizeKey(target.kind, raw);
     if (!owned(normalized.ok ? normalized.key : raw)) return undefined;
     if (cells.length > width) {
       const extra = cells.slice(width);

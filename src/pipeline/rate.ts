@@ -267,8 +267,9 @@ export class RateGate {
 
   #armRefill(at: number): void {
     if (this.#timer) clearTimeout(this.#timer);
+    // Not unref'd: while the window is used up this timer may be all that keeps the process
+    // alive until the next refill. stop() clears it.
     this.#timer = setTimeout(() => this.#refill(), Math.max(0, at - this.#now()));
-    this.#timer.unref();
   }
 
   #refill(): void {

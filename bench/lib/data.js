@@ -1,0 +1,89 @@
+// Generated inputs: a deterministic contacts CSV of N rows (distinct emails), and a result store
+// pre-filled with the sandbox's own answers for those emails. Both are cached under bench/out/
+// (gitignored) and rebuilt when missing or incomplete.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ensureOutDir, log, removeStore } from './util.js';
+
+const FIRST = ['james', 'mary', 'john', 'patricia', 'robert', 'jennifer', 'michael', 'linda', 'william', 'elizabeth', 'david', 'barbara', 'richard', 'susan', 'joseph', 'jessica', 'thomas', 'sarah', 'charles', 'karen', 'amelie', 'jose', 'zoe', 'noah'];
+const LAST = ['smith', 'johnson', 'williams', 'brown', 'jones', 'garcia', 'miller', 'davis', 'rodriguez', 'martinez', 'hernandez', 'lopez', 'gonzalez', 'wilson', 'anderson', 'thomas', 'taylor', 'moore', 'jackson', 'martin', 'lee', 'perez', 'thompson', 'white'];
+const COMPANY = ['acme', 'globex', 'initech', 'umbrella', 'hooli', 'vandelay', 'stark-industries', 'wayne-enterprises', 'wonka', 'tyrell', 'cyberdyne', 'soylent', 'massive-dynamic', 'aperture', 'black-mesa', 'oscorp', 'piedpiper', 'dunder-mifflin', 'gringotts', 'monarch'];
+const TITLE = ['Head of Sales', 'Account Executive', 'VP Marketing', 'CTO', 'Software Engineer', 'Office Manager', 'Founder', 'Growth Lead, EMEA', 'Data Analyst', 'Procurement "Lead"'];
+const CITY = ['Berlin', 'Austin', 'Lyon', 'Toronto', 'Osaka', 'Leeds', 'Porto', 'Denver'];
+
+export const HEADER = ['id', 'first_name', 'last_name', 'email', 'company', 'title', 'city', 'phone'];
+
+function quote(cell) {
+  return /[",\r\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell;
+}
+
+/** Row i (0-based) of the generated file; the email is unique per row. */
+export function contactRow(i) {
+  const first = FIRST[i % FIRST.length];
+  const last = LAST[Math.floor(i / FIRST.length) % LAST.length];
+  const company = COMPANY[(i * 7) % COMPANY.length];
+  const email = `${first}.${last}.${i}@${company}.com`;
+  const title = TITLE[(i * 3) % TITLE.length];
+  const city = CITY[(i * 5) % CITY.length];
+  const phone = `+1-555-${String(i % 10_000_000).padStart(7, '0')}`;
+  return [String(i + 1), first[0].toUpperCase() + first.slice(1), last[0].toUpperCase() + last.slice(1), email, company, title, city, phone];
+}
+
+export function contactEmail(i) {
+  return contactRow(i)[3];
+}
+
+/** bench/out/contacts-<rows>.csv, generated if missing. */
+export function contactsCsv(rows) {
+  const dir = ensureOutDir();
+  const file = path.join(dir, `contacts-${rows}.csv`);
+  const done = `${file}.done`;
+  if (fs.existsSync(file) && fs.existsSync(done)) return file;
+  log(`generating ${file} (${rows} rows)`);
+  const tmp = `${file}.tmp`;
+  const fd = fs.openSync(tmp, 'w');
+  let chunk = `${HEADER.join(',')}\n`;
+  for (let i = 0; i < rows; i++) {
+    chunk += `${contactRow(i).map(quote).join(',')}\n`;
+    if (chunk.length > 1 << 20) {
+      fs.writeSync(fd, chunk);
+      chunk = '';
+    }
+  }
+  fs.writeSync(fd, chunk);
+  fs.closeSync(fd);
+  fs.renameSync(tmp, file);
+  fs.writeFileSync(done, `${rows}\n`);
+  return file;
+}
+
+/**
+ * bench/out/store-<rows>.sqlite holding, for service 'bench', the sandbox's answer to every email
+ * of contacts-<rows>.csv (normalized exactly as enrich normalizes them). Built if missing.
+ */
+export async function prefilledStore(rows) {
+  const dir = ensureOutDir();
+  const file = path.join(dir, `store-${rows}.sqlite`);
+  const done = `${file}.done`;
+  if (fs.existsSync(file) && fs.existsSync(done)) return file;
+  removeStore(file);
+  const { ResultStore, normalizeKey } = await import('../../dist/index.js');
+  const { sandboxAnswer } = await import('../../dist/sandbox/data.js');
+  log(`pre-filling ${file} with ${rows} sandbox answers`);
+  const started = Date.now();
+  const store = ResultStore.open({ path: file, flushBatchSize: 5000, flushIntervalMs: 60_000 });
+  try {
+    for (let i = 0; i < rows; i++) {
+      const normalized = normalizeKey('email', contactEmail(i));
+      if (!normalized.ok) throw new Error(`generated email ${contactEmail(i)} is invalid: ${normalized.reason}`);
+      const a = sandboxAnswer('lookup_email', normalized.key);
+      if (a.kind === 'rejected') throw new Error(`the sandbox rejects generated email ${normalized.key}`);
+      store.put('bench', 'lookup_email', normalized.key, { found: a.kind === 'found', data: a.data }, 'warm');
+    }
+  } finally {
+    store.close();
+  }
+  fs.writeFileSync(done, `${rows}\n`);
+  log(`pre-filled ${rows} answers in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return file;
+}

@@ -1,0 +1,123 @@
+// memory: peak RSS of a whole enrich process, at two input sizes 10× apart, (a) every row
+// answered by the pre-filled store and (b) every row looked up from a fast sandbox (fresh store).
+// Memory must stay flat: the reorder window, the store's batches and the limiter's queue are
+// bounded, so 10× the rows must not mean more memory. Peak RSS = getrusage's ru_maxrss of the
+// child process (process.resourceUsage().maxRSS, read by the runner just before it exits).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { startSandbox } from '../../dist/index.js';
+import { contactsCsv, prefilledStore } from '../lib/data.js';
+import { sandboxAnsweredRuns, storeAnsweredRuns } from '../lib/shared.js';
+import { OUT_DIR, list, log, mb, median, num, pct, removeStore, runNode, seconds } from '../lib/util.js';
+
+export const name = 'memory';
+
+const LIMIT = 150 * 1024 * 1024;
+/** Longest the full run may spend on the large sandbox-answered run (the whole bench: < 20 min). */
+const BIG_SANDBOX_BUDGET_MS = 5 * 60_000;
+
+export async function run({ quick }) {
+  // Sizes 10× apart (2× in --quick), both past the point where the store's SQLite page cache
+  // (64 MiB) is full: below ~100 k entries the cache is still filling and RSS grows with the rows.
+  const aSizes = quick ? [100_000, 200_000] : [100_000, 1_000_000];
+  // --quick: (b) at one size only, the no-limit scenario's (its enrich runs are exactly (b) runs).
+  const bSmall = quick ? 3_000 : 100_000;
+  const sandbox = await startSandbox({ rpm: 10_000_000, credits: 1_000_000_000_000, threshold: 0 });
+  const output = path.join(OUT_DIR, 'memory.enriched.csv');
+  const freshStore = path.join(os.tmpdir(), `lead-enrich-bench-memory-${process.pid}.sqlite`);
+  const cells = [];
+  const notes = [];
+  try {
+    const enrichOnce = async (rows, mode) => {
+      const input = contactsCsv(rows);
+      let store;
+      if (mode === 'store') store = await prefilledStore(rows);
+      else {
+        removeStore(freshStore);
+        store = freshStore;
+      }
+      const started = performance.now();
+      const r = await runNode(
+        ['bench/lib/enrich-runner.js', JSON.stringify({ input, output, store, baseUrl: sandbox.baseUrl, token: sandbox.token, maxAgeMs: 1e13 })],
+        { json: true },
+      );
+      const j = r.json;
+      const expected = mode === 'store' ? j.billing.cached === rows && j.requests === 0 : j.requests === rows && j.status.error === 0;
+      if (j.rows !== rows || !expected) throw new Error(`memory (${mode}, ${rows}): unexpected run: ${JSON.stringify({ rows: j.rows, billing: j.billing, requests: j.requests, status: j.status })}`);
+      return { rss: j.maxRssBytes, quartiles: j.rssQuartiles, atPeak: j.atPeak, wallMs: performance.now() - started, enrichMs: j.enrichMs };
+    };
+
+    // (a) store-answered. Runs already made by the known-rows scenario in this bench run count.
+    const a = [];
+    for (const rows of aSizes) {
+      const runs = [...(storeAnsweredRuns.get(rows) ?? []).map((j) => ({ rss: j.maxRssBytes, quartiles: j.rssQuartiles, atPeak: j.atPeak, reused: true }))];
+      const want = rows > 100_000 ? 1 : 3;
+      while (runs.length < want) runs.push(await enrichOnce(rows, 'store'));
+      const peak = median(runs.map((x) => x.rss));
+      a.push({ rows, peak, runs });
+      log(`memory (a) store-answered ${num(rows)} rows: peak RSS ${mb(peak)} (${runs.length} run(s))`);
+    }
+
+    // (b) sandbox-answered: one run per size (they are long).
+    const b = [];
+    const reused = (sandboxAnsweredRuns.get(bSmall) ?? []).map((j) => ({ rss: j.maxRssBytes, quartiles: j.rssQuartiles, atPeak: j.atPeak, reused: true }));
+    const smallRuns = reused.length > 0 ? reused : [await enrichOnce(bSmall, 'sandbox')];
+    const small = smallRuns[0];
+    b.push({ rows: bSmall, peak: median(smallRuns.map((x) => x.rss)), runs: smallRuns });
+    log(`memory (b) sandbox-answered ${num(bSmall)} rows: peak RSS ${mb(b[0].peak)}${small.reused ? ' (runs of the no-limit scenario)' : ` in ${seconds(small.wallMs)}`}`);
+    if (!quick) {
+      // 1 M if it fits the budget, else 300 k (as issue 6 allows), else 200 k on a very slow day.
+      const predict = (rows) => (small.wallMs * rows) / bSmall;
+      const bBig = [1_000_000, 300_000].find((rows) => predict(rows) <= BIG_SANDBOX_BUDGET_MS) ?? 200_000;
+      if (bBig !== 1_000_000) {
+        notes.push(`**(b) large size is ${bBig / 1000} k rows, not 1 M**: the 100 k run took ${seconds(small.wallMs)}, so 1 M rows would take about ${(predict(1_000_000) / 60_000).toFixed(1)} min, more than the ${BIG_SANDBOX_BUDGET_MS / 60_000} min this bench allows it (the full run must stay under 20 min)${bBig === 200_000 ? `, and 300 k about ${(predict(300_000) / 60_000).toFixed(1)} min` : ''}. ${bBig / 100_000}× the small size.`);
+      }
+      const big = await enrichOnce(bBig, 'sandbox');
+      b.push({ rows: bBig, peak: big.rss, runs: [big] });
+      log(`memory (b) sandbox-answered ${num(bBig)} rows: peak RSS ${mb(big.rss)} in ${seconds(big.wallMs)}`);
+    }
+
+    for (const [label, series] of [['(a) store-answered', a], ['(b) sandbox-answered', b]]) {
+      // One size only (--quick, (b)): no growth to compare.
+      const growth = series.length > 1 ? series[1].peak / series[0].peak - 1 : NaN;
+      cells.push({ label, series, growth });
+    }
+  } finally {
+    await sandbox.close();
+    removeStore(freshStore);
+    for (const f of [output, output.replace(/\.csv$/, '.errors.csv')]) fs.rmSync(f, { force: true });
+  }
+
+  const peaks = cells.flatMap((c) => c.series.map((s) => s.peak));
+  const worst = Math.max(...peaks);
+  const flat = cells.every((c) => !(c.growth > 0.2));
+  const short = (rows) => (rows >= 1_000_000 ? `${rows / 1_000_000} M` : `${rows / 1000} k`);
+  const growthText = (g) => (Number.isFinite(g) ? `${g >= 0 ? '+' : ''}${pct(g)}` : 'one size only');
+  const describe = (c) => `${c.label}: ${c.series.map((s) => `${short(s.rows)} ${mb(s.peak)}`).join(', ')} (${growthText(c.growth)})`;
+  const larger = (c) => c.series.at(-1);
+  return {
+    scenario: 'memory',
+    figure: `peak RSS ≤ ${mb(worst)}; ${cells.map((c) => `${c.label.split(' ')[0]} ${c.series.map((s) => `${short(s.rows)} ${mb(s.peak)}`).join(' → ')}`).join('; ')}`,
+    target: '≤ 150 MB; large size within 20 % of small',
+    comparison: cells
+      .map((c) => (c.series.length > 1 ? `${c.label.split(' ')[0]} ${short(c.series[1].rows)} vs ${short(c.series[0].rows)}: ${growthText(c.growth)}` : `${c.label.split(' ')[0]} one size only (--quick)`))
+      .join('; '),
+    met: worst <= LIMIT && flat,
+    notes: [
+      `Peak RSS of the whole child process running enrich() (bench/lib/enrich-runner.js: \`process.resourceUsage().maxRSS\`, i.e. getrusage ru_maxrss, read just before it exits); the sandbox runs in the bench process and is not counted. ${cells.map(describe).join('; ')}.`,
+      `(a): pre-filled store (as in known rows), every row billed \`cached\`; ${quick ? '**--quick: 100 k and 200 k rows** (2× apart, not 10×)' : '100 k and 1 M rows'}; ${cells[0].series.map((s) => `${short(s.rows)}: ${s.runs.length} run(s)${s.runs.some((x) => x.reused) ? ' reused from the known-rows scenario of this bench run' : ''}, median`).join('; ')}. (b): sandbox at 10 000 000 RPM, no latency, unlimited credits, fresh empty store, every row looked up (concurrency chosen by enrich); one run per size (unless reused); ${quick ? '**--quick: one size, 3 k rows (the no-limit scenario\'s runs, when it ran), so only the 150 MB limit is checked** (100 k and 1 M, and the growth, only in the full run)' : `${cells[1].series.map((x) => short(x.rows)).join(' and ')} rows`}.`,
+      `RSS sampled every 250 ms during the larger (or only) run of each, at 25 %, 50 %, 75 % of the run and at its end: ${cells.map((c) => `${c.label.split(' ')[0]} ${list(larger(c).runs[0].quartiles ?? [], mb)}`).join('; ')}.`,
+      `Where the memory is, at the highest RSS sample of the larger (or only) run (process.memoryUsage()): ${cells.map((c) => breakdown(c.label.split(' ')[0], larger(c).runs[0].atPeak)).join('; ')}. "Other" is native memory outside the V8 heap: Node itself (~40 MB for an empty process), the store's SQLite page cache (up to 64 MiB: \`cache_size\` in result-store.ts), sockets, malloc slack.`,
+      ...notes,
+    ],
+    raw: { cells: cells.map((c) => ({ label: c.label, growth: c.growth, series: c.series.map((s) => ({ rows: s.rows, peak: s.peak })) })) },
+  };
+}
+
+function breakdown(label, u) {
+  if (!u || !u.rss) return `${label} n/a`;
+  const other = u.rss - u.heapTotal - u.external;
+  return `${label} RSS ${mb(u.rss)} = V8 heap ${mb(u.heapTotal)} (of which in use, garbage included: ${mb(u.heapUsed)}) + external ${mb(u.external)} + other ${mb(other)}`;
+}
