@@ -103,10 +103,6 @@ export class CreditGuard {
     this.#foundSinceReading.clear();
   }
 
-  /** Snapshot of learned costs, for the summary and the dry run. */
-  costs(): Record<string, number> {
-    return Object.fromEntries(this.#costs);
-  }
 }
 
 /** The reserve guard as the pipeline uses it: one process alone, or several sharing Redis. */

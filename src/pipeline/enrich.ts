@@ -393,7 +393,7 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
     if (fatal) {
       // Answers already paid for may still be on their way: give them the drain time to land in
       // the store, so that the run after the new token does not pay for them again.
-      await settleAll(slots.filter((slot) => slot.pending).map((slot) => settleAfterInterrupt(slot)));
+      await Promise.allSettled(slots.filter((slot) => slot.pending).map((slot) => settleAfterInterrupt(slot)));
       throw fatal;
     }
 
@@ -453,7 +453,6 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
 
 const windowMsOf = (tuning: EnrichTuning): number => tuning.windowMs ?? 60_000;
 
-const settleAll = (promises: Array<Promise<unknown>>): Promise<unknown> => Promise.allSettled(promises);
 
 /** FNV-1a, 32 bits: a stable hash of a key for --shard (the same in every process and version). */
 function fnv1a(text: string): number {

@@ -39,7 +39,6 @@ export interface LookupCounters {
   requests: number;
   retries: number;
   rateLimited: number;
-  storeHits: number;
 }
 
 export interface LookupDeps {
@@ -97,7 +96,7 @@ function foundIn(op: BillableOperation, data: unknown): boolean {
 class CreditRefused extends Error {}
 
 export class Lookups {
-  readonly counters: LookupCounters = { requests: 0, retries: 0, rateLimited: 0, storeHits: 0 };
+  readonly counters: LookupCounters = { requests: 0, retries: 0, rateLimited: 0 };
   readonly #deps: LookupDeps;
   readonly #inFlight = new Map<string, Promise<LookupOutcome>>();
 
@@ -122,7 +121,6 @@ export class Lookups {
     const batch = this.#prefetched;
     const stored = batch?.op === op && batch.keys.has(key) ? batch.answers.get(key) : store.get(service, op, key, maxAgeMs);
     if (!stored || (refresh && stored.runId !== runId)) return undefined;
-    this.counters.storeHits += 1;
     return {
       kind: stored.found ? 'found' : 'not_found',
       data: stored.data,

@@ -47,7 +47,6 @@ interface Engine {
   setReservoir(n: number): void;
   setConcurrency(n: number): void;
   charge(n: number): void;
-  pending(): number;
   stop(): Promise<void>;
 }
 
@@ -91,10 +90,6 @@ function bottleneckEngine(
       else limiter.updateSettings({ maxConcurrent: n });
     },
     charge: (n) => void limiter.incrementReservoir(-n).catch(() => {}),
-    pending: () => {
-      const c = limiter.counts();
-      return (c.RECEIVED ?? 0) + (c.QUEUED ?? 0) + (c.RUNNING ?? 0) + (c.EXECUTING ?? 0);
-    },
     // Drops the waiting jobs at once. The promise waits for the jobs still running, which with
     // clustering means every worker's: wait a little, not for the whole cluster.
     stop: () => Promise.race([limiter.stop({ dropWaitingJobs: true }), new Promise<void>((resolve) => setTimeout(resolve, 1000).unref())]),
@@ -129,7 +124,6 @@ function fastEngine(reservoir: number, concurrency: number): Engine {
     charge: (n) => {
       tokens -= n;
     },
-    pending: () => limit.activeCount + limit.pendingCount,
     stop: async () => {
       stopped = true;
       for (const wake of waiting.splice(0)) wake(false);
@@ -342,11 +336,6 @@ export class RateGate {
    */
   charge(n: number): void {
     this.#engine.charge(n);
-  }
-
-  /** Requests queued or running. */
-  get pending(): number {
-    return this.#engine.pending();
   }
 
   /** Drops queued jobs (they reject with GateStoppedError); running ones finish. */
