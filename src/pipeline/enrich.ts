@@ -214,7 +214,9 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
       onRateLimited: (error: { retryAt: Date | undefined }) => sleep(Math.min(windowMsOf(tuning), Math.max(1000, (error.retryAt?.getTime() ?? 0) - Date.now()))),
     };
     const creditsData = await retry.run(() => client.getCredits(), startupHooks).catch(rethrowStartup);
+    const limitsAsked = Date.now();
     const limits: RateLimitFacts = parseServiceLimits(await retry.run(() => client.getLimits(), startupHooks).catch(rethrowStartup));
+    const limitsLatencyMs = Date.now() - limitsAsked;
     const reserve = options.minCredits ?? creditsData.low_credit_balance_min_threshold ?? 0;
     if (options.redis) {
       // Loaded only with --redis: ioredis is the costliest import of all.
@@ -237,12 +239,13 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
       ...(options.concurrency === undefined ? {} : { maxConcurrency: options.concurrency }),
       ...(tuning.edgeMarginMs === undefined ? {} : { edgeMarginMs: tuning.edgeMarginMs }),
       resync: async () => parseServiceLimits(await client.getLimits()).resetAt,
-      ...(coordinator ? { coordinator } : {}),
+      ...(coordinator ? { coordinator, latencyHintMs: limitsLatencyMs } : {}),
     });
     const activeGate = gate;
-    // The shared reservoir did not see our two start-up calls (credits, limits): count them, if
-    // their window is still the current one.
-    if (coordinator && limits.resetAt && Date.now() < limits.resetAt.getTime()) gate.charge(2);
+    // The shared reservoir did not see our two start-up calls (credits, limits): count them in
+    // the window the server counted them in (the credits call may be in the one before: counting
+    // it later errs on the safe side).
+    if (coordinator && limits.resetAt) await gate.chargeOutside(2, limits.resetAt.getTime());
 
     const interrupt = new AbortController();
     // Every waiting retry and claim listens to it: many at once is normal, not a leak.

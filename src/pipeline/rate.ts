@@ -10,6 +10,7 @@
 // Bottleneck schedules at most a few hundred jobs a second (design.md). Above FAST_RATE_PER_SECOND
 // (far beyond any published plan: 10 to 400 RPM) the same reservoir and concurrency rules run on
 // a leaner engine, p-limit plus a token count, where pacing finer than a millisecond means nothing.
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import Bottleneck from 'bottleneck';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Coordinator } from '../cluster/coordinator.js';
@@ -36,6 +37,11 @@ export interface RateGateOptions {
    * one pace, one pause for every process on the account.
    */
   coordinator?: Coordinator;
+  /**
+   * With a coordinator: a first measure of the time between a start and its answer (the start-up
+   * account call), used at window edges until the gate's own requests have measured it.
+   */
+  latencyHintMs?: number;
   /** With a coordinator: the longest a request may run before the cluster stops counting it. */
   jobExpirationMs?: number;
   now?: () => number;
@@ -44,9 +50,12 @@ export interface RateGateOptions {
 /** What RateGate needs from the engine that runs the jobs. */
 interface Engine {
   schedule<T>(task: () => Promise<T>): Promise<T>;
-  setReservoir(n: number): void;
+  /** Settles once the new value is in force (with Redis: stored). */
+  setReservoir(n: number): Promise<void>;
   setConcurrency(n: number): void;
-  charge(n: number): void;
+  charge(n: number): Promise<void>;
+  /** Requests granted a place in the reservoir that wait for their turn at the pace. */
+  waitingGrants(): number;
   stop(): Promise<void>;
 }
 
@@ -84,12 +93,20 @@ function bottleneckEngine(
     schedule: (task) => (local ? local(() => limiter.schedule(jobOptions, task)) : limiter.schedule(jobOptions, task)),
     // Only the reservoir and maxConcurrent are ever updated: no reservoir refresh is configured,
     // so Bottleneck's #185 (updateSettings stops the refresh) cannot bite.
-    setReservoir: (n) => limiter.updateSettings({ reservoir: n }),
+    // (updateSettings returns a promise, whatever Bottleneck's typings say.)
+    setReservoir: async (n) => {
+      await (limiter.updateSettings({ reservoir: n }) as unknown as Promise<Bottleneck>);
+    },
     setConcurrency: (n) => {
       if (local) local.concurrency = Math.max(1, n);
       else limiter.updateSettings({ maxConcurrent: n });
     },
-    charge: (n) => void limiter.incrementReservoir(-n).catch(() => {}),
+    // With Redis, also how the other workers hear of a reservoir refilled in Redis directly.
+    charge: async (n) => {
+      await limiter.incrementReservoir(-n);
+    },
+    // Bottleneck counts a granted job that waits for its minTime slot as RUNNING.
+    waitingGrants: () => limiter.counts().RUNNING,
     // Drops the waiting jobs at once. The promise waits for the jobs still running, which with
     // clustering means every worker's: wait a little, not for the whole cluster.
     stop: () => Promise.race([limiter.stop({ dropWaitingJobs: true }), new Promise<void>((resolve) => setTimeout(resolve, 1000).unref())]),
@@ -114,16 +131,18 @@ function fastEngine(reservoir: number, concurrency: number): Engine {
         await take();
         return task();
       }),
-    setReservoir: (n) => {
+    setReservoir: async (n) => {
       tokens = n;
       for (const wake of waiting.splice(0, Math.max(0, n))) wake(true);
     },
     setConcurrency: (n) => {
       limit.concurrency = Math.max(1, n);
     },
-    charge: (n) => {
+    charge: async (n) => {
       tokens -= n;
     },
+    // A token is taken just before the request starts: no grant waits.
+    waitingGrants: () => 0,
     stop: async () => {
       stopped = true;
       for (const wake of waiting.splice(0)) wake(false);
@@ -154,9 +173,17 @@ export class RateGate {
   #recentStarts: number[] = [];
   #windowEnd: number;
   #timer: NodeJS.Timeout | undefined;
+  /** When the timer is due: it may fire a millisecond before Date.now() says so. */
+  #armedFor = 0;
   #pausedUntil = 0;
   #latencyMs = DEFAULT_LATENCY_GUESS_MS;
   #completions = 0;
+  /** A high estimate of the latency: follows a slower answer at once, a faster one slowly. */
+  #latencyHighMs: number;
+  /** With Redis: this process's event-loop stalls, which delay a granted request's departure. */
+  readonly #loopDelay: IntervalHistogram | undefined;
+  /** With Redis: the last measured round trip to it (a grant travels it before its request leaves). */
+  #redisMs = 0;
   #stopped = false;
   readonly stats: RateGateStats = { started: 0, pauses: 0, concurrency: 0 };
 
@@ -169,14 +196,18 @@ export class RateGate {
     this.#margin = options.coordinator ? 0 : Math.min(options.edgeMarginMs ?? 250, this.windowMs / 20);
     this.#maxConcurrency = options.maxConcurrency ?? Number.POSITIVE_INFINITY;
     this.#resync = options.resync;
+    this.#latencyHighMs = Math.max(0, Math.min(options.latencyHintMs ?? 0, (options.windowMs ?? 60_000) / 10));
     const now = this.#now();
     const resetAt = options.facts?.resetAt?.getTime();
-    // A reset time in the past or absurdly far ahead (clock skew) is replaced by one window from now.
-    this.#windowEnd = resetAt !== undefined && resetAt > now && resetAt <= now + this.windowMs + 1000 ? resetAt : now + this.windowMs;
+    this.#windowEnd = this.#firstEdge(resetAt, now);
     const initial = Math.min(this.rpm, options.facts?.remaining ?? this.rpm);
     this.stats.concurrency = this.#concurrencyFor(this.#latencyMs);
     const minTime = this.windowMs / this.rpm;
     this.#coordinator = options.coordinator;
+    if (this.#coordinator) {
+      this.#loopDelay = monitorEventLoopDelay({ resolution: 10 });
+      this.#loopDelay.enable();
+    }
     this.#engine = options.coordinator
       ? // Bottleneck's Redis scripts need whole milliseconds: a fractional minTime stalls the cluster.
         bottleneckEngine(Math.max(0, initial), Math.ceil(minTime), this.stats.concurrency, {
@@ -188,6 +219,18 @@ export class RateGate {
         ? fastEngine(Math.max(0, initial), this.stats.concurrency)
         : bottleneckEngine(Math.max(0, initial), minTime, this.stats.concurrency);
     this.#armRefill(this.#windowEnd + this.#margin);
+  }
+
+  /**
+   * The server's next reset. One that passed while the run was starting (a slow start, a Redis
+   * connection) moves on by whole windows: the edges stay the server's, and with Redis every
+   * worker names the same edges. One absurdly far ahead or long past (clock skew) is replaced by
+   * one window from now.
+   */
+  #firstEdge(resetAt: number | undefined, now: number): number {
+    if (resetAt === undefined || resetAt > now + this.windowMs + 1000 || resetAt <= now - 10 * this.windowMs) return now + this.windowMs;
+    if (resetAt > now) return resetAt;
+    return resetAt + (Math.floor((now - resetAt) / this.windowMs) + 1) * this.windowMs;
   }
 
   /** Runs `task` when the rate allows. Rejects with GateStoppedError once stop() was called. */
@@ -236,7 +279,7 @@ export class RateGate {
     if (this.#stopped) return;
     const now = this.#now();
     this.stats.pauses += 1;
-    this.#engine.setReservoir(0);
+    void this.#engine.setReservoir(0).catch(() => {});
     if (until && until.getTime() > now) {
       this.#pauseUntil(until.getTime());
       return;
@@ -255,57 +298,91 @@ export class RateGate {
     if (until <= this.#pausedUntil) return;
     this.#pausedUntil = until;
     this.#coordinator?.pauseUntil(until).catch(() => {});
-    this.#windowEnd = until;
+    // Hints come rounded up to the second (Retry-After, x-ratelimit-reset, the 1030 message):
+    // one within a second after one of our edges confirms the server's windows are where we
+    // think. Any other is the server's own reset: its windows start there.
+    const afterEdge = (((until - this.#windowEnd) % this.windowMs) + this.windowMs) % this.windowMs;
+    if (afterEdge > 1000 + this.#margin) this.#windowEnd = until;
     this.#armRefill(until + this.#margin);
   }
 
   #armRefill(at: number): void {
     if (this.#timer) clearTimeout(this.#timer);
+    this.#armedFor = at;
     // Not unref'd: while the window is used up this timer may be all that keeps the process
     // alive until the next refill. stop() clears it.
     this.#timer = setTimeout(() => this.#refill(), Math.max(0, at - this.#now()));
   }
 
+  /** Moves to the window `now` is in, and returns its edge (a pause may have skipped several). */
+  #enterWindow(now: number): number {
+    while (this.#windowEnd <= now) this.#windowEnd += this.windowMs;
+    return this.#windowEnd - this.windowMs;
+  }
+
   #refill(): void {
     if (this.#stopped) return;
-    if (this.#coordinator) {
-      void this.#refillCluster(this.#coordinator);
+    const now = Math.max(this.#now(), this.#armedFor);
+    if (now < this.#pausedUntil) {
+      this.#armRefill(this.#pausedUntil + this.#margin);
       return;
     }
-    const now = this.#now();
-    const edge = this.#windowEnd;
+    if (this.#coordinator) {
+      void this.#refillCluster(this.#coordinator, now);
+      return;
+    }
+    const edge = this.#enterWindow(now - this.#margin);
     // Starts since shortly before the edge may be counted by the server in the new window.
     this.#recentStarts = this.#recentStarts.filter((t) => t >= edge - this.#margin);
-    const allowed = Math.max(0, this.rpm - this.#recentStarts.length);
-    while (this.#windowEnd <= now) this.#windowEnd += this.windowMs;
-    this.#engine.setReservoir(allowed);
+    // Bottleneck spends the reservoir when it grants a request, which may then wait for its turn
+    // at the pace past the edge: those start in the new window too.
+    const allowed = Math.max(0, this.rpm - this.#recentStarts.length - this.#engine.waitingGrants());
+    void this.#engine.setReservoir(allowed).catch(() => {});
     this.#armRefill(this.#windowEnd + this.#margin);
   }
 
   /**
    * With several workers, one of them (whoever takes the edge's lock) refills the shared
    * reservoir, unless a worker's 429 paused the cluster past the edge. Starts near the edge are
-   * not known cluster-wide, so the refill happens at the edge itself (what is left of the old
-   * window cannot spill into the new one) and keeps back what may still be on its way: the
-   * requests started within one measured one-way latency before the edge, at the shared pace
-   * (minTime = window / rpm, kept by Bottleneck in Redis), plus one for a late timer.
+   * not known cluster-wide, so the refill happens at the edge itself and keeps back, at the
+   * shared pace (minTime = window / rpm, kept by Bottleneck in Redis):
+   * - what may still be on its way: the requests granted before the edge that may reach the
+   *   server after it. Each worker reports its delay: a high measure of the latency (the whole
+   *   round trip stands for the one-way part), plus what holds a request between Bottleneck's
+   *   grant and its departure: a Redis round trip and the worker's longest event-loop stall in
+   *   the last window (on a busy machine, the largest of the three). The longest counts;
+   * - what the old reservoir let start since the edge (or the end of a pause), when this timer
+   *   ran late;
+   * - one more, for the starts that fall exactly on the edge.
+   * Then it takes off what workers starting in this window spent outside the limiter
+   * (chargeOutside). Every worker names edges alike (the server's resets), so one turn per edge
+   * means one refill per window.
    */
-  async #refillCluster(coordinator: Coordinator): Promise<void> {
-    const edge = this.#windowEnd;
-    const now = this.#now();
-    while (this.#windowEnd <= now) this.#windowEnd += this.windowMs;
-    this.#armRefill(this.#windowEnd + this.#margin);
+  async #refillCluster(coordinator: Coordinator, now: number): Promise<void> {
+    const edge = this.#enterWindow(now);
+    this.#armRefill(this.#windowEnd);
     try {
       const paused = await coordinator.pausedUntil();
       if (paused > now) {
         this.#pauseUntil(paused);
         return;
       }
-      if (!(await coordinator.claimRefill(edge, this.windowMs))) return;
-      // Before a few answers the latency is a guess (1 s, for sizing concurrency): keep one back.
-      const latency = this.#completions >= 8 ? this.#latencyMs : 0;
-      const onTheirWay = Math.round(latency / 2 / (this.windowMs / this.rpm));
-      this.#engine.setReservoir(Math.max(0, this.rpm - 1 - onTheirWay));
+      const minTime = this.windowMs / this.rpm;
+      const stallMs = (this.#loopDelay?.max ?? 0) / 1e6;
+      this.#loopDelay?.reset();
+      const asked = this.#now();
+      const longestDelayMs = await coordinator.refillTurn(edge, this.windowMs, this.#latencyHighMs + stallMs + this.#redisMs);
+      this.#redisMs = this.#now() - asked;
+      if (longestDelayMs === undefined) return;
+      const onTheirWay = Math.ceil(Math.min(longestDelayMs, this.windowMs / 5) / minTime);
+      const sinceEdge = Math.floor(Math.max(0, this.#now() - Math.max(edge, this.#pausedUntil, paused)) / minTime);
+      const allowance = Math.max(0, this.rpm - 1 - onTheirWay - sinceEdge);
+      const reservoir = await coordinator.refillReservoir(edge, this.windowMs, allowance, minTime);
+      // Set in Redis directly (atomically with what it depends on); an increment of nothing is
+      // how Bottleneck tells every worker that the reservoir changed.
+      if (reservoir === 'late') return;
+      if (reservoir === undefined) await this.#engine.setReservoir(allowance);
+      else await this.#engine.charge(0);
     } catch {
       // Redis is gone: the coordinator has told the run.
     }
@@ -321,6 +398,10 @@ export class RateGate {
 
   #observe(latencyMs: number): void {
     this.#latencyMs = this.#latencyMs * 0.9 + latencyMs * 0.1;
+    // Capped at a tenth of the window: a request that hung until its timeout says nothing about
+    // the others, and must not hold back most of a window.
+    const capped = Math.min(latencyMs, this.windowMs / 10);
+    this.#latencyHighMs = capped >= this.#latencyHighMs ? capped : this.#latencyHighMs * 0.98 + capped * 0.02;
     this.#completions += 1;
     if (this.#completions % 16 !== 0 || this.#stopped) return;
     const next = this.#concurrencyFor(this.#latencyMs);
@@ -331,11 +412,18 @@ export class RateGate {
   }
 
   /**
-   * Takes `n` from the shared reservoir: requests this worker made outside the gate (its
-   * start-up account calls), which the cluster's reservoir could not know of.
+   * Counts `n` requests this worker made outside the gate (its start-up account calls) against
+   * the shared reservoir of the window that ends at `windowEnd`, the window the server counted
+   * them in. Only needed with Redis: alone, the gate is sized from what the server said after
+   * those calls. The refill of that window may come before or after this (a busy worker's timer
+   * runs late), so both sides count: the reservoir is charged now, and the count is left for a
+   * refill still to come, which would overwrite the charge. In a close race both count, never
+   * neither.
    */
-  charge(n: number): void {
-    this.#engine.charge(n);
+  async chargeOutside(n: number, windowEnd: number): Promise<void> {
+    if (!this.#coordinator || n <= 0 || this.#now() >= windowEnd) return;
+    await this.#coordinator.countOutside(windowEnd - this.windowMs, n, this.windowMs);
+    await this.#engine.charge(n);
   }
 
   /** Drops queued jobs (they reject with GateStoppedError); running ones finish. */
@@ -343,6 +431,7 @@ export class RateGate {
     if (this.#stopped) return;
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
+    this.#loopDelay?.disable();
     for (const drop of this.#waiting) drop(new GateStoppedError());
     this.#waiting.clear();
     await this.#engine.stop();
