@@ -1,15 +1,16 @@
 // `lead-enrich enrich <input>`: a thin shell over enrich() (src/pipeline/enrich.ts): options,
 // signals, progress, summary and the exit status of cli-contract.md.
+// The pipeline, the store and the progress bar are imported when the command runs, not when
+// the command line is parsed: `--help` stays fast (issue 6, start-up).
 import type { CommandModule } from 'yargs';
-import { enrich, type EnrichOptions, type EnrichSummary } from '../pipeline/enrich.js';
-import { planRun, type DryRunPlan } from '../pipeline/dry-run.js';
+import type { EnrichOptions, EnrichSummary } from '../pipeline/enrich.js';
+import type { DryRunPlan } from '../pipeline/dry-run.js';
 import { parseLookupKind, type LookupKind } from '../pipeline/plan.js';
 import { defaultStorePath } from '../store/default-path.js';
 import { parseDuration } from '../store/duration.js';
-import { ResultStore } from '../store/result-store.js';
+import type { ResultStore } from '../store/result-store.js';
 import { printJson, type CliIo } from './io.js';
 import { extrasList, nonNegativeInteger, positiveInteger, shardOption } from './options.js';
-import { formatSummary, progressView } from './progress.js';
 import { openTarget, targetOptions, type TargetArgs } from './target.js';
 import { ConfigError } from '../api/errors.js';
 import { STDIN_ARGUMENT } from './stdin-argument.js';
@@ -115,9 +116,11 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
         if (args.json && args.output === '-' && !args.dryRun) {
           throw new ConfigError('--json prints the summary on stdout, which -o - already uses: write the output to a file, or drop --json');
         }
+        const { ResultStore } = await import('../store/result-store.js');
         store = ResultStore.open({ path: args.store ?? file.store ?? defaultStorePath() });
 
         if (args.dryRun) {
+          const { planRun } = await import('../pipeline/dry-run.js');
           const plan = await planRun({
             input,
             client: target.client,
@@ -137,6 +140,7 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
           return;
         }
 
+        const [{ enrich }, { formatSummary, progressView }] = await Promise.all([import('../pipeline/enrich.js'), import('./progress.js')]);
         const interrupt = new AbortController();
         // Kept until the process exits: a second signal, even after the run, must not kill the
         // process before the store is closed and the summary is out.

@@ -1,6 +1,5 @@
 // `lead-enrich lookup email|url|domain <value>`: one reverse lookup, JSON on stdout.
 import type { CommandModule } from 'yargs';
-import { isLeadFound } from '../api/client.js';
 import { InvalidInputError } from '../api/errors.js';
 import { normalizeKey, type LookupKind } from '../pipeline/plan.js';
 import { printJson, type CliIo } from './io.js';
@@ -35,6 +34,7 @@ export function lookupCommand(io: CliIo): CommandModule<object, LookupArgs> {
               ? await target.client.lookupUrl(key)
               : await target.client.lookupDomain(key);
         printJson(io, data);
+        const { isLeadFound } = await import('../api/client.js');
         if (!isLeadFound(data)) io.err('No lead found for this input (nothing was charged).');
       } finally {
         await target.close();

@@ -1,6 +1,5 @@
 // `lead-enrich mx <domain>` and `lead-enrich whois <domain>`: one domain helper call, JSON on stdout.
 import type { CommandModule } from 'yargs';
-import { validateResolveTimeout } from '../api/client.js';
 import { InvalidInputError } from '../api/errors.js';
 import { normalizeDomain } from '../pipeline/plan.js';
 import { printJson, type CliIo } from './io.js';
@@ -36,6 +35,7 @@ export function resolveCommand(io: CliIo, op: 'mx' | 'whois'): CommandModule<obj
         .example(`$0 ${op} acme.com --timeout 20000 --sandbox`, 'with a 20 s server-side timeout, against the sandbox') as never,
     handler: async (args) => {
       // Checked before anything else: a bad timeout must never cost a request (interface 4.4).
+      const { validateResolveTimeout } = await import('../api/client.js');
       const timeout = validateResolveTimeout(timeoutFlag(args.timeout));
       const domain = normalizeDomain(String(args.domain));
       if (!domain.ok) throw new InvalidInputError(`Invalid domain '${args.domain}': ${domain.reason}; no request was made`);

@@ -2,7 +2,7 @@
 import { once } from 'node:events';
 import type { CommandModule } from 'yargs';
 import { ConfigError } from '../api/errors.js';
-import { startSandbox, type FaultKind, type SandboxOptions } from '../sandbox/server.js';
+import type { FaultKind, SandboxOptions } from '../sandbox/server.js';
 import type { CliIo } from './io.js';
 
 interface SandboxArgs {
@@ -72,6 +72,7 @@ export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
       if (args.notFoundRate !== undefined) options.notFoundRate = args.notFoundRate;
       let sandbox;
       try {
+        const { startSandbox } = await import('../sandbox/server.js');
         sandbox = await startSandbox(options);
       } catch (error) {
         throw new ConfigError(`Cannot start the sandbox: ${(error as Error).message}`);

@@ -6,7 +6,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../api/errors.js';
 import { defaultStorePath } from '../store/default-path.js';
 import { formatDuration, parseDuration } from '../store/duration.js';
-import { ResultStore, type ResultStoreStats } from '../store/result-store.js';
+import type { ResultStore, ResultStoreStats } from '../store/result-store.js';
 import { printJson, type CliIo } from './io.js';
 
 interface StoreArgs {
@@ -56,7 +56,9 @@ function storeExists(file: string): boolean {
   }
 }
 
-function withStore<R>(file: string, readonly: boolean, fn: (store: ResultStore) => R): R {
+async function withStore<R>(file: string, readonly: boolean, fn: (store: ResultStore) => R): Promise<R> {
+  // Imported here: better-sqlite3 is not needed to print --help.
+  const { ResultStore } = await import('../store/result-store.js');
   const store = ResultStore.open({ path: file, readonly });
   try {
     return fn(store);
@@ -135,14 +137,14 @@ function statsCommand(io: CliIo): CommandModule<object, StoreArgs> {
         .example('$0 store stats', 'the default store')
         .example('$0 store stats --store ./results.sqlite', 'a given store file')
         .example('$0 store stats --json | jq .entries', 'the entry count, for scripts') as never,
-    handler: (args) => {
+    handler: async (args) => {
       const file = storePath(args);
       if (!storeExists(file)) {
         if (args.json) printJson(io, statsJson(undefined, file));
         else io.out(noStoreLine(file, ''));
         return;
       }
-      const stats = withStore(file, true, (store) => store.stats());
+      const stats = await withStore(file, true, (store) => store.stats());
       if (args.json) printJson(io, statsJson(stats, file));
       else io.out(formatStoreStats(stats));
     },
@@ -163,7 +165,7 @@ function pruneCommand(io: CliIo): CommandModule<object, PruneArgs> {
         })
         .example('$0 store prune --older-than 30d', 'forget answers older than 30 days')
         .example('$0 store prune --older-than 12h --store ./results.sqlite', 'the same for 12 hours, in a given store file') as never,
-    handler: (args) => {
+    handler: async (args) => {
       // The duration is checked before the store is touched: a typo changes nothing.
       const olderThanMs = parseDuration(String(args.olderThan), '--older-than');
       const file = storePath(args);
@@ -172,7 +174,7 @@ function pruneCommand(io: CliIo): CommandModule<object, PruneArgs> {
         else io.out(noStoreLine(file, '; nothing to prune'));
         return;
       }
-      const { removed, remaining } = withStore(file, false, (store) => ({
+      const { removed, remaining } = await withStore(file, false, (store) => ({
         removed: store.prune(olderThanMs),
         remaining: store.stats().entries,
       }));
@@ -195,14 +197,14 @@ function clearCommand(io: CliIo): CommandModule<object, StoreArgs> {
       storeOptions(yargs)
         .example('$0 store clear', 'empty the default store')
         .example('$0 store clear --store ./results.sqlite', 'empty a given store file') as never,
-    handler: (args) => {
+    handler: async (args) => {
       const file = storePath(args);
       if (!storeExists(file)) {
         if (args.json) printJson(io, { path: file, exists: false, removed: 0 });
         else io.out(noStoreLine(file, '; nothing to clear'));
         return;
       }
-      const removed = withStore(file, false, (store) => store.clear());
+      const removed = await withStore(file, false, (store) => store.clear());
       if (args.json) printJson(io, { path: file, exists: true, removed });
       else io.out(`Removed ${count(removed)} ${removed === 1 ? 'entry' : 'entries'} from ${file}.\n`);
     },

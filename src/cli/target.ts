@@ -1,9 +1,9 @@
 // Turns the shared flags (--config, --base-url, --sandbox, --request-timeout) into a ready
 // client: the real service, or an embedded sandbox started in-process on 127.0.0.1.
 import type { Argv } from 'yargs';
-import { LeadClient } from '../api/client.js';
+import type { LeadClient } from '../api/client.js';
 import { requireTarget, resolveConfig, type ResolvedConfig } from '../config.js';
-import { startSandbox, type Sandbox } from '../sandbox/server.js';
+import type { Sandbox } from '../sandbox/server.js';
 import { positiveInteger } from './options.js';
 
 export interface TargetArgs {
@@ -40,7 +40,10 @@ export async function openTarget(args: TargetArgs, warn: (line: string) => void)
   let sandbox: Sandbox | undefined;
   let baseUrl: string;
   let token: string;
+  // Imported here, not above: the client (got) and the sandbox are not needed to print --help.
+  const { LeadClient } = await import('../api/client.js');
   if (args.sandbox) {
+    const { startSandbox } = await import('../sandbox/server.js');
     sandbox = await startSandbox({ host: '127.0.0.1', port: 0 });
     ({ baseUrl, token } = sandbox);
   } else {
