@@ -182,6 +182,19 @@ describe('enrich: planning', () => {
     expect(summary.billing.duplicate).toBe(3);
   });
 
+  it('pays once for a key repeated far down the same read batch, after its first answer has landed', async () => {
+    // With one request in flight, the reader stops at 64 waiting rows until one settles, so the
+    // repeat at row 300 is started long after the first request for that key finished.
+    const s = await sandbox();
+    const dir = makeTempDir();
+    const others = emails(400);
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['repeat@acme.com'], ...others.slice(0, 298).map((e) => [e]), ['Repeat@Acme.com'], ...others.slice(298).map((e) => [e])]);
+    const summary = await run(s, dir, { input, concurrency: 1 });
+    expect(s.stats.byOperation.lookup_email).toBe(401);
+    expect([...s.stats.charges.values()].filter((n) => n > 1)).toEqual([]);
+    expect(summary.billing.duplicate).toBe(1);
+  });
+
   it('honours --by and --column, and fails clearly when nothing fits', async () => {
     const s = await sandbox();
     const dir = makeTempDir();

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import got, { type Response } from 'got';
+import got, { type Got, type Response } from 'got';
 import {
   ApiFailedError,
   BadRequestError,
@@ -89,6 +89,11 @@ export class Transport {
     http: new http.Agent({ keepAlive: true, keepAliveMsecs: 1000 }),
     https: new https.Agent({ keepAlive: true, keepAliveMsecs: 1000 }),
   };
+  /**
+   * got with every option that never changes set once: got validates and merges each option it
+   * is given on every request, which was the largest cost per lookup in the no-limit benchmark.
+   */
+  readonly #got: Got;
 
   constructor(options: TransportOptions) {
     this.baseUrl = validateBaseUrl(options.baseUrl);
@@ -107,31 +112,32 @@ export class Transport {
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
     this.#userAgent = options.userAgent ?? 'lead-enrich';
+    this.#got = got.extend({
+      headers: { authorization: `Bearer ${this.#token}`, 'user-agent': this.#userAgent, accept: 'application/json' },
+      timeout: { request: this.#timeoutMs },
+      retry: { limit: 0 },
+      throwHttpErrors: false,
+      followRedirect: false,
+      responseType: 'text',
+      agent: this.#agents,
+    });
   }
 
   async request<T>(spec: RequestSpec): Promise<ApiResponse<T>> {
     const url = new URL(this.baseUrl + spec.path);
     for (const [name, value] of Object.entries(spec.query ?? {})) url.searchParams.set(name, value);
-    const abort = new AbortController();
     let oversize = false;
     let response: Response<string>;
     try {
-      const pending = got(url, {
+      const pending = this.#got(url, {
         method: spec.method,
-        headers: { authorization: `Bearer ${this.#token}`, 'user-agent': this.#userAgent, accept: 'application/json' },
         ...(spec.body ? { json: spec.body } : {}),
-        timeout: { request: spec.timeoutMs ?? this.#timeoutMs },
-        retry: { limit: 0 },
-        throwHttpErrors: false,
-        followRedirect: false,
-        responseType: 'text',
-        agent: this.#agents,
-        signal: abort.signal,
+        ...(spec.timeoutMs === undefined ? {} : { timeout: { request: spec.timeoutMs } }),
       });
       pending.on('downloadProgress', (progress) => {
         if (progress.transferred > this.#maxBodyBytes) {
           oversize = true;
-          abort.abort();
+          pending.cancel();
         }
       });
       response = await pending;

@@ -351,7 +351,17 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
     const windowSize = tuning.reorderWindow ?? 4096;
     const slots: Slot[] = [];
     let drainDeadline: Promise<void> | undefined;
-    const interrupted = new Promise<void>((resolve) => interrupt.signal.addEventListener('abort', () => resolve(), { once: true }));
+    // Waits for a promise or for the interrupt, whichever comes first. (Not Promise.race with one
+    // long-lived "interrupted" promise: every race would leave a reaction on it for the whole run.)
+    const untilSettledOrInterrupted = (promise: Promise<unknown>): Promise<void> =>
+      new Promise<void>((resolve) => {
+        const done = (): void => {
+          interrupt.signal.removeEventListener('abort', done);
+          resolve();
+        };
+        interrupt.signal.addEventListener('abort', done, { once: true });
+        promise.then(done, done);
+      });
     // After an interrupt, rows in flight get drainTimeoutMs to finish, then are written as skipped.
     const settleAfterInterrupt = (slot: Slot): Promise<FinishedRow> => {
       drainDeadline ??= new Promise((resolve) => setTimeout(resolve, tuning.drainTimeoutMs ?? 10_000).unref());
@@ -371,21 +381,44 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
         const head = slots[0]!;
         if (!interrupt.signal.aborted) {
           // An interrupt while we wait must not wait for this row's request to time out.
-          await Promise.race([head.pending!, interrupted]);
+          await untilSettledOrInterrupted(head.pending!);
         }
         if (head.value === undefined) head.value = await settleAfterInterrupt(head);
         if (fatal) return;
       }
     };
 
+    // Rows waiting for the network each hold a chain of promises and a place in the limiter's
+    // queue; queuing more of them than the gate can have in flight buys nothing but memory, so
+    // the reader waits for one to settle past twice the gate's concurrency. Rows the store
+    // answers are not counted: the reorder window alone bounds them.
+    let waitingRows = 0;
+    let oneSettled: { promise: Promise<void>; resolve: () => void } | undefined;
+    const settled = (): void => {
+      waitingRows -= 1;
+      oneSettled?.resolve();
+      oneSettled = undefined;
+    };
+    const maxWaitingRows = (): number => Math.max(MIN_WAITING_ROWS, 2 * activeGate.stats.concurrency);
+
     for await (const batch of source.batches) {
       for (const { row, cells, result } of planBatch(batch, rowNumber + 1)) {
-        if (result instanceof Promise) {
+        const answer = typeof result === 'function' ? result() : result;
+        if (answer instanceof Promise) {
           const slot: Slot = { placeholder: { row, cells, status: 'skipped', billing: 'none', data: {} } };
-          slot.pending = result.then((finished) => (slot.value = finished));
+          waitingRows += 1;
+          slot.pending = answer.then((finished) => (slot.value = finished)).finally(settled);
           slots.push(slot);
+          while (waitingRows >= maxWaitingRows() && !fatal && !interrupt.signal.aborted) {
+            if (!oneSettled) {
+              let resolve!: () => void;
+              const promise = new Promise<void>((r) => (resolve = r));
+              oneSettled = { promise, resolve };
+            }
+            await untilSettledOrInterrupted(oneSettled.promise);
+          }
         } else {
-          slots.push({ value: result });
+          slots.push({ value: answer });
         }
       }
       rowNumber += batch.length;
@@ -456,6 +489,9 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
 
 const windowMsOf = (tuning: EnrichTuning): number => tuning.windowMs ?? 60_000;
 
+/** The fewest rows allowed to wait for the network at once, whatever the gate's concurrency. */
+const MIN_WAITING_ROWS = 64;
+
 
 /** FNV-1a, 32 bits: a stable hash of a key for --shard (the same in every process and version). */
 function fnv1a(text: string): number {
@@ -507,10 +543,14 @@ interface PlannerDeps {
   width: number;
 }
 
-/** plan + look up for a batch of rows: each row is synchronous when every answer is already known. */
+/**
+ * plan for a batch of rows: a row is finished at once (invalid key), or comes with the function
+ * that looks it up, synchronous when every answer is already known. The caller starts each one,
+ * so it decides how many wait for the network.
+ */
 function batchPlanner(
   deps: PlannerDeps,
-): (batch: string[][], firstRow: number) => Array<{ row: number; cells: string[]; result: FinishedRow | Promise<FinishedRow> }> {
+): (batch: string[][], firstRow: number) => Array<{ row: number; cells: string[]; result: FinishedRow | (() => FinishedRow | Promise<FinishedRow>) }> {
   const { target, domainColumn, extras, lookups, width, shard } = deps;
   const op = LOOKUP_OPERATION[target.kind] as BillableOperation;
 
@@ -596,6 +636,6 @@ function batchPlanner(
     const planned = batch.flatMap((cells, i) => plan(cells, firstRow + i) ?? []);
     // One store query for the batch's keys instead of one per row.
     lookups.prefetch(op, [...new Set(planned.flatMap((p) => ('key' in p ? [p.key] : [])))]);
-    return planned.map((p) => ({ row: p.row, cells: p.cells, result: 'key' in p ? lookUp(p) : p }));
+    return planned.map((p) => ({ row: p.row, cells: p.cells, result: 'key' in p ? () => lookUp(p) : p }));
   };
 }

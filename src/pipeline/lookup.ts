@@ -115,6 +115,17 @@ export class Lookups {
 
   #prefetched: { op: BillableOperation; keys: Set<string>; answers: Map<string, StoredResult> } | undefined;
 
+  /**
+   * Stores an answer, and adds it to the prefetched batch: a duplicate later in the batch, started
+   * after this request left the in-flight map, must find it there and not pay again.
+   */
+  #keep(op: BillableOperation, key: string, answer: { found: boolean; data: unknown }): void {
+    const { store, service, runId } = this.#deps;
+    store.put(service, op, key, answer, runId);
+    const batch = this.#prefetched;
+    if (batch?.op === op && batch.keys.has(key)) batch.answers.set(key, { ...answer, fetchedAt: Date.now(), runId });
+  }
+
   /** The store's answer, if it has one: synchronous, so known rows run at CSV speed. */
   known(op: BillableOperation, key: string): LookupOutcome | undefined {
     const { store, service, maxAgeMs, refresh, runId } = this.#deps;
@@ -152,12 +163,12 @@ export class Lookups {
    * waited for; if that worker dies, its claim expires and the key is claimed again.
    */
   async #fetchShared(coordinator: Coordinator, op: BillableOperation, key: string): Promise<LookupOutcome> {
-    const { store, service, runId, signal } = this.#deps;
+    const { signal } = this.#deps;
     try {
       for (;;) {
         const shared = await coordinator.sharedAnswer(op, key);
         if (shared) {
-          store.put(service, op, key, shared, runId);
+          this.#keep(op, key, shared);
           return { kind: shared.found ? 'found' : 'not_found', data: shared.data, billing: 'duplicate' };
         }
         if (await coordinator.claim(op, key)) {
@@ -165,7 +176,7 @@ export class Lookups {
           const late = await coordinator.sharedAnswer(op, key);
           if (!late) break;
           await coordinator.release(op, key);
-          store.put(service, op, key, late, runId);
+          this.#keep(op, key, late);
           return { kind: late.found ? 'found' : 'not_found', data: late.data, billing: 'duplicate' };
         }
         if (signal.aborted) return INTERRUPTED;
@@ -189,7 +200,7 @@ export class Lookups {
   }
 
   async #fetch(op: BillableOperation, key: string): Promise<LookupOutcome> {
-    const { client, gate, retry, credits, store, service, runId, signal } = this.#deps;
+    const { client, gate, retry, credits, signal } = this.#deps;
     let confirmed = false;
     for (;;) {
       let ticket: CreditTicket | undefined;
@@ -223,7 +234,7 @@ export class Lookups {
           },
         );
         const found = foundIn(op, data);
-        store.put(service, op, key, { found, data }, runId);
+        this.#keep(op, key, { found, data });
         return { kind: found ? 'found' : 'not_found', data, billing: found ? 'charged' : 'free' };
       } catch (error) {
         if (error instanceof CreditRefused) {
