@@ -118,8 +118,11 @@ function isWorldReadable(file: string): boolean {
   }
 }
 
-function readTokenFile(tokenFile: string, configPath: string | undefined): string {
+function readTokenFile(tokenFile: string, configPath: string | undefined, warn: ((line: string) => void) | undefined): string {
   const resolved = path.resolve(configPath ? path.dirname(expandHome(configPath)) : process.cwd(), expandHome(tokenFile));
+  if (isWorldReadable(resolved)) {
+    warn?.(`Warning: the tokenFile ${resolved} is readable by other users; run: chmod 600 ${resolved}`);
+  }
   let text: string;
   try {
     text = fs.readFileSync(resolved, 'utf8');
@@ -146,7 +149,7 @@ export function resolveConfig(sources: ConfigSources): ResolvedConfig {
     token = file.token.trim();
     tokenSource = 'config file "token"';
   } else if (file.tokenFile) {
-    token = readTokenFile(file.tokenFile, sources.configPath);
+    token = readTokenFile(file.tokenFile, sources.configPath, sources.warn);
     tokenSource = 'config file "tokenFile"';
   }
   return { file, baseUrl, token, tokenSource };

@@ -84,6 +84,26 @@ describe('--redis and --shard', () => {
     }
   });
 
+  it('releases the credits a killed worker had in flight once its share expires', async () => {
+    const fingerprint = `inflight-${Date.now()}`;
+    const connect = () => Coordinator.connect({ url: redis.url, service: 'test', tokenFingerprint: fingerprint, inflightTtlMs: 400 });
+    const [killed, living] = await Promise.all([connect(), connect()]);
+    try {
+      await killed.creditReading(200, 0, true);
+      expect(await killed.tryReserve(100, 0)).toBe(true);
+      // The worker dies with its request in flight: no settle() ever comes.
+      await killed.close();
+      expect(await living.tryReserve(150, 0)).toBe(false);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await living.tryReserve(150, 0)).toBe(true);
+      // A living worker's share is renewed by its own use, and settles to nothing.
+      await living.settle(150, false);
+      expect(await living.tryReserve(200, 0)).toBe(true);
+    } finally {
+      await living.close();
+    }
+  });
+
   it('holds the credit reserve across workers', async () => {
     const s = await startSandbox({ port: 0, rpm: 6000, windowMs: 1000, credits: 300, notFoundRate: 0 });
     try {
@@ -117,6 +137,60 @@ describe('--redis and --shard', () => {
       expect(s.stats.byOperation.lookup_email).toBe(60);
       const billing = results.map((r) => JSON.parse(r.stdout).billing);
       expect(billing[0].duplicate + billing[1].duplicate).toBeGreaterThanOrEqual(60);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('applies --refresh and --max-age to answers shared through Redis as it does to the store', async () => {
+    const s = await startSandbox({ port: 0, rpm: 60_000, windowMs: 1000, credits: 1_000_000 });
+    try {
+      const dir = makeTempDir();
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(20, 'fresh').map((e) => [e])]);
+      // Each run has a store of its own: only Redis could answer it.
+      const once = async (name: string, extra: string[]) => {
+        const child = spawnCli(['enrich', input, '--redis', redis.url, '--rate-window', '1000', '--json', '--quiet', '-o', path.join(dir, `${name}.csv`), ...extra], {
+          env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: path.join(dir, `${name}.sqlite`) },
+        });
+        child.stdin!.end();
+        const r = await child.result;
+        expect(r.code, r.stderr).toBe(0);
+        return JSON.parse(r.stdout) as { billing: Record<string, number> };
+      };
+      await once('first', []);
+      expect(s.stats.byOperation.lookup_email).toBe(20);
+      expect((await once('shared', [])).billing.duplicate).toBe(20);
+      expect(s.stats.byOperation.lookup_email).toBe(20);
+      await once('refresh', ['--refresh']);
+      expect(s.stats.byOperation.lookup_email).toBe(40);
+      await new Promise((r) => setTimeout(r, 1200));
+      await once('aged', ['--max-age', '1s']);
+      expect(s.stats.byOperation.lookup_email).toBe(60);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a run keeps to its own pace, not to one an earlier run left in Redis', async () => {
+    const s = await startSandbox({ port: 0, rpm: 100_000, windowMs: 1000, credits: 1_000_000 });
+    try {
+      const dir = makeTempDir();
+      const once = async (name: string, rows: number, extra: string[]) => {
+        const input = writeCsv(path.join(dir, `${name}.in.csv`), [['email'], ...emails(rows, name).map((e) => [e])]);
+        const child = spawnCli(['enrich', input, '--redis', redis.url, '--rate-window', '1000', '--json', '--quiet', ...extra], {
+          env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: path.join(dir, `${name}.sqlite`) },
+        });
+        child.stdin!.end();
+        const r = await child.result;
+        expect(r.code, r.stderr).toBe(0);
+      };
+      // The first run leaves a fast pace and a large reservoir in Redis.
+      await once('fast', 30, []);
+      const before = s.stats.windows.length;
+      await once('slow', 30, ['--rpm', '10']);
+      const counts = s.stats.windows.slice(before).map((w) => w.requests);
+      expect(counts, JSON.stringify(counts)).toSatisfy((c: number[]) => c.every((n) => n <= 10));
+      expect(s.stats.rateLimited).toBe(0);
     } finally {
       await s.close();
     }

@@ -252,12 +252,25 @@ describe('world-readable config holding a token', () => {
     expect(warnings).toEqual([]);
   });
 
-  it('does not warn for a world-readable file without a token (tokenFile only)', () => {
+  it('does not warn for a world-readable config without a token whose tokenFile is private', () => {
     const dir = tempDir();
-    fs.writeFileSync(path.join(dir, 'token'), 'tok');
+    fs.writeFileSync(path.join(dir, 'token'), 'tok', { mode: 0o600 });
     const configPath = writeConfig({ baseUrl: FILE_URL, tokenFile: 'token' }, { dir, mode: 0o644 });
     resolveConfig({ configPath, env: {}, warn });
     expect(warnings).toEqual([]);
+  });
+
+  it.runIf(process.platform !== 'win32')('warns, with the chmod to run, when the tokenFile is readable by others', () => {
+    const dir = tempDir();
+    const tokenPath = path.join(dir, 'token');
+    fs.writeFileSync(tokenPath, 'tok-SECRET-ww-3', { mode: 0o644 });
+    fs.chmodSync(tokenPath, 0o644);
+    const configPath = writeConfig({ baseUrl: FILE_URL, tokenFile: 'token' }, { dir, mode: 0o600 });
+    expect(resolveConfig({ configPath, env: {}, warn }).token).toBe('tok-SECRET-ww-3');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(tokenPath);
+    expect(warnings[0]).toContain('chmod 600');
+    expect(warnings[0]).not.toContain('tok-SECRET-ww-3');
   });
 
   it.runIf(process.platform !== 'win32')('warns through readConfigFile too', () => {

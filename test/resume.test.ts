@@ -111,6 +111,52 @@ describe('result store', () => {
   });
 });
 
+describe('dry run and real run plan alike', () => {
+  const dryRun = async (s: Sandbox, storePath: string, options: Partial<Parameters<typeof planRun>[0]> & { input: string }) => {
+    const client = new LeadClient({ baseUrl: s.baseUrl, token: s.token });
+    const store = ResultStore.open({ path: storePath });
+    try {
+      return await planRun({ client, store, service: client.baseUrl, maxAgeMs: 86_400_000, refresh: false, ...options });
+    } finally {
+      store.close();
+      client.close();
+    }
+  };
+
+  it('ragged rows, keys that are not UTF-8, and each --shard count the same rows, errors and lookups', async () => {
+    const s = await sandbox({ notFoundRate: 0 });
+    const dir = makeTempDir();
+    const input = path.join(dir, 'in.csv');
+    const good = emails(30).map((e) => Buffer.from(`${e},ok\n`));
+    // A row with a non-empty cell beyond the header, and a Windows-1252 "josé@acme.com".
+    fs.writeFileSync(input, Buffer.concat([Buffer.from('email,note\n'), ...good, Buffer.from('extra@acme.com,ok,surplus\n'), Buffer.from([0x6a, 0x6f, 0x73, 0xe9]), Buffer.from('@acme.com,ok\n')]));
+    for (const shard of [undefined, { index: 1, count: 2 }, { index: 2, count: 2 }]) {
+      const storePath = path.join(dir, `store-${shard?.index ?? 0}.sqlite`);
+      const plan = await dryRun(s, storePath, { input, shard });
+      const summary = await run(s, { input, store: storePath, shard, output: path.join(dir, `out-${shard?.index ?? 0}.csv`) });
+      expect({ rows: plan.rows, invalid: plan.invalidRows, lookups: plan.lookupsToMake }).toEqual({
+        rows: summary.rows,
+        invalid: summary.errorCodes.invalid_input ?? 0,
+        lookups: summary.requests,
+      });
+    }
+  });
+
+  it('with --with and profile URLs whose domain only the lead tells, the bound still covers what the run spends', async () => {
+    const s = await sandbox({ notFoundRate: 0 });
+    const dir = makeTempDir();
+    const urls = Array.from({ length: 6 }, (_, i) => [`https://www.linkedin.com/in/person-${i}`]);
+    const input = writeCsv(path.join(dir, 'profiles.csv'), [['linkedin'], ...urls]);
+    const storePath = path.join(dir, 'store.sqlite');
+    const plan = await dryRun(s, storePath, { input, with: ['mx', 'whois'] });
+    const charged = s.stats.creditsCharged;
+    const summary = await run(s, { input, store: storePath, with: ['mx', 'whois'] });
+    expect(summary.requests).toBeGreaterThan(6);
+    expect(plan.lookupsToMake).toBeGreaterThanOrEqual(summary.requests);
+    expect(plan.creditsNeeded).toBeGreaterThanOrEqual(s.stats.creditsCharged - charged);
+  });
+});
+
 /** Puts the sandbox's own answers for these emails into a store, as an earlier run would have. */
 function warmStore(file: string, service: string, keys: string[]): void {
   const store = ResultStore.open({ path: file });

@@ -133,6 +133,7 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
             minCredits,
             maxAgeMs,
             refresh: args.refresh ?? false,
+            shard,
           });
           if (args.json) printJson(io, plan);
           else io.err(formatPlan(plan));

@@ -24,7 +24,15 @@ export interface CoordinatorOptions {
   claimTtlMs?: number;
   /** How long answers stay shared in Redis (the durable store keeps them longer). */
   answerTtlMs?: number;
+  /** How long a worker's credits in flight outlive its last reservation or settlement (see INFLIGHT_TTL_MS). */
+  inflightTtlMs?: number;
   connectTimeoutMs?: number;
+}
+
+export interface SharedAnswer {
+  found: boolean;
+  data: unknown;
+  fetchedAt: number;
 }
 
 /** Redacts any password in a redis:// URL for messages. */
@@ -38,22 +46,49 @@ function describeUrl(url: string): string {
   }
 }
 
-const TRY_BEGIN = `
+// Credits reserved by requests in flight, summed over the living workers. Each worker's share is
+// a key of its own (KEYS[2]:<worker id>) renewed by its every reservation and settlement: a killed
+// worker's share expires with its key instead of being held back from the others for ever.
+const INFLIGHT = `
+local function inflight(workers)
+  local total = 0
+  for _, w in ipairs(redis.call('SMEMBERS', workers)) do
+    local v = redis.call('GET', workers .. ':' .. w)
+    if v then total = total + tonumber(v) else redis.call('SREM', workers, w) end
+  end
+  return total
+end
+`;
+
+const TRY_BEGIN = `${INFLIGHT}
 local h = KEYS[1]
 if redis.call('HGET', h, 'exhausted') == '1' then return 0 end
 local b = tonumber(redis.call('HGET', h, 'balance') or '0')
 local s = tonumber(redis.call('HGET', h, 'spent') or '0')
-local i = tonumber(redis.call('HGET', h, 'inflight') or '0')
-if b - s - i - tonumber(ARGV[1]) < tonumber(ARGV[2]) then return 0 end
-redis.call('HINCRBY', h, 'inflight', ARGV[1])
+if b - s - inflight(KEYS[2]) - tonumber(ARGV[1]) < tonumber(ARGV[2]) then return 0 end
+local mine = KEYS[2] .. ':' .. ARGV[4]
+redis.call('INCRBY', mine, ARGV[1])
+redis.call('PEXPIRE', mine, ARGV[5])
+redis.call('SADD', KEYS[2], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
 redis.call('PEXPIRE', h, ARGV[3])
 return 1`;
 
-const READING = `
+const SETTLE = `
+local mine = KEYS[2] .. ':' .. ARGV[2]
+-- A share that expired while its request ran (longer than the expiry) is not made negative.
+if redis.call('EXISTS', mine) == 1 then
+  redis.call('DECRBY', mine, ARGV[1])
+  redis.call('PEXPIRE', mine, ARGV[3])
+end
+if ARGV[4] == '1' then redis.call('HINCRBY', KEYS[1], 'spent', ARGV[1]) end
+return 1`;
+
+const READING = `${INFLIGHT}
 local h = KEYS[1]
 local reading = tonumber(ARGV[1])
 local b = redis.call('HGET', h, 'balance')
-local idle = tonumber(redis.call('HGET', h, 'inflight') or '0') <= 0
+local idle = inflight(KEYS[2]) <= 0
 if b and ARGV[4] == 'start' and idle and redis.call('HGET', h, 'exhausted') == '1' and reading > tonumber(ARGV[2]) then
   -- A new run after a stop at the reserve, with credits added since: start afresh.
   redis.call('HSET', h, 'exhausted', '0')
@@ -112,6 +147,15 @@ local reservoir = math.max(0, tonumber(ARGV[1]) - outside - waiting)
 redis.call('HSET', KEYS[1], 'reservoir', reservoir)
 return reservoir`;
 
+/** The shared credit estimate is forgotten an hour after its last use. */
+const CREDITS_TTL_MS = 60 * 60 * 1000;
+/**
+ * A worker's share of the credits in flight outlives its last reservation or settlement by this
+ * long: more than the longest request (a Whois may take 110 s on the server), so a living worker's
+ * share never lapses, and a killed worker's is released within minutes.
+ */
+const INFLIGHT_TTL_MS = 5 * 60 * 1000;
+
 export class Coordinator {
   readonly id: string;
   readonly client: Redis;
@@ -119,6 +163,7 @@ export class Coordinator {
   readonly workerId = randomUUID();
   readonly #claimTtlMs: number;
   readonly #answerTtlMs: number;
+  readonly #inflightTtlMs: number;
   #lost: CoordinationLostError | undefined;
   readonly #onLost: Array<(error: CoordinationLostError) => void> = [];
   readonly #url: string;
@@ -130,6 +175,7 @@ export class Coordinator {
     this.id = `lead-enrich:${createHash('sha256').update(`${options.service}\u0000${options.tokenFingerprint}`).digest('hex').slice(0, 20)}`;
     this.#claimTtlMs = options.claimTtlMs ?? 60_000;
     this.#answerTtlMs = options.answerTtlMs ?? 24 * 60 * 60 * 1000;
+    this.#inflightTtlMs = options.inflightTtlMs ?? INFLIGHT_TTL_MS;
     this.connection = new Bottleneck.IORedisConnection({ client, Redis });
     this.connection.on('error', (error: unknown) => this.fail(error));
     client.on('error', (error: unknown) => this.fail(error));
@@ -270,23 +316,27 @@ export class Coordinator {
    * was taken, so the shared estimate only ever goes down by a reading (the lower of the two
    * wins); a new estimate starts from it. Redis holds it for an hour after the last use.
    */
+  get #inflight(): string {
+    return `${this.id}:inflight`;
+  }
+
   async creditReading(balance: number, reserve: number, atStart = false): Promise<void> {
     await this.#call(() =>
-      this.client.eval(READING, 1, this.#credits, String(balance), String(reserve), String(60 * 60 * 1000), atStart ? 'start' : 'during'),
+      this.client.eval(READING, 2, this.#credits, this.#inflight, String(balance), String(reserve), String(CREDITS_TTL_MS), atStart ? 'start' : 'during'),
     );
   }
 
   async tryReserve(cost: number, reserve: number): Promise<boolean> {
-    const ok = await this.#call(() => this.client.eval(TRY_BEGIN, 1, this.#credits, String(cost), String(reserve), String(60 * 60 * 1000)));
+    const ok = await this.#call(() =>
+      this.client.eval(TRY_BEGIN, 2, this.#credits, this.#inflight, String(cost), String(reserve), String(CREDITS_TTL_MS), this.workerId, String(this.#inflightTtlMs)),
+    );
     return ok === 1;
   }
 
   async settle(cost: number, charged: boolean): Promise<void> {
-    await this.#call(async () => {
-      const multi = this.client.multi().hincrby(this.#credits, 'inflight', -cost);
-      if (charged) multi.hincrby(this.#credits, 'spent', cost);
-      await multi.exec();
-    });
+    await this.#call(() =>
+      this.client.eval(SETTLE, 2, this.#credits, this.#inflight, String(cost), this.workerId, String(this.#inflightTtlMs), charged ? '1' : '0'),
+    );
   }
 
   async markExhausted(): Promise<void> {
@@ -307,9 +357,13 @@ export class Coordinator {
     return `${this.id}:claim:${op}:${createHash('sha1').update(key).digest('hex')}`;
   }
 
-  async sharedAnswer(op: string, key: string): Promise<{ found: boolean; data: unknown } | undefined> {
+  /** The answer another worker fetched for the key, with when it was fetched (epoch ms, its clock). */
+  async sharedAnswer(op: string, key: string): Promise<SharedAnswer | undefined> {
     const text = await this.#call(() => this.client.get(this.#answerKey(op, key)));
-    return text === null ? undefined : (JSON.parse(text) as { found: boolean; data: unknown });
+    if (text === null) return undefined;
+    const answer = JSON.parse(text) as Partial<SharedAnswer>;
+    // An answer without a date (published by an older version) counts as fetched long ago.
+    return { found: answer.found === true, data: answer.data, fetchedAt: typeof answer.fetchedAt === 'number' ? answer.fetchedAt : 0 };
   }
 
   /** True when this worker may fetch the key; false while another worker holds it. */
@@ -318,7 +372,7 @@ export class Coordinator {
     return won === 'OK';
   }
 
-  async publishAnswer(op: string, key: string, answer: { found: boolean; data: unknown }): Promise<void> {
+  async publishAnswer(op: string, key: string, answer: SharedAnswer): Promise<void> {
     await this.#call(() =>
       this.client.multi().set(this.#answerKey(op, key), JSON.stringify(answer), 'PX', this.#answerTtlMs).del(this.#claimKey(op, key)).exec(),
     );

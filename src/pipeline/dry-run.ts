@@ -6,7 +6,7 @@ import type { LeadClient } from '../api/client.js';
 import { parseServiceLimits } from '../api/limits.js';
 import type { ResultStore } from '../store/result-store.js';
 import { PUBLISHED_FOUND_COST, type BillableOperation } from './credits.js';
-import { LOOKUP_OPERATION, detectDomainColumn, detectTarget, domainForRow, normalizeKey, type LookupKind } from './plan.js';
+import { LOOKUP_OPERATION, detectDomainColumn, detectTarget, domainForRow, planRow, type LookupKind, type Shard } from './plan.js';
 import { fromBytes, openCsv } from './read.js';
 
 export interface DryRunOptions {
@@ -21,6 +21,7 @@ export interface DryRunOptions {
   minCredits?: number | undefined;
   maxAgeMs: number;
   refresh: boolean;
+  shard?: Shard | undefined;
 }
 
 export interface DryRunPlan {
@@ -31,7 +32,11 @@ export interface DryRunPlan {
   distinctKeys: Record<string, number>;
   /** Of those, already answered in the store (free). */
   alreadyKnown: Record<string, number>;
-  /** Requests a real run would make (distinct keys not known). */
+  /**
+   * Requests a real run would make (distinct keys not known), at most: with --with and profile URLs
+   * but no domain column, each URL key counts one MX/Whois call per extra (the domain comes from
+   * the lead found, so it is known only then).
+   */
   lookupsToMake: number;
   /** Upper bound: every lookup found, at the published cost of a found lead. */
   creditsNeeded: number;
@@ -66,21 +71,26 @@ export async function planRun(options: DryRunOptions): Promise<DryRunPlan> {
   };
   let rows = 0;
   let invalidRows = 0;
+  // URL keys whose domain only the found lead will tell (no domain column): each may cost MX/Whois.
+  const domainFromLead = new Set<string>();
+  const width = source.header.length;
   for await (const batch of source.batches) for (const cells of batch) {
+    const planned = planRow(cells, target, width, options.shard);
+    if (planned.kind === 'elsewhere') continue;
     rows += 1;
-    const normalized = normalizeKey(target.kind, fromBytes(cells[target.columnIndex] ?? ''));
-    if (!normalized.ok) {
+    if (planned.kind === 'invalid') {
       invalidRows += 1;
       continue;
     }
-    note(op, normalized.key);
+    note(op, planned.key);
     if (extras.length === 0) continue;
-    const domain = domainForRow(target.kind, normalized.key, domainColumn ? fromBytes(cells[domainColumn.columnIndex] ?? '') : undefined);
-    if (domain === undefined) continue;
-    for (const extra of extras) note(extra, domain);
+    const domain = domainForRow(target.kind, planned.key, domainColumn ? fromBytes(cells[domainColumn.columnIndex] ?? '') : undefined);
+    if (domain !== undefined) for (const extra of extras) note(extra, domain);
+    else if (target.kind === 'url') domainFromLead.add(planned.key);
   }
   const distinctKeys = Object.fromEntries([...seen].map(([operation, keys]) => [operation, keys.size]));
-  const lookupsToMake = [...seen].reduce((sum, [operation, keys]) => sum + keys.size - (known[operation] ?? 0), 0);
+  const lookupsToMake =
+    [...seen].reduce((sum, [operation, keys]) => sum + keys.size - (known[operation] ?? 0), 0) + domainFromLead.size * extras.length;
   const creditsNeeded = lookupsToMake * PUBLISHED_FOUND_COST;
   const rpm = options.rpm ?? limits.rpm;
   const reserve = options.minCredits ?? credits.low_credit_balance_min_threshold ?? 0;

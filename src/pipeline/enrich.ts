@@ -6,7 +6,7 @@ import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { LeadClient } from '../api/client.js';
-import { ConfigError, LeadEnrichError, UnauthorizedError } from '../api/errors.js';
+import { ConfigError, LeadEnrichError, RateLimitedError, UnauthorizedError } from '../api/errors.js';
 import { parseServiceLimits, type RateLimitFacts } from '../api/limits.js';
 import type { CompanyLead, Lead, MxResult, WhoisResult } from '../api/types.js';
 import { ResultStore } from '../store/result-store.js';
@@ -21,9 +21,10 @@ import {
   detectTarget,
   domainForRow,
   normalizeDomain,
-  normalizeKey,
+  planRow,
   type LookupKind,
   type LookupTarget,
+  type Shard,
 } from './plan.js';
 import { RateGate } from './rate.js';
 import { openCsv, fromBytes, type CsvSource } from './read.js';
@@ -131,11 +132,6 @@ export interface EnrichSummary {
   shard: Shard | undefined;
 }
 
-export interface Shard {
-  index: number;
-  count: number;
-}
-
 const DAY = 24 * 60 * 60 * 1000;
 
 function defaultOutput(input: string | Readable, format: 'csv' | 'jsonl', shard: Shard | undefined): string {
@@ -238,7 +234,15 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
       facts: options.rpm === undefined || options.rpm >= limits.rpm ? limits : { remaining: Math.min(options.rpm, limits.remaining), resetAt: limits.resetAt },
       ...(options.concurrency === undefined ? {} : { maxConcurrency: options.concurrency }),
       ...(tuning.edgeMarginMs === undefined ? {} : { edgeMarginMs: tuning.edgeMarginMs }),
-      resync: async () => parseServiceLimits(await client.getLimits()).resetAt,
+      resync: async () => {
+        try {
+          return parseServiceLimits(await client.getLimits()).resetAt;
+        } catch (error) {
+          // The summary counts every 429 the run was sent, this question's too.
+          if (error instanceof RateLimitedError) lookups.counters.rateLimited += 1;
+          throw error;
+        }
+      },
       ...(coordinator ? { coordinator, latencyHintMs: limitsLatencyMs } : {}),
     });
     const activeGate = gate;
@@ -493,16 +497,6 @@ const windowMsOf = (tuning: EnrichTuning): number => tuning.windowMs ?? 60_000;
 const MIN_WAITING_ROWS = 64;
 
 
-/** FNV-1a, 32 bits: a stable hash of a key for --shard (the same in every process and version). */
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i += 1) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
-}
-
 function rethrowStartup(error: unknown): never {
   if (error instanceof UnauthorizedError) throw error;
   if (error instanceof LeadEnrichError) {
@@ -602,24 +596,11 @@ function batchPlanner(
   };
 
   type Planned = { row: number; cells: string[]; key: string } | FinishedRow;
-  /** With --shard, whether this worker owns the row: by its normalized key, so duplicates meet. */
-  const owned = (shardKey: string): boolean => !shard || (fnv1a(shardKey) % shard.count) + 1 === shard.index;
   const plan = (cells: string[], row: number): Planned | undefined => {
-    const raw = fromBytes(cells[target.columnIndex] ?? '');
-    // A key that is not valid UTF-8 (a file saved in another encoding) would be looked up, and
-    // paid for, as something the user never wrote.
-    const normalized: ReturnType<typeof normalizeKey> = raw.includes('\uFFFD')
-      ? { ok: false, reason: 'the key is not valid UTF-8 (is the file saved in another encoding?)' }
-      : normalizeKey(target.kind, raw);
-    if (!owned(normalized.ok ? normalized.key : raw)) return undefined;
-    if (cells.length > width) {
-      const extra = cells.slice(width);
-      if (extra.some((cell) => cell !== '')) {
-        return invalid(cells, row, `row has ${cells.length} cells but the header has ${width}; extra cells: ${JSON.stringify(extra.map(fromBytes))}`);
-      }
-    }
-    if (!normalized.ok) return invalid(cells, row, `${target.columnName}: ${normalized.reason}`);
-    return { row, cells, key: normalized.key };
+    const planned = planRow(cells, target, width, shard);
+    if (planned.kind === 'elsewhere') return undefined;
+    if (planned.kind === 'invalid') return invalid(cells, row, planned.message);
+    return { row, cells, key: planned.key };
   };
 
   const lookUp = ({ row, cells, key }: { row: number; cells: string[]; key: string }): FinishedRow | Promise<FinishedRow> => {

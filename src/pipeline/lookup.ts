@@ -11,7 +11,7 @@ import {
 } from '../api/errors.js';
 import type { ResultStore, StoredResult } from '../store/result-store.js';
 import type { BillableOperation, CreditAccount, CreditTicket } from './credits.js';
-import type { Coordinator } from '../cluster/coordinator.js';
+import type { Coordinator, SharedAnswer } from '../cluster/coordinator.js';
 import { sleep } from './retry.js';
 import { GateStoppedError, type RateGate } from './rate.js';
 import type { RetryPolicy } from './retry.js';
@@ -99,6 +99,7 @@ export class Lookups {
   readonly counters: LookupCounters = { requests: 0, retries: 0, rateLimited: 0 };
   readonly #deps: LookupDeps;
   readonly #inFlight = new Map<string, Promise<LookupOutcome>>();
+  readonly #startedAt = Date.now();
 
   constructor(deps: LookupDeps) {
     this.#deps = deps;
@@ -119,11 +120,12 @@ export class Lookups {
    * Stores an answer, and adds it to the prefetched batch: a duplicate later in the batch, started
    * after this request left the in-flight map, must find it there and not pay again.
    */
-  #keep(op: BillableOperation, key: string, answer: { found: boolean; data: unknown }): void {
+  #keep(op: BillableOperation, key: string, answer: { found: boolean; data: unknown; fetchedAt?: number }): void {
     const { store, service, runId } = this.#deps;
-    store.put(service, op, key, answer, runId);
+    const kept = { found: answer.found, data: answer.data, fetchedAt: answer.fetchedAt ?? Date.now() };
+    store.put(service, op, key, kept, runId);
     const batch = this.#prefetched;
-    if (batch?.op === op && batch.keys.has(key)) batch.answers.set(key, { ...answer, fetchedAt: Date.now(), runId });
+    if (batch?.op === op && batch.keys.has(key)) batch.answers.set(key, { ...kept, runId });
   }
 
   /** The store's answer, if it has one: synchronous, so known rows run at CSV speed. */
@@ -163,17 +165,21 @@ export class Lookups {
    * waited for; if that worker dies, its claim expires and the key is claimed again.
    */
   async #fetchShared(coordinator: Coordinator, op: BillableOperation, key: string): Promise<LookupOutcome> {
-    const { signal } = this.#deps;
+    const { signal, maxAgeMs, refresh } = this.#deps;
+    // What another worker fetched counts only if the store would have counted it: younger than
+    // --max-age, and with --refresh fetched since this run began. (Each worker's own clock.)
+    const fresh = (answer: SharedAnswer | undefined): SharedAnswer | undefined =>
+      answer && answer.fetchedAt >= (refresh ? this.#startedAt : Date.now() - maxAgeMs) ? answer : undefined;
     try {
       for (;;) {
-        const shared = await coordinator.sharedAnswer(op, key);
+        const shared = fresh(await coordinator.sharedAnswer(op, key));
         if (shared) {
           this.#keep(op, key, shared);
           return { kind: shared.found ? 'found' : 'not_found', data: shared.data, billing: 'duplicate' };
         }
         if (await coordinator.claim(op, key)) {
           // The worker that held the claim may have answered just before releasing it.
-          const late = await coordinator.sharedAnswer(op, key);
+          const late = fresh(await coordinator.sharedAnswer(op, key));
           if (!late) break;
           await coordinator.release(op, key);
           this.#keep(op, key, late);
@@ -189,7 +195,7 @@ export class Lookups {
     const outcome = await this.#fetch(op, key);
     try {
       if (outcome.kind === 'found' || outcome.kind === 'not_found') {
-        await coordinator.publishAnswer(op, key, { found: outcome.kind === 'found', data: outcome.data });
+        await coordinator.publishAnswer(op, key, { found: outcome.kind === 'found', data: outcome.data, fetchedAt: Date.now() });
       } else {
         await coordinator.release(op, key);
       }

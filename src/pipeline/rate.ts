@@ -15,6 +15,7 @@ import Bottleneck from 'bottleneck';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Coordinator } from '../cluster/coordinator.js';
 import type { RateLimitFacts } from '../api/limits.js';
+import { RateLimitedError } from '../api/errors.js';
 
 export interface RateGateOptions {
   /** Requests per window this run may use. */
@@ -89,8 +90,22 @@ function bottleneckEngine(
   const local: LimitFunction | undefined = cluster ? pLimit(Math.max(1, concurrency)) : undefined;
   // Bottleneck reports job errors here too; ours are handled where schedule() is awaited.
   limiter.on('error', () => {});
+  // With clearDatastore false, the settings already in Redis win over the constructor's: those of
+  // a run that ended minutes ago (another --rpm, another plan) would pace this one. The pace of the
+  // worker that started last is put in force, and the reservoir never left above what the server
+  // said remains in this window.
+  const ready = cluster
+    ? (async () => {
+        await limiter.ready();
+        await (limiter.updateSettings({ minTime }) as unknown as Promise<Bottleneck>);
+        const current = await limiter.currentReservoir();
+        if (current !== null && current > reservoir) await limiter.incrementReservoir(reservoir - current);
+      })()
+    : undefined;
+  ready?.catch(() => {});
+  const run = <T>(task: () => Promise<T>): Promise<T> => limiter.schedule(jobOptions, task);
   return {
-    schedule: (task) => (local ? local(() => limiter.schedule(jobOptions, task)) : limiter.schedule(jobOptions, task)),
+    schedule: (task) => (local ? local(() => ready!.then(() => run(task))) : run(task)),
     // Only the reservoir and maxConcurrent are ever updated: no reservoir refresh is configured,
     // so Bottleneck's #185 (updateSettings stops the refresh) cannot bite.
     // (updateSettings returns a promise, whatever Bottleneck's typings say.)
@@ -190,6 +205,7 @@ export class RateGate {
   constructor(options: RateGateOptions) {
     if (!(Number.isInteger(options.rpm) && options.rpm > 0)) throw new RangeError(`rpm must be a positive integer, got ${options.rpm}`);
     this.rpm = options.rpm;
+    this.#allowance = options.rpm;
     this.windowMs = options.windowMs ?? 60_000;
     this.#now = options.now ?? Date.now;
     // With Redis the refill happens at the edge itself (see #refillCluster), so no margin.
@@ -254,7 +270,19 @@ export class RateGate {
         // Only the starts since shortly before the next edge matter; keep the list short at high rates.
         if (this.#recentStarts.length > 4096) this.#recentStarts = this.#recentStarts.filter((t) => t >= started - 3 * this.#margin);
         this.stats.started += 1;
-        return task().finally(() => this.#observe(this.#now() - started));
+        return task().then(
+          (value) => {
+            this.#accepted(started);
+            this.#observe(this.#now() - started);
+            return value;
+          },
+          (error: unknown) => {
+            // Whatever the answer, the server counted the request, unless it refused it.
+            if (!(error instanceof RateLimitedError)) this.#accepted(started);
+            this.#observe(this.#now() - started);
+            throw error;
+          },
+        );
       })]);
     } catch (error) {
       // The task's own failure (a request's error) passes through as it is.
@@ -279,19 +307,43 @@ export class RateGate {
     if (this.#stopped) return;
     const now = this.#now();
     this.stats.pauses += 1;
+    // No hint at all: what the server accepted in this window is the best measure of what it
+    // allows (--rpm may say more than the account has). Learned at the next edge, when the
+    // window's answers are all in (accepted ones may arrive after the first 429).
+    if (!until && !this.#coordinator) this.#learnAtEdge = true;
     void this.#engine.setReservoir(0).catch(() => {});
     if (until && until.getTime() > now) {
       this.#pauseUntil(until.getTime());
       return;
     }
-    // No usable hint: wait at least to our own window edge, and ask the server when it resets.
+    // No usable hint: wait at least to our own window edge, and ask the server when it resets;
+    // once for a burst of 429s, not once each (the question is a request of the window too).
     this.#pauseUntil(Math.max(this.#windowEnd, now + Math.min(this.windowMs, 1000)));
-    void this.#resync?.().then(
-      (resetAt) => {
-        if (resetAt && resetAt.getTime() > this.#now()) this.#pauseUntil(resetAt.getTime());
-      },
-      () => {},
-    );
+    if (this.#resync && !this.#resyncing) {
+      this.#resyncing = true;
+      this.#resync()
+        .then(
+          (resetAt) => {
+            if (resetAt && resetAt.getTime() > this.#now()) this.#pauseUntil(resetAt.getTime());
+          },
+          () => {},
+        )
+        .finally(() => {
+          this.#resyncing = false;
+        });
+    }
+  }
+
+  #resyncing = false;
+  /** Requests per window the server takes: the rpm, or less once a 429 without a hint showed it. */
+  #allowance: number;
+  /** Requests started in the current window (since #windowStart) that the server did not refuse. */
+  #acceptedInWindow = 0;
+  #windowStart = 0;
+  #learnAtEdge = false;
+
+  #accepted(startedAt: number): void {
+    if (startedAt >= this.#windowStart) this.#acceptedInWindow += 1;
   }
 
   #pauseUntil(until: number): void {
@@ -336,7 +388,14 @@ export class RateGate {
     this.#recentStarts = this.#recentStarts.filter((t) => t >= edge - this.#margin);
     // Bottleneck spends the reservoir when it grants a request, which may then wait for its turn
     // at the pace past the edge: those start in the new window too.
-    const allowed = Math.max(0, this.rpm - this.#recentStarts.length - this.#engine.waitingGrants());
+    if (this.#learnAtEdge) {
+      this.#learnAtEdge = false;
+      // Later windows are filled to that, instead of sending the whole queue to be refused again.
+      this.#allowance = Math.min(this.#allowance, Math.max(1, this.#acceptedInWindow));
+    }
+    this.#acceptedInWindow = 0;
+    this.#windowStart = edge;
+    const allowed = Math.max(0, this.#allowance - this.#recentStarts.length - this.#engine.waitingGrants());
     void this.#engine.setReservoir(allowed).catch(() => {});
     this.#armRefill(this.#windowEnd + this.#margin);
   }

@@ -71,7 +71,8 @@ export interface SandboxOptions {
   rateLimitStyle?: {
     retryAfter?: 'none' | 'seconds' | 'http-date';
     rateLimitHeaders?: boolean;
-    message?: 'code1030' | 'legacy';
+    /** 'plain': code 1030 with no date in the message, so that only the headers (if any) tell when. */
+    message?: 'code1030' | 'legacy' | 'plain';
   };
 }
 
@@ -136,7 +137,7 @@ export interface ResolvedSandboxOptions {
   rateLimitStyle: {
     retryAfter: 'none' | 'seconds' | 'http-date';
     rateLimitHeaders: boolean;
-    message: 'code1030' | 'legacy';
+    message: 'code1030' | 'legacy' | 'plain';
   };
 }
 
@@ -235,8 +236,8 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
   const rateLimitHeaders = styleIn.rateLimitHeaders ?? true;
   if (typeof rateLimitHeaders !== 'boolean') throw invalid('rateLimitStyle.rateLimitHeaders', 'must be a boolean', rateLimitHeaders);
   const message = styleIn.message ?? 'code1030';
-  if (message !== 'code1030' && message !== 'legacy') {
-    throw invalid('rateLimitStyle.message', "must be 'code1030' or 'legacy'", message);
+  if (message !== 'code1030' && message !== 'legacy' && message !== 'plain') {
+    throw invalid('rateLimitStyle.message', "must be 'code1030', 'legacy' or 'plain'", message);
   }
 
   return {
@@ -387,10 +388,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
             status: 'failed',
             error: { code: 1030, message: `Too many requests, Retry after ${utcStamp(endCeil)} UTC` },
           })
-        : JSON.stringify({
-            status: 'failed',
-            error: { message: `Too many requests, Retry after ${new Date(endCeil).toString()}` },
-          });
+        : rateLimitStyle.message === 'plain'
+          ? JSON.stringify({ status: 'failed', error: { code: 1030, message: 'Too many requests' } })
+          : JSON.stringify({
+              status: 'failed',
+              error: { message: `Too many requests, Retry after ${new Date(endCeil).toString()}` },
+            });
     const headers: Headers = rateLimitStyle.rateLimitHeaders ? rateHeaders(0, resetSeconds) : {};
     if (rateLimitStyle.retryAfter === 'seconds') {
       headers['retry-after'] = Math.max(1, Math.ceil((windowEnd - now) / 1000));

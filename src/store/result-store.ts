@@ -3,9 +3,10 @@
 // the store answers first; misses go to the network and then into the store).
 //
 // Durability model: put() queues in memory and is visible to get() at once; the queue is committed
-// in one transaction every `flushIntervalMs` (a one-shot timer armed by the first queued put) or as
-// soon as `flushBatchSize` entries wait. A process killed with SIGKILL therefore loses at most the
-// answers of the last ~flushIntervalMs. WAL with synchronous=NORMAL survives a process crash (a
+// in one transaction once its oldest entry is `flushIntervalMs` old (checked by every put(), and by
+// a one-shot timer for the last ones: a timer alone runs late on a busy event loop) or as soon as
+// `flushBatchSize` entries wait. A process killed with SIGKILL therefore loses at most the answers
+// of the last ~flushIntervalMs. WAL with synchronous=NORMAL survives a process crash (a
 // committed transaction is in the WAL file); only a power loss / OS crash can drop the last commits.
 //
 // Nothing secret is stored: the API token never reaches this module.
@@ -30,9 +31,9 @@ export interface StoredResult {
 export interface ResultStoreOptions {
   /** File path, or ':memory:'. */
   path: string;
-  /** Pending writes are committed at least this often. Default 200. 0 = commit on every put. */
+  /** Pending writes are committed at least this often. Default 100. 0 = commit on every put. */
   flushIntervalMs?: number;
-  /** ...or as soon as this many are pending. Default 500. */
+  /** ...or as soon as this many are pending. Default 200. */
   flushBatchSize?: number;
   /** Open an existing store for reading only (stats, inspection). */
   readonly?: boolean;
@@ -51,8 +52,8 @@ export interface ResultStoreStats {
 }
 
 const DEFAULTS: Required<Omit<ResultStoreOptions, 'path'>> = {
-  flushIntervalMs: 200,
-  flushBatchSize: 500,
+  flushIntervalMs: 100,
+  flushBatchSize: 200,
   readonly: false,
   now: Date.now,
 };
@@ -148,6 +149,8 @@ export class ResultStore {
   private readonly options: Required<Omit<ResultStoreOptions, 'path'>>;
   private pending = new Map<string, Pending>();
   private timer: NodeJS.Timeout | undefined;
+  /** When the oldest pending entry was queued. */
+  private pendingSince = 0;
   private closed = false;
   /** Committed service ids only (see writeBatch). */
   private readonly serviceIds = new Map<string, number>();
@@ -344,14 +347,27 @@ export class ResultStore {
    * Queue an answer; committed within flushIntervalMs (or at once when flushBatchSize are queued).
    * An existing entry for the same (service, op, key) is replaced (a refresh).
    */
-  put(service: string, op: Operation, key: string, result: { found: boolean; data: unknown }, runId: string): void {
+  put(
+    service: string,
+    op: Operation,
+    key: string,
+    result: { found: boolean; data: unknown; fetchedAt?: number | undefined },
+    runId: string,
+  ): void {
     if (this.closed) throw closedError(this.path);
     if (this.readonly) throw new Error(`The result store at ${this.path} was opened read-only`);
     const json = result.data === undefined ? null : JSON.stringify(result.data);
+    const now = this.options.now();
+    if (this.pending.size === 0) this.pendingSince = now;
+    // An answer fetched earlier (by another worker) keeps its own date, so --max-age still applies.
     this.pending.set(pendingKey(service, op, key), {
-      service, op, key, found: result.found, json, fetchedAt: this.options.now(), runId,
+      service, op, key, found: result.found, json, fetchedAt: result.fetchedAt ?? now, runId,
     });
-    if (this.pending.size >= this.options.flushBatchSize || this.options.flushIntervalMs === 0) {
+    if (
+      this.pending.size >= this.options.flushBatchSize ||
+      this.options.flushIntervalMs === 0 ||
+      now - this.pendingSince >= this.options.flushIntervalMs
+    ) {
       this.flush();
     } else if (this.timer === undefined) {
       this.timer = setTimeout(this.onTimer, this.options.flushIntervalMs);

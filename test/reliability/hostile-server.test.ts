@@ -17,9 +17,9 @@ const html = (status: number, contentType = 'text/html'): LookupHandler => (_req
   res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
   res.end(body);
 };
-const json = (status: number, body: unknown): LookupHandler => (_req, res) => {
+const json = (status: number, body: unknown, contentType = 'application/json'): LookupHandler => (_req, res) => {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
   res.end(text);
 };
 /** A success body far above the 8 MiB cap: with a Content-Length, or chunked until the client hangs up. */
@@ -104,6 +104,27 @@ describe('hostile server: lookups misbehave for ever', () => {
     expect(took).toBeLessThan(15_000);
     expectNoSecret([result.stdout, result.stderr], [dir]);
   }, 40_000);
+});
+
+describe('hostile server: a wrong content type', () => {
+  // The body decides, not its label: a well-formed answer is read whatever Content-Type says
+  // (an HTML body labelled JSON is a bad_response, above), so no row is lost to a proxy's label.
+  it.concurrent.each(['text/html; charset=utf-8', 'text/plain', 'application/octet-stream'])(
+    'a well-formed answer labelled %s is read: every row found, exit 0',
+    async (contentType) => {
+      const lead = { id: 'L1', name: 'Ann Example', title: 'CTO', company_name: 'Acme', company_domain: 'acme.com' };
+      const server = await tinyServer(json(200, { status: 'success', data: { email_address: 'x', lead } }, contentType));
+      const dir = makeTempDir();
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...KEYS.map((k) => [k])]);
+      const result = await runCli(['enrich', input, '--json'], { env: envFor(server, dir), timeoutMs: 30_000 });
+      expectNoCrash(result);
+      expect(result.code, result.stderr).toBe(0);
+      const rows = readCsvObjects(path.join(dir, 'in.enriched.csv'));
+      expect(rows.map((r) => [r.email, r.lead_status, r.lead_name])).toEqual(KEYS.map((k) => [k, 'found', 'Ann Example']));
+      expectNoSecret([result.stdout, result.stderr], [dir]);
+    },
+    30_000,
+  );
 });
 
 describe('hostile server: the account reads before the first lookup fail', () => {

@@ -114,7 +114,7 @@ describe.concurrent('configuration', () => {
     ['a config file baseUrl over plain http', (dir: string) => {
       const config = path.join(makeTempDir(), 'c.json'); // beside its token file, apart from `dir`
       fs.writeFileSync(config, JSON.stringify({ baseUrl: 'http://example.com/v2', tokenFile: 'token.txt' }));
-      fs.writeFileSync(path.join(path.dirname(config), 'token.txt'), SECRET);
+      fs.writeFileSync(path.join(path.dirname(config), 'token.txt'), SECRET, { mode: 0o600 });
       return { args: ['--config', config], env: { LEAD_ENRICH_STORE: path.join(dir, 's.sqlite') } };
     }, /Refusing plain http/],
   ])('%s is refused before any request: exit 1, one line, no output', async (_name, setup, message) => {
