@@ -20,7 +20,7 @@ const BIG_SANDBOX_BUDGET_MS = 5 * 60_000;
 
 export async function run({ quick }) {
   // Sizes 10× apart (2× in --quick), both past the point where the store's SQLite page cache
-  // (64 MiB) is full: below ~100 k entries the cache is still filling and RSS grows with the rows.
+  // (8 MiB) is full: below that the cache is still filling and RSS grows with the rows.
   const aSizes = quick ? [100_000, 200_000] : [100_000, 1_000_000];
   // --quick: (b) at one size only, the no-limit scenario's (its enrich runs are exactly (b) runs).
   const bSmall = quick ? 3_000 : 100_000;
@@ -109,7 +109,7 @@ export async function run({ quick }) {
       `Peak RSS of the whole child process running enrich() (bench/lib/enrich-runner.js: \`process.resourceUsage().maxRSS\`, i.e. getrusage ru_maxrss, read just before it exits); the sandbox runs in the bench process and is not counted. ${cells.map(describe).join('; ')}.`,
       `(a): pre-filled store (as in known rows), every row billed \`cached\`; ${quick ? '**--quick: 100 k and 200 k rows** (2× apart, not 10×)' : '100 k and 1 M rows'}; ${cells[0].series.map((s) => `${short(s.rows)}: ${s.runs.length} run(s)${s.runs.some((x) => x.reused) ? ' reused from the known-rows scenario of this bench run' : ''}, median`).join('; ')}. (b): sandbox at 10 000 000 RPM, no latency, unlimited credits, fresh empty store, every row looked up (concurrency chosen by enrich); one run per size (unless reused); ${quick ? '**--quick: one size, 3 k rows (the no-limit scenario\'s runs, when it ran), so only the 150 MB limit is checked** (100 k and 1 M, and the growth, only in the full run)' : `${cells[1].series.map((x) => short(x.rows)).join(' and ')} rows`}.`,
       `RSS sampled every 250 ms during the larger (or only) run of each, at 25 %, 50 %, 75 % of the run and at its end: ${cells.map((c) => `${c.label.split(' ')[0]} ${list(larger(c).runs[0].quartiles ?? [], mb)}`).join('; ')}.`,
-      `Where the memory is, at the highest RSS sample of the larger (or only) run (process.memoryUsage()): ${cells.map((c) => breakdown(c.label.split(' ')[0], larger(c).runs[0].atPeak)).join('; ')}. "Other" is native memory outside the V8 heap: Node itself (~40 MB for an empty process), the store's SQLite page cache (up to 64 MiB: \`cache_size\` in result-store.ts), sockets, malloc slack.`,
+      `Where the memory is, at the highest RSS sample of the larger (or only) run (process.memoryUsage()): ${cells.map((c) => breakdown(c.label.split(' ')[0], larger(c).runs[0].atPeak)).join('; ')}. "Other" is native memory outside the V8 heap: Node itself (~40 MB for an empty process), the store's SQLite page cache (up to 8 MiB: \`cache_size\` in result-store.ts), sockets, malloc slack.`,
       ...notes,
     ],
     raw: { cells: cells.map((c) => ({ label: c.label, growth: c.growth, series: c.series.map((s) => ({ rows: s.rows, peak: s.peak })) })) },
