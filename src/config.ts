@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from './api/errors.js';
+import { parseDuration } from './store/duration.js';
 
 export interface FileConfig {
   baseUrl?: string;
@@ -31,6 +32,14 @@ const oneOf =
   (...allowed: string[]): Rule =>
   (v) =>
     typeof v === 'string' && allowed.includes(v) ? undefined : `must be one of ${allowed.map((a) => `"${a}"`).join(', ')}`;
+const duration: Rule = (v) => {
+  try {
+    parseDuration(v as string, 'maxAge');
+    return undefined;
+  } catch {
+    return 'must be a duration such as "30d", "12h" or "1d12h" (units ms, s, m, h, d, w)';
+  }
+};
 const withList: Rule = (v) =>
   Array.isArray(v) && v.every((x) => x === 'mx' || x === 'whois') ? undefined : 'must be an array of "mx" and/or "whois"';
 
@@ -44,7 +53,7 @@ const RULES: Record<keyof FileConfig, Rule> = {
   concurrency: positiveInt,
   minCredits: nonNegativeInt,
   with: withList,
-  maxAge: string,
+  maxAge: duration,
   store: string,
   format: oneOf('csv', 'jsonl'),
   redis: string,

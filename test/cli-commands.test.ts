@@ -350,10 +350,10 @@ describe('token secrecy on every failure', () => {
       ]);
 
       for (const r of [wrong, wrongLookup]) {
-        expectOneLineError(r, /rejected the token/, /401/, /set LEAD_API_TOKEN/);
+        expectOneLineError(r, /rejected the token/, /401/, /LEAD_API_TOKEN, or token \/ tokenFile/);
         expectNoToken(r, WRONG);
       }
-      expectOneLineError(revokedRun, /401/, /set LEAD_API_TOKEN/);
+      expectOneLineError(revokedRun, /401/, /LEAD_API_TOKEN, or token \/ tokenFile/);
       expectOneLineError(payment, /402|credits/i);
       expectOneLineError(badRequest, /rejected the input/);
       expectOneLineError(fromConfig, /Server error 500/);

@@ -92,6 +92,36 @@ describe('lead-enrich enrich (CLI)', () => {
     expect(row!.startsWith('jane@acme.com,Jane,')).toBe(true);
   });
 
+  it('adds MX and Whois columns with --with mx,whois, resolving each distinct domain once', async () => {
+    const dir = makeTempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['ann@mxcheck-one.com'], ['bob@mxcheck-one.com'], ['cy@mxcheck-two.org']]);
+    const mxBefore = sandbox.stats.byOperation.mx ?? 0;
+    const whoisBefore = sandbox.stats.byOperation.whois ?? 0;
+    const result = await runCli(['enrich', input, '--with', 'mx,whois', '--json'], { env });
+    expect(result.code, result.stderr).toBe(0);
+    expect((sandbox.stats.byOperation.mx ?? 0) - mxBefore).toBe(2);
+    expect((sandbox.stats.byOperation.whois ?? 0) - whoisBefore).toBe(2);
+    const rows = readCsvObjects(path.join(dir, 'in.enriched.csv'));
+    expect(rows.map((r) => r.mx_primary)).toEqual(['mx1.mxcheck-one.com', 'mx1.mxcheck-one.com', 'mx1.mxcheck-two.org']);
+    for (const row of rows) {
+      // Every record, lowest priority number first, the first being mx_primary.
+      const records = row.mx_records!.split('; ').map((r) => r.split(' '));
+      expect(records.map(([priority]) => Number(priority))).toEqual(records.map(([priority]) => Number(priority)).sort((x, y) => x - y));
+      expect(records[0]![1]).toBe(row.mx_primary);
+    }
+    expect(rows.every((r) => (r.whois_registrar ?? '') !== '')).toBe(true);
+    expect(JSON.parse(result.stdout).lookup.with).toEqual(['mx', 'whois']);
+  });
+
+  it('with --json and the rows on stdout, prints the JSON summary on stderr, one line, and keeps stdout CSV', async () => {
+    const result = await runCli(['enrich', '-', '-o', '-', '--json'], { env, input: 'email,name\njane@acme.com,Jane\n' });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim().split('\n')).toHaveLength(2);
+    expect(result.stdout.startsWith('email,name,lead_status,')).toBe(true);
+    expect(lines(result.stderr)).toHaveLength(1);
+    expect(JSON.parse(result.stderr)).toMatchObject({ rows: 1, output: '-' });
+  });
+
   it('plans a dry run without any lookup: exit 0 when it fits, 3 when it does not', async () => {
     const dir = makeTempDir();
     const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(10).map((e) => [e]), ['bad'], [emails(1)[0]!]]);

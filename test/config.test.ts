@@ -187,6 +187,9 @@ describe('config file validation', () => {
     ['format', 'xml', 'must be one of "csv", "jsonl"', '"xml"'],
     ['with', 'mx', 'must be an array of "mx" and/or "whois"', '"mx"'],
     ['with', ['mx', 'dns'], 'must be an array of "mx" and/or "whois"', '["mx","dns"]'],
+    ['maxAge', 'bad', 'must be a duration such as "30d"', '"bad"'],
+    ['maxAge', '30', 'must be a duration such as "30d"', '"30"'],
+    ['maxAge', 30, 'must be a duration such as "30d"', '30'],
   ])('rejects %s = %j, naming the key, the rule and the value', (key, value, rule, shown) => {
     const configPath = writeConfig({ [key]: value });
     const e = configError(() => readConfigFile(configPath));

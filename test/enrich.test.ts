@@ -334,16 +334,38 @@ describe('enrich: credits', () => {
   });
 
   it('stops new lookups on a 402 and writes every row', async () => {
-    const s = await sandbox({ credits: 12, threshold: 0, notFoundRate: 0 });
+    // The server charges 5 for a found lead where the guard assumes the published 4: with 12
+    // credits the guard lets a third lookup start, and the server answers it 402.
+    const s = await sandbox({ credits: 12, threshold: 0, notFoundRate: 0, costs: { person: 5 } });
     const dir = makeTempDir();
     const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(10).map((e) => [e])]);
-    // A reserve of 0 and a learned cost of 0 would let the guard try; the server's 402 stops it.
-    const summary = await run(s, dir, { input, minCredits: 0 });
+    const summary = await run(s, dir, { input, minCredits: 0, concurrency: 1 });
+    expect(s.stats.paymentRequired).toBeGreaterThanOrEqual(1);
     expect(summary.rows).toBe(10);
-    expect(summary.status.found).toBe(3);
-    expect(summary.status.skipped).toBe(7);
+    expect(summary.status.found).toBe(2);
+    expect(summary.status.skipped).toBe(8);
     expect(summary.stoppedBy).toBe('credits');
+    const sidecar = readCsvObjects(path.join(dir, 'in.enriched.errors.csv'));
+    expect(sidecar.map((r) => r.error_code)).toEqual(Array(8).fill('credit_reserve'));
   });
+});
+
+describe('enrich: progress', () => {
+  it('reports rows as they are written, not once per read batch, on a paced run', async () => {
+    // 150 rows fit in one read batch; at 1200 RPM (20 a second) they take about 7 seconds.
+    const s = await sandbox({ rpm: 1200 });
+    const dir = makeTempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(150).map((e) => [e])]);
+    const seen: Array<{ rowsDone: number; rowsRead: number }> = [];
+    const summary = await run(s, dir, {
+      input,
+      onProgress: (p) => seen.push({ rowsDone: p.rowsDone, rowsRead: p.rowsRead }),
+      tuning: { progressIntervalMs: 200 },
+    });
+    expect(summary.rows).toBe(150);
+    const midway = seen.filter((p) => p.rowsDone > 0 && p.rowsDone < 150);
+    expect(midway.length, JSON.stringify(seen)).toBeGreaterThanOrEqual(5);
+  }, 20_000);
 });
 
 describe('enrich: interrupt', () => {

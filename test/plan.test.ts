@@ -215,7 +215,13 @@ describe('normalizeKey: many spellings, one key', () => {
       'https://www.linkedin.com//in//Jane-Doe', 'https://www.linkedin.com/in/./Jane-Doe',
       'http:www.linkedin.com/in/Jane-Doe', 'www.linkedin.com:443/in/Jane-Doe',
     ]],
-    ['url', 'https://linkedin.com/in/jane', ['linkedin.com/in/jane', 'linkedin.com/in/jane/?utm_source=x']],
+    // One profile on LinkedIn's other hosts is the same key, on LinkedIn's canonical host.
+    ['url', 'https://www.linkedin.com/in/jane', [
+      'linkedin.com/in/jane', 'linkedin.com/in/jane/?utm_source=x', 'https://de.linkedin.com/in/jane',
+      'https://m.linkedin.com/in/jane/', 'http://uk.linkedin.com/in/jane', 'https://mobile.linkedin.com/in/jane',
+    ]],
+    ['url', 'https://example.linkedin.com/in/jane', ['https://example.linkedin.com/in/jane']],
+    ['url', 'https://www.network.example/p/jane', ['https://www.network.example/p/jane/']],
     ['url', 'https://www.linkedin.com/in/jos%C3%A9', ['linkedin.com/in/josé'.replace('linkedin', 'www.linkedin'), 'https://www.linkedin.com/in/jos%c3%a9']],
     ['url', 'https://network.example:8443/p/1', ['https://network.example:8443/p/1/']],
     ['domain', 'acme.com', [

@@ -246,7 +246,7 @@ export function parseResponse<T>(
   const said = serverMessage ? `: ${serverMessage}` : '';
   // API codes first: they say what happened even when the HTTP status does not (an error at 200).
   if (apiCode === 1000 || status === 401) {
-    return fail(new UnauthorizedError(`The API rejected the token (${describeStatus(status)}${said}); set LEAD_API_TOKEN to a valid token`, details));
+    return fail(new UnauthorizedError(`The API rejected the token (${describeStatus(status)}${said}); give a valid token (LEAD_API_TOKEN, or token / tokenFile in the config file)`, details));
   }
   if (apiCode === 1002 || apiCode === 1028 || apiCode === 1031 || status === 402) {
     return fail(new PaymentRequiredError(`Out of credits (${describeStatus(status)}${said})`, details));

@@ -12,7 +12,6 @@ import type { ResultStore } from '../store/result-store.js';
 import { printJson, type CliIo } from './io.js';
 import { extrasList, nonNegativeInteger, positiveInteger, shardOption } from './options.js';
 import { openTarget, targetOptions, type TargetArgs } from './target.js';
-import { ConfigError } from '../api/errors.js';
 import { STDIN_ARGUMENT } from './stdin-argument.js';
 
 interface EnrichArgs extends TargetArgs {
@@ -113,9 +112,9 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
         const shard = shardOption(args.shard);
         const redis = args.redis ?? (process.env.LEAD_ENRICH_REDIS || undefined) ?? file.redis;
         const rateWindowMs = positiveInteger('--rate-window', args.rateWindow);
-        if (args.json && args.output === '-' && !args.dryRun) {
-          throw new ConfigError('--json prints the summary on stdout, which -o - already uses: write the output to a file, or drop --json');
-        }
+        // The JSON summary goes to stdout when the output is a file (cli-contract); when the rows
+        // themselves go to stdout it would corrupt them, so it goes to stderr instead, one line.
+        const rowsOnStdout = (args.output ?? (input === '-' ? '-' : undefined)) === '-';
         const { ResultStore } = await import('../store/result-store.js');
         store = ResultStore.open({ path: args.store ?? file.store ?? defaultStorePath() });
 
@@ -183,8 +182,9 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
         } finally {
           view.stop();
         }
-        if (args.json) printJson(io, summary);
-        if (!args.quiet) io.err(formatSummary(summary));
+        if (args.json && rowsOnStdout) io.err(JSON.stringify(summary));
+        else if (args.json) printJson(io, summary);
+        if (!args.quiet && !(args.json && rowsOnStdout)) io.err(formatSummary(summary));
         io.setStatus(exitStatusOf(summary));
       } finally {
         store?.close();

@@ -21,7 +21,7 @@ function counts(p: EnrichProgress): string {
  * undefined for stdin. Progress counts rows written, not bytes read: the reader runs ahead.
  */
 function estimatedRows(p: EnrichProgress): number | undefined {
-  if (!p.totalBytes || p.bytesRead <= 0) return undefined;
+  if (!p.totalBytes || p.bytesRead <= 0 || p.rowsRead <= 0) return undefined;
   return Math.max(p.rowsRead, Math.round((p.rowsRead * p.totalBytes) / p.bytesRead));
 }
 

@@ -5,17 +5,28 @@ import { ConfigError } from '../api/errors.js';
 import type { FaultKind, SandboxOptions } from '../sandbox/server.js';
 import type { CliIo } from './io.js';
 
+// Numbers are read as strings and checked here: yargs' number type turns "abc" into NaN, and the
+// message must show what was typed.
 interface SandboxArgs {
   host: string;
-  port: number;
-  rpm?: number;
-  windowMs?: number;
-  credits?: number;
-  threshold?: number;
+  port: string;
+  rpm?: string;
+  windowMs?: string;
+  credits?: string;
+  threshold?: string;
   latency?: string;
   fault?: string[];
-  seed?: number;
-  notFoundRate?: number;
+  seed?: string;
+  notFoundRate?: string;
+}
+
+function numberOption(option: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = Number(String(raw).trim());
+  if (String(raw).trim() === '' || !Number.isFinite(value)) {
+    throw new ConfigError(`Invalid option --${option}: must be a number, got '${String(raw)}'`);
+  }
+  return value;
 }
 
 const FAULTS: FaultKind[] = ['error500', 'error503', 'reset', 'truncated', 'failed200', 'hang'];
@@ -48,28 +59,28 @@ export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
     describe: 'Run the local sandbox server that implements the Lead Lookup interface',
     builder: (yargs) =>
       yargs
-        .option('port', { type: 'number', default: 0, describe: 'port to listen on (0 picks a free one)' })
+        .option('port', { type: 'string', default: '0', describe: 'port to listen on (0 picks a free one)' })
         .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
-        .option('rpm', { type: 'number', describe: 'requests allowed per window (default 600)' })
-        .option('window-ms', { type: 'number', describe: 'rate window length in ms (default 60000)' })
-        .option('credits', { type: 'number', describe: 'starting credit balance (default 10000)' })
-        .option('threshold', { type: 'number', describe: 'low_credit_balance_min_threshold (default 100)' })
+        .option('rpm', { type: 'string', requiresArg: true, describe: 'requests allowed per window (default 600)' })
+        .option('window-ms', { type: 'string', requiresArg: true, describe: 'rate window length in ms (default 60000)' })
+        .option('credits', { type: 'string', requiresArg: true, describe: 'starting credit balance (default 10000)' })
+        .option('threshold', { type: 'string', requiresArg: true, describe: 'low_credit_balance_min_threshold (default 100)' })
         .option('latency', { type: 'string', describe: 'latency per request in ms: MS or MIN-MAX (default 0)' })
         .option('fault', { type: 'string', array: true, describe: `inject faults: KIND=P, KIND one of ${FAULTS.join(', ')}` })
-        .option('not-found-rate', { type: 'number', describe: 'share of ordinary keys never found (default 0.1)' })
-        .option('seed', { type: 'number', describe: 'seed for latency and faults, so runs repeat' })
+        .option('not-found-rate', { type: 'string', requiresArg: true, describe: 'share of ordinary keys never found (default 0.1)' })
+        .option('seed', { type: 'string', requiresArg: true, describe: 'seed for latency and faults, so runs repeat' })
         .example('$0 sandbox --port 8080', 'serve on http://127.0.0.1:8080/v2')
         .example('$0 sandbox --rpm 60 --latency 50-150 --fault error503=0.05', 'a slow, flaky, tightly limited server') as never,
     handler: async (args) => {
-      const options: SandboxOptions = { host: args.host, port: args.port };
-      if (args.rpm !== undefined) options.rpm = args.rpm;
-      if (args.windowMs !== undefined) options.windowMs = args.windowMs;
-      if (args.credits !== undefined) options.credits = args.credits;
-      if (args.threshold !== undefined) options.threshold = args.threshold;
+      const options: SandboxOptions = { host: args.host, port: numberOption('port', args.port) ?? 0 };
+      const numbers = { rpm: args.rpm, windowMs: args.windowMs, credits: args.credits, threshold: args.threshold, seed: args.seed, notFoundRate: args.notFoundRate };
+      const flags = { rpm: 'rpm', windowMs: 'window-ms', credits: 'credits', threshold: 'threshold', seed: 'seed', notFoundRate: 'not-found-rate' };
+      for (const [key, raw] of Object.entries(numbers) as Array<[keyof typeof numbers, string | undefined]>) {
+        const value = numberOption(flags[key], raw);
+        if (value !== undefined) options[key] = value;
+      }
       if (args.latency !== undefined) options.latencyMs = parseLatency(args.latency);
       if (args.fault !== undefined) options.faults = parseFaults(args.fault);
-      if (args.seed !== undefined) options.seed = args.seed;
-      if (args.notFoundRate !== undefined) options.notFoundRate = args.notFoundRate;
       let sandbox;
       try {
         const { startSandbox } = await import('../sandbox/server.js');

@@ -3,6 +3,7 @@
 // only the two account calls.
 import type { Readable } from 'node:stream';
 import type { LeadClient } from '../api/client.js';
+import { PaymentRequiredError } from '../api/errors.js';
 import { parseServiceLimits } from '../api/limits.js';
 import type { ResultStore } from '../store/result-store.js';
 import { PUBLISHED_FOUND_COST, type BillableOperation } from './credits.js';
@@ -50,8 +51,16 @@ export interface DryRunPlan {
 }
 
 export async function planRun(options: DryRunOptions): Promise<DryRunPlan> {
-  const credits = await options.client.getCredits();
-  const limits = parseServiceLimits(await options.client.getLimits());
+  // A server at zero balance may answer 402 to everything: a balance of nothing, so it does not fit.
+  const outOfCredits = (error: unknown): never | undefined => {
+    if (error instanceof PaymentRequiredError) return undefined;
+    throw error;
+  };
+  const credits = (await options.client.getCredits().catch(outOfCredits)) ?? { total_remaining_credits: 0, low_credit_balance_min_threshold: 0 };
+  const limits = await options.client.getLimits().then(parseServiceLimits, (error: unknown) => {
+    outOfCredits(error);
+    return { rpm: options.rpm ?? 1 };
+  });
   const source = await openCsv(options.input);
   const header = source.header.map(fromBytes);
   const target = detectTarget(header, { ...(options.by ? { by: options.by } : {}), ...(options.column ? { column: options.column } : {}) });

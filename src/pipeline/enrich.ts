@@ -6,9 +6,9 @@ import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { LeadClient } from '../api/client.js';
-import { ConfigError, LeadEnrichError, RateLimitedError, UnauthorizedError } from '../api/errors.js';
+import { ConfigError, LeadEnrichError, PaymentRequiredError, RateLimitedError, UnauthorizedError } from '../api/errors.js';
 import { parseServiceLimits, type RateLimitFacts } from '../api/limits.js';
-import type { CompanyLead, Lead, MxResult, WhoisResult } from '../api/types.js';
+import type { CompanyLead, Credits, Lead, MxResult, WhoisResult } from '../api/types.js';
 import { ResultStore } from '../store/result-store.js';
 import { defaultStorePath } from '../store/default-path.js';
 import { columnsFor, type RowData } from './columns.js';
@@ -209,9 +209,23 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
     const startupHooks = {
       onRateLimited: (error: { retryAt: Date | undefined }) => sleep(Math.min(windowMsOf(tuning), Math.max(1000, (error.retryAt?.getTime() ?? 0) - Date.now()))),
     };
-    const creditsData = await retry.run(() => client.getCredits(), startupHooks).catch(rethrowStartup);
+    // A server at zero balance may answer 402 to everything (behaviour notes, "Credits"): that is
+    // a balance of nothing, not a fatal error. No lookup is made; every row is still written.
+    let outOfCredits = false;
+    const creditsData = await retry.run(() => client.getCredits(), startupHooks).catch((error: unknown) => {
+      if (!(error instanceof PaymentRequiredError)) return rethrowStartup(error);
+      outOfCredits = true;
+      return { total_remaining_credits: 0, plan_remaining_credits: {}, low_credit_balance_min_threshold: 0 } as unknown as Credits;
+    });
     const limitsAsked = Date.now();
-    const limits: RateLimitFacts = parseServiceLimits(await retry.run(() => client.getLimits(), startupHooks).catch(rethrowStartup));
+    const limits: RateLimitFacts = await retry
+      .run(() => client.getLimits(), startupHooks)
+      .then(parseServiceLimits, (error: unknown) => {
+        // Out of credits the rate does not matter: nothing will be sent.
+        if (!(error instanceof PaymentRequiredError)) return rethrowStartup(error);
+        outOfCredits = true;
+        return { rpm: options.rpm ?? 1, remaining: 0, resetAt: undefined, bulkConcurrency: undefined };
+      });
     const limitsLatencyMs = Date.now() - limitsAsked;
     const reserve = options.minCredits ?? creditsData.low_credit_balance_min_threshold ?? 0;
     if (options.redis) {
@@ -221,7 +235,10 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
     }
     const guardOptions = { balance: creditsData.total_remaining_credits, reserve };
     const credits: CreditAccount = coordinator ? await SharedCreditGuard.create(guardOptions, coordinator) : new CreditGuard(guardOptions);
-    if (credits.atReserve) {
+    if (outOfCredits) {
+      warn('The API answered 402 (out of credits) to the account read: no lookups will be made');
+      credits.markExhausted();
+    } else if (credits.atReserve) {
       warn(`The balance (${creditsData.total_remaining_credits}) is at or below the credit reserve (${reserve}): no lookups will be made`);
       credits.stop();
     }
@@ -406,7 +423,10 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
     const maxWaitingRows = (): number => Math.max(MIN_WAITING_ROWS, 2 * activeGate.stats.concurrency);
 
     for await (const batch of source.batches) {
-      for (const { row, cells, result } of planBatch(batch, rowNumber + 1)) {
+      const firstRow = rowNumber + 1;
+      // Read (parsed), if not all started yet: the total's estimate compares it with bytes read.
+      rowNumber += batch.length;
+      for (const { row, cells, result } of planBatch(batch, firstRow)) {
         const answer = typeof result === 'function' ? result() : result;
         if (answer instanceof Promise) {
           const slot: Slot = { placeholder: { row, cells, status: 'skipped', billing: 'none', data: {} } };
@@ -420,12 +440,13 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
               oneSettled = { promise, resolve };
             }
             await untilSettledOrInterrupted(oneSettled.promise);
+            // A batch of a slow run takes minutes: write what is ready meanwhile (progress too).
+            await flush(false);
           }
         } else {
           slots.push({ value: answer });
         }
       }
-      rowNumber += batch.length;
       await flush(false);
       if (fatal) break;
     }

@@ -148,6 +148,8 @@ export function normalizeEmail(raw: string | undefined): NormalizeResult {
 const SCHEME = /^([a-z][a-z0-9+.-]*):(?!\d)/i;
 const HOST_END = /[/?#]/;
 const DUPLICATE_SLASHES = /\/{2,}/g;
+/** linkedin.com, www., m., mobile. or a two-letter country subdomain of it. */
+const LINKEDIN_HOST = /^(?:(?:www|m|mobile|[a-z]{2})\.)?linkedin\.com$/;
 const TRAILING_SLASHES = /\/+$/;
 const PERCENT_ESCAPE = /%[0-9a-f]{2}/gi;
 
@@ -190,6 +192,11 @@ export function normalizeUrl(raw: string | undefined): NormalizeResult {
   if (host === '') return fail('profile URL has no host');
   const problem = domainProblem(host);
   if (problem !== undefined) return fail(`profile URL host ${quote(host)} is not a domain (${problem})`);
+
+  // One profile, many hosts: exports mix linkedin.com, www., m. and country subdomains (de., uk.)
+  // for the same person, and each spelling would be paid for. LinkedIn's own canonical host is
+  // www.linkedin.com. Other networks' hosts are kept as they are.
+  if (LINKEDIN_HOST.test(host)) host = 'www.linkedin.com';
 
   let path = url.pathname;
   if (path.includes('//')) path = path.replace(DUPLICATE_SLASHES, '/');

@@ -210,8 +210,10 @@ describe('kill -9, then the same command again', () => {
       }
       if (fs.existsSync(side)) expect(fs.readFileSync(side), `${moment.label}: sidecar`).toEqual(completeSidecar);
     }
-    // Most kills landed before the renames (else this test proved little).
-    expect(killedBeforeRename).toBeGreaterThanOrEqual(4);
+    // Most kills landed before the renames (else this test proved little). 5 %, 50 % and 90 % always
+    // do; 99 % and 100 % race the rename (the last write takes the file from ~94 % to ~100 %, and
+    // the rename follows within milliseconds), so they are not counted on.
+    expect(killedBeforeRename).toBeGreaterThanOrEqual(3);
 
     // And the same command again completes the job.
     const out = path.join(dir, 'attempt-0.jsonl');

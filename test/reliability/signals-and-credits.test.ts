@@ -19,6 +19,7 @@ import {
   sandbox,
   sleep,
   storedKeys,
+  tinyServer,
   until,
 } from './support.js';
 
@@ -203,6 +204,27 @@ describe.concurrent('credits', () => {
     expectRowsMatchSandbox(path.join(dir, 'in.enriched.csv'), keys);
     expectNoSecret([first.stdout, first.stderr, second.stdout, second.stderr], [dir]);
   }, 40_000);
+
+  it('a server already at zero balance, answering 402 to every call, the account reads too: exit 3, every row written as skipped credit_reserve, no lookup', async () => {
+    const paymentRequired = (_req: unknown, res: import('node:http').ServerResponse) => {
+      const text = JSON.stringify({ status: 'failed', error: { code: 1002, message: 'You have exhausted your credits, please add additional credits to continue' } });
+      res.writeHead(402, { 'content-type': 'application/json' });
+      res.end(text);
+    };
+    const server = await tinyServer(paymentRequired, { credits: paymentRequired, limits: paymentRequired });
+    const dir = makeTempDir();
+    const keys = emails(5, 'zero');
+    const input = emailInput(dir, keys);
+    const result = await runCli(['enrich', input, '--json'], { env: envFor(server, dir) });
+    expectNoCrash(result);
+    expect(result.code, result.stderr).toBe(3);
+    expect(readCsvObjects(path.join(dir, 'in.enriched.csv')).map((r) => [r.email, r.lead_status])).toEqual(keys.map((k) => [k, 'skipped']));
+    expect(readCsvObjects(path.join(dir, 'in.enriched.errors.csv')).map((r) => r.error_code)).toEqual(keys.map(() => 'credit_reserve'));
+    expect(server.hits.get('/v2/reverse_lookup/email') ?? 0).toBe(0);
+    const dry = await runCli(['enrich', input, '--dry-run', '--json'], { env: envFor(server, dir) });
+    expect(dry.code, dry.stderr).toBe(3);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ balance: 0, fits: false });
+  });
 
   it('--min-credits at full speed: the balance never goes below the reserve, exit 3; a re-run at the reserve answers known rows from the store and makes no lookup', async () => {
     const s = await sandbox({ notFoundRate: 0 });
