@@ -27,6 +27,17 @@ function worker(s: Sandbox, dir: string, input: string, k: number, n: number, ex
   return child;
 }
 
+/** One run of a whole input with --redis and 1-second windows, with a store and output of its own. */
+async function sharedRun(s: Sandbox, dir: string, name: string, input: string, extra: string[] = []): Promise<{ billing: Record<string, number> }> {
+  const child = spawnCli(['enrich', input, '--redis', redis.url, '--rate-window', '1000', '--json', '--quiet', '-o', path.join(dir, `${name}.csv`), ...extra], {
+    env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: path.join(dir, `${name}.sqlite`) },
+  });
+  child.stdin!.end();
+  const r = await child.result;
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
 describe('--redis and --shard', () => {
   it('four workers on one account keep to the rate together, with no 429, and use it fully', async () => {
     // 120 per 3-second window is the pace of 2400 RPM (one request every 25 ms): a window short
@@ -148,15 +159,7 @@ describe('--redis and --shard', () => {
       const dir = makeTempDir();
       const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(20, 'fresh').map((e) => [e])]);
       // Each run has a store of its own: only Redis could answer it.
-      const once = async (name: string, extra: string[]) => {
-        const child = spawnCli(['enrich', input, '--redis', redis.url, '--rate-window', '1000', '--json', '--quiet', '-o', path.join(dir, `${name}.csv`), ...extra], {
-          env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: path.join(dir, `${name}.sqlite`) },
-        });
-        child.stdin!.end();
-        const r = await child.result;
-        expect(r.code, r.stderr).toBe(0);
-        return JSON.parse(r.stdout) as { billing: Record<string, number> };
-      };
+      const once = (name: string, extra: string[]) => sharedRun(s, dir, name, input, extra);
       await once('first', []);
       expect(s.stats.byOperation.lookup_email).toBe(20);
       expect((await once('shared', [])).billing.duplicate).toBe(20);
@@ -175,15 +178,8 @@ describe('--redis and --shard', () => {
     const s = await startSandbox({ port: 0, rpm: 100_000, windowMs: 1000, credits: 1_000_000 });
     try {
       const dir = makeTempDir();
-      const once = async (name: string, rows: number, extra: string[]) => {
-        const input = writeCsv(path.join(dir, `${name}.in.csv`), [['email'], ...emails(rows, name).map((e) => [e])]);
-        const child = spawnCli(['enrich', input, '--redis', redis.url, '--rate-window', '1000', '--json', '--quiet', ...extra], {
-          env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: path.join(dir, `${name}.sqlite`) },
-        });
-        child.stdin!.end();
-        const r = await child.result;
-        expect(r.code, r.stderr).toBe(0);
-      };
+      const once = (name: string, rows: number, extra: string[]) =>
+        sharedRun(s, dir, name, writeCsv(path.join(dir, `${name}.in.csv`), [['email'], ...emails(rows, name).map((e) => [e])]), extra);
       // The first run leaves a fast pace and a large reservoir in Redis.
       await once('fast', 30, []);
       const before = s.stats.windows.length;
