@@ -92,7 +92,17 @@ function duration(ms) {
   return s >= 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`;
 }
 
+/** bench/analysis.md: the hand-written why and fix of the missed targets, if there is one. */
+function readAnalysis() {
+  try {
+    return fs.readFileSync(path.join(ROOT, 'bench', 'analysis.md'), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 function report({ options, command, startedAt, elapsedMs, info, loadStart, loadEnd, commit, dirty, results }) {
+  const analysis = readAnalysis();
   const lines = [];
   lines.push('# Benchmarks', '');
   lines.push(`Written by \`bench/run.js\` (issue 6); do not edit by hand: re-run the command below. ${options.quick ? '**Quick mode**: several scenarios are shrunk to fit in 2 minutes (each says how); run `npm run bench` for the full figures.' : 'Full run.'}`, '');
@@ -105,7 +115,7 @@ function report({ options, command, startedAt, elapsedMs, info, loadStart, loadE
   lines.push('| scenario | figure | target | comparison (measured in the same run) | met? |');
   lines.push('| --- | --- | --- | --- | --- |');
   for (const r of results) {
-    const met = r.error ? '**error**' : r.met ? 'yes' : '**no**';
+    const met = r.error ? '**error**' : r.met ? 'yes' : `**no**${analysis ? ': why and what would fix it [below](#missed-targets-why-and-what-would-fix-them)' : ''}`;
     lines.push(`| ${cell(r.scenario)} | ${cell(r.figure)} | ${cell(r.target)} | ${cell(r.comparison)} | ${met} |`);
   }
   const findings = results.flatMap((r) => r.findings ?? []);
@@ -125,6 +135,8 @@ function report({ options, command, startedAt, elapsedMs, info, loadStart, loadE
   lines.push('- Every measured pipeline runs in its own `node` child process (fresh heap and JIT, peak RSS of that process only); the sandbox runs in the bench process. Generated inputs and pre-filled stores are cached in `bench/out/` (gitignored); temporary stores go to the OS temp directory.');
   lines.push('- A single scenario: `node bench/run.js rate` (names: startup, rate, latency, nolimit, known, memory; with `--quick` to shrink, `--out FILE` to write elsewhere). Profiles of the missed targets: `node bench/profile.js <scenario>`.');
   lines.push('');
+  // The why of each missed target is written by hand, kept beside the scripts, and carried along.
+  if (analysis) lines.push(analysis.trimEnd(), '');
   return lines.join('\n');
 }
 
