@@ -200,6 +200,14 @@ export class RateGate {
   /** With Redis: the last measured round trip to it (a grant travels it before its request leaves). */
   #redisMs = 0;
   #stopped = false;
+  /** One /account/limits re-read at a time after 429s without a hint. */
+  #resyncing = false;
+  /** Requests per window the server takes: the rpm, or less once a 429 without a hint showed it. */
+  #allowance: number;
+  /** Requests started in the current window (since #windowStart) that the server did not refuse. */
+  #acceptedInWindow = 0;
+  #windowStart = 0;
+  #learnAtEdge = false;
   readonly stats: RateGateStats = { started: 0, pauses: 0, concurrency: 0 };
 
   constructor(options: RateGateOptions) {
@@ -270,19 +278,17 @@ export class RateGate {
         // Only the starts since shortly before the next edge matter; keep the list short at high rates.
         if (this.#recentStarts.length > 4096) this.#recentStarts = this.#recentStarts.filter((t) => t >= started - 3 * this.#margin);
         this.stats.started += 1;
-        return task().then(
-          (value) => {
-            this.#accepted(started);
-            this.#observe(this.#now() - started);
-            return value;
-          },
-          (error: unknown) => {
-            // Whatever the answer, the server counted the request, unless it refused it.
-            if (!(error instanceof RateLimitedError)) this.#accepted(started);
-            this.#observe(this.#now() - started);
+        // Whatever the answer, the server counted the request, unless it refused it (429).
+        let refused = false;
+        return task()
+          .catch((error: unknown) => {
+            refused = error instanceof RateLimitedError;
             throw error;
-          },
-        );
+          })
+          .finally(() => {
+            if (!refused && started >= this.#windowStart) this.#acceptedInWindow += 1;
+            this.#observe(this.#now() - started);
+          });
       })]);
     } catch (error) {
       // The task's own failure (a request's error) passes through as it is.
@@ -334,17 +340,6 @@ export class RateGate {
     }
   }
 
-  #resyncing = false;
-  /** Requests per window the server takes: the rpm, or less once a 429 without a hint showed it. */
-  #allowance: number;
-  /** Requests started in the current window (since #windowStart) that the server did not refuse. */
-  #acceptedInWindow = 0;
-  #windowStart = 0;
-  #learnAtEdge = false;
-
-  #accepted(startedAt: number): void {
-    if (startedAt >= this.#windowStart) this.#acceptedInWindow += 1;
-  }
 
   #pauseUntil(until: number): void {
     if (until <= this.#pausedUntil) return;
