@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Coordinator } from '../src/cluster/coordinator.js';
-import { RateGate } from '../src/pipeline/rate.js';
+import { RateGate } from '../src/lookup/rate/rate-gate.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/server.js';
 import { lines, runCli, spawnCli, type CliProcess } from './helpers/cli.js';
 import { emails, makeTempDir, readCsvObjects, writeCsv } from './helpers/files.js';

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enrich } from '../src/pipeline/enrich.js';
+import { enrich } from '../src/run/enrich.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/server.js';
 import { makeTempDir, readCsvBytes, readCsvObjects } from './helpers/files.js';
 

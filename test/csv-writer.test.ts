@@ -2,7 +2,7 @@
 import { stringify } from 'csv-stringify/sync';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { csvLines } from '../src/pipeline/write.js';
+import { csvLines } from '../src/write/row-writer.js';
 
 function randomCell(random: () => number): string {
   const alphabet = ['a', 'Z', '0', ' ', ',', '"', '\n', '\r', '\t', '=', "'", 'é', '東', '\u00ff', ';'];

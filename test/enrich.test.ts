@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UnauthorizedError } from '../src/api/errors.js';
-import { enrich, type EnrichOptions } from '../src/pipeline/enrich.js';
+import { enrich, type EnrichOptions } from '../src/run/enrich.js';
 import { normalizeSandboxKey, sandboxAnswer } from '../src/sandbox/data.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/server.js';
 import { emails, makeTempDir, readCsvBytes, readCsvObjects, writeCsv } from './helpers/files.js';

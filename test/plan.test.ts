@@ -9,7 +9,7 @@ import {
   normalizeKey,
   parseLookupKind,
   type LookupKind,
-} from '../src/pipeline/plan.js';
+} from '../src/plan/plan.js';
 
 function configError(fn: () => unknown): ConfigError {
   try {

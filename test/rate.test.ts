@@ -1,7 +1,7 @@
 // The rate gate on its own: windows, pacing, the 429 pause and stopping, on both engines
 // (Bottleneck for paced rates, the lean engine above FAST_RATE_PER_SECOND).
 import { describe, expect, it } from 'vitest';
-import { FAST_RATE_PER_SECOND, GateStoppedError, RateGate } from '../src/pipeline/rate.js';
+import { FAST_RATE_PER_SECOND, GateStoppedError, RateGate } from '../src/lookup/rate/rate-gate.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

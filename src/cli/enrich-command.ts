@@ -1,17 +1,18 @@
-// `lead-enrich enrich <input>`: a thin shell over enrich() (src/pipeline/enrich.ts): options,
+// `lead-enrich enrich <input>`: a thin shell over enrich() (src/run/enrich.ts): options,
 // signals, progress, summary and the exit status of cli-contract.md.
 // The pipeline, the store and the progress bar are imported when the command runs, not when
 // the command line is parsed: `--help` stays fast (issue 6, start-up).
 import type { CommandModule } from 'yargs';
-import type { EnrichOptions, EnrichSummary } from '../pipeline/enrich.js';
-import type { DryRunPlan } from '../pipeline/dry-run.js';
-import { parseLookupKind, type LookupKind } from '../pipeline/plan.js';
+import type { EnrichOptions } from '../options/enrich-options.js';
+import type { EnrichSummary } from '../run/summary.js';
+import type { DryRunPlan } from '../plan/dry-run.js';
+import { parseLookupKind, type LookupKind } from '../plan/plan.js';
 import { defaultStorePath } from '../store/default-path.js';
 import { parseDuration } from '../store/duration.js';
 import type { ResultStore } from '../store/result-store.js';
+import { extrasList, nonNegativeInteger, positiveInteger, shardOption } from '../options/rules.js';
 import { printJson, type CliIo } from './io.js';
-import { extrasList, nonNegativeInteger, positiveInteger, shardOption } from './options.js';
-import { openTarget, targetOptions, type TargetArgs } from './target.js';
+import { openTarget, targetOptions, type Target, type TargetArgs } from './target.js';
 import { STDIN_ARGUMENT } from './stdin-argument.js';
 
 interface EnrichArgs extends TargetArgs {
@@ -67,129 +68,120 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
   return {
     command: 'enrich <input>',
     describe: 'Enrich a CSV file (or - for stdin): enriched CSV + error sidecar',
-    builder: (yargs) =>
-      targetOptions(yargs)
-        .positional('input', { type: 'string', describe: 'CSV file, or - for stdin', demandOption: true })
-        .option('output', { alias: 'o', type: 'string', requiresArg: true, describe: 'enriched output; - for stdout (default <input>.enriched.csv)' })
-        .option('errors', { type: 'string', requiresArg: true, describe: 'error sidecar CSV (default <output>.errors.csv)' })
-        .option('by', { type: 'string', requiresArg: true, describe: 'lookup: email | url | domain (default: from the header)' })
-        .option('column', { type: 'string', requiresArg: true, describe: 'input column holding the key (default: from the header)' })
-        .option('with', { type: 'string', array: true, requiresArg: true, describe: 'also resolve mx and/or whois of the row\'s domain: mx,whois' })
-        .option('rpm', { type: 'string', requiresArg: true, describe: 'requests per minute (default: from /account/limits)' })
-        .option('concurrency', { type: 'string', requiresArg: true, describe: 'most requests in flight (default: sized from rate and latency)' })
-        .option('min-credits', { type: 'string', requiresArg: true, describe: 'credit reserve never spent (default: the account\'s low-balance threshold)' })
-        .option('retries', { type: 'string', requiresArg: true, describe: 'retries of a transient failure (default 4)' })
-        .option('dry-run', { type: 'boolean', describe: 'plan only: keys, known answers, credits and time needed; no lookup' })
-        .option('json', { type: 'boolean', describe: 'print the summary (or the dry-run plan) as one JSON object on stdout' })
-        .option('format', { choices: ['csv', 'jsonl'] as const, describe: 'enriched output format (default csv)' })
-        .option('store', { type: 'string', requiresArg: true, describe: 'result store path (env LEAD_ENRICH_STORE; default: per-user cache)' })
-        .option('max-age', { type: 'string', requiresArg: true, describe: 'reuse stored answers younger than this (default 30d)' })
-        .option('refresh', { type: 'boolean', describe: 'ignore answers stored by earlier runs' })
-        .option('quiet', { alias: 'q', type: 'boolean', describe: 'no progress and no summary on stderr' })
-        .option('redis', { type: 'string', requiresArg: true, describe: 'share rate limit, credit reserve and answers with other workers (env LEAD_ENRICH_REDIS)' })
-        .option('shard', { type: 'string', requiresArg: true, describe: 'process only shard K of N of the rows (stable hash of the key), e.g. 2/4' })
-        .option('rate-window', { type: 'string', requiresArg: true, describe: "the server's rate window in ms (default 60000; for a sandbox run with --window-ms)" })
-        .example('$0 enrich contacts.csv --sandbox', 'try it against the embedded sandbox')
-        .example('$0 enrich contacts.csv -o out.csv --with mx', 'enrich by the detected column, add MX columns')
-        .example('$0 enrich leads.csv --by url --column "Person Linkedin Url"', 'choose the lookup and column')
-        .example('cat in.csv | $0 enrich - -o - --quiet > out.csv', 'stdin to stdout')
-        .example('$0 enrich contacts.csv --dry-run', 'what would it cost? no lookup is made')
-        .example('$0 enrich big.csv --shard 1/4 --redis redis://10.0.0.5:6379', 'worker 1 of 4, sharing the account through Redis') as never,
+    builder: (yargs) => enrichOptions(targetOptions(yargs)) as never,
     handler: async (args) => {
-      const input = args.input === STDIN_ARGUMENT ? '-' : args.input;
       const target = await openTarget(args, io.err);
-      const file = target.config.file;
       let store: ResultStore | undefined;
       try {
-        const by: LookupKind | undefined = args.by === undefined ? undefined : parseLookupKind(args.by);
-        const withExtras = extrasList(args.with) ?? file.with;
-        const maxAgeMs = parseDuration(args.maxAge ?? file.maxAge ?? '30d', '--max-age');
-        const rpm = positiveInteger('--rpm', args.rpm) ?? file.rpm;
-        const concurrency = positiveInteger('--concurrency', args.concurrency) ?? file.concurrency;
-        const minCredits = nonNegativeInteger('--min-credits', args.minCredits) ?? file.minCredits;
-        const retries = nonNegativeInteger('--retries', args.retries) ?? file.retries;
-        const format = args.format ?? file.format ?? 'csv';
-        const shard = shardOption(args.shard);
-        const redis = args.redis ?? (process.env.LEAD_ENRICH_REDIS || undefined) ?? file.redis;
-        const rateWindowMs = positiveInteger('--rate-window', args.rateWindow);
-        // The JSON summary goes to stdout when the output is a file (cli-contract); when the rows
-        // themselves go to stdout it would corrupt them, so it goes to stderr instead, one line.
-        const rowsOnStdout = (args.output ?? (input === '-' ? '-' : undefined)) === '-';
+        const options = optionsFrom(args, target);
         const { ResultStore } = await import('../store/result-store.js');
-        store = ResultStore.open({ path: args.store ?? file.store ?? defaultStorePath() });
-
-        if (args.dryRun) {
-          const { planRun } = await import('../pipeline/dry-run.js');
-          const plan = await planRun({
-            input,
-            client: target.client,
-            store,
-            service: target.service,
-            by,
-            column: args.column,
-            with: withExtras,
-            rpm,
-            minCredits,
-            maxAgeMs,
-            refresh: args.refresh ?? false,
-            shard,
-          });
-          if (args.json) printJson(io, plan);
-          else io.err(formatPlan(plan));
-          io.setStatus(plan.fits ? 0 : 3);
-          return;
-        }
-
-        const [{ enrich }, { formatSummary, progressView }] = await Promise.all([import('../pipeline/enrich.js'), import('./progress.js')]);
-        const interrupt = new AbortController();
-        // Kept until the process exits: a second signal, even after the run, must not kill the
-        // process before the store is closed and the summary is out.
-        const onSignal = (signal: NodeJS.Signals) => {
-          if (interrupt.signal.aborted) return;
-          if (!args.quiet) io.err(`\nlead-enrich: ${signal}: stopping; requests in flight may finish, the remaining rows are written as skipped.`);
-          interrupt.abort();
-        };
-        process.on('SIGINT', onSignal);
-        process.on('SIGTERM', onSignal);
-        const view = progressView(io, args.quiet ? 'quiet' : io.isTty ? 'bar' : 'plain');
-        const options: EnrichOptions = {
-          input,
-          output: args.output,
-          errors: args.errors,
-          by,
-          column: args.column,
-          with: withExtras,
-          format,
-          client: target.client,
-          service: target.service,
-          rpm,
-          concurrency,
-          minCredits,
-          retries,
-          store,
-          maxAgeMs,
-          refresh: args.refresh ?? false,
-          redis,
-          shard,
-          signal: interrupt.signal,
-          onProgress: (p) => view.update(p),
-          onWarning: (line) => io.err(`lead-enrich: ${line}`),
-          tuning: { progressIntervalMs: io.isTty ? 200 : 1000, ...(rateWindowMs === undefined ? {} : { windowMs: rateWindowMs }) },
-        };
-        let summary: EnrichSummary;
-        try {
-          summary = await enrich(options);
-        } finally {
-          view.stop();
-        }
-        if (args.json && rowsOnStdout) io.err(JSON.stringify(summary));
-        else if (args.json) printJson(io, summary);
-        if (!args.quiet && !(args.json && rowsOnStdout)) io.err(formatSummary(summary));
-        io.setStatus(exitStatusOf(summary));
+        store = ResultStore.open({ path: args.store ?? target.config.file.store ?? defaultStorePath() });
+        options.store = store;
+        if (args.dryRun) await dryRun(io, options, args.json ?? false);
+        else await run(io, options, args);
       } finally {
         store?.close();
         await target.close();
       }
     },
   };
+}
+
+function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
+  return yargs
+    .positional('input', { type: 'string', describe: 'CSV file, or - for stdin', demandOption: true })
+    .option('output', { alias: 'o', type: 'string', requiresArg: true, describe: 'enriched output; - for stdout (default <input>.enriched.csv)' })
+    .option('errors', { type: 'string', requiresArg: true, describe: 'error sidecar CSV (default <output>.errors.csv)' })
+    .option('by', { type: 'string', requiresArg: true, describe: 'lookup: email | url | domain (default: from the header)' })
+    .option('column', { type: 'string', requiresArg: true, describe: 'input column holding the key (default: from the header)' })
+    .option('with', { type: 'string', array: true, requiresArg: true, describe: "also resolve mx and/or whois of the row's domain: mx,whois" })
+    .option('rpm', { type: 'string', requiresArg: true, describe: 'requests per minute (default: from /account/limits)' })
+    .option('concurrency', { type: 'string', requiresArg: true, describe: 'most requests in flight (default: sized from rate and latency)' })
+    .option('min-credits', { type: 'string', requiresArg: true, describe: "credit reserve never spent (default: the account's low-balance threshold)" })
+    .option('retries', { type: 'string', requiresArg: true, describe: 'retries of a transient failure (default 4)' })
+    .option('dry-run', { type: 'boolean', describe: 'plan only: keys, known answers, credits and time needed; no lookup' })
+    .option('json', { type: 'boolean', describe: 'print the summary (or the dry-run plan) as one JSON object on stdout' })
+    .option('format', { choices: ['csv', 'jsonl'] as const, describe: 'enriched output format (default csv)' })
+    .option('store', { type: 'string', requiresArg: true, describe: 'result store path (env LEAD_ENRICH_STORE; default: per-user cache)' })
+    .option('max-age', { type: 'string', requiresArg: true, describe: 'reuse stored answers younger than this (default 30d)' })
+    .option('refresh', { type: 'boolean', describe: 'ignore answers stored by earlier runs' })
+    .option('quiet', { alias: 'q', type: 'boolean', describe: 'no progress and no summary on stderr' })
+    .option('redis', { type: 'string', requiresArg: true, describe: 'share rate limit, credit reserve and answers with other workers (env LEAD_ENRICH_REDIS)' })
+    .option('shard', { type: 'string', requiresArg: true, describe: 'process only shard K of N of the rows (stable hash of the key), e.g. 2/4' })
+    .option('rate-window', { type: 'string', requiresArg: true, describe: "the server's rate window in ms (default 60000; for a sandbox run with --window-ms)" })
+    .example('$0 enrich contacts.csv --sandbox', 'try it against the embedded sandbox')
+    .example('$0 enrich contacts.csv -o out.csv --with mx', 'enrich by the detected column, add MX columns')
+    .example('$0 enrich leads.csv --by url --column "Person Linkedin Url"', 'choose the lookup and column')
+    .example('cat in.csv | $0 enrich - -o - --quiet > out.csv', 'stdin to stdout')
+    .example('$0 enrich contacts.csv --dry-run', 'what would it cost? no lookup is made')
+    .example('$0 enrich big.csv --shard 1/4 --redis redis://10.0.0.5:6379', 'worker 1 of 4, sharing the account through Redis');
+}
+
+/** The command line (flags, then environment, then config file) as the library's options. */
+function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
+  const file = target.config.file;
+  const by: LookupKind | undefined = args.by === undefined ? undefined : parseLookupKind(args.by);
+  const rateWindowMs = positiveInteger('--rate-window', args.rateWindow);
+  return {
+    input: args.input === STDIN_ARGUMENT ? '-' : args.input,
+    output: args.output,
+    errors: args.errors,
+    by,
+    column: args.column,
+    with: extrasList('--with', args.with) ?? file.with,
+    format: args.format ?? file.format ?? 'csv',
+    client: target.client,
+    service: target.service,
+    rpm: positiveInteger('--rpm', args.rpm) ?? file.rpm,
+    concurrency: positiveInteger('--concurrency', args.concurrency) ?? file.concurrency,
+    minCredits: nonNegativeInteger('--min-credits', args.minCredits) ?? file.minCredits,
+    retries: nonNegativeInteger('--retries', args.retries) ?? file.retries,
+    maxAgeMs: parseDuration(args.maxAge ?? file.maxAge ?? '30d', '--max-age'),
+    refresh: args.refresh ?? false,
+    redis: args.redis ?? (process.env.LEAD_ENRICH_REDIS || undefined) ?? file.redis,
+    shard: shardOption('--shard', args.shard),
+    ...(rateWindowMs === undefined ? {} : { tuning: { windowMs: rateWindowMs } }),
+  };
+}
+
+async function dryRun(io: CliIo, options: EnrichOptions, json: boolean): Promise<void> {
+  const { planRun } = await import('../plan/dry-run.js');
+  const plan = await planRun(options);
+  if (json) printJson(io, plan);
+  else io.err(formatPlan(plan));
+  io.setStatus(plan.fits ? 0 : 3);
+}
+
+async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise<void> {
+  const [{ enrich }, { formatSummary, progressView }] = await Promise.all([import('../run/enrich.js'), import('./progress.js')]);
+  const interrupt = new AbortController();
+  // Kept until the process exits: a second signal, even after the run, must not kill the
+  // process before the store is closed and the summary is out.
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupt.signal.aborted) return;
+    if (!args.quiet) io.err(`\nlead-enrich: ${signal}: stopping; requests in flight may finish, the remaining rows are written as skipped.`);
+    interrupt.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const view = progressView(io, args.quiet ? 'quiet' : io.isTty ? 'bar' : 'plain');
+  let summary: EnrichSummary;
+  try {
+    summary = await enrich({
+      ...options,
+      signal: interrupt.signal,
+      onProgress: (p) => view.update(p),
+      onWarning: (line) => io.err(`lead-enrich: ${line}`),
+      tuning: { progressIntervalMs: io.isTty ? 200 : 1000, ...options.tuning },
+    });
+  } finally {
+    view.stop();
+  }
+  // The JSON summary goes to stdout when the output is a file (cli-contract); when the rows
+  // themselves go to stdout it would corrupt them, so it goes to stderr instead, one line.
+  const rowsOnStdout = (options.output ?? (options.input === '-' ? '-' : undefined)) === '-';
+  if (args.json && rowsOnStdout) io.err(JSON.stringify(summary));
+  else if (args.json) printJson(io, summary);
+  if (!args.quiet && !(args.json && rowsOnStdout)) io.err(formatSummary(summary));
+  io.setStatus(exitStatusOf(summary));
 }

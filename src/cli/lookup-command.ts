@@ -1,7 +1,7 @@
 // `lead-enrich lookup email|url|domain <value>`: one reverse lookup, JSON on stdout.
 import type { CommandModule } from 'yargs';
 import { InvalidInputError } from '../api/errors.js';
-import { normalizeKey, type LookupKind } from '../pipeline/plan.js';
+import { normalizeKey, type LookupKind } from '../plan/plan.js';
 import { printJson, type CliIo } from './io.js';
 import { openTarget, targetOptions, type TargetArgs } from './target.js';
 

@@ -1,7 +1,8 @@
 // How a run tells the user how it goes: a progress bar on a TTY (cli-progress), a plain status
 // line at most every 10 s otherwise (cron, CI), nothing with --quiet.
 import cliProgress from 'cli-progress';
-import type { EnrichProgress, EnrichSummary } from '../pipeline/enrich.js';
+import type { EnrichProgress } from '../options/enrich-options.js';
+import type { EnrichSummary } from '../run/summary.js';
 import { formatDuration } from '../store/duration.js';
 import type { CliIo } from './io.js';
 

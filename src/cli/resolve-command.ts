@@ -1,7 +1,7 @@
 // `lead-enrich mx <domain>` and `lead-enrich whois <domain>`: one domain helper call, JSON on stdout.
 import type { CommandModule } from 'yargs';
 import { InvalidInputError } from '../api/errors.js';
-import { normalizeDomain } from '../pipeline/plan.js';
+import { normalizeDomain } from '../plan/plan.js';
 import { printJson, type CliIo } from './io.js';
 import { openTarget, targetOptions, type TargetArgs } from './target.js';
 

@@ -4,7 +4,7 @@ import type { Argv } from 'yargs';
 import type { LeadClient } from '../api/client.js';
 import { requireTarget, resolveConfig, type ResolvedConfig } from '../config.js';
 import type { Sandbox } from '../sandbox/server.js';
-import { positiveInteger } from './options.js';
+import { positiveInteger } from '../options/rules.js';
 
 export interface TargetArgs {
   config?: string | undefined;

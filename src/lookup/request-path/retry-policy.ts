@@ -1,14 +1,16 @@
 // The one retry policy of the project (got's own retry is off, transport.ts).
-// - 429: not a failure of the request: the gate pauses everyone until the server's reset, then the
-//   same request is sent again. Bounded so a server that never lets go cannot loop forever.
+// - 429: not a failure of the request: the gate pauses everyone until the server's reset
+//   (with-gate.ts), then the same request is sent again. Bounded so a server that never lets go
+//   cannot loop forever.
 // - Transient failures (5xx, resets, timeouts, truncated or unparseable bodies, "failed" at 200):
 //   exponential backoff with full jitter, a bounded number of times.
 // - Everything else (400, 401, 402, ...) is permanent and returned at once: retrying would waste
 //   requests and, for 402, could not succeed.
-import { RateLimitedError, isTransient } from '../api/errors.js';
+import { RateLimitedError, isTransient } from '../../api/errors.js';
+import { DEFAULTS } from '../../options/defaults.js';
 
 export interface RetryPolicyOptions {
-  /** Retries after the first attempt for transient failures. Default 4. */
+  /** Retries after the first attempt for transient failures. Defaults: options/defaults.ts. */
   retries?: number;
   /** First backoff in ms; doubles each time. Default 500. */
   baseDelayMs?: number;
@@ -20,8 +22,11 @@ export interface RetryPolicyOptions {
 }
 
 export interface RetryHooks {
-  /** Called on every 429; the request is sent again once it returns (or its promise settles). */
-  onRateLimited(error: RateLimitedError): void | Promise<void>;
+  /**
+   * Called on every 429; the request is sent again once it returns (or its promise settles).
+   * Without it the request is sent again at once: the rate gate holds it until the pause ends.
+   */
+  onRateLimited?(error: RateLimitedError): void | Promise<void>;
   /** Called before each backoff wait. */
   onRetry?(error: unknown, attempt: number): void;
   /** Resolves early when the run is being interrupted. */
@@ -36,10 +41,10 @@ export class RetryPolicy {
   readonly #random: () => number;
 
   constructor(options: RetryPolicyOptions = {}) {
-    this.retries = options.retries ?? 4;
-    this.#base = options.baseDelayMs ?? 500;
-    this.#max = options.maxDelayMs ?? 30_000;
-    this.#maxRateLimited = options.maxRateLimited ?? 20;
+    this.retries = options.retries ?? DEFAULTS.retries;
+    this.#base = options.baseDelayMs ?? DEFAULTS.retryBaseDelayMs;
+    this.#max = options.maxDelayMs ?? DEFAULTS.retryMaxDelayMs;
+    this.#maxRateLimited = options.maxRateLimited ?? DEFAULTS.maxRateLimited;
     this.#random = options.random ?? Math.random;
   }
 
@@ -49,7 +54,7 @@ export class RetryPolicy {
     return Math.round(ceiling / 2 + (this.#random() * ceiling) / 2);
   }
 
-  async run<T>(attempt: () => Promise<T>, hooks: RetryHooks): Promise<T> {
+  async run<T>(attempt: () => Promise<T>, hooks: RetryHooks = {}): Promise<T> {
     let failures = 0;
     let rateLimited = 0;
     for (;;) {
@@ -60,7 +65,7 @@ export class RetryPolicy {
         if (error instanceof RateLimitedError) {
           rateLimited += 1;
           if (rateLimited > this.#maxRateLimited) throw error;
-          await hooks.onRateLimited(error);
+          await hooks.onRateLimited?.(error);
           continue;
         }
         if (!isTransient(error) || failures >= this.retries) throw error;

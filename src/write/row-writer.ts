@@ -5,26 +5,16 @@
 // exactly as it went in, valid UTF-8 or not; added cells are encoded to UTF-8 bytes here.
 import { once } from 'node:events';
 import fs from 'node:fs';
-import path from 'node:path';
 import type { Writable } from 'node:stream';
-import { UnreadableInputError } from '../api/errors.js';
-import { escapeFormula, type ColumnSet, type RowData } from './columns.js';
-import { fromBytes, toBytes } from './read.js';
+import type { FinishedRow } from '../run/finished-row.js';
+import { escapeFormula, type ColumnSet } from './columns.js';
+import { csvLines } from './csv-lines.js';
+import { jsonRow } from './json-row.js';
+import { openSink, type Sink } from './sinks.js';
+import { toBytes } from '../pipeline/read.js';
 
-export type RowStatus = 'found' | 'not_found' | 'error' | 'skipped';
-export type Billing = 'charged' | 'free' | 'cached' | 'duplicate' | 'none';
-
-export interface FinishedRow {
-  /** 1-based data row number in the input (cli-contract.md, "The error sidecar"). */
-  row: number;
-  /** Input cells, as byte strings. */
-  cells: string[];
-  status: RowStatus;
-  billing: Billing;
-  data: RowData;
-  errorCode?: string | undefined;
-  errorMessage?: string | undefined;
-}
+export { csvLines } from './csv-lines.js';
+export type { FinishedRow, RowStatus, Billing } from '../run/finished-row.js';
 
 export interface WriterOptions {
   /** File path, or '-' for stdout. */
@@ -40,52 +30,6 @@ export interface WriterOptions {
   /** Write a UTF-8 BOM first, because the input had one. */
   bom: boolean;
   stdout?: Writable;
-}
-
-interface Sink {
-  stream: Writable;
-  temp: string | undefined;
-  final: string | undefined;
-}
-
-function openSink(target: string, stdout: Writable): Sink {
-  if (target === '-') return { stream: stdout, temp: undefined, final: undefined };
-  const final = path.resolve(target);
-  const temp = path.join(path.dirname(final), `.${path.basename(final)}.${process.pid}.partial`);
-  removeStalePartials(final);
-  try {
-    fs.mkdirSync(path.dirname(final), { recursive: true });
-    const fd = fs.openSync(temp, 'w', 0o644);
-    return { stream: fs.createWriteStream(temp, { fd }), temp, final };
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new UnreadableInputError(`Cannot write ${target}: ${code}; choose another path with -o / --errors`);
-  }
-}
-
-/** Temporary files of earlier runs that were killed (their process is gone) are removed. */
-function removeStalePartials(final: string): void {
-  const prefix = `.${path.basename(final)}.`;
-  let names: string[];
-  try {
-    names = fs.readdirSync(path.dirname(final));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = name.startsWith(prefix) && name.endsWith('.partial') ? Number(name.slice(prefix.length, -'.partial'.length)) : NaN;
-    if (!Number.isInteger(pid) || pid === process.pid || isAlive(pid)) continue;
-    fs.rmSync(path.join(path.dirname(final), name), { force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 export class RowWriter {
@@ -197,44 +141,3 @@ export class RowWriter {
   }
 }
 
-const NEEDS_QUOTES = /[",\r\n]/;
-const QUOTE = /"/g;
-
-/**
- * CSV text for records, each line ended by `eol`: a cell is quoted when it holds a comma, a quote,
- * CR or LF, with quotes doubled (RFC 4180), exactly as csv-stringify does by default (a test holds
- * the two to the same output). Written out here because it is the writer's hot path: csv-stringify
- * spent about six times as long per row on the same records.
- */
-export function csvLines(records: readonly (readonly string[])[], eol: string): string {
-  let text = '';
-  for (const record of records) {
-    for (let i = 0; i < record.length; i += 1) {
-      const cell = record[i]!;
-      if (i > 0) text += ',';
-      text += NEEDS_QUOTES.test(cell) ? `"${cell.replace(QUOTE, '""')}"` : cell;
-    }
-    text += eol;
-  }
-  return text;
-}
-
-/** `--format jsonl`: the input as an object (duplicate header names get _2, _3) and the full results. */
-function jsonRow(row: FinishedRow, header: string[]): Record<string, unknown> {
-  const input: Record<string, string> = {};
-  header.forEach((name, i) => {
-    let key = fromBytes(name);
-    for (let n = 2; Object.hasOwn(input, key); n += 1) key = `${fromBytes(name)}_${n}`;
-    input[key] = fromBytes(row.cells[i] ?? '');
-  });
-  return {
-    row: row.row,
-    lead_status: row.status,
-    lead_billing: row.billing,
-    input,
-    ...(row.data.lead === undefined ? {} : { lead: row.data.lead }),
-    ...(row.data.mx === undefined ? {} : { mx: row.data.mx }),
-    ...(row.data.whois === undefined ? {} : { whois: row.data.whois }),
-    ...(row.errorCode === undefined ? {} : { error: { code: row.errorCode, message: row.errorMessage ?? '' } }),
-  };
-}

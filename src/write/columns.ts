@@ -2,7 +2,7 @@
 // the API's answers (README, "Added columns"). Nested data is flattened: the first address,
 // MX exchanges joined in priority order, Whois contacts by their main fields.
 import type { CompanyLead, Lead, MxResult, WhoisResult } from '../api/types.js';
-import type { LookupKind } from './plan.js';
+import type { LookupKind } from '../plan/plan.js';
 
 export interface RowData {
   lead?: Lead | CompanyLead | undefined;

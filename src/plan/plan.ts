@@ -6,7 +6,7 @@
 import type { Operation } from '../api/types.js';
 import type { LookupTarget } from './detect.js';
 import { normalizeKey, type LookupKind, type NormalizeResult } from './normalize.js';
-import { fromBytes } from './read.js';
+import { fromBytes } from '../pipeline/read.js';
 
 export type { LookupKind, NormalizeResult } from './normalize.js';
 export {

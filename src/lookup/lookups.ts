@@ -1,0 +1,134 @@
+// The look-up step for one key: the durable store answers first (duplicates and resumed rows never
+// reach the network nor the limiter); concurrent requests for one key share one call; with Redis,
+// other workers' answers and claims come next (shared-lookup.ts); misses go down the request path
+// (request-path/), then into the store.
+import { LeadEnrichError, PaymentRequiredError, UnauthorizedError, isTransient } from '../api/errors.js';
+import type { ResultStore, StoredResult } from '../store/result-store.js';
+import type { Coordinator } from '../cluster/coordinator.js';
+import { INTERRUPTED, RESERVE, type RunStop } from '../run/run-stop.js';
+import type { BillableOperation, CreditAccount } from './credits.js';
+import { asDuplicate, foundIn, type LookupOutcome } from './outcome.js';
+import { GateStoppedError } from './rate/rate-gate.js';
+import type { Send } from './request-path/request.js';
+import { CreditRefusedError } from './request-path/with-credits.js';
+import { SharedLookup } from './shared-lookup.js';
+
+export interface LookupDeps {
+  store: ResultStore;
+  service: string;
+  runId: string;
+  maxAgeMs: number;
+  /** Ignore answers from earlier runs (but still share answers within this run). */
+  refresh: boolean;
+  /** The request path (request-path.ts). */
+  send: Send;
+  credits: CreditAccount;
+  stop: RunStop;
+  /** With --redis: claims and answers shared with the other workers of the account. */
+  coordinator?: Coordinator | undefined;
+}
+
+/** An answer as the store keeps it. */
+export interface KeptAnswer {
+  found: boolean;
+  data: unknown;
+  fetchedAt?: number;
+}
+
+export class Lookups {
+  readonly #deps: LookupDeps;
+  readonly #inFlight = new Map<string, Promise<LookupOutcome>>();
+  readonly #shared: SharedLookup | undefined;
+  #prefetched: { op: BillableOperation; keys: Set<string>; answers: Map<string, StoredResult> } | undefined;
+
+  constructor(deps: LookupDeps) {
+    this.#deps = deps;
+    this.#shared = deps.coordinator
+      ? new SharedLookup({
+          coordinator: deps.coordinator,
+          signal: deps.stop.signal,
+          maxAgeMs: deps.maxAgeMs,
+          refresh: deps.refresh,
+          keep: (op, key, answer) => this.#keep(op, key, answer),
+          fetch: (op, key) => this.#fetch(op, key),
+        })
+      : undefined;
+  }
+
+  /**
+   * Reads the store's answers for a batch of keys in one query; resolve() then finds them without
+   * a query per row. Valid until the next prefetch.
+   */
+  prefetch(op: BillableOperation, keys: readonly string[]): void {
+    const { store, service, maxAgeMs } = this.#deps;
+    this.#prefetched = { op, keys: new Set(keys), answers: store.getMany(service, op, keys, maxAgeMs) };
+  }
+
+  /**
+   * Stores an answer, and adds it to the prefetched batch: a duplicate later in the batch, started
+   * after this request left the in-flight map, must find it there and not pay again.
+   */
+  #keep(op: BillableOperation, key: string, answer: KeptAnswer): void {
+    const { store, service, runId } = this.#deps;
+    const kept = { found: answer.found, data: answer.data, fetchedAt: answer.fetchedAt ?? Date.now() };
+    store.put(service, op, key, kept, runId);
+    const batch = this.#prefetched;
+    if (batch?.op === op && batch.keys.has(key)) batch.answers.set(key, { ...kept, runId });
+  }
+
+  /** The store's answer, if it has one: synchronous, so known rows run at CSV speed. */
+  known(op: BillableOperation, key: string): LookupOutcome | undefined {
+    const { store, service, maxAgeMs, refresh, runId } = this.#deps;
+    const batch = this.#prefetched;
+    const stored = batch?.op === op && batch.keys.has(key) ? batch.answers.get(key) : store.get(service, op, key, maxAgeMs);
+    if (!stored || (refresh && stored.runId !== runId)) return undefined;
+    return {
+      kind: stored.found ? 'found' : 'not_found',
+      data: stored.data,
+      billing: stored.runId === runId ? 'duplicate' : 'cached',
+    };
+  }
+
+  /** Resolves one key: from the store, from a request already in flight, or from the API. */
+  resolve(op: BillableOperation, key: string): LookupOutcome | Promise<LookupOutcome> {
+    const known = this.known(op, key);
+    if (known) return known;
+    const id = `${op}\u0000${key}`;
+    const pending = this.#inFlight.get(id);
+    if (pending) return pending.then(asDuplicate);
+    const refused = this.#deps.stop.refusal();
+    if (refused) return refused;
+    const request = (this.#shared ? this.#shared.resolve(op, key) : this.#fetch(op, key)).finally(() => this.#inFlight.delete(id));
+    this.#inFlight.set(id, request);
+    return request;
+  }
+
+  async #fetch(op: BillableOperation, key: string): Promise<LookupOutcome> {
+    try {
+      const data = await this.#deps.send({ op, key });
+      const found = foundIn(op, data);
+      this.#keep(op, key, { found, data });
+      return { kind: found ? 'found' : 'not_found', data, billing: found ? 'charged' : 'free' };
+    } catch (error) {
+      return this.#outcomeOf(error);
+    }
+  }
+
+  /** Why a request has no answer, as the row will say it; a failure that must stop the run stops it. */
+  #outcomeOf(error: unknown): LookupOutcome {
+    const { stop, credits } = this.#deps;
+    if (error instanceof CreditRefusedError) return RESERVE;
+    const lost = stop.redisLost;
+    if (lost) return { kind: 'error', code: lost.code, message: lost.message, billing: 'none' };
+    // A request dropped by the stop, or whose retries the interrupt cut short, was not answered.
+    if (error instanceof GateStoppedError || (stop.halted && isTransient(error))) return stop.refusal() ?? INTERRUPTED;
+    if (error instanceof PaymentRequiredError) {
+      credits.markExhausted();
+      stop.stop('credits');
+      return { kind: 'skipped', code: 'credit_reserve', message: `not looked up: ${error.message}`, billing: 'none' };
+    }
+    if (error instanceof UnauthorizedError) stop.stop('unauthorized', error);
+    if (error instanceof LeadEnrichError) return { kind: 'error', code: error.code, message: error.message, billing: 'none' };
+    throw error;
+  }
+}

@@ -1,0 +1,33 @@
+// What looking up one key came to: an answer (found or not, and how it was billed), or the
+// reason there is none, with the sidecar's stable code (cli-contract.md, "The error sidecar").
+import { isLeadFound } from '../api/client.js';
+import type { BillableOperation } from './credits.js';
+
+export type Billing = 'charged' | 'free' | 'cached' | 'duplicate' | 'none';
+
+export interface Answered {
+  kind: 'found' | 'not_found';
+  data: unknown;
+  billing: Billing;
+}
+export interface Unanswered {
+  kind: 'error' | 'skipped';
+  /** Stable lower-case word for the sidecar: an error class's code, `credit_reserve`, `interrupted`, ... */
+  code: string;
+  message: string;
+  billing: 'none';
+}
+export type LookupOutcome = Answered | Unanswered;
+
+export function isAnswered(outcome: LookupOutcome): outcome is Answered {
+  return outcome.kind === 'found' || outcome.kind === 'not_found';
+}
+
+export function asDuplicate(outcome: LookupOutcome): LookupOutcome {
+  return isAnswered(outcome) ? { ...outcome, billing: 'duplicate' } : outcome;
+}
+
+/** A person or company lookup is found when its lead is not empty; MX and Whois always answer. */
+export function foundIn(op: BillableOperation, data: unknown): boolean {
+  return op === 'mx' || op === 'whois' ? true : isLeadFound(data as { lead?: unknown });
+}

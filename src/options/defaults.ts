@@ -1,0 +1,36 @@
+// Every default of a run, in one place (the octokit way: public options are all optional, and
+// this table fills them). Durations are milliseconds, written with the unit they are read in.
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const DAY = 24 * 60 * MINUTE;
+
+export const DEFAULTS = {
+  format: 'csv' as 'csv' | 'jsonl',
+  /** Retries of a transient failure after the first attempt. */
+  retries: 4,
+  /** Stored answers older than this are fetched again (`--max-age 30d`). */
+  maxAgeMs: 30 * DAY,
+  /** The server's rate window (behaviour notes, "Rate limiting": 60-second windows). */
+  windowMs: 60 * SECOND,
+  /** Refills wait this long after a window edge (at most a twentieth of the window). */
+  edgeMarginMs: 250,
+  progressIntervalMs: 1 * SECOND,
+  retryBaseDelayMs: 500,
+  retryMaxDelayMs: 30 * SECOND,
+  /** 429s tolerated for one request before it is given up as `rate_limited`. */
+  maxRateLimited: 20,
+  /** The balance is re-read this often while requests are made. */
+  creditsRefreshMs: 1 * MINUTE,
+  /** After an interrupt, requests in flight get this long to finish. */
+  drainTimeoutMs: 10 * SECOND,
+  /** Rows held to leave in input order (a bounded reorder window keeps memory flat). */
+  reorderWindow: 4096,
+  /** Rows allowed to wait for the network, at least (else twice the gate's concurrency). */
+  minWaitingRows: 64,
+  /** Latency assumed until requests measure it. */
+  latencyGuessMs: 1 * SECOND,
+  /** Automatic concurrency never goes above this (sockets are not free); --concurrency may. */
+  maxAutoConcurrency: 256,
+  /** With Redis: the longest a request may run before the cluster stops counting it. */
+  clusterJobExpirationMs: 2 * MINUTE,
+} as const;

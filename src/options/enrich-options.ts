@@ -1,0 +1,90 @@
+// The public options of a run (all optional but the input), as library callers pass them.
+// resolve-options.ts turns them into the settings a run uses, validated once, defaults filled
+// from defaults.ts.
+import type { Readable, Writable } from 'node:stream';
+import type { LeadClient } from '../api/client.js';
+import type { LookupKind, Shard } from '../plan/plan.js';
+import type { ResultStore } from '../store/result-store.js';
+
+export type Extra = 'mx' | 'whois';
+
+export interface EnrichOptions {
+  /** CSV path, '-' for stdin, or a readable stream. */
+  input: string | Readable;
+  /** Enriched output path, or '-' for stdout. Default: `<input>.enriched.csv` beside the input. */
+  output?: string | undefined;
+  /** Error sidecar path. Default: `<output name>.errors.csv` beside the output. */
+  errors?: string | undefined;
+  by?: LookupKind | undefined;
+  column?: string | undefined;
+  with?: Extra[] | undefined;
+  format?: 'csv' | 'jsonl' | undefined;
+
+  /** The API: a ready client, or a base URL and token. */
+  client?: LeadClient | undefined;
+  baseUrl?: string | undefined;
+  token?: string | undefined;
+  /** Names the server in the store, so answers of different services never mix. Default: the base URL. */
+  service?: string | undefined;
+
+  /** Requests per minute; default sized from /account/limits. */
+  rpm?: number | undefined;
+  /** Most requests in flight; default sized from rate and latency. */
+  concurrency?: number | undefined;
+  /** Credits never to spend; default low_credit_balance_min_threshold. */
+  minCredits?: number | undefined;
+  /** Retries of a transient failure. Default 4. */
+  retries?: number | undefined;
+
+  /** Result store path, or an open store. Default: the per-user cache (LEAD_ENRICH_STORE). */
+  store?: string | ResultStore | undefined;
+  /** Stored answers older than this are fetched again: a duration ('30d', '12h'). Default 30 days. */
+  maxAge?: string | undefined;
+  /** The same in milliseconds (the older spelling; `maxAge` wins when both are given). */
+  maxAgeMs?: number | undefined;
+  /** Ignore answers stored by earlier runs. */
+  refresh?: boolean | undefined;
+
+  /** Share the rate limit, credit reserve and answers with other workers through this Redis. */
+  redis?: string | undefined;
+  /** Process only the rows whose key hashes to shard `index` (1-based) of `count`. */
+  shard?: Shard | undefined;
+
+  /** Aborting stops new lookups; the remaining rows are written as skipped/interrupted. */
+  signal?: AbortSignal | undefined;
+  onProgress?: ((progress: EnrichProgress) => void) | undefined;
+  onWarning?: ((line: string) => void) | undefined;
+  stdout?: Writable | undefined;
+  /** Knobs for tests and benchmarks. */
+  tuning?: EnrichTuning | undefined;
+}
+
+export interface EnrichTuning {
+  /** The server's rate window (60 s in production). */
+  windowMs?: number;
+  progressIntervalMs?: number;
+  retryBaseDelayMs?: number;
+  retryMaxDelayMs?: number;
+  creditsRefreshMs?: number;
+  /** How long in-flight requests may finish after an interrupt. */
+  drainTimeoutMs?: number;
+  edgeMarginMs?: number;
+  reorderWindow?: number;
+  storeFlushIntervalMs?: number;
+}
+
+export interface EnrichProgress {
+  /** Rows read so far (ahead of rowsDone by the rows in flight). */
+  rowsRead: number;
+  rowsDone: number;
+  found: number;
+  notFound: number;
+  errors: number;
+  skipped: number;
+  requests: number;
+  rateLimited: number;
+  creditsSpent: number;
+  bytesRead: number;
+  totalBytes: number | undefined;
+  elapsedMs: number;
+}

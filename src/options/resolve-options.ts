@@ -1,0 +1,143 @@
+// One resolver for the options of a run: the library's `enrich()`, its dry run and the command
+// line all come through here. Every field is validated once (rules.ts) and every default comes
+// from defaults.ts; what leaves is the settings object the run's phases read.
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import type { LeadClient } from '../api/client.js';
+import { ConfigError } from '../api/errors.js';
+import { LOOKUP_KINDS, type LookupKind, type Shard } from '../plan/plan.js';
+import { defaultStorePath } from '../store/default-path.js';
+import { parseDuration } from '../store/duration.js';
+import { ResultStore } from '../store/result-store.js';
+import { DEFAULTS } from './defaults.js';
+import type { EnrichOptions, EnrichProgress, EnrichTuning, Extra } from './enrich-options.js';
+import { extrasList, invalid, nonNegativeInteger, oneOf, positiveInteger, shardOption } from './rules.js';
+
+export interface EnrichSettings {
+  input: string | Readable;
+  output: string;
+  errors: string | undefined;
+  format: 'csv' | 'jsonl';
+  by: LookupKind | undefined;
+  column: string | undefined;
+  extras: Extra[];
+  client: LeadClient | undefined;
+  baseUrl: string;
+  token: string;
+  service: string | undefined;
+  rpm: number | undefined;
+  concurrency: number | undefined;
+  minCredits: number | undefined;
+  retries: number;
+  store: string | ResultStore;
+  maxAgeMs: number;
+  refresh: boolean;
+  redis: string | undefined;
+  shard: Shard | undefined;
+  signal: AbortSignal | undefined;
+  onProgress: ((progress: EnrichProgress) => void) | undefined;
+  warn: (line: string) => void;
+  stdout: Writable | undefined;
+  tuning: Required<Omit<EnrichTuning, 'storeFlushIntervalMs'>> & Pick<EnrichTuning, 'storeFlushIntervalMs'>;
+}
+
+const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
+  'input', 'output', 'errors', 'by', 'column', 'with', 'format', 'client', 'baseUrl', 'token', 'service',
+  'rpm', 'concurrency', 'minCredits', 'retries', 'store', 'maxAge', 'maxAgeMs', 'refresh', 'redis', 'shard',
+  'signal', 'onProgress', 'onWarning', 'stdout', 'tuning',
+]);
+const TUNING_KEYS = [
+  'windowMs', 'progressIntervalMs', 'retryBaseDelayMs', 'retryMaxDelayMs', 'creditsRefreshMs',
+  'drainTimeoutMs', 'edgeMarginMs', 'reorderWindow', 'storeFlushIntervalMs',
+] as const;
+
+export function resolveOptions(options: EnrichOptions): EnrichSettings {
+  if (typeof options !== 'object' || options === null) throw invalid('options', 'must be an object such as { input: "contacts.csv" }', options);
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.has(key) && (options as unknown as Record<string, unknown>)[key] !== undefined) {
+      throw new ConfigError(`Invalid option ${key}: not an option of enrich (see EnrichOptions)`);
+    }
+  }
+  const input = inputOf(options.input);
+  const format = oneOf('format', options.format, ['csv', 'jsonl'] as const) ?? DEFAULTS.format;
+  const shard = shardOption('shard', options.shard);
+  const output = options.output ?? defaultOutput(input, format, shard);
+  if (typeof input === 'string' && input !== '-' && output !== '-' && path.resolve(output) === path.resolve(input)) {
+    throw new ConfigError('The output would overwrite the input: choose another -o path');
+  }
+  return {
+    input,
+    output,
+    errors: options.errors ?? defaultErrors(output, input),
+    format,
+    by: oneOf('by', options.by, LOOKUP_KINDS),
+    column: options.column,
+    extras: extrasList('with', options.with) ?? [],
+    client: options.client,
+    baseUrl: options.baseUrl ?? '',
+    token: options.token ?? '',
+    service: options.service,
+    rpm: positiveInteger('rpm', options.rpm),
+    concurrency: positiveInteger('concurrency', options.concurrency),
+    minCredits: nonNegativeInteger('minCredits', options.minCredits),
+    retries: nonNegativeInteger('retries', options.retries) ?? DEFAULTS.retries,
+    store: options.store instanceof ResultStore ? options.store : (options.store ?? defaultStorePath()),
+    maxAgeMs: maxAgeOf(options),
+    refresh: options.refresh ?? false,
+    redis: options.redis,
+    shard,
+    signal: options.signal,
+    onProgress: options.onProgress,
+    warn: options.onWarning ?? (() => {}),
+    stdout: options.stdout,
+    tuning: tuningOf(options.tuning ?? {}),
+  };
+}
+
+function inputOf(input: unknown): string | Readable {
+  if (typeof input === 'string' && input.length > 0) return input;
+  const stream = input as Readable | undefined;
+  if (stream && typeof stream.pipe === 'function' && typeof stream.on === 'function') return stream;
+  throw invalid('input', "must be a CSV path, '-' for stdin, or a readable stream", input);
+}
+
+function maxAgeOf(options: EnrichOptions): number {
+  if (options.maxAge !== undefined) return parseDuration(options.maxAge, 'option maxAge');
+  return nonNegativeInteger('maxAgeMs', options.maxAgeMs) ?? DEFAULTS.maxAgeMs;
+}
+
+function tuningOf(tuning: EnrichTuning): EnrichSettings['tuning'] {
+  for (const key of Object.keys(tuning)) {
+    if (!(TUNING_KEYS as readonly string[]).includes(key)) throw new ConfigError(`Invalid option tuning.${key}: not a tuning knob (${TUNING_KEYS.join(', ')})`);
+  }
+  const value = (key: (typeof TUNING_KEYS)[number]): number | undefined => nonNegativeInteger(`tuning.${key}`, tuning[key]);
+  return {
+    windowMs: positiveInteger('tuning.windowMs', tuning.windowMs) ?? DEFAULTS.windowMs,
+    progressIntervalMs: positiveInteger('tuning.progressIntervalMs', tuning.progressIntervalMs) ?? DEFAULTS.progressIntervalMs,
+    retryBaseDelayMs: value('retryBaseDelayMs') ?? DEFAULTS.retryBaseDelayMs,
+    retryMaxDelayMs: value('retryMaxDelayMs') ?? DEFAULTS.retryMaxDelayMs,
+    creditsRefreshMs: value('creditsRefreshMs') ?? DEFAULTS.creditsRefreshMs,
+    drainTimeoutMs: value('drainTimeoutMs') ?? DEFAULTS.drainTimeoutMs,
+    edgeMarginMs: value('edgeMarginMs') ?? DEFAULTS.edgeMarginMs,
+    reorderWindow: positiveInteger('tuning.reorderWindow', tuning.reorderWindow) ?? DEFAULTS.reorderWindow,
+    storeFlushIntervalMs: value('storeFlushIntervalMs'),
+  };
+}
+
+/** `<input>.enriched.csv` beside the input (stdin: stdout). Shards get their own name. */
+export function defaultOutput(input: string | Readable, format: 'csv' | 'jsonl', shard: Shard | undefined): string {
+  if (typeof input !== 'string' || input === '-') return '-';
+  const ext = path.extname(input);
+  const stem = ext ? input.slice(0, -ext.length) : input;
+  // Workers on shards of one input in one folder must not write over each other's outputs.
+  const part = shard ? `.${shard.index}-of-${shard.count}` : '';
+  return `${stem}.enriched${part}.${format === 'jsonl' ? 'jsonl' : 'csv'}`;
+}
+
+/** `<output name>.errors.csv` beside the output (or the input, when the output is stdout). */
+export function defaultErrors(output: string, input: string | Readable): string | undefined {
+  const base = output !== '-' ? output : typeof input === 'string' && input !== '-' ? input : undefined;
+  if (base === undefined) return undefined;
+  const ext = path.extname(base);
+  return `${ext ? base.slice(0, -ext.length) : base}.errors.csv`;
+}

@@ -1,0 +1,57 @@
+// The account reads before the first lookup (the balance, and the rate window), shared by the run
+// and its dry run. No gate exists yet: a 429 here waits for the server's hint (or a second) and
+// tries again; other transient failures are retried as any request.
+import type { LeadClient } from '../api/client.js';
+import { LeadEnrichError, PaymentRequiredError, RateLimitedError, UnauthorizedError } from '../api/errors.js';
+import { parseServiceLimits, type RateLimitFacts } from '../api/limits.js';
+import type { Credits } from '../api/types.js';
+import { sleep, type RetryPolicy } from '../lookup/request-path/retry-policy.js';
+
+export interface AccountReading {
+  balance: number;
+  /** low_credit_balance_min_threshold: the default reserve. */
+  threshold: number;
+  limits: RateLimitFacts;
+  /** The API answered 402 to a read: a balance of nothing (behaviour notes, "Credits"). */
+  outOfCredits: boolean;
+  /** How long the limits read took: a first measure of the latency. */
+  latencyMs: number;
+}
+
+export async function readAccount(client: LeadClient, retry: RetryPolicy, windowMs: number, rpm: number | undefined): Promise<AccountReading> {
+  const hooks = {
+    onRateLimited: (error: RateLimitedError) => sleep(Math.min(windowMs, Math.max(1000, (error.retryAt?.getTime() ?? 0) - Date.now()))),
+  };
+  // A server at zero balance may answer 402 to everything: that is a balance of nothing, not a
+  // fatal error. No lookup is made; every row is still written.
+  let outOfCredits = false;
+  const credits: Pick<Credits, 'total_remaining_credits' | 'low_credit_balance_min_threshold'> = await retry
+    .run(() => client.getCredits(), hooks)
+    .catch((error: unknown) => {
+      if (!(error instanceof PaymentRequiredError)) return rethrowStartup(error);
+      outOfCredits = true;
+      return { total_remaining_credits: 0, low_credit_balance_min_threshold: 0 };
+    });
+  const asked = Date.now();
+  const limits = await retry.run(() => client.getLimits(), hooks).then(parseServiceLimits, (error: unknown): RateLimitFacts => {
+    // Out of credits the rate does not matter: nothing will be sent.
+    if (!(error instanceof PaymentRequiredError)) return rethrowStartup(error);
+    outOfCredits = true;
+    return { rpm: rpm ?? 1, remaining: 0, resetAt: undefined, bulkConcurrency: undefined };
+  });
+  return {
+    balance: credits.total_remaining_credits,
+    threshold: credits.low_credit_balance_min_threshold ?? 0,
+    limits,
+    outOfCredits,
+    latencyMs: Date.now() - asked,
+  };
+}
+
+function rethrowStartup(error: unknown): never {
+  if (error instanceof UnauthorizedError) throw error;
+  if (error instanceof LeadEnrichError) {
+    throw new LeadEnrichError(error.code, `Cannot read the account before starting: ${error.message}`, { cause: error });
+  }
+  throw error;
+}

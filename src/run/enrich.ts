@@ -1,0 +1,55 @@
+// One run of the data path, as phases (design.md, "Data path"):
+//   prepare (options, input header, store, account, gate, writer) → run (read → plan → look up →
+//   write, through the ordered window) → finish (last balance, outputs in place, summary).
+import { BatchPlanner } from '../plan/batch-planner.js';
+import type { EnrichOptions } from '../options/enrich-options.js';
+import { resolveOptions } from '../options/resolve-options.js';
+import { finish } from './finish.js';
+import { RunMetrics } from './metrics.js';
+import { prepare } from './prepare.js';
+import { Resources } from './resources.js';
+import { runRows } from './run-rows.js';
+import { progressOf, type EnrichSummary } from './summary.js';
+
+export type { EnrichOptions, EnrichProgress, EnrichTuning } from '../options/enrich-options.js';
+export type { EnrichSummary } from './summary.js';
+
+/** Runs the whole pipeline and returns its summary. Throws only for fatal errors (config, input, 401). */
+export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
+  const metrics = new RunMetrics();
+  const settings = resolveOptions(options);
+  const resources = new Resources();
+  let failed = true;
+  try {
+    const run = await prepare(settings, metrics, resources);
+    if (settings.onProgress) {
+      const onProgress = settings.onProgress;
+      const timer = setInterval(() => onProgress(progressOf(run, metrics)), settings.tuning.progressIntervalMs);
+      timer.unref();
+      resources.defer(() => clearInterval(timer));
+    }
+    const planner = new BatchPlanner({
+      target: run.target,
+      domainColumn: run.domainColumn,
+      extras: settings.extras,
+      lookups: run.lookups,
+      width: run.source.header.length,
+      shard: settings.shard,
+    });
+    await runRows({
+      source: run.source,
+      planner,
+      writer: run.writer,
+      metrics,
+      stop: run.stop,
+      reorderWindow: settings.tuning.reorderWindow,
+      drainTimeoutMs: settings.tuning.drainTimeoutMs,
+      concurrency: () => run.gate.stats.concurrency,
+    });
+    const summary = await finish(run, metrics);
+    failed = false;
+    return summary;
+  } finally {
+    await resources.release(failed);
+  }
+}

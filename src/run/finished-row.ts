@@ -1,0 +1,20 @@
+// One input row once the run is done with it: what the writer writes and the tally counts.
+import type { Billing } from '../lookup/outcome.js';
+import type { RowData } from '../write/columns.js';
+
+export type { Billing } from '../lookup/outcome.js';
+
+export type RowStatus = 'found' | 'not_found' | 'error' | 'skipped';
+
+export interface FinishedRow {
+  /** 1-based data row number in the input (cli-contract.md, "The error sidecar"). */
+  row: number;
+  /** Input cells, as byte strings. */
+  cells: string[];
+  status: RowStatus;
+  billing: Billing;
+  data: RowData;
+  errorCode?: string | undefined;
+  errorMessage?: string | undefined;
+}
+

@@ -1,0 +1,30 @@
+// The one metrics object of a run: the request path counts requests, retries and 429s into it,
+// the run counts rows into it as they are written; the progress line and the summary read it.
+import type { RequestCounters } from '../lookup/request-path/request.js';
+import type { Billing, FinishedRow, RowStatus } from './finished-row.js';
+
+export class RunMetrics implements RequestCounters {
+  readonly startedAt = Date.now();
+  requests = 0;
+  retries = 0;
+  rateLimited = 0;
+  /** Rows read (parsed) so far: ahead of `rows` by the rows in the window. */
+  rowsRead = 0;
+  /** Rows written. */
+  rows = 0;
+  readonly status: Record<RowStatus, number> = { found: 0, not_found: 0, error: 0, skipped: 0 };
+  readonly billing: Record<Billing, number> = { charged: 0, free: 0, cached: 0, duplicate: 0, none: 0 };
+  readonly errorCodes: Record<string, number> = {};
+
+  /** A row was written. */
+  count(row: FinishedRow): void {
+    this.rows += 1;
+    this.status[row.status] += 1;
+    this.billing[row.billing] += 1;
+    if (row.errorCode) this.errorCodes[row.errorCode] = (this.errorCodes[row.errorCode] ?? 0) + 1;
+  }
+
+  get elapsedMs(): number {
+    return Date.now() - this.startedAt;
+  }
+}

@@ -1,0 +1,174 @@
+// The first phase of a run: everything it needs before the first row is read — the input's
+// header and key column, the store, the account (balance, rate), the Redis coordinator, the
+// credit guard, the rate gate, the request path and the writer — and whether the run stops
+// before it starts (credits). Each resource is registered for release as it is made.
+import { randomUUID } from 'node:crypto';
+import { LeadClient } from '../api/client.js';
+import { ConfigError, RateLimitedError } from '../api/errors.js';
+import { parseServiceLimits } from '../api/limits.js';
+import type { Coordinator } from '../cluster/coordinator.js';
+import { CreditGuard, SharedCreditGuard, type CreditAccount } from '../lookup/credits.js';
+import { Lookups } from '../lookup/lookups.js';
+import { RateGate } from '../lookup/rate/rate-gate.js';
+import { requestPath } from '../lookup/request-path/request-path.js';
+import { RetryPolicy } from '../lookup/request-path/retry-policy.js';
+import { rateFor, type RatePlan } from '../options/rate-plan.js';
+import type { EnrichSettings } from '../options/resolve-options.js';
+import { detectDomainColumn, detectTarget, type LookupTarget } from '../plan/plan.js';
+import { fromBytes, openCsv, type CsvSource } from '../pipeline/read.js';
+import { ResultStore } from '../store/result-store.js';
+import { columnsFor } from '../write/columns.js';
+import { RowWriter } from '../write/row-writer.js';
+import { readAccount, type AccountReading } from './account.js';
+import { CreditReadings } from './credit-readings.js';
+import type { RunMetrics } from './metrics.js';
+import type { Resources } from './resources.js';
+import { RunStop } from './run-stop.js';
+
+export interface PreparedRun {
+  settings: EnrichSettings;
+  client: LeadClient;
+  source: CsvSource;
+  target: LookupTarget;
+  domainColumn: LookupTarget | undefined;
+  credits: CreditAccount;
+  reserve: number;
+  rate: RatePlan;
+  gate: RateGate;
+  coordinator: Coordinator | undefined;
+  stop: RunStop;
+  readings: CreditReadings;
+  lookups: Lookups;
+  writer: RowWriter;
+}
+
+export async function prepare(settings: EnrichSettings, metrics: RunMetrics, resources: Resources): Promise<PreparedRun> {
+  const client = settings.client ?? new LeadClient({ baseUrl: settings.baseUrl, token: settings.token });
+  if (!settings.client) resources.defer(() => client.close());
+  const source = await openCsv(settings.input);
+  resources.onFailure(() => source.destroy());
+  const header = source.header.map(fromBytes);
+  const target = detectTarget(header, { ...(settings.by ? { by: settings.by } : {}), ...(settings.column ? { column: settings.column } : {}) });
+  const domainColumn = settings.extras.length > 0 ? detectDomainColumn(header, target) : undefined;
+  const store = openStore(settings, resources);
+  const retry = new RetryPolicy({ retries: settings.retries, baseDelayMs: settings.tuning.retryBaseDelayMs, maxDelayMs: settings.tuning.retryMaxDelayMs });
+  const account = await readAccount(client, retry, settings.tuning.windowMs, settings.rpm);
+  const reserve = settings.minCredits ?? account.threshold;
+  const coordinator = settings.redis ? await connectCoordinator(settings.redis, settings.service ?? client.baseUrl, client, resources) : undefined;
+  const stop = new RunStop();
+  const credits = await creditAccount(account, reserve, coordinator, stop, settings.warn);
+  const rate = rateFor(settings.rpm, account.limits);
+  if (rate.rpm < 1) throw new ConfigError(`The account allows no requests (rate limit ${account.limits.rpm} RPM): nothing can be looked up`);
+  const gate = await openGate(settings, rate, account, client, coordinator, metrics);
+  resources.defer(() => gate.stop());
+  wireStops(settings, stop, gate, coordinator);
+  const readings = new CreditReadings(client, gate, credits, metrics);
+  resources.defer(() => readings.stop());
+  readings.startPeriodic(settings.tuning.creditsRefreshMs);
+  const lookups = new Lookups({
+    store,
+    service: settings.service ?? client.baseUrl,
+    runId: randomUUID(),
+    maxAgeMs: settings.maxAgeMs,
+    refresh: settings.refresh,
+    send: requestPath({ client, gate, retry, credits, counters: metrics, stop, refreshCredits: () => readings.refresh() }),
+    credits,
+    stop,
+    coordinator,
+  });
+  const writer = new RowWriter({
+    output: settings.output,
+    errors: settings.errors,
+    format: settings.format,
+    header: source.header,
+    columns: columnsFor(target.kind, { mx: settings.extras.includes('mx'), whois: settings.extras.includes('whois') }),
+    recordDelimiter: source.recordDelimiter,
+    bom: source.bom,
+    ...(settings.stdout ? { stdout: settings.stdout } : {}),
+  });
+  resources.onFailure(() => writer.abort());
+  return { settings, client, source, target, domainColumn, credits, reserve, rate, gate, coordinator, stop, readings, lookups, writer };
+}
+
+function openStore(settings: EnrichSettings, resources: Resources): ResultStore {
+  if (settings.store instanceof ResultStore) return settings.store;
+  const flush = settings.tuning.storeFlushIntervalMs;
+  const store = ResultStore.open({ path: settings.store, ...(flush === undefined ? {} : { flushIntervalMs: flush }) });
+  resources.defer(() => store.close());
+  return store;
+}
+
+async function connectCoordinator(url: string, service: string, client: LeadClient, resources: Resources): Promise<Coordinator> {
+  // Loaded only with --redis: ioredis is the costliest import of all.
+  const { Coordinator } = await import('../cluster/coordinator.js');
+  const coordinator = await Coordinator.connect({ url, service, tokenFingerprint: client.transport.tokenFingerprint() });
+  resources.defer(() => coordinator.close());
+  return coordinator;
+}
+
+/** The reserve guard, alone or shared through Redis; a run that may spend nothing stops here. */
+async function creditAccount(
+  account: AccountReading,
+  reserve: number,
+  coordinator: Coordinator | undefined,
+  stop: RunStop,
+  warn: (line: string) => void,
+): Promise<CreditAccount> {
+  const options = { balance: account.balance, reserve };
+  const credits: CreditAccount = coordinator ? await SharedCreditGuard.create(options, coordinator) : new CreditGuard(options);
+  if (account.outOfCredits) {
+    warn('The API answered 402 (out of credits) to the account read: no lookups will be made');
+    credits.markExhausted();
+    stop.stop('credits');
+  } else if (credits.atReserve) {
+    warn(`The balance (${account.balance}) is at or below the credit reserve (${reserve}): no lookups will be made`);
+    credits.stop();
+    stop.stop('credits');
+  }
+  return credits;
+}
+
+async function openGate(
+  settings: EnrichSettings,
+  rate: RatePlan,
+  account: AccountReading,
+  client: LeadClient,
+  coordinator: Coordinator | undefined,
+  metrics: RunMetrics,
+): Promise<RateGate> {
+  const gate = new RateGate({
+    rpm: rate.rpm,
+    windowMs: settings.tuning.windowMs,
+    facts: rate.facts,
+    ...(settings.concurrency === undefined ? {} : { maxConcurrency: settings.concurrency }),
+    edgeMarginMs: settings.tuning.edgeMarginMs,
+    resync: async () => {
+      try {
+        return parseServiceLimits(await client.getLimits()).resetAt;
+      } catch (error) {
+        // The summary counts every 429 the run was sent, this question's too.
+        if (error instanceof RateLimitedError) metrics.rateLimited += 1;
+        throw error;
+      }
+    },
+    ...(coordinator ? { coordinator, latencyHintMs: account.latencyMs } : {}),
+  });
+  // The shared reservoir did not see our two start-up calls (credits, limits): count them in
+  // the window the server counted them in (the credits call may be in the one before: counting
+  // it later errs on the safe side).
+  if (coordinator && account.limits.resetAt) await gate.chargeOutside(2, account.limits.resetAt.getTime());
+  return gate;
+}
+
+/** The caller's abort is an interrupt; Redis lost stops lookups; either drops the gate's queue. */
+function wireStops(settings: EnrichSettings, stop: RunStop, gate: RateGate, coordinator: Coordinator | undefined): void {
+  stop.onDropQueue(() => void gate.stop());
+  const signal = settings.signal;
+  if (signal?.aborted) stop.stop('interrupt');
+  else signal?.addEventListener('abort', () => stop.stop('interrupt'), { once: true });
+  coordinator?.onLost((error) => {
+    settings.warn(error.message);
+    stop.stop('redis', error);
+  });
+  if (coordinator?.lost) stop.stop('redis', coordinator.lost);
+}

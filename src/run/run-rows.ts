@@ -1,0 +1,77 @@
+// The run phase: read → plan → look up → write, rows in input order through the ordered window.
+// A row answered synchronously (store, malformed key) is ready at once; the others wait in the
+// window, and the reader waits when the window is full or when too many rows wait for the network.
+import { DEFAULTS } from '../options/defaults.js';
+import type { BatchPlanner } from '../plan/batch-planner.js';
+import type { CsvSource } from '../pipeline/read.js';
+import type { RowWriter } from '../write/row-writer.js';
+import type { FinishedRow } from './finished-row.js';
+import type { RunMetrics } from './metrics.js';
+import { OrderedWindow } from './ordered-window.js';
+import { INTERRUPTED, type RunStop } from './run-stop.js';
+
+export interface RowLoop {
+  source: CsvSource;
+  planner: BatchPlanner;
+  writer: RowWriter;
+  metrics: RunMetrics;
+  stop: RunStop;
+  reorderWindow: number;
+  /** After a halt, how long rows in flight may still finish. */
+  drainTimeoutMs: number;
+  /** The gate's concurrency now: rows waiting for the network are bounded by twice that. */
+  concurrency(): number;
+}
+
+export async function runRows(loop: RowLoop): Promise<void> {
+  const { source, planner, metrics, stop } = loop;
+  const window = new OrderedWindow<FinishedRow>(loop.reorderWindow);
+  // Rows waiting for the network each hold a chain of promises and a place in the limiter's queue;
+  // queuing more of them than the gate can have in flight buys nothing but memory. Rows the store
+  // answers are not counted: the window alone bounds them.
+  const maxWaiting = (): number => Math.max(DEFAULTS.minWaitingRows, 2 * loop.concurrency());
+  for await (const batch of source.batches) {
+    const firstRow = metrics.rowsRead + 1;
+    metrics.rowsRead += batch.length;
+    for (const { row, cells, result } of planner.plan(batch, firstRow)) {
+      const answer = typeof result === 'function' ? result() : result;
+      if (!(answer instanceof Promise)) {
+        window.add(answer);
+        continue;
+      }
+      const fallback: FinishedRow = { row, cells, status: 'skipped', billing: 'none', data: {}, errorCode: INTERRUPTED.code, errorMessage: INTERRUPTED.message };
+      window.addPending(answer, fallback);
+      while (window.pending >= maxWaiting() && !stop.fatal && !stop.halted) {
+        await window.waitForAnySettled(stop.signal);
+        // A batch of a slow run takes minutes: write what is ready meanwhile (progress too).
+        await flush(loop, window, false);
+      }
+    }
+    await flush(loop, window, false);
+    if (stop.fatal) break;
+  }
+  if (!stop.fatal) await flush(loop, window, true);
+  if (stop.fatal) {
+    // Answers already paid for may still be on their way: give them the drain time to land in
+    // the store, so that the run after the new token does not pay for them again.
+    await window.settleAll(stop.drainDeadline(loop.drainTimeoutMs));
+    throw stop.fatal;
+  }
+}
+
+/** Writes the ready rows at the head; with `all`, or while the window is full, waits for the head. */
+async function flush(loop: RowLoop, window: OrderedWindow<FinishedRow>, all: boolean): Promise<void> {
+  const { writer, metrics, stop } = loop;
+  for (;;) {
+    const ready = window.takeReady();
+    for (const row of ready) metrics.count(row);
+    const drained = writer.writeRows(ready);
+    if (drained) await drained;
+    if (stop.fatal || window.size === 0 || (!all && !window.isFull)) return;
+    // An interrupt while we wait must not wait for this row's request to time out.
+    if (!stop.halted) await window.waitForHead(stop.signal);
+    // After a halt, rows in flight get the drain time, then leave as skipped.
+    await window.abandonHead(() => stop.drainDeadline(loop.drainTimeoutMs));
+    if (stop.fatal) return;
+  }
+}

@@ -1,0 +1,133 @@
+// Whether, and why, a run stops looking up: the one object every part of a run asks, instead of
+// each keeping its own flag. The reasons, and what each does (cli-contract.md, exit statuses):
+// - interrupt (SIGINT/SIGTERM, the caller's AbortSignal): no new request; requests in flight get a
+//   drain time; the rows not looked up are `skipped`/`interrupted`; exit 130. A second interrupt
+//   ends the drain at once.
+// - unauthorized (401): as an interrupt, then the run fails (exit 1) once what was paid for is stored.
+// - redis (the coordinator lost Redis): queued requests are dropped; the rows not looked up are
+//   `error`/`redis_unavailable`.
+// - credits (the reserve was reached, or 402): no new paid request; requests in flight finish,
+//   answers the store knows are still written; the rows not looked up are `skipped`/`credit_reserve`.
+// - max_errors (--max-errors): no new request; those in flight finish; `skipped`/`max_errors`.
+import { setMaxListeners } from 'node:events';
+import type { LeadEnrichError } from '../api/errors.js';
+import type { Unanswered } from '../lookup/outcome.js';
+
+export type StopReason = 'interrupt' | 'unauthorized' | 'redis' | 'credits' | 'max_errors';
+
+/** Reasons after which no queued request may start (the gate drops its queue). */
+const DROPS_QUEUE: ReadonlySet<StopReason> = new Set(['interrupt', 'unauthorized', 'redis', 'max_errors']);
+/** Reasons after which requests in flight give up their retries and rows in flight are drained. */
+const HALTS: ReadonlySet<StopReason> = new Set(['interrupt', 'unauthorized']);
+
+export class RunStop {
+  readonly #reasons = new Set<StopReason>();
+  readonly #halt = new AbortController();
+  readonly #errors = new Map<StopReason, LeadEnrichError>();
+  readonly #onDropQueue: Array<() => void> = [];
+  #quit: (() => void) | undefined;
+  #quitting = false;
+  #drain: Promise<void> | undefined;
+
+  constructor() {
+    // Every waiting retry, claim and row listens to it: many at once is normal, not a leak.
+    setMaxListeners(0, this.#halt.signal);
+  }
+
+  /** Aborted once the run halts (interrupt, 401): retries stop waiting, rows in flight drain. */
+  get signal(): AbortSignal {
+    return this.#halt.signal;
+  }
+
+  /** A second interrupt: wind down at once. */
+  get quitting(): boolean {
+    return this.#quitting;
+  }
+
+  get halted(): boolean {
+    return this.#halt.signal.aborted;
+  }
+
+  has(reason: StopReason): boolean {
+    return this.#reasons.has(reason);
+  }
+
+  /** The failure that ends the run with an error once it is wound down (401). */
+  get fatal(): LeadEnrichError | undefined {
+    return this.#errors.get('unauthorized');
+  }
+
+  /** Why Redis was lost, with --redis. */
+  get redisLost(): LeadEnrichError | undefined {
+    return this.#errors.get('redis');
+  }
+
+  /** Called (once) when queued requests must be dropped: the rate gate's stop. */
+  onDropQueue(listener: () => void): void {
+    if ([...this.#reasons].some((r) => DROPS_QUEUE.has(r))) listener();
+    else this.#onDropQueue.push(listener);
+  }
+
+  stop(reason: StopReason, error?: LeadEnrichError): void {
+    if (reason === 'interrupt' && this.#reasons.has('interrupt')) {
+      this.#quitting = true;
+      this.#quit?.();
+      return;
+    }
+    if (this.#reasons.has(reason)) return;
+    this.#reasons.add(reason);
+    if (error) this.#errors.set(reason, error);
+    if (DROPS_QUEUE.has(reason)) for (const listener of this.#onDropQueue.splice(0)) listener();
+    if (HALTS.has(reason)) this.#halt.abort();
+  }
+
+  /**
+   * What a lookup that may not start now becomes, or undefined while lookups may start. Redis
+   * lost first (the run cannot say which key another worker took), then a halt, then the limits.
+   */
+  refusal(): Unanswered | undefined {
+    if (this.#reasons.size === 0) return undefined;
+    const lost = this.redisLost;
+    if (lost) return { kind: 'error', code: lost.code, message: lost.message, billing: 'none' };
+    if (this.halted) return INTERRUPTED;
+    if (this.#reasons.has('max_errors')) return MAX_ERRORS;
+    if (this.#reasons.has('credits')) return RESERVE;
+    return undefined;
+  }
+
+  /**
+   * Resolves when rows still in flight after a halt must be given up: `drainMs` after the first
+   * call, or at once on a second interrupt. Unref'd: it never keeps the process alive.
+   */
+  drainDeadline(drainMs: number): Promise<void> {
+    this.#drain ??= new Promise<void>((resolve) => {
+      if (this.#quitting) return resolve();
+      const timer = setTimeout(resolve, drainMs);
+      timer.unref();
+      this.#quit = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    return this.#drain;
+  }
+}
+
+export const INTERRUPTED: Unanswered = {
+  kind: 'skipped',
+  code: 'interrupted',
+  message: 'not looked up: the run was stopped',
+  billing: 'none',
+};
+export const RESERVE: Unanswered = {
+  kind: 'skipped',
+  code: 'credit_reserve',
+  message: 'not looked up: the credit balance reached the reserve',
+  billing: 'none',
+};
+export const MAX_ERRORS: Unanswered = {
+  kind: 'skipped',
+  code: 'max_errors',
+  message: 'not looked up: the run stopped at --max-errors',
+  billing: 'none',
+};

@@ -1,0 +1,78 @@
+// What a run reports: the progress snapshots while it runs and the summary when it ends, both read
+// from the run's one metrics object.
+import type { EnrichProgress, Extra } from '../options/enrich-options.js';
+import type { LookupKind, Shard } from '../plan/plan.js';
+import type { Billing, RowStatus } from './finished-row.js';
+import type { RunMetrics } from './metrics.js';
+import type { PreparedRun } from './prepare.js';
+
+export interface EnrichSummary {
+  input: string;
+  output: string | undefined;
+  errorsFile: string | undefined;
+  lookup: { kind: LookupKind; column: string; with: Extra[] };
+  rows: number;
+  status: Record<RowStatus, number>;
+  billing: Record<Billing, number>;
+  errorCodes: Record<string, number>;
+  requests: number;
+  retries: number;
+  rateLimited: number;
+  credits: { before: number; after: number; spent: number; reserve: number; exact: boolean };
+  rpm: number;
+  concurrency: number;
+  elapsedMs: number;
+  rowsPerMinute: number;
+  /** Why lookups stopped early, if they did. */
+  stoppedBy: 'credits' | 'interrupt' | 'redis' | undefined;
+  shard: Shard | undefined;
+}
+
+export function progressOf(run: PreparedRun, metrics: RunMetrics): EnrichProgress {
+  return {
+    rowsRead: metrics.rowsRead,
+    rowsDone: metrics.rows,
+    found: metrics.status.found,
+    notFound: metrics.status.not_found,
+    errors: metrics.status.error,
+    skipped: metrics.status.skipped,
+    requests: metrics.requests,
+    rateLimited: metrics.rateLimited,
+    creditsSpent: Math.max(0, run.credits.startBalance - run.credits.estimatedBalance),
+    bytesRead: run.source.bytesRead(),
+    totalBytes: run.source.totalBytes,
+    elapsedMs: metrics.elapsedMs,
+  };
+}
+
+export interface FinalFacts {
+  files: { output: string | undefined; errors: string | undefined };
+  balanceAfter: number;
+  exact: boolean;
+}
+
+export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFacts): EnrichSummary {
+  const { settings, credits, stop } = run;
+  const elapsedMs = metrics.elapsedMs;
+  const stoppedBy = stop.redisLost ? 'redis' : stop.has('interrupt') ? 'interrupt' : metrics.errorCodes.credit_reserve ? 'credits' : undefined;
+  return {
+    input: typeof settings.input === 'string' ? settings.input : '(stream)',
+    output: final.files.output ?? (settings.output === '-' ? '-' : undefined),
+    errorsFile: final.files.errors,
+    lookup: { kind: run.target.kind, column: run.target.columnName, with: settings.extras },
+    rows: metrics.rows,
+    status: metrics.status,
+    billing: metrics.billing,
+    errorCodes: metrics.errorCodes,
+    requests: metrics.requests,
+    retries: metrics.retries,
+    rateLimited: metrics.rateLimited,
+    credits: { before: credits.startBalance, after: final.balanceAfter, spent: credits.startBalance - final.balanceAfter, reserve: run.reserve, exact: final.exact },
+    rpm: run.rate.rpm,
+    concurrency: run.gate.stats.concurrency,
+    elapsedMs,
+    rowsPerMinute: elapsedMs > 0 ? Math.round((metrics.rows * 60_000) / elapsedMs) : metrics.rows,
+    stoppedBy,
+    shard: settings.shard,
+  };
+}

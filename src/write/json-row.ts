@@ -1,0 +1,22 @@
+import type { FinishedRow } from '../run/finished-row.js';
+import { fromBytes } from '../pipeline/read.js';
+
+/** `--format jsonl`: the input as an object (duplicate header names get _2, _3) and the full results. */
+export function jsonRow(row: FinishedRow, header: string[]): Record<string, unknown> {
+  const input: Record<string, string> = {};
+  header.forEach((name, i) => {
+    let key = fromBytes(name);
+    for (let n = 2; Object.hasOwn(input, key); n += 1) key = `${fromBytes(name)}_${n}`;
+    input[key] = fromBytes(row.cells[i] ?? '');
+  });
+  return {
+    row: row.row,
+    lead_status: row.status,
+    lead_billing: row.billing,
+    input,
+    ...(row.data.lead === undefined ? {} : { lead: row.data.lead }),
+    ...(row.data.mx === undefined ? {} : { mx: row.data.mx }),
+    ...(row.data.whois === undefined ? {} : { whois: row.data.whois }),
+    ...(row.errorCode === undefined ? {} : { error: { code: row.errorCode, message: row.errorMessage ?? '' } }),
+  };
+}

@@ -1,0 +1,52 @@
+// Where the writer's bytes go: a temporary file beside the destination, renamed into place only
+// when complete (a killed run never leaves a file that looks finished), or stdout.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Writable } from 'node:stream';
+import { UnreadableInputError } from '../api/errors.js';
+
+export interface Sink {
+  stream: Writable;
+  temp: string | undefined;
+  final: string | undefined;
+}
+
+export function openSink(target: string, stdout: Writable): Sink {
+  if (target === '-') return { stream: stdout, temp: undefined, final: undefined };
+  const final = path.resolve(target);
+  const temp = path.join(path.dirname(final), `.${path.basename(final)}.${process.pid}.partial`);
+  removeStalePartials(final);
+  try {
+    fs.mkdirSync(path.dirname(final), { recursive: true });
+    const fd = fs.openSync(temp, 'w', 0o644);
+    return { stream: fs.createWriteStream(temp, { fd }), temp, final };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new UnreadableInputError(`Cannot write ${target}: ${code}; choose another path with -o / --errors`);
+  }
+}
+
+/** Temporary files of earlier runs that were killed (their process is gone) are removed. */
+function removeStalePartials(final: string): void {
+  const prefix = `.${path.basename(final)}.`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(path.dirname(final));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = name.startsWith(prefix) && name.endsWith('.partial') ? Number(name.slice(prefix.length, -'.partial'.length)) : NaN;
+    if (!Number.isInteger(pid) || pid === process.pid || isAlive(pid)) continue;
+    fs.rmSync(path.join(path.dirname(final), name), { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
