@@ -9,13 +9,23 @@
 // of the last ~flushIntervalMs. WAL with synchronous=NORMAL survives a process crash (a
 // committed transaction is in the WAL file); only a power loss / OS crash can drop the last commits.
 //
+// This file is the read/write path. Opening the file and its schema are open-database.ts and
+// schema.ts; the counts of `store stats` are store-stats.ts.
+//
 // Nothing secret is stored: the API token never reaches this module.
 
-import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { ConfigError } from '../api/errors.js';
 import type { Operation } from '../api/types.js';
+import { openStores } from './exit-flush.js';
+import { openDatabase, prepareFile } from './open-database.js';
+import { readStats, type ResultStoreStats } from './store-stats.js';
+import { resolveOptions, type ResultStoreOptions, type StoreSettings } from './store-options.js';
+
+export { SCHEMA_VERSION } from './schema.js';
+export type { ResultStoreOptions } from './store-options.js';
+export type { ResultStoreStats } from './store-stats.js';
 
 export interface StoredResult {
   /** false = the API answered "not found": a valid (and free) answer worth keeping too. */
@@ -27,86 +37,6 @@ export interface StoredResult {
   /** The run that fetched it: lets the pipeline tell "duplicate in this run" from "cached before". */
   runId: string;
 }
-
-export interface ResultStoreOptions {
-  /** File path, or ':memory:'. */
-  path: string;
-  /** Pending writes are committed at least this often. Default 100. 0 = commit on every put. */
-  flushIntervalMs?: number;
-  /** ...or as soon as this many are pending. Default 200. */
-  flushBatchSize?: number;
-  /** Open an existing store for reading only (stats, inspection). */
-  readonly?: boolean;
-  /** Clock, epoch ms. For tests of maxAge / prune; defaults to Date.now. */
-  now?: () => number;
-}
-
-export interface ResultStoreStats {
-  entries: number;
-  byOperation: Record<string, number>;
-  byService: Record<string, number>;
-  oldest?: number;
-  newest?: number;
-  sizeBytes: number;
-  path: string;
-}
-
-const DEFAULTS: Required<Omit<ResultStoreOptions, 'path'>> = {
-  flushIntervalMs: 100,
-  flushBatchSize: 200,
-  readonly: false,
-  now: Date.now,
-};
-
-/** Long enough for another process's flush (a few ms) or checkpoint to finish. */
-const BUSY_TIMEOUT_MS = 5_000;
-
-/** Page cache per connection, KiB. */
-const CACHE_KIB = 8_192;
-
-/** Marks the file as ours ('LENR'), so a stranger SQLite database is refused, not modified. */
-const APPLICATION_ID = 0x4c454e52;
-
-/**
- * Schema migrations: MIGRATIONS[i] takes a store from version i to i + 1 (PRAGMA user_version).
- * Append, never edit.
- *
- * v1 notes:
- * - `services` maps the (long, repeated) service name to a small integer, which keeps the primary
- *   key index small. Rows of `services` are never deleted: another process may hold an id in its
- *   cache, and SQLite would reuse a deleted max id for a different service.
- * - `data` is the API's JSON `data` as text (NULL when the answer had none); parsed on get.
- * - An ordinary rowid table (not WITHOUT ROWID) because rows carry a JSON body of ~1 KB, well above
- *   the size where WITHOUT ROWID pays off.
- * - The fetched_at index makes prune() and stats()'s oldest/newest cheap on large stores.
- */
-const MIGRATIONS: readonly string[] = [
-  `
-  CREATE TABLE services (
-    id   INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE
-  );
-  CREATE TABLE results (
-    service_id INTEGER NOT NULL REFERENCES services (id),
-    op         TEXT    NOT NULL,
-    key        TEXT    NOT NULL,
-    found      INTEGER NOT NULL CHECK (found IN (0, 1)),
-    data       TEXT,
-    fetched_at INTEGER NOT NULL,
-    run_id     TEXT    NOT NULL,
-    PRIMARY KEY (service_id, op, key)
-  );
-  CREATE INDEX results_fetched_at ON results (fetched_at);
-  -- For people inspecting the file with the sqlite3 shell.
-  CREATE VIEW results_view AS
-    SELECT s.name AS service, r.op, r.key, r.found, r.data,
-           strftime('%Y-%m-%dT%H:%M:%fZ', r.fetched_at / 1000.0, 'unixepoch') AS fetched_at_utc,
-           r.run_id
-    FROM results r JOIN services s ON s.id = r.service_id;
-  `,
-];
-
-export const SCHEMA_VERSION = MIGRATIONS.length;
 
 interface Pending {
   service: string;
@@ -124,29 +54,12 @@ type ManyRow = [key: string, found: number, data: string | null, fetchedAt: numb
 /** Keys per `IN (…)` query in getMany: large enough to amortize the call, small enough to prepare. */
 const GET_MANY_CHUNK = 100;
 
-// Flush every open store when the process exits normally or through process.exit(): better-sqlite3
-// is synchronous, so this works in an 'exit' handler. (SIGKILL cannot be caught: that is what the
-// timer is for. SIGINT/SIGTERM must be handled by the CLI, which should close() the store.)
-const openStores = new Set<ResultStore>();
-let exitHookInstalled = false;
-function flushAllOnExit(): void {
-  for (const store of openStores) {
-    try {
-      store.close();
-    } catch (error) {
-      process.stderr.write(
-        `lead-enrich: could not save pending results to ${store.path}: ${oneLine(error)}\n`,
-      );
-    }
-  }
-}
-
 export class ResultStore {
   readonly path: string;
   readonly readonly: boolean;
 
   private readonly db: Database.Database;
-  private readonly options: Required<Omit<ResultStoreOptions, 'path'>>;
+  private readonly options: StoreSettings;
   private pending = new Map<string, Pending>();
   private timer: NodeJS.Timeout | undefined;
   /** When the oldest pending entry was queued. */
@@ -163,7 +76,7 @@ export class ResultStore {
     | undefined;
   private readonly writeBatch: ((batch: Map<string, Pending>) => void) | undefined;
 
-  private constructor(db: Database.Database, filePath: string, options: Required<Omit<ResultStoreOptions, 'path'>>) {
+  private constructor(db: Database.Database, filePath: string, options: StoreSettings) {
     this.db = db;
     this.path = filePath;
     this.options = options;
@@ -234,29 +147,11 @@ export class ResultStore {
     }
     if (!memory) prepareFile(filePath, settings.readonly);
 
-    let db: Database.Database | undefined;
-    try {
-      db = new Database(filePath, { readonly: settings.readonly, fileMustExist: settings.readonly });
-      // First, so every statement below (and every later write) waits for another process's lock.
-      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-      // Per connection, allocated only as used. Hits are random b-tree reads: the 2 MiB default
-      // misses on stores of a few 10k entries (~15% more hits/s with 64 MiB at 100k). 8 MiB holds
-      // the whole key index of a 100k-entry store; on a 1M-entry store a probe measured 3.7 µs at
-      // 16 MiB or 64 MiB and 4.1 µs at 4 MiB, so more cache buys little there, and it is RSS.
-      db.pragma(`cache_size = -${CACHE_KIB}`);
-      migrate(db, filePath, settings.readonly);
+    return openDatabase(filePath, settings.readonly, (db) => {
       const store = new ResultStore(db, filePath, settings);
       openStores.add(store);
-      if (!exitHookInstalled) {
-        process.on('exit', flushAllOnExit);
-        exitHookInstalled = true;
-      }
       return store;
-    } catch (error) {
-      db?.close();
-      if (error instanceof ConfigError) throw error;
-      throw openError(filePath, error);
-    }
+    });
   }
 
   /**
@@ -396,42 +291,15 @@ export class ResultStore {
       this.closed = true;
       this.clearTimer();
       openStores.delete(this);
-      if (openStores.size === 0 && exitHookInstalled) {
-        process.removeListener('exit', flushAllOnExit);
-        exitHookInstalled = false;
-      }
       this.db.close();
     }
   }
 
+  /** What the store holds, by operation and service, its date range and its size on disk. */
   stats(): ResultStoreStats {
     if (this.closed) throw closedError(this.path);
     this.flush();
-    const names = new Map<number, string>();
-    for (const [id, name] of this.db.prepare<[], [number, string]>('SELECT id, name FROM services').raw(true).all()) {
-      names.set(id, name);
-    }
-    // Grouped by the primary key's prefix: answered from that index, without reading the JSON.
-    const groups = this.db
-      .prepare<[], [number, string, number]>('SELECT service_id, op, count(*) FROM results GROUP BY service_id, op')
-      .raw(true)
-      .all();
-    let entries = 0;
-    const byOperation: Record<string, number> = {};
-    const byService: Record<string, number> = {};
-    for (const [serviceId, op, count] of groups) {
-      entries += count;
-      byOperation[op] = (byOperation[op] ?? 0) + count;
-      const name = names.get(serviceId) ?? `#${serviceId}`;
-      byService[name] = (byService[name] ?? 0) + count;
-    }
-    // Two statements: SQLite's min/max index shortcut only applies to a lone min() or max().
-    const oldest = this.db.prepare<[], number | null>('SELECT min(fetched_at) FROM results').pluck(true).get();
-    const newest = this.db.prepare<[], number | null>('SELECT max(fetched_at) FROM results').pluck(true).get();
-    const stats: ResultStoreStats = { entries, byOperation, byService, sizeBytes: this.sizeBytes(), path: this.path };
-    if (oldest !== null && oldest !== undefined) stats.oldest = oldest;
-    if (newest !== null && newest !== undefined) stats.newest = newest;
-    return stats;
+    return readStats(this.db, this.path);
   }
 
   /** Delete entries fetched before now - olderThanMs. Returns how many were deleted. */
@@ -494,143 +362,6 @@ export class ResultStore {
     }
     return id;
   }
-
-  private sizeBytes(): number {
-    if (this.path === ':memory:') {
-      const pageCount = this.db.pragma('page_count', { simple: true }) as number;
-      const pageSize = this.db.pragma('page_size', { simple: true }) as number;
-      return pageCount * pageSize;
-    }
-    let total = 0;
-    for (const suffix of ['', '-wal', '-shm']) {
-      try {
-        total += fs.statSync(this.path + suffix).size;
-      } catch {
-        // -wal / -shm exist only while a connection is open in WAL mode.
-      }
-    }
-    return total;
-  }
-}
-
-function resolveOptions(options: ResultStoreOptions): Required<Omit<ResultStoreOptions, 'path'>> {
-  if (typeof options.path !== 'string' || options.path.trim() === '') {
-    throw new ConfigError(
-      `Invalid result store path: must be a file path or ':memory:', got '${String(options.path)}'. ` +
-        'Pass --store PATH or set LEAD_ENRICH_STORE.',
-    );
-  }
-  const settings = {
-    flushIntervalMs: options.flushIntervalMs ?? DEFAULTS.flushIntervalMs,
-    flushBatchSize: options.flushBatchSize ?? DEFAULTS.flushBatchSize,
-    readonly: options.readonly ?? DEFAULTS.readonly,
-    now: options.now ?? DEFAULTS.now,
-  };
-  // setTimeout clamps anything above 2^31-1 ms to 1 ms: refuse rather than flush constantly.
-  if (!Number.isFinite(settings.flushIntervalMs) || settings.flushIntervalMs < 0 || settings.flushIntervalMs > 2 ** 31 - 1) {
-    throw new ConfigError(
-      `Invalid flushIntervalMs: must be a number of milliseconds from 0 to ${2 ** 31 - 1}, got '${settings.flushIntervalMs}'`,
-    );
-  }
-  if (!Number.isInteger(settings.flushBatchSize) || settings.flushBatchSize < 1) {
-    throw new ConfigError(`Invalid flushBatchSize: must be a positive integer, got '${settings.flushBatchSize}'`);
-  }
-  return settings;
-}
-
-/** Parent directories (0700) and the file itself (0600) before SQLite opens it. */
-function prepareFile(filePath: string, readonly: boolean): void {
-  try {
-    if (readonly) {
-      if (!fs.existsSync(filePath)) {
-        throw new ConfigError(
-          `Cannot open the result store at ${filePath}: no such file (nothing has been stored there yet). ` +
-            'Pass --store PATH or set LEAD_ENRICH_STORE to an existing store.',
-        );
-      }
-      return;
-    }
-    fs.mkdirSync(path.dirname(filePath), { recursive: true, mode: 0o700 });
-    let fd: number;
-    try {
-      // 'wx': create only if missing, so an existing store keeps whatever mode its owner chose.
-      fd = fs.openSync(filePath, 'wx', 0o600);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      // Exists: check it can be opened for writing (and is not a directory) with a clear error.
-      fs.closeSync(fs.openSync(filePath, 'r+'));
-      return;
-    }
-    try {
-      // The umask cannot widen 0600, but a strange umask (e.g. 0277) could narrow it to unusable.
-      fs.fchmodSync(fd, 0o600);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch (error) {
-    if (error instanceof ConfigError) throw error;
-    throw openError(filePath, error);
-  }
-}
-
-/** Settings, ownership check, and schema creation/upgrade. Throws ConfigError for a foreign file. */
-function migrate(db: Database.Database, filePath: string, readonly: boolean): void {
-  const readHeader = () => ({
-    // The first read of the file: this is where a non-database file fails (SQLITE_NOTADB).
-    version: db.pragma('user_version', { simple: true }) as number,
-    appId: db.pragma('application_id', { simple: true }) as number,
-    tables: db.prepare<[], number>("SELECT count(*) FROM sqlite_schema WHERE type = 'table'").pluck(true).get() ?? 0,
-  });
-  const check = (header: ReturnType<typeof readHeader>) => {
-    const empty = header.version === 0 && header.tables === 0 && header.appId === 0;
-    if (!empty && header.appId !== APPLICATION_ID) {
-      throw new ConfigError(
-        `Cannot open the result store at ${filePath}: it is a SQLite database but not a lead-enrich result store. ` +
-          'Pass --store PATH or set LEAD_ENRICH_STORE to another file.',
-      );
-    }
-    if (header.version > SCHEMA_VERSION) {
-      throw new ConfigError(
-        `Cannot open the result store at ${filePath}: it was written by a newer lead-enrich (schema ${header.version}, ` +
-          `this version knows ${SCHEMA_VERSION}). Upgrade lead-enrich, or pass --store PATH to use another file.`,
-      );
-    }
-    return empty;
-  };
-
-  const header = readHeader();
-  const empty = check(header);
-
-  if (readonly) {
-    if (empty || header.version < SCHEMA_VERSION) {
-      throw new ConfigError(
-        `Cannot open the result store at ${filePath} read-only: it is ${empty ? 'empty' : 'an older version'}; ` +
-          'open it once for writing (any enrich run) to set it up.',
-      );
-    }
-    return;
-  }
-
-  if (empty) {
-    // Must precede the first table; lets prune()/clear() shrink the file.
-    db.pragma('auto_vacuum = INCREMENTAL');
-  }
-  // Persistent in the file; readers never block the writer and vice versa, and a second process
-  // can share the store. NORMAL: a commit survives a process crash (not necessarily a power cut).
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-
-  if (header.version === SCHEMA_VERSION) return;
-  db.transaction(() => {
-    // Read again under the write lock: another process may have migrated meanwhile.
-    const current = readHeader();
-    check(current);
-    for (let version = current.version; version < SCHEMA_VERSION; version++) {
-      db.exec(MIGRATIONS[version]!);
-    }
-    db.pragma(`application_id = ${APPLICATION_ID}`);
-    db.pragma(`user_version = ${SCHEMA_VERSION}`);
-  }).immediate();
 }
 
 // Unit separator: cannot appear in a normalized key, service name or operation.
@@ -640,43 +371,4 @@ function pendingKey(service: string, op: string, key: string): string {
 
 function closedError(filePath: string): Error {
   return new Error(`The result store at ${filePath} is closed`);
-}
-
-function openError(filePath: string, error: unknown): ConfigError {
-  return new ConfigError(
-    `Cannot open the result store at ${filePath}: ${reason(error)}. ` +
-      'Pass --store PATH or set LEAD_ENRICH_STORE to a writable location.',
-    { cause: error },
-  );
-}
-
-const REASONS: Record<string, string> = {
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EROFS: 'the file system is read-only',
-  ENOTDIR: 'a part of the path is not a directory',
-  EISDIR: 'it is a directory',
-  ENOSPC: 'no space left on the device',
-  ENAMETOOLONG: 'the path is too long',
-  ELOOP: 'too many symbolic links in the path',
-  SQLITE_NOTADB: 'the file exists but is not a SQLite database',
-  SQLITE_CORRUPT: 'the database file is corrupt',
-  SQLITE_CANTOPEN: 'unable to open the database file',
-  SQLITE_READONLY: 'the file is read-only',
-  SQLITE_BUSY: 'the file is locked by another process',
-  SQLITE_FULL: 'no space left on the device',
-};
-
-function reason(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string') {
-    const known = REASONS[code] ?? (code.startsWith('SQLITE_IOERR') ? 'an I/O error' : undefined);
-    if (known !== undefined) return known;
-  }
-  return oneLine(error);
-}
-
-function oneLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.replace(/\s+/g, ' ').trim();
 }

@@ -1,0 +1,120 @@
+// The result store's on-disk format: who owns the file (application id), which schema it holds
+// (user_version) and how an older one is brought up to date. Opening the file is open-database.ts;
+// reading and writing entries is result-store.ts.
+
+import type Database from 'better-sqlite3';
+import { ConfigError } from '../api/errors.js';
+
+/** Marks the file as ours ('LENR'), so a stranger SQLite database is refused, not modified. */
+const APPLICATION_ID = 0x4c454e52;
+
+/**
+ * Schema migrations: MIGRATIONS[i] takes a store from version i to i + 1 (PRAGMA user_version).
+ * Append, never edit.
+ *
+ * v1 notes:
+ * - `services` maps the (long, repeated) service name to a small integer, which keeps the primary
+ *   key index small. Rows of `services` are never deleted: another process may hold an id in its
+ *   cache, and SQLite would reuse a deleted max id for a different service.
+ * - `data` is the API's JSON `data` as text (NULL when the answer had none); parsed on get.
+ * - An ordinary rowid table (not WITHOUT ROWID) because rows carry a JSON body of ~1 KB, well above
+ *   the size where WITHOUT ROWID pays off.
+ * - The fetched_at index makes prune() and stats()'s oldest/newest cheap on large stores.
+ */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE services (
+    id   INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE
+  );
+  CREATE TABLE results (
+    service_id INTEGER NOT NULL REFERENCES services (id),
+    op         TEXT    NOT NULL,
+    key        TEXT    NOT NULL,
+    found      INTEGER NOT NULL CHECK (found IN (0, 1)),
+    data       TEXT,
+    fetched_at INTEGER NOT NULL,
+    run_id     TEXT    NOT NULL,
+    PRIMARY KEY (service_id, op, key)
+  );
+  CREATE INDEX results_fetched_at ON results (fetched_at);
+  -- For people inspecting the file with the sqlite3 shell.
+  CREATE VIEW results_view AS
+    SELECT s.name AS service, r.op, r.key, r.found, r.data,
+           strftime('%Y-%m-%dT%H:%M:%fZ', r.fetched_at / 1000.0, 'unixepoch') AS fetched_at_utc,
+           r.run_id
+    FROM results r JOIN services s ON s.id = r.service_id;
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+interface Header {
+  version: number;
+  appId: number;
+  tables: number;
+}
+
+function readHeader(db: Database.Database): Header {
+  return {
+    // The first read of the file: this is where a non-database file fails (SQLITE_NOTADB).
+    version: db.pragma('user_version', { simple: true }) as number,
+    appId: db.pragma('application_id', { simple: true }) as number,
+    tables: db.prepare<[], number>("SELECT count(*) FROM sqlite_schema WHERE type = 'table'").pluck(true).get() ?? 0,
+  };
+}
+
+/** Refuses a file that is not ours or is newer than this version; true when the file is empty. */
+function checkHeader(header: Header, filePath: string): boolean {
+  const empty = header.version === 0 && header.tables === 0 && header.appId === 0;
+  if (!empty && header.appId !== APPLICATION_ID) {
+    throw new ConfigError(
+      `Cannot open the result store at ${filePath}: it is a SQLite database but not a lead-enrich result store. ` +
+        'Pass --store PATH or set LEAD_ENRICH_STORE to another file.',
+    );
+  }
+  if (header.version > SCHEMA_VERSION) {
+    throw new ConfigError(
+      `Cannot open the result store at ${filePath}: it was written by a newer lead-enrich (schema ${header.version}, ` +
+        `this version knows ${SCHEMA_VERSION}). Upgrade lead-enrich, or pass --store PATH to use another file.`,
+    );
+  }
+  return empty;
+}
+
+/** Settings, ownership check, and schema creation/upgrade. Throws ConfigError for a foreign file. */
+export function migrate(db: Database.Database, filePath: string, readonly: boolean): void {
+  const header = readHeader(db);
+  const empty = checkHeader(header, filePath);
+
+  if (readonly) {
+    if (empty || header.version < SCHEMA_VERSION) {
+      throw new ConfigError(
+        `Cannot open the result store at ${filePath} read-only: it is ${empty ? 'empty' : 'an older version'}; ` +
+          'open it once for writing (any enrich run) to set it up.',
+      );
+    }
+    return;
+  }
+
+  if (empty) {
+    // Must precede the first table; lets prune()/clear() shrink the file.
+    db.pragma('auto_vacuum = INCREMENTAL');
+  }
+  // Persistent in the file; readers never block the writer and vice versa, and a second process
+  // can share the store. NORMAL: a commit survives a process crash (not necessarily a power cut).
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+
+  if (header.version === SCHEMA_VERSION) return;
+  db.transaction(() => {
+    // Read again under the write lock: another process may have migrated meanwhile.
+    const current = readHeader(db);
+    checkHeader(current, filePath);
+    for (let version = current.version; version < SCHEMA_VERSION; version++) {
+      db.exec(MIGRATIONS[version]!);
+    }
+    db.pragma(`application_id = ${APPLICATION_ID}`);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+}

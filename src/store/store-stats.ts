@@ -1,0 +1,61 @@
+// What a result store holds, for `lead-enrich store stats`: entries by operation and service,
+// the oldest and newest, and the size of its files.
+
+import fs from 'node:fs';
+import type Database from 'better-sqlite3';
+
+export interface ResultStoreStats {
+  entries: number;
+  byOperation: Record<string, number>;
+  byService: Record<string, number>;
+  oldest?: number;
+  newest?: number;
+  sizeBytes: number;
+  path: string;
+}
+
+/** Counts from the database; committed entries only (the store flushes first). */
+export function readStats(db: Database.Database, filePath: string): ResultStoreStats {
+  const names = new Map<number, string>();
+  for (const [id, name] of db.prepare<[], [number, string]>('SELECT id, name FROM services').raw(true).all()) {
+    names.set(id, name);
+  }
+  // Grouped by the primary key's prefix: answered from that index, without reading the JSON.
+  const groups = db
+    .prepare<[], [number, string, number]>('SELECT service_id, op, count(*) FROM results GROUP BY service_id, op')
+    .raw(true)
+    .all();
+  let entries = 0;
+  const byOperation: Record<string, number> = {};
+  const byService: Record<string, number> = {};
+  for (const [serviceId, op, count] of groups) {
+    entries += count;
+    byOperation[op] = (byOperation[op] ?? 0) + count;
+    const name = names.get(serviceId) ?? `#${serviceId}`;
+    byService[name] = (byService[name] ?? 0) + count;
+  }
+  // Two statements: SQLite's min/max index shortcut only applies to a lone min() or max().
+  const oldest = db.prepare<[], number | null>('SELECT min(fetched_at) FROM results').pluck(true).get();
+  const newest = db.prepare<[], number | null>('SELECT max(fetched_at) FROM results').pluck(true).get();
+  const stats: ResultStoreStats = { entries, byOperation, byService, sizeBytes: sizeBytes(db, filePath), path: filePath };
+  if (oldest !== null && oldest !== undefined) stats.oldest = oldest;
+  if (newest !== null && newest !== undefined) stats.newest = newest;
+  return stats;
+}
+
+function sizeBytes(db: Database.Database, filePath: string): number {
+  if (filePath === ':memory:') {
+    const pageCount = db.pragma('page_count', { simple: true }) as number;
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    return pageCount * pageSize;
+  }
+  let total = 0;
+  for (const suffix of ['', '-wal', '-shm']) {
+    try {
+      total += fs.statSync(filePath + suffix).size;
+    } catch {
+      // -wal / -shm exist only while a connection is open in WAL mode.
+    }
+  }
+  return total;
+}
