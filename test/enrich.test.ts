@@ -9,6 +9,7 @@ import { enrich, type EnrichOptions } from '../src/run/enrich.js';
 import { normalizeSandboxKey, sandboxAnswer } from '../src/sandbox/data.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/server.js';
 import { emails, makeTempDir, readCsvBytes, readCsvObjects, writeCsv } from './helpers/files.js';
+import { accountOnlyServer } from './helpers/servers.js';
 
 const sandboxes: Sandbox[] = [];
 afterEach(async () => {
@@ -30,27 +31,6 @@ function run(s: Sandbox, dir: string, options: Partial<EnrichOptions> & { input:
     ...options,
     tuning: { retryBaseDelayMs: 5, retryMaxDelayMs: 20, windowMs: 60_000, ...options.tuning },
   });
-}
-
-/** A server whose account calls answer normally and whose other calls answer `answer()`. */
-async function accountOnlyServer(answer: () => { status: number; body: string }) {
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url!, 'http://x');
-    res.setHeader('content-type', 'application/json');
-    if (url.pathname.endsWith('/account/credits')) {
-      return res.end(JSON.stringify({ status: 'success', data: { total_remaining_credits: 1000, plan_remaining_credits: {}, low_credit_balance_min_threshold: 0 } }));
-    }
-    if (url.pathname.endsWith('/account/limits')) {
-      const reset = new Date(Date.now() + 60_000).toISOString();
-      return res.end(JSON.stringify({ status: 'success', data: { email_verify: { api_rate_limit: { total: '6000 RPM', remaining: '6000 RPM', next_limit_reset: reset }, bulk_verify_concurrency_limit: { total: '1', remaining: '1' } } } }));
-    }
-    const { status, body } = answer();
-    res.statusCode = status;
-    res.end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  return { baseUrl: `http://127.0.0.1:${port}/v2`, close: () => server.close() };
 }
 
 const lookupsMade = (s: Sandbox) =>

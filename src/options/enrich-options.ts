@@ -45,6 +45,13 @@ export interface EnrichOptions {
   /** Ignore answers stored by earlier runs. */
   refresh?: boolean | undefined;
 
+  /**
+   * Stop looking up once more than this many looked-up rows are `error` (a number, or a
+   * percentage such as '5%' of the rows looked up, judged after 50): the rest are `skipped`
+   * with `max_errors`, and the summary's stoppedBy is 'max_errors'.
+   */
+  maxErrors?: number | string | undefined;
+
   /** Share the rate limit, credit reserve and answers with other workers through this Redis. */
   redis?: string | undefined;
   /** Process only the rows whose key hashes to shard `index` (1-based) of `count`. */

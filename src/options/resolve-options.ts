@@ -9,9 +9,10 @@ import { LOOKUP_KINDS, type LookupKind, type Shard } from '../plan/plan.js';
 import { defaultStorePath } from '../store/default-path.js';
 import { parseDuration } from '../store/duration.js';
 import { ResultStore } from '../store/result-store.js';
+import type { MaxErrors } from '../run/error-budget.js';
 import { DEFAULTS } from './defaults.js';
 import type { EnrichOptions, EnrichProgress, EnrichTuning, Extra } from './enrich-options.js';
-import { extrasList, invalid, nonNegativeInteger, oneOf, positiveInteger, shardOption } from './rules.js';
+import { extrasList, invalid, maxErrorsOption, nonNegativeInteger, oneOf, positiveInteger, shardOption } from './rules.js';
 
 export interface EnrichSettings {
   input: string | Readable;
@@ -29,6 +30,7 @@ export interface EnrichSettings {
   concurrency: number | undefined;
   minCredits: number | undefined;
   retries: number;
+  maxErrors: MaxErrors | undefined;
   store: string | ResultStore;
   maxAgeMs: number;
   refresh: boolean;
@@ -43,7 +45,7 @@ export interface EnrichSettings {
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'input', 'output', 'errors', 'by', 'column', 'with', 'format', 'client', 'baseUrl', 'token', 'service',
-  'rpm', 'concurrency', 'minCredits', 'retries', 'store', 'maxAge', 'maxAgeMs', 'refresh', 'redis', 'shard',
+  'rpm', 'concurrency', 'minCredits', 'retries', 'maxErrors', 'store', 'maxAge', 'maxAgeMs', 'refresh', 'redis', 'shard',
   'signal', 'onProgress', 'onWarning', 'stdout', 'tuning',
 ]);
 const TUNING_KEYS = [
@@ -81,6 +83,7 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     concurrency: positiveInteger('concurrency', options.concurrency),
     minCredits: nonNegativeInteger('minCredits', options.minCredits),
     retries: nonNegativeInteger('retries', options.retries) ?? DEFAULTS.retries,
+    maxErrors: maxErrorsOption('maxErrors', options.maxErrors),
     store: options.store instanceof ResultStore ? options.store : (options.store ?? defaultStorePath()),
     maxAgeMs: maxAgeOf(options),
     refresh: options.refresh ?? false,

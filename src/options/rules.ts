@@ -79,3 +79,22 @@ export function shardOption(name: string, raw: unknown): { index: number; count:
   }
   return { index, count };
 }
+
+/** `--max-errors 10` or `--max-errors 5%`: a count of rows, or a share of the rows looked up. */
+export function maxErrorsOption(name: string, raw: unknown): { count: number } | { percent: number } | undefined {
+  if (raw === undefined) return undefined;
+  const rule = 'must be a whole number of rows such as 10, or a percentage such as 5%';
+  if (typeof raw === 'number') {
+    if (!Number.isSafeInteger(raw) || raw < 0) throw invalid(name, rule, raw);
+    return { count: raw };
+  }
+  const match = typeof raw === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(%?)\s*$/.exec(raw) : null;
+  if (!match) throw invalid(name, rule, raw);
+  const value = Number(match[1]);
+  if (match[2] === '%') {
+    if (value > 100) throw invalid(name, 'a percentage must be from 0 to 100', raw);
+    return { percent: value };
+  }
+  if (!Number.isSafeInteger(value)) throw invalid(name, rule, raw);
+  return { count: value };
+}

@@ -4,6 +4,7 @@
 import { BatchPlanner } from '../plan/batch-planner.js';
 import type { EnrichOptions } from '../options/enrich-options.js';
 import { resolveOptions } from '../options/resolve-options.js';
+import { ErrorBudget } from './error-budget.js';
 import { finish } from './finish.js';
 import { RunMetrics } from './metrics.js';
 import { prepare } from './prepare.js';
@@ -44,6 +45,7 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
       stop: run.stop,
       reorderWindow: settings.tuning.reorderWindow,
       drainTimeoutMs: settings.tuning.drainTimeoutMs,
+      errorBudget: settings.maxErrors ? new ErrorBudget(settings.maxErrors, run.stop) : undefined,
       concurrency: () => run.gate.stats.concurrency,
     });
     const summary = await finish(run, metrics);

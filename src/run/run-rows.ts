@@ -5,6 +5,7 @@ import { DEFAULTS } from '../options/defaults.js';
 import type { BatchPlanner } from '../plan/batch-planner.js';
 import type { CsvSource } from '../pipeline/read.js';
 import type { RowWriter } from '../write/row-writer.js';
+import type { ErrorBudget } from './error-budget.js';
 import type { FinishedRow } from './finished-row.js';
 import type { RunMetrics } from './metrics.js';
 import { OrderedWindow } from './ordered-window.js';
@@ -19,6 +20,8 @@ export interface RowLoop {
   reorderWindow: number;
   /** After a halt, how long rows in flight may still finish. */
   drainTimeoutMs: number;
+  /** --max-errors, judged as lookups finish. */
+  errorBudget: ErrorBudget | undefined;
   /** The gate's concurrency now: rows waiting for the network are bounded by twice that. */
   concurrency(): number;
 }
@@ -40,7 +43,8 @@ export async function runRows(loop: RowLoop): Promise<void> {
         continue;
       }
       const fallback: FinishedRow = { row, cells, status: 'skipped', billing: 'none', data: {}, errorCode: INTERRUPTED.code, errorMessage: INTERRUPTED.message };
-      window.addPending(answer, fallback);
+      const budget = loop.errorBudget;
+      window.addPending(budget ? answer.then((finished) => (budget.observe(finished), finished)) : answer, fallback);
       while (window.pending >= maxWaiting() && !stop.fatal && !stop.halted) {
         await window.waitForAnySettled(stop.signal);
         // A batch of a slow run takes minutes: write what is ready meanwhile (progress too).

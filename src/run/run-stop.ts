@@ -23,6 +23,7 @@ const HALTS: ReadonlySet<StopReason> = new Set(['interrupt', 'unauthorized']);
 export class RunStop {
   readonly #reasons = new Set<StopReason>();
   readonly #halt = new AbortController();
+  readonly #noMoreRequests = new AbortController();
   readonly #errors = new Map<StopReason, LeadEnrichError>();
   readonly #onDropQueue: Array<() => void> = [];
   #quit: (() => void) | undefined;
@@ -31,7 +32,15 @@ export class RunStop {
 
   constructor() {
     // Every waiting retry, claim and row listens to it: many at once is normal, not a leak.
-    setMaxListeners(0, this.#halt.signal);
+    setMaxListeners(0, this.#halt.signal, this.#noMoreRequests.signal);
+  }
+
+  /**
+   * Aborted once no queued or retried request may be sent (every reason but credits): a retry
+   * waiting for its backoff gives up at once instead of holding the run's end.
+   */
+  get requestsSignal(): AbortSignal {
+    return this.#noMoreRequests.signal;
   }
 
   /** Aborted once the run halts (interrupt, 401): retries stop waiting, rows in flight drain. */
@@ -77,7 +86,10 @@ export class RunStop {
     if (this.#reasons.has(reason)) return;
     this.#reasons.add(reason);
     if (error) this.#errors.set(reason, error);
-    if (DROPS_QUEUE.has(reason)) for (const listener of this.#onDropQueue.splice(0)) listener();
+    if (DROPS_QUEUE.has(reason)) {
+      this.#noMoreRequests.abort();
+      for (const listener of this.#onDropQueue.splice(0)) listener();
+    }
     if (HALTS.has(reason)) this.#halt.abort();
   }
 

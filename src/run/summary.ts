@@ -24,7 +24,7 @@ export interface EnrichSummary {
   elapsedMs: number;
   rowsPerMinute: number;
   /** Why lookups stopped early, if they did. */
-  stoppedBy: 'credits' | 'interrupt' | 'redis' | undefined;
+  stoppedBy: 'credits' | 'interrupt' | 'redis' | 'max_errors' | undefined;
   shard: Shard | undefined;
 }
 
@@ -54,7 +54,15 @@ export interface FinalFacts {
 export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFacts): EnrichSummary {
   const { settings, credits, stop } = run;
   const elapsedMs = metrics.elapsedMs;
-  const stoppedBy = stop.redisLost ? 'redis' : stop.has('interrupt') ? 'interrupt' : metrics.errorCodes.credit_reserve ? 'credits' : undefined;
+  const stoppedBy = stop.redisLost
+    ? 'redis'
+    : stop.has('interrupt')
+      ? 'interrupt'
+      : stop.has('max_errors')
+        ? 'max_errors'
+        : metrics.errorCodes.credit_reserve
+          ? 'credits'
+          : undefined;
   return {
     input: typeof settings.input === 'string' ? settings.input : '(stream)',
     output: final.files.output ?? (settings.output === '-' ? '-' : undefined),

@@ -28,6 +28,6 @@ export function requestPath(deps: RequestPathDeps): Send {
   const { client, gate, retry, credits, counters, stop } = deps;
   const send = withCredits(sendWith(client, counters), credits);
   const gated = withGate(send, gate, counters, stop.signal);
-  const retried = withRetry(gated, retry, counters, stop.signal);
+  const retried = withRetry(gated, retry, counters, stop.requestsSignal);
   return withReserveCheck(retried, credits, deps.refreshCredits, () => stop.stop('credits'));
 }

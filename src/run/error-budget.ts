@@ -1,0 +1,39 @@
+// --max-errors: how many looked-up rows may end in `error` before the run stops looking up
+// (cli-contract.md: "stop looking up once more than N rows (or N % of the rows looked up,
+// judged after 50) are error; exit 4"). Rows are judged as their lookups finish, not as they are
+// written, so a dead API is noticed at once. Rows that were never looked up count for nothing:
+// a malformed key (`invalid_input`) is the input's fault, not the API's, and rows skipped by a
+// stop were not tried.
+import type { FinishedRow } from './finished-row.js';
+import type { RunStop } from './run-stop.js';
+
+export type MaxErrors = { count: number } | { percent: number };
+
+/** Rows that must be looked up before a percentage is judged. */
+export const PERCENT_JUDGED_AFTER = 50;
+
+export class ErrorBudget {
+  readonly #limit: MaxErrors;
+  readonly #stop: RunStop;
+  #lookedUp = 0;
+  #errors = 0;
+
+  constructor(limit: MaxErrors, stop: RunStop) {
+    this.#limit = limit;
+    this.#stop = stop;
+  }
+
+  /** A row whose lookup finished. */
+  observe(row: FinishedRow): void {
+    if (row.status === 'skipped' || row.errorCode === 'invalid_input') return;
+    this.#lookedUp += 1;
+    if (row.status !== 'error') return;
+    this.#errors += 1;
+    if (this.#exceeded()) this.#stop.stop('max_errors');
+  }
+
+  #exceeded(): boolean {
+    if ('count' in this.#limit) return this.#errors > this.#limit.count;
+    return this.#lookedUp >= PERCENT_JUDGED_AFTER && this.#errors * 100 > this.#limit.percent * this.#lookedUp;
+  }
+}

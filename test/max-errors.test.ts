@@ -1,0 +1,97 @@
+// --max-errors: a run against a dead API stops looking up, finishes what is in flight, writes the
+// rest as skipped/max_errors, and says so (exit 4 on the command line).
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { enrich } from '../src/run/enrich.js';
+import { emails, makeTempDir, readCsvObjects, writeCsv } from './helpers/files.js';
+import { accountOnlyServer } from './helpers/servers.js';
+import { runCli } from './helpers/cli.js';
+
+const closers: Array<() => void> = [];
+afterEach(() => {
+  for (const close of closers.splice(0)) close();
+});
+
+/** A server that fails every lookup with a 500, counting them. */
+async function deadApi() {
+  let lookups = 0;
+  const server = await accountOnlyServer(() => {
+    lookups += 1;
+    return { status: 500, body: JSON.stringify({ status: 'failed', error: { code: 500, message: 'Internal Server Error' } }) };
+  });
+  closers.push(server.close);
+  return { ...server, lookups: () => lookups };
+}
+
+describe('--max-errors', () => {
+  it('stops looking up after more than N rows are errors: the rest are skipped with max_errors', async () => {
+    const api = await deadApi();
+    const dir = makeTempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(300, 'dead').map((e) => [e])]);
+    const summary = await enrich({
+      input,
+      baseUrl: api.baseUrl,
+      token: 't',
+      store: ':memory:',
+      maxErrors: 10,
+      retries: 1,
+      concurrency: 4,
+      tuning: { retryBaseDelayMs: 1, retryMaxDelayMs: 2 },
+    });
+    expect(summary.stoppedBy).toBe('max_errors');
+    expect(summary.rows).toBe(300);
+    expect(summary.status.error).toBeGreaterThan(10);
+    // Only those in flight when the limit was passed finish: with 4 in flight (and a waiting
+    // queue the gate drops), far from all 300 rows were tried.
+    expect(summary.status.error).toBeLessThan(100);
+    expect(summary.errorCodes.max_errors).toBe(300 - summary.status.error);
+    // Every request belongs to a row written as an error (its retry may have been cut short by
+    // the stop): no row skipped with max_errors was sent.
+    expect(summary.requests).toBe(api.lookups());
+    expect(api.lookups()).toBeGreaterThanOrEqual(summary.status.error);
+    expect(api.lookups()).toBeLessThanOrEqual(summary.status.error * 2);
+    const sidecar = readCsvObjects(path.join(dir, 'in.enriched.errors.csv'));
+    expect(sidecar).toHaveLength(300);
+    expect(sidecar.at(-1)).toMatchObject({ row: '300', error_code: 'max_errors' });
+  });
+
+  it('judges a percentage only after 50 rows were looked up', async () => {
+    let n = 0;
+    // Every third lookup fails: 33 % of rows.
+    const api = await accountOnlyServer(() => {
+      n += 1;
+      return n % 3 === 0
+        ? { status: 400, body: JSON.stringify({ status: 'failed', error: { code: 400, message: 'bad' } }) }
+        : { status: 200, body: JSON.stringify({ status: 'success', data: { email_address: 'x', lead: {} } }) };
+    });
+    closers.push(api.close);
+    const dir = makeTempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(200, 'pct').map((e) => [e])]);
+    const options = { input, baseUrl: api.baseUrl, token: 't', store: ':memory:', concurrency: 1, retries: 0 } as const;
+    const within = await enrich({ ...options, output: path.join(dir, 'a.csv'), maxErrors: '40%' });
+    expect(within.stoppedBy).toBeUndefined();
+    expect(within.status.not_found + within.status.error).toBe(200);
+    const over = await enrich({ ...options, output: path.join(dir, 'b.csv'), maxErrors: '20%' });
+    expect(over.stoppedBy).toBe('max_errors');
+    // Not before 50 looked up, and soon after (one in flight at a time).
+    const lookedUp = over.status.not_found + over.status.error;
+    expect(lookedUp).toBeGreaterThanOrEqual(50);
+    expect(lookedUp).toBeLessThanOrEqual(52);
+  });
+
+  it('does not count malformed keys: they were never looked up', async () => {
+    const api = await deadApi();
+    const dir = makeTempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...Array.from({ length: 30 }, (_, i) => [`broken${i}@`])]);
+    const summary = await enrich({ input, baseUrl: api.baseUrl, token: 't', store: ':memory:', maxErrors: 5 });
+    expect(summary.stoppedBy).toBeUndefined();
+    expect(summary.errorCodes.invalid_input).toBe(30);
+    expect(api.lookups()).toBe(0);
+  });
+
+  it('rejects a value that is not a count or a percentage, naming it', async () => {
+    await expect(enrich({ input: 'x.csv', maxErrors: 'many' })).rejects.toThrow(
+      "Invalid option maxErrors: must be a whole number of rows such as 10, or a percentage such as 5%, got 'many'",
+    );
+  });
+});
