@@ -59,6 +59,30 @@ export function pickFault(rates: FaultRates, random: () => number, anyFault: boo
   return undefined;
 }
 
+/** Step 1 of the server's order: the current fault probabilities and their seeded stream. */
+export class FaultInjector {
+  private rates: FaultRates;
+  private anyFault: boolean;
+  private readonly random: () => number;
+
+  constructor(rates: FaultRates, random: () => number) {
+    this.rates = rates;
+    this.anyFault = Object.values(rates).some((p) => p > 0);
+    this.random = random;
+  }
+
+  /** Replaces the probabilities (kinds not named become 0); validated like the option. */
+  setRates(faults: unknown): void {
+    this.rates = validateFaults(faults);
+    this.anyFault = Object.values(this.rates).some((p) => p > 0);
+  }
+
+  /** The fault for the request that just arrived, or undefined. */
+  pick(): FaultKind | undefined {
+    return pickFault(this.rates, this.random, this.anyFault);
+  }
+}
+
 const ERROR_500 = JSON.stringify({ status: 'failed', error: { code: 500, message: 'Internal Server Error' } });
 const FAILED_200 = JSON.stringify({ status: 'failed', error: { code: 1099, message: 'Temporary failure, please retry' } });
 /** A plausible success body; the truncated fault sends its first half. */

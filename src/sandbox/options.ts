@@ -1,0 +1,185 @@
+// The sandbox server's options: the public SandboxOptions (every field optional) and the one
+// place their defaults are filled in and validated (ResolvedSandboxOptions). Messages name the
+// option, the rule and the value.
+
+import { randomBytes } from 'node:crypto';
+import { inspect } from 'node:util';
+import { DEFAULT_SANDBOX_COSTS, type SandboxCosts } from './account-data.js';
+import { DEFAULT_NOT_FOUND_RATE } from './data.js';
+import { validateFaults, type FaultKind, type FaultRates } from './faults.js';
+
+export interface SandboxOptions {
+  /** Interface to listen on. Default '127.0.0.1'. */
+  host?: string;
+  /** Port; 0 (the default) picks a free ephemeral port. */
+  port?: number;
+  /** The only accepted bearer token. Default: a fresh random JWT-shaped token. */
+  token?: string;
+  /** Starting credit balance. Default 10000. */
+  credits?: number;
+  /** `low_credit_balance_min_threshold` reported by /account/credits. Default 100. */
+  threshold?: number;
+  /** Requests accepted per fixed window. Default 600. */
+  rpm?: number;
+  /** Window length in ms. Default 60000 (tests shorten it). */
+  windowMs?: number;
+  /** Uniform random latency per request, [min, max] ms. Default [0, 0]. */
+  latencyMs?: [number, number];
+  /** Credits per FOUND lookup. Defaults person 4, company 1, mx 1, whois 1; a miss costs 0. */
+  costs?: Partial<SandboxCosts>;
+  /** Fraction of ordinary reverse-lookup keys that are (deterministically) not found. Default 0.1. */
+  notFoundRate?: number;
+  /** Per-request fault probabilities (sum <= 1). Default all 0. */
+  faults?: Partial<Record<FaultKind, number>>;
+  /** Seeds the PRNG for latency and faults. Default 1. */
+  seed?: number;
+  /** How 429s look. Defaults: retryAfter 'none', rateLimitHeaders true, message 'code1030'. */
+  rateLimitStyle?: {
+    retryAfter?: 'none' | 'seconds' | 'http-date';
+    rateLimitHeaders?: boolean;
+    /** 'plain': code 1030 with no date in the message, so that only the headers (if any) tell when. */
+    message?: 'code1030' | 'legacy' | 'plain';
+  };
+}
+
+/** SandboxOptions with every default filled in (the one place defaults live). */
+export interface ResolvedSandboxOptions {
+  host: string;
+  port: number;
+  token: string;
+  credits: number;
+  threshold: number;
+  rpm: number;
+  windowMs: number;
+  latencyMs: [number, number];
+  costs: SandboxCosts;
+  notFoundRate: number;
+  faults: FaultRates;
+  seed: number;
+  rateLimitStyle: {
+    retryAfter: 'none' | 'seconds' | 'http-date';
+    rateLimitHeaders: boolean;
+    message: 'code1030' | 'legacy' | 'plain';
+  };
+}
+
+function invalid(name: string, rule: string, got: unknown): Error {
+  return new Error(`Invalid sandbox option ${name}: ${rule}, got ${inspect(got)}`);
+}
+
+/** An integer option in [min, max], or `fallback` when not given. */
+export function intOption(name: string, value: unknown, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    const rule =
+      max === Number.MAX_SAFE_INTEGER
+        ? min === 0
+          ? 'must be a non-negative integer'
+          : `must be an integer >= ${min}`
+        : `must be an integer between ${min} and ${max}`;
+    throw invalid(name, rule, value);
+  }
+  return value;
+}
+
+function checkKeys(name: string, value: object, allowed: readonly string[]): void {
+  for (const key of Object.keys(value)) {
+    if (!allowed.includes(key)) throw invalid(`${name}.${key}`, `unknown option (expected one of ${allowed.join(', ')})`, key);
+  }
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+const OPTION_KEYS = [
+  'host', 'port', 'token', 'credits', 'threshold', 'rpm', 'windowMs', 'latencyMs', 'costs',
+  'notFoundRate', 'faults', 'seed', 'rateLimitStyle',
+] as const;
+
+function generateToken(): string {
+  const b64 = (v: unknown): string => Buffer.from(JSON.stringify(v)).toString('base64url');
+  const header = b64({ alg: 'HS256', typ: 'JWT' });
+  const payload = b64({ sub: 'lead-enrich-sandbox', iat: Math.floor(Date.now() / 1000), jti: randomBytes(8).toString('hex') });
+  return `${header}.${payload}.${randomBytes(32).toString('base64url')}`;
+}
+
+function resolveCosts(costsIn: unknown): SandboxCosts {
+  if (!isPlainObject(costsIn)) throw invalid('costs', 'must be an object', costsIn);
+  checkKeys('costs', costsIn, ['person', 'company', 'mx', 'whois']);
+  return {
+    person: intOption('costs.person', costsIn.person, DEFAULT_SANDBOX_COSTS.person, 0),
+    company: intOption('costs.company', costsIn.company, DEFAULT_SANDBOX_COSTS.company, 0),
+    mx: intOption('costs.mx', costsIn.mx, DEFAULT_SANDBOX_COSTS.mx, 0),
+    whois: intOption('costs.whois', costsIn.whois, DEFAULT_SANDBOX_COSTS.whois, 0),
+  };
+}
+
+function resolveRateLimitStyle(styleIn: unknown): ResolvedSandboxOptions['rateLimitStyle'] {
+  if (!isPlainObject(styleIn)) throw invalid('rateLimitStyle', 'must be an object', styleIn);
+  checkKeys('rateLimitStyle', styleIn, ['retryAfter', 'rateLimitHeaders', 'message']);
+  const retryAfter = styleIn.retryAfter ?? 'none';
+  if (retryAfter !== 'none' && retryAfter !== 'seconds' && retryAfter !== 'http-date') {
+    throw invalid('rateLimitStyle.retryAfter', "must be 'none', 'seconds' or 'http-date'", retryAfter);
+  }
+  const rateLimitHeaders = styleIn.rateLimitHeaders ?? true;
+  if (typeof rateLimitHeaders !== 'boolean') throw invalid('rateLimitStyle.rateLimitHeaders', 'must be a boolean', rateLimitHeaders);
+  const message = styleIn.message ?? 'code1030';
+  if (message !== 'code1030' && message !== 'legacy' && message !== 'plain') {
+    throw invalid('rateLimitStyle.message', "must be 'code1030', 'legacy' or 'plain'", message);
+  }
+  return { retryAfter, rateLimitHeaders, message };
+}
+
+/** Fills defaults and validates, in one place. Messages name the option, the rule and the value. */
+export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSandboxOptions {
+  if (!isPlainObject(options)) throw invalid('options', 'must be an object', options);
+  checkKeys('options', options, OPTION_KEYS);
+  const o = options as Record<string, unknown>;
+
+  const host = o.host ?? '127.0.0.1';
+  if (typeof host !== 'string' || host === '') throw invalid('host', 'must be a non-empty string', host);
+
+  const token = o.token ?? generateToken();
+  if (typeof token !== 'string' || token === '' || /[\s\x00-\x1f\x7f]/.test(token)) {
+    throw invalid('token', 'must be a non-empty string without whitespace or control characters', token);
+  }
+
+  const latency = o.latencyMs ?? [0, 0];
+  if (
+    !Array.isArray(latency) ||
+    latency.length !== 2 ||
+    !latency.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0) ||
+    (latency[0] as number) > (latency[1] as number)
+  ) {
+    throw invalid('latencyMs', 'must be [min, max] with 0 <= min <= max (ms)', latency);
+  }
+
+  const costs = resolveCosts(o.costs ?? {});
+
+  const notFoundRate = o.notFoundRate ?? DEFAULT_NOT_FOUND_RATE;
+  if (typeof notFoundRate !== 'number' || !Number.isFinite(notFoundRate) || notFoundRate < 0 || notFoundRate > 1) {
+    throw invalid('notFoundRate', 'must be a number between 0 and 1', notFoundRate);
+  }
+
+  const seed = o.seed ?? 1;
+  if (typeof seed !== 'number' || !Number.isInteger(seed)) throw invalid('seed', 'must be an integer', seed);
+
+  const rateLimitStyle = resolveRateLimitStyle(o.rateLimitStyle ?? {});
+
+  return {
+    host,
+    port: intOption('port', o.port, 0, 0, 65535),
+    token,
+    credits: intOption('credits', o.credits, 10000, 0),
+    threshold: intOption('threshold', o.threshold, 100, 0),
+    rpm: intOption('rpm', o.rpm, 600, 1),
+    windowMs: intOption('windowMs', o.windowMs, 60000, 1),
+    latencyMs: [latency[0] as number, latency[1] as number],
+    costs,
+    notFoundRate,
+    faults: validateFaults(o.faults),
+    seed,
+    rateLimitStyle,
+  };
+}
