@@ -73,7 +73,7 @@ export function validateBaseUrl(raw: string): string {
   }
   const path = url.pathname.replace(/\/+$/, '');
   if (!path.endsWith('/v2')) {
-    throw new ConfigError(`Invalid base URL: must end with /v2 (interface part 9), got '${url.origin}${url.pathname}'`);
+    throw new ConfigError(`Invalid base URL: must end with /v2 (the API's version path, e.g. ${url.origin}/v2), got '${url.origin}${url.pathname}'`);
   }
   if (url.search || url.hash) throw new ConfigError('Invalid base URL: must not have a query or fragment');
   return `${url.origin}${path}`;

@@ -14,6 +14,7 @@ import { extrasList, nonNegativeInteger, positiveInteger, shardOption } from '..
 import { printJson, type CliIo } from './io.js';
 import { openTarget, targetOptions, type Target, type TargetArgs } from './target.js';
 import { STDIN_ARGUMENT } from './stdin-argument.js';
+import { stderrLines } from './stderr-lines.js';
 
 interface EnrichArgs extends TargetArgs {
   input: string;
@@ -36,6 +37,7 @@ interface EnrichArgs extends TargetArgs {
   redis?: string;
   shard?: string;
   rateWindow?: string;
+  maxErrors?: string;
 }
 
 /** Exit statuses of `enrich` (cli-contract.md). */
@@ -43,6 +45,7 @@ export function exitStatusOf(summary: EnrichSummary): number {
   if (summary.stoppedBy === 'interrupt') return 130;
   if (summary.stoppedBy === 'redis') return 2;
   if (summary.stoppedBy === 'credits') return 3;
+  if (summary.stoppedBy === 'max_errors') return 4;
   if (summary.status.error > 0) return 2;
   return 0;
 }
@@ -87,6 +90,16 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
   };
 }
 
+const EXIT_STATUSES = [
+  'Exit statuses:',
+  '  0    every row found or not found (or skipped for an empty key)',
+  '  1    fatal: bad usage or configuration, unreadable input, rejected token; nothing written',
+  '  2    the run finished and at least one row is an error (see the sidecar)',
+  '  3    stopped early at the credit reserve; the rows not looked up are skipped',
+  '  4    stopped at --max-errors; the rows not looked up are skipped',
+  '  130  interrupted (SIGINT/SIGTERM; a second Ctrl-C quits at once); outputs are complete',
+].join('\n');
+
 function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
   return yargs
     .positional('input', { type: 'string', describe: 'CSV file, or - for stdin', demandOption: true })
@@ -94,7 +107,9 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .option('errors', { type: 'string', requiresArg: true, describe: 'error sidecar CSV (default <output>.errors.csv)' })
     .option('by', { type: 'string', requiresArg: true, describe: 'lookup: email | url | domain (default: from the header)' })
     .option('column', { type: 'string', requiresArg: true, describe: 'input column holding the key (default: from the header)' })
-    .option('with', { type: 'string', array: true, requiresArg: true, describe: "also resolve mx and/or whois of the row's domain: mx,whois" })
+    // Not an array option: `--with mx contacts.csv` would take the file name as a second value.
+    // A comma list, or the option repeated.
+    .option('with', { type: 'string', requiresArg: true, describe: "also resolve mx and/or whois of the row's domain: mx,whois" })
     .option('rpm', { type: 'string', requiresArg: true, describe: 'requests per minute (default: from /account/limits)' })
     .option('concurrency', { type: 'string', requiresArg: true, describe: 'most requests in flight (default: sized from rate and latency)' })
     .option('min-credits', { type: 'string', requiresArg: true, describe: "credit reserve never spent (default: the account's low-balance threshold)" })
@@ -105,7 +120,8 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .option('store', { type: 'string', requiresArg: true, describe: 'result store path (env LEAD_ENRICH_STORE; default: per-user cache)' })
     .option('max-age', { type: 'string', requiresArg: true, describe: 'reuse stored answers younger than this (default 30d)' })
     .option('refresh', { type: 'boolean', describe: 'ignore answers stored by earlier runs' })
-    .option('quiet', { alias: 'q', type: 'boolean', describe: 'no progress and no summary on stderr' })
+    .option('quiet', { alias: 'q', type: 'boolean', describe: 'no progress and no summary on success (a run that does not exit 0 still prints its one-line summary)' })
+    .option('max-errors', { type: 'string', requiresArg: true, describe: 'stop looking up once more than N rows (or N% of the rows looked up, judged after 50) are errors; exit 4' })
     .option('redis', { type: 'string', requiresArg: true, describe: 'share rate limit, credit reserve and answers with other workers (env LEAD_ENRICH_REDIS)' })
     .option('shard', { type: 'string', requiresArg: true, describe: 'process only shard K of N of the rows (stable hash of the key), e.g. 2/4' })
     .option('rate-window', { type: 'string', requiresArg: true, describe: "the server's rate window in ms (default 60000; for a sandbox run with --window-ms)" })
@@ -114,7 +130,9 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .example('$0 enrich leads.csv --by url --column "Person Linkedin Url"', 'choose the lookup and column')
     .example('cat in.csv | $0 enrich - -o - --quiet > out.csv', 'stdin to stdout')
     .example('$0 enrich contacts.csv --dry-run', 'what would it cost? no lookup is made')
-    .example('$0 enrich big.csv --shard 1/4 --redis redis://10.0.0.5:6379', 'worker 1 of 4, sharing the account through Redis');
+    .example('$0 enrich big.csv --shard 1/4 --redis redis://10.0.0.5:6379', 'worker 1 of 4, sharing the account through Redis')
+    .example('$0 enrich nightly.csv -q --max-errors 5%', 'in cron or CI: silent on success, fails loudly when the API is down')
+    .epilogue(EXIT_STATUSES);
 }
 
 /** The command line (flags, then environment, then config file) as the library's options. */
@@ -140,6 +158,7 @@ function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
     refresh: args.refresh ?? false,
     redis: args.redis ?? (process.env.LEAD_ENRICH_REDIS || undefined) ?? file.redis,
     shard: shardOption('--shard', args.shard),
+    maxErrors: args.maxErrors,
     ...(rateWindowMs === undefined ? {} : { tuning: { windowMs: rateWindowMs } }),
   };
 }
@@ -153,35 +172,58 @@ async function dryRun(io: CliIo, options: EnrichOptions, json: boolean): Promise
 }
 
 async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise<void> {
-  const [{ enrich }, { formatSummary, progressView }] = await Promise.all([import('../run/enrich.js'), import('./progress.js')]);
-  const interrupt = new AbortController();
-  // Kept until the process exits: a second signal, even after the run, must not kill the
-  // process before the store is closed and the summary is out.
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (interrupt.signal.aborted) return;
-    if (!args.quiet) io.err(`\nlead-enrich: ${signal}: stopping; requests in flight may finish, the remaining rows are written as skipped.`);
-    interrupt.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  const view = progressView(io, args.quiet ? 'quiet' : io.isTty ? 'bar' : 'plain');
+  const [{ enrich }, { formatSummary, oneLineSummary, progressView }] = await Promise.all([import('../run/enrich.js'), import('./progress.js')]);
+  const say = stderrLines(io);
+  const signals = interruptOnSignals(say, args.quiet ?? false, io.isTty);
+  const view = progressView(io, say, args.quiet ? 'quiet' : io.isTty ? 'bar' : 'plain');
   let summary: EnrichSummary;
   try {
     summary = await enrich({
       ...options,
-      signal: interrupt.signal,
+      signal: signals.interrupt,
+      quit: signals.quit,
       onProgress: (p) => view.update(p),
-      onWarning: (line) => io.err(`lead-enrich: ${line}`),
+      onWarning: (line) => say(`lead-enrich: ${line}`),
       tuning: { progressIntervalMs: io.isTty ? 200 : 1000, ...options.tuning },
     });
   } finally {
     view.stop();
   }
+  const status = exitStatusOf(summary);
   // The JSON summary goes to stdout when the output is a file (cli-contract); when the rows
-  // themselves go to stdout it would corrupt them, so it goes to stderr instead, one line.
+  // themselves go to stdout it would corrupt them, so it goes to stderr instead, one JSON line
+  // (not stamped: it is for machines).
   const rowsOnStdout = (options.output ?? (options.input === '-' ? '-' : undefined)) === '-';
   if (args.json && rowsOnStdout) io.err(JSON.stringify(summary));
   else if (args.json) printJson(io, summary);
-  if (!args.quiet && !(args.json && rowsOnStdout)) io.err(formatSummary(summary));
-  io.setStatus(exitStatusOf(summary));
+  // Quiet is for success: a failing run that printed nothing would hide itself from cron mail.
+  if (args.quiet && status !== 0 && !(args.json && rowsOnStdout)) say(`lead-enrich: ${oneLineSummary(summary)}`);
+  else if (!args.quiet && !(args.json && rowsOnStdout)) say(formatSummary(summary));
+  io.setStatus(status);
+}
+
+/**
+ * SIGINT/SIGTERM: the first stops the run (requests in flight may finish, the rest of the rows are
+ * written as skipped); a second quits at once (rows in flight are written as skipped too).
+ * Kept until the process exits: a signal after the run must not kill the process before the
+ * store is closed and the summary is out.
+ */
+function interruptOnSignals(say: (line: string) => void, quiet: boolean, tty: boolean): { interrupt: AbortSignal; quit: AbortSignal } {
+  // In a terminal the progress bar holds the line: start a new one.
+  const nl = tty ? '\n' : '';
+  const interrupt = new AbortController();
+  const quit = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupt.signal.aborted) {
+      if (quit.signal.aborted) return;
+      if (!quiet) say(`${nl}lead-enrich: ${signal} again: quitting now; the rows in flight are written as skipped.`);
+      quit.abort();
+      return;
+    }
+    if (!quiet) say(`${nl}lead-enrich: ${signal}: stopping; requests in flight may finish, the remaining rows are written as skipped (Ctrl-C again to quit at once).`);
+    interrupt.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return { interrupt: interrupt.signal, quit: quit.signal };
 }

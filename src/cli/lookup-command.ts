@@ -3,6 +3,7 @@ import type { CommandModule } from 'yargs';
 import { InvalidInputError } from '../api/errors.js';
 import { normalizeKey, type LookupKind } from '../plan/plan.js';
 import { printJson, type CliIo } from './io.js';
+import { STDIN_ARGUMENT } from './stdin-argument.js';
 import { openTarget, targetOptions, type TargetArgs } from './target.js';
 
 interface LookupArgs extends TargetArgs {
@@ -17,13 +18,15 @@ export function lookupCommand(io: CliIo): CommandModule<object, LookupArgs> {
     builder: (yargs) =>
       targetOptions(yargs)
         .positional('kind', { choices: ['email', 'url', 'domain'] as const, describe: 'what the value is', demandOption: true })
-        .positional('value', { type: 'string', describe: 'the email address, profile URL or domain', demandOption: true })
+        .positional('value', { type: 'string', describe: 'the email address, profile URL or domain; - reads it from stdin', demandOption: true })
         .example('$0 lookup email jane.doe@acme.com', 'person by email')
         .example('$0 lookup url https://www.linkedin.com/in/jane-doe', 'person by profile URL')
-        .example('$0 lookup domain acme.com --sandbox', 'company by domain, against the sandbox') as never,
+        .example('$0 lookup domain acme.com --sandbox', 'company by domain, against the sandbox')
+        .example('echo jane.doe@acme.com | $0 lookup email -', 'the value from stdin (kept out of shell history)') as never,
     handler: async (args) => {
-      const normalized = normalizeKey(args.kind, String(args.value));
-      if (!normalized.ok) throw new InvalidInputError(`Invalid ${args.kind} '${args.value}': ${normalized.reason}; no request was made`);
+      const value = args.value === STDIN_ARGUMENT ? await firstLineOfStdin(args.kind) : String(args.value);
+      const normalized = normalizeKey(args.kind, value);
+      if (!normalized.ok) throw new InvalidInputError(`Invalid ${args.kind} '${value}': ${normalized.reason}; no request was made`);
       const target = await openTarget(args, io.err);
       try {
         const key = normalized.key;
@@ -41,4 +44,16 @@ export function lookupCommand(io: CliIo): CommandModule<object, LookupArgs> {
       }
     },
   };
+}
+
+/** `lookup email -`: the value is the first non-blank line of stdin. */
+async function firstLineOfStdin(kind: LookupKind): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) {
+    text += String(chunk);
+    if (text.length > 64 * 1024) break;
+  }
+  const line = text.split(/\r?\n|\r/).find((l) => l.trim() !== '');
+  if (line === undefined) throw new InvalidInputError(`No ${kind} on standard input: give one, or write it after 'lookup ${kind}' instead of -`);
+  return line.trim();
 }

@@ -18,6 +18,21 @@ const { version } = createRequire(import.meta.url)('../../package.json') as { ve
 
 class UsageError extends Error {}
 
+/**
+ * yargs' usage messages, cleaned: "Unknown arguments: foo-bar, fooBar" names each unknown option
+ * once, as the user typed it (yargs adds the camel-case alias it made); no trailing stop, since
+ * main() adds the next sentence ("Did you mean enrich?." read badly).
+ */
+function usageMessage(text: string): string {
+  const unknown = /^Unknown arguments?: (.*)$/s.exec(text);
+  if (unknown) {
+    const all = unknown[1]!.split(', ');
+    const names = all.filter((name) => !(/[A-Z]/.test(name) && all.includes(name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`))));
+    text = `Unknown ${names.length === 1 ? 'argument' : 'arguments'}: ${names.join(', ')}`;
+  }
+  return text.trim().replace(/\.$/, '');
+}
+
 export async function runCli(argv: string[], io: CliIo): Promise<void> {
   await yargs(protectStdin(argv))
     .scriptName('lead-enrich')
@@ -43,7 +58,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       // Some of yargs' checks (requiresArg: "Not enough arguments following: base-url") arrive
       // as a YError, not as a message: those are usage errors too, not "unexpected failures".
       if (error && error.name !== 'YError') throw error;
-      throw new UsageError(message || error?.message || 'invalid usage');
+      throw new UsageError(usageMessage(message || error?.message || 'invalid usage'));
     })
     .help()
     .alias('h', 'help')
@@ -69,7 +84,8 @@ async function main(): Promise<void> {
   } catch (error) {
     status = 1;
     if (error instanceof UsageError) {
-      io.err(`lead-enrich: ${oneLine(error.message)}. Run 'lead-enrich --help' for usage.`);
+      const message = oneLine(error.message);
+      io.err(`lead-enrich: ${message}${message.endsWith('?') ? '' : '.'} Run 'lead-enrich --help' for usage.`);
     } else if (error instanceof LeadEnrichError) {
       io.err(`lead-enrich: ${oneLine(error.message)}`);
     } else {

@@ -1,5 +1,6 @@
 // How a run tells the user how it goes: a progress bar on a TTY (cli-progress), a plain status
-// line at most every 10 s otherwise (cron, CI), nothing with --quiet.
+// line at most every 10 s otherwise (cron, CI; stamped by stderr-lines.ts), nothing with --quiet;
+// then the summary (one line for a quiet run that failed).
 import cliProgress from 'cli-progress';
 import type { EnrichProgress } from '../options/enrich-options.js';
 import type { EnrichSummary } from '../run/summary.js';
@@ -26,35 +27,32 @@ function estimatedRows(p: EnrichProgress): number | undefined {
   return Math.max(p.rowsRead, Math.round((p.rowsRead * p.totalBytes) / p.bytesRead));
 }
 
-function eta(p: EnrichProgress): string {
-  const total = estimatedRows(p);
-  if (!total || p.rowsDone <= 0 || p.rowsDone >= total) return '';
-  return `, ETA ${formatDuration((p.elapsedMs / p.rowsDone) * (total - p.rowsDone))}`;
+/**
+ * Rows per minute of rows looked up: rows the store answered take no time and would make a
+ * resumed run look fast until its first request.
+ */
+function lookupRate(p: EnrichProgress): number {
+  return p.elapsedMs > 0 ? Math.round((p.rowsLookedUp * 60_000) / p.elapsedMs) : 0;
 }
 
-export function progressView(io: CliIo, mode: 'bar' | 'plain' | 'quiet'): ProgressView {
+/** Time left at the pace so far: always a finite, well-formed duration, or '?' before the first row. */
+export function etaOf(p: EnrichProgress): string {
+  const total = estimatedRows(p);
+  if (!total || p.rowsDone <= 0 || p.elapsedMs <= 0) return '?';
+  if (p.rowsDone >= total) return '0s';
+  return formatDuration(Math.round((p.elapsedMs / p.rowsDone) * (total - p.rowsDone)));
+}
+
+export function progressView(io: CliIo, say: (line: string) => void, mode: 'bar' | 'plain' | 'quiet'): ProgressView {
   if (mode === 'quiet') return { update() {}, stop() {} };
-  if (mode === 'plain') {
-    let last = Date.now();
-    return {
-      update(p) {
-        if (Date.now() - last < PLAIN_EVERY_MS) return;
-        last = Date.now();
-        const rate = p.elapsedMs > 0 ? Math.round((p.rowsDone * 60_000) / p.elapsedMs) : 0;
-        const total = estimatedRows(p);
-        const percent = total ? ` of about ${total} (${Math.floor((100 * p.rowsDone) / total)}%)` : '';
-        io.err(`lead-enrich: ${p.rowsDone} rows done${percent}, ${rate} rows/min${eta(p)}; ${counts(p)}`);
-      },
-      stop() {},
-    };
-  }
+  if (mode === 'plain') return plainView(say);
   const bar = new cliProgress.SingleBar(
     {
-      format: ' {bar} {percentage}% | {value}/{total} rows | {rate} rows/min | ETA {eta_formatted} | {counts}',
+      // Our own rate and ETA: cli-progress's `eta_formatted` reads "NFs" or "4m60s" at times.
+      format: ' {bar} {percentage}% | {value}/{total} rows | {rate} looked up/min | ETA {eta} | {counts}',
       hideCursor: true,
       stream: process.stderr,
       clearOnComplete: false,
-      etaBuffer: 50,
     },
     cliProgress.Presets.shades_classic,
   );
@@ -62,10 +60,7 @@ export function progressView(io: CliIo, mode: 'bar' | 'plain' | 'quiet'): Progre
   return {
     update(p) {
       const total = estimatedRows(p) ?? Math.max(1, p.rowsRead);
-      const payload = {
-        rate: p.elapsedMs > 0 ? Math.round((p.rowsDone * 60_000) / p.elapsedMs) : 0,
-        counts: counts(p),
-      };
+      const payload = { rate: lookupRate(p), eta: etaOf(p), counts: counts(p) };
       if (!started) {
         bar.start(total, Math.min(p.rowsDone, total), payload);
         started = true;
@@ -78,6 +73,39 @@ export function progressView(io: CliIo, mode: 'bar' | 'plain' | 'quiet'): Progre
       if (started) bar.stop();
     },
   };
+}
+
+/** Without a terminal: a status line at most every PLAIN_EVERY_MS (stamped by `say`). */
+function plainView(say: (line: string) => void): ProgressView {
+  let last = Date.now();
+  return {
+    update(p) {
+      if (Date.now() - last < PLAIN_EVERY_MS) return;
+      last = Date.now();
+      const total = estimatedRows(p);
+      const percent = total ? ` of about ${total} (${Math.floor((100 * p.rowsDone) / total)}%)` : '';
+      const eta = etaOf(p);
+      say(`lead-enrich: ${p.rowsDone} rows done${percent}, ${lookupRate(p)} rows/min looked up${eta === '?' ? '' : `, ETA ${eta}`}; ${counts(p)}`);
+    },
+    stop() {},
+  };
+}
+
+/** One line, for `-q` runs that did not exit 0: what happened and where to look. */
+export function oneLineSummary(s: EnrichSummary): string {
+  const why =
+    s.stoppedBy === 'max_errors'
+      ? 'stopped at --max-errors'
+      : s.stoppedBy === 'credits'
+        ? 'stopped at the credit reserve'
+        : s.stoppedBy === 'interrupt'
+          ? 'interrupted'
+          : s.stoppedBy === 'redis'
+            ? 'Redis was lost'
+            : `${s.status.error} rows are errors`;
+  const codes = Object.entries(s.errorCodes).map(([code, n]) => `${code} ${n}`).join(', ');
+  const where = s.errorsFile ? `; see ${s.errorsFile}` : '';
+  return `${why}: ${s.rows} rows (found ${s.status.found}, not found ${s.status.not_found}, errors ${s.status.error}, skipped ${s.status.skipped})${codes ? `; ${codes}` : ''}${where}`;
 }
 
 export function formatSummary(s: EnrichSummary): string {
@@ -96,5 +124,6 @@ export function formatSummary(s: EnrichSummary): string {
   if (s.stoppedBy === 'redis') lines.push('Stopped early: Redis was lost; the rows not looked up are marked redis_unavailable. Run the same command again.');
   if (s.shard) lines.push(`Shard: ${s.shard.index} of ${s.shard.count} (only this shard's rows are in the outputs)`);
   if (s.stoppedBy === 'interrupt') lines.push('Interrupted: run the same command again to finish; answers already paid for are reused.');
+  if (s.stoppedBy === 'max_errors') lines.push('Stopped at --max-errors: too many lookups failed (see the sidecar); fix the cause and run the same command again.');
   return lines.join('\n');
 }

@@ -59,6 +59,11 @@ export interface EnrichOptions {
 
   /** Aborting stops new lookups; the remaining rows are written as skipped/interrupted. */
   signal?: AbortSignal | undefined;
+  /**
+   * Aborting it (a second Ctrl-C) stops at once: requests still in flight are not waited for,
+   * their rows are written as skipped/interrupted too. The outputs are still complete.
+   */
+  quit?: AbortSignal | undefined;
   onProgress?: ((progress: EnrichProgress) => void) | undefined;
   onWarning?: ((line: string) => void) | undefined;
   stdout?: Writable | undefined;
@@ -84,6 +89,8 @@ export interface EnrichProgress {
   /** Rows read so far (ahead of rowsDone by the rows in flight). */
   rowsRead: number;
   rowsDone: number;
+  /** Rows written whose answer came from a request (not from the store): what the rate is of. */
+  rowsLookedUp: number;
   found: number;
   notFound: number;
   errors: number;

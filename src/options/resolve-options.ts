@@ -37,6 +37,7 @@ export interface EnrichSettings {
   redis: string | undefined;
   shard: Shard | undefined;
   signal: AbortSignal | undefined;
+  quit: AbortSignal | undefined;
   onProgress: ((progress: EnrichProgress) => void) | undefined;
   warn: (line: string) => void;
   stdout: Writable | undefined;
@@ -46,7 +47,7 @@ export interface EnrichSettings {
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'input', 'output', 'errors', 'by', 'column', 'with', 'format', 'client', 'baseUrl', 'token', 'service',
   'rpm', 'concurrency', 'minCredits', 'retries', 'maxErrors', 'store', 'maxAge', 'maxAgeMs', 'refresh', 'redis', 'shard',
-  'signal', 'onProgress', 'onWarning', 'stdout', 'tuning',
+  'signal', 'quit', 'onProgress', 'onWarning', 'stdout', 'tuning',
 ]);
 const TUNING_KEYS = [
   'windowMs', 'progressIntervalMs', 'retryBaseDelayMs', 'retryMaxDelayMs', 'creditsRefreshMs',
@@ -90,6 +91,7 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     redis: options.redis,
     shard,
     signal: options.signal,
+    quit: options.quit,
     onProgress: options.onProgress,
     warn: options.onWarning ?? (() => {}),
     stdout: options.stdout,

@@ -12,6 +12,8 @@ export class RunMetrics implements RequestCounters {
   rowsRead = 0;
   /** Rows written. */
   rows = 0;
+  /** Rows written whose answer came from a request, not from the store. */
+  rowsLookedUp = 0;
   readonly status: Record<RowStatus, number> = { found: 0, not_found: 0, error: 0, skipped: 0 };
   readonly billing: Record<Billing, number> = { charged: 0, free: 0, cached: 0, duplicate: 0, none: 0 };
   readonly errorCodes: Record<string, number> = {};
@@ -21,6 +23,7 @@ export class RunMetrics implements RequestCounters {
     this.rows += 1;
     this.status[row.status] += 1;
     this.billing[row.billing] += 1;
+    if (row.billing === 'charged' || row.billing === 'free' || (row.status === 'error' && row.errorCode !== 'invalid_input')) this.rowsLookedUp += 1;
     if (row.errorCode) this.errorCodes[row.errorCode] = (this.errorCodes[row.errorCode] ?? 0) + 1;
   }
 

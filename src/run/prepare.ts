@@ -160,12 +160,19 @@ async function openGate(
   return gate;
 }
 
-/** The caller's abort is an interrupt; Redis lost stops lookups; either drops the gate's queue. */
+/** The caller's abort is an interrupt (a second: quit); Redis lost stops lookups; either drops the gate's queue. */
 function wireStops(settings: EnrichSettings, stop: RunStop, gate: RateGate, coordinator: Coordinator | undefined): void {
   stop.onDropQueue(() => void gate.stop());
   const signal = settings.signal;
   if (signal?.aborted) stop.stop('interrupt');
   else signal?.addEventListener('abort', () => stop.stop('interrupt'), { once: true });
+  // A second interrupt: the first (if it was not given already) and the quit.
+  const quit = (): void => {
+    stop.stop('interrupt');
+    stop.stop('interrupt');
+  };
+  if (settings.quit?.aborted) quit();
+  else settings.quit?.addEventListener('abort', quit, { once: true });
   coordinator?.onLost((error) => {
     settings.warn(error.message);
     stop.stop('redis', error);

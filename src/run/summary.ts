@@ -32,6 +32,7 @@ export function progressOf(run: PreparedRun, metrics: RunMetrics): EnrichProgres
   return {
     rowsRead: metrics.rowsRead,
     rowsDone: metrics.rows,
+    rowsLookedUp: metrics.rowsLookedUp,
     found: metrics.status.found,
     notFound: metrics.status.not_found,
     errors: metrics.status.error,

@@ -21,8 +21,7 @@ export function openSink(target: string, stdout: Writable): Sink {
     const fd = fs.openSync(temp, 'w', 0o644);
     return { stream: fs.createWriteStream(temp, { fd }), temp, final };
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new UnreadableInputError(`Cannot write ${target}: ${code}; choose another path with -o / --errors`);
+    throw new UnreadableInputError(`Cannot write ${target}: ${whyNotWritable(error)}; choose another path with -o / --errors`);
   }
 }
 
@@ -48,5 +47,28 @@ function isAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** What an operating-system error means for a path to write, in words (not ENOTDIR). */
+export function whyNotWritable(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'ENOTDIR':
+    case 'EEXIST':
+      return 'a part of the path is a file, not a folder';
+    case 'EISDIR':
+      return 'it is a folder';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EROFS':
+      return 'the file system is read-only';
+    case 'ENOSPC':
+      return 'the disk is full';
+    case 'ENAMETOOLONG':
+      return 'the name is too long';
+    default:
+      return code ?? 'it cannot be written';
   }
 }
