@@ -38,6 +38,8 @@ interface EnrichArgs extends TargetArgs {
   shard?: string;
   rateWindow?: string;
   maxErrors?: string;
+  prefix?: string;
+  fields?: string;
 }
 
 /** Exit statuses of `enrich` (cli-contract.md). */
@@ -110,6 +112,8 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     // Not an array option: `--with mx contacts.csv` would take the file name as a second value.
     // A comma list, or the option repeated.
     .option('with', { type: 'string', requiresArg: true, describe: "also resolve mx and/or whois of the row's domain: mx,whois" })
+    .option('prefix', { type: 'string', requiresArg: true, describe: 'put this before the name of every added column, e.g. to enrich an enriched file again' })
+    .option('fields', { type: 'string', requiresArg: true, describe: 'keep only these added columns, in this order: lead_name,lead_title (lead_status is always kept)' })
     .option('rpm', { type: 'string', requiresArg: true, describe: 'requests per minute (default: from /account/limits)' })
     .option('concurrency', { type: 'string', requiresArg: true, describe: 'most requests in flight (default: sized from rate and latency)' })
     .option('min-credits', { type: 'string', requiresArg: true, describe: "credit reserve never spent (default: the account's low-balance threshold)" })
@@ -148,6 +152,8 @@ function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
     column: args.column,
     with: extrasList('--with', args.with) ?? file.with,
     format: args.format ?? file.format ?? 'csv',
+    prefix: args.prefix,
+    fields: args.fields,
     client: target.client,
     service: target.service,
     rpm: positiveInteger('--rpm', args.rpm) ?? file.rpm,

@@ -19,6 +19,10 @@ export interface EnrichOptions {
   column?: string | undefined;
   with?: Extra[] | undefined;
   format?: 'csv' | 'jsonl' | undefined;
+  /** Put this before the name of every added column (`lead_status` too), e.g. to enrich an enriched file again. */
+  prefix?: string | undefined;
+  /** Keep only these added columns (`lead_status` is always kept), in this order: a list, or a comma-separated string. */
+  fields?: string[] | string | undefined;
 
   /** The API: a ready client, or a base URL and token. */
   client?: LeadClient | undefined;

@@ -22,6 +22,8 @@ export interface EnrichSettings {
   by: LookupKind | undefined;
   column: string | undefined;
   extras: Extra[];
+  prefix: string;
+  fields: string[] | undefined;
   client: LeadClient | undefined;
   baseUrl: string;
   token: string;
@@ -45,7 +47,7 @@ export interface EnrichSettings {
 }
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
-  'input', 'output', 'errors', 'by', 'column', 'with', 'format', 'client', 'baseUrl', 'token', 'service',
+  'input', 'output', 'errors', 'by', 'column', 'with', 'format', 'prefix', 'fields', 'client', 'baseUrl', 'token', 'service',
   'rpm', 'concurrency', 'minCredits', 'retries', 'maxErrors', 'store', 'maxAge', 'maxAgeMs', 'refresh', 'redis', 'shard',
   'signal', 'quit', 'onProgress', 'onWarning', 'stdout', 'tuning',
 ]);
@@ -76,6 +78,8 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     by: oneOf('by', options.by, LOOKUP_KINDS),
     column: options.column,
     extras: extrasList('with', options.with) ?? [],
+    prefix: prefixOf(options.prefix),
+    fields: fieldsOf(options.fields),
     client: options.client,
     baseUrl: options.baseUrl ?? '',
     token: options.token ?? '',
@@ -104,6 +108,19 @@ function inputOf(input: unknown): string | Readable {
   const stream = input as Readable | undefined;
   if (stream && typeof stream.pipe === 'function' && typeof stream.on === 'function') return stream;
   throw invalid('input', "must be a CSV path, '-' for stdin, or a readable stream", input);
+}
+
+function prefixOf(prefix: unknown): string {
+  if (prefix === undefined) return '';
+  if (typeof prefix !== 'string' || /[\r\n]/.test(prefix)) throw invalid('prefix', 'must be text on one line, such as new_', prefix);
+  return prefix;
+}
+
+function fieldsOf(fields: unknown): string[] | undefined {
+  if (fields === undefined) return undefined;
+  const list = (Array.isArray(fields) ? fields : [fields]).flatMap((item) => String(item).split(',')).map((name) => name.trim()).filter(Boolean);
+  if (list.length === 0 || list.some((name) => typeof name !== 'string')) throw invalid('fields', 'must list added column names, such as lead_name,lead_title', fields);
+  return [...new Set(list)];
 }
 
 function maxAgeOf(options: EnrichOptions): number {

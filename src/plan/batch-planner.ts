@@ -97,6 +97,7 @@ export class BatchPlanner {
     if (domain === undefined) return base;
     const { extras, lookups } = this.#options;
     const [mx, whois] = await Promise.all((['mx', 'whois'] as const).map((extra) => (extras.includes(extra) ? lookups.resolve(extra, domain) : undefined)));
+    base.extraBilling = { ...(mx ? { mx: mx.billing } : {}), ...(whois ? { whois: whois.billing } : {}) };
     base.data = {
       lead,
       ...(mx?.kind === 'found' ? { mx: mx.data as MxResult } : {}),

@@ -14,6 +14,8 @@ export interface FinishedRow {
   status: RowStatus;
   billing: Billing;
   data: RowData;
+  /** What each --with operation cost (mx_billing, whois_billing). */
+  extraBilling?: { mx?: Billing; whois?: Billing } | undefined;
   errorCode?: string | undefined;
   errorMessage?: string | undefined;
 }

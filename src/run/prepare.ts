@@ -17,6 +17,7 @@ import type { EnrichSettings } from '../options/resolve-options.js';
 import { detectDomainColumn, detectTarget, type LookupTarget } from '../plan/plan.js';
 import { fromBytes, openCsv, type CsvSource } from '../pipeline/read.js';
 import { ResultStore } from '../store/result-store.js';
+import { checkColumnChoice } from '../write/column-choice.js';
 import { columnsFor } from '../write/columns.js';
 import { RowWriter } from '../write/row-writer.js';
 import { readAccount, type AccountReading } from './account.js';
@@ -50,6 +51,10 @@ export async function prepare(settings: EnrichSettings, metrics: RunMetrics, res
   const header = source.header.map(fromBytes);
   const target = detectTarget(header, { ...(settings.by ? { by: settings.by } : {}), ...(settings.column ? { column: settings.column } : {}) });
   const domainColumn = settings.extras.length > 0 ? detectDomainColumn(header, target) : undefined;
+  const extras = { mx: settings.extras.includes('mx'), whois: settings.extras.includes('whois') };
+  const choice = { prefix: settings.prefix, fields: settings.fields };
+  // Before any request: a wrong --fields or a column that would be added twice is the user's to fix.
+  checkColumnChoice(target.kind, extras, choice, header);
   const store = openStore(settings, resources);
   const retry = new RetryPolicy({ retries: settings.retries, baseDelayMs: settings.tuning.retryBaseDelayMs, maxDelayMs: settings.tuning.retryMaxDelayMs });
   const account = await readAccount(client, retry, settings.tuning.windowMs, settings.rpm);
@@ -81,7 +86,7 @@ export async function prepare(settings: EnrichSettings, metrics: RunMetrics, res
     errors: settings.errors,
     format: settings.format,
     header: source.header,
-    columns: columnsFor(target.kind, { mx: settings.extras.includes('mx'), whois: settings.extras.includes('whois') }),
+    columns: columnsFor(target.kind, extras, choice),
     recordDelimiter: source.recordDelimiter,
     bom: source.bom,
     ...(settings.stdout ? { stdout: settings.stdout } : {}),

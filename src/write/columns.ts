@@ -3,6 +3,7 @@
 // MX exchanges joined in priority order, Whois contacts by their main fields.
 import type { CompanyLead, Lead, MxResult, WhoisResult } from '../api/types.js';
 import type { LookupKind } from '../plan/plan.js';
+import type { FinishedRow } from '../run/finished-row.js';
 
 export interface RowData {
   lead?: Lead | CompanyLead | undefined;
@@ -73,19 +74,50 @@ const WHOIS_COLUMNS: readonly Column[] = [
 ];
 
 export interface ColumnSet {
+  /** The status column's name (`lead_status`, after --prefix): always written, first. */
+  status: string;
+  /** The added columns after it, in order (after --prefix and --fields). */
   names: string[];
-  values(row: RowData): string[];
+  /** Their cells for a row, as text. */
+  values(row: FinishedRow): string[];
 }
 
-export function columnsFor(kind: LookupKind, extras: { mx: boolean; whois: boolean }): ColumnSet {
-  const columns = [
-    ...(kind === 'domain' ? COMPANY_COLUMNS : PERSON_COLUMNS),
-    ...(extras.mx ? MX_COLUMNS : []),
-    ...(extras.whois ? WHOIS_COLUMNS : []),
+export interface ColumnChoice {
+  /** --prefix: put before every added column's name. */
+  prefix?: string | undefined;
+  /** --fields: keep only these added columns, in this order (names without the prefix). */
+  fields?: readonly string[] | undefined;
+}
+
+type RowColumn = readonly [name: string, value: (row: FinishedRow) => unknown];
+
+/** Every added column after `lead_status` for a lookup kind and its extras, in the default order. */
+function allColumns(kind: LookupKind, extras: { mx: boolean; whois: boolean }): RowColumn[] {
+  const data = (columns: readonly Column[]): RowColumn[] => columns.map(([name, value]) => [name, (row: FinishedRow) => value(row.data)] as const);
+  return [
+    ...data(kind === 'domain' ? COMPANY_COLUMNS : PERSON_COLUMNS),
+    ...(extras.mx ? data(MX_COLUMNS) : []),
+    ...(extras.whois ? data(WHOIS_COLUMNS) : []),
+    ['lead_billing', (row) => row.billing],
+    // What each --with operation cost, apart from the row's own lookup (cli-contract, "Added column names").
+    ...(extras.mx ? [['mx_billing', (row: FinishedRow) => row.extraBilling?.mx ?? 'none'] as const] : []),
+    ...(extras.whois ? [['whois_billing', (row: FinishedRow) => row.extraBilling?.whois ?? 'none'] as const] : []),
   ];
+}
+
+/** The names `--fields` may list for this run (without the prefix), in the default order. */
+export function addedColumnNames(kind: LookupKind, extras: { mx: boolean; whois: boolean }): string[] {
+  return ['lead_status', ...allColumns(kind, extras).map(([name]) => name)];
+}
+
+export function columnsFor(kind: LookupKind, extras: { mx: boolean; whois: boolean }, choice: ColumnChoice = {}): ColumnSet {
+  const all = allColumns(kind, extras);
+  const prefix = choice.prefix ?? '';
+  const chosen = choice.fields ? choice.fields.filter((name) => name !== 'lead_status').map((name) => all.find(([n]) => n === name)!) : all;
   return {
-    names: columns.map(([name]) => name),
-    values: (row) => columns.map(([, value]) => text(value(row))),
+    status: `${prefix}lead_status`,
+    names: chosen.map(([name]) => `${prefix}${name}`),
+    values: (row) => chosen.map(([, value]) => text(value(row))),
   };
 }
 

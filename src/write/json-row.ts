@@ -13,6 +13,8 @@ export function jsonRow(row: FinishedRow, header: string[]): Record<string, unkn
     row: row.row,
     lead_status: row.status,
     lead_billing: row.billing,
+    ...(row.extraBilling?.mx === undefined ? {} : { mx_billing: row.extraBilling.mx }),
+    ...(row.extraBilling?.whois === undefined ? {} : { whois_billing: row.extraBilling.whois }),
     input,
     ...(row.data.lead === undefined ? {} : { lead: row.data.lead }),
     ...(row.data.mx === undefined ? {} : { mx: row.data.mx }),

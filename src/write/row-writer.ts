@@ -54,7 +54,7 @@ export class RowWriter {
     this.#eol = options.recordDelimiter;
     const bom = options.bom ? '\xef\xbb\xbf' : '';
     if (options.format === 'csv') {
-      const header = [...options.header, 'lead_status', ...options.columns.names.map(toBytes), 'lead_billing'];
+      const header = [...options.header, toBytes(options.columns.status), ...options.columns.names.map(toBytes)];
       this.#out.stream.write(bom + csvLines([header], this.#eol), 'latin1');
     }
     if (this.#err) {
@@ -80,9 +80,9 @@ export class RowWriter {
     for (const row of rows) {
       const cells = this.#padded(row.cells);
       if (this.#options.format === 'csv') {
-        const added = this.#options.columns.values(row.data);
+        const added = this.#options.columns.values(row);
         for (let i = 0; i < added.length; i += 1) added[i] = toBytes(escapeFormula(added[i]!));
-        records.push([...cells, row.status, ...added, row.billing]);
+        records.push([...cells, row.status, ...added]);
       } else {
         lines.push(`${JSON.stringify(jsonRow(row, this.#options.header))}\n`);
       }

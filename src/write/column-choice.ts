@@ -1,0 +1,30 @@
+// --prefix and --fields, checked against the run's own columns before anything is looked up
+// (cli-contract.md, "Added column names"): a name --fields does not know is refused with the
+// closest one; an added column whose name equals an input column is refused with --prefix.
+import { ConfigError } from '../api/errors.js';
+import { didYouMean } from '../options/did-you-mean.js';
+import type { LookupKind } from '../plan/plan.js';
+import { addedColumnNames, type ColumnChoice } from './columns.js';
+
+export function checkColumnChoice(
+  kind: LookupKind,
+  extras: { mx: boolean; whois: boolean },
+  choice: ColumnChoice,
+  inputHeader: readonly string[],
+): void {
+  const known = addedColumnNames(kind, extras);
+  for (const name of choice.fields ?? []) {
+    if (known.includes(name)) continue;
+    const extra = /^(mx|whois)_/.exec(name)?.[1];
+    const hint = extra ? `: add --with ${extra}` : didYouMean(name, known) ? ` (did you mean ${didYouMean(name, known)}?)` : '';
+    throw new ConfigError(`Invalid option --fields: this run adds no column named '${name}'${hint}; it adds ${known.join(', ')}`);
+  }
+  const prefix = choice.prefix ?? '';
+  const written = choice.fields ? ['lead_status', ...choice.fields] : known;
+  const clash = written.map((name) => `${prefix}${name}`).find((name) => inputHeader.includes(name));
+  if (clash !== undefined) {
+    throw new ConfigError(
+      `The input already has a column named '${clash}', which this run would add again: give --prefix (e.g. --prefix new_) or --fields without it`,
+    );
+  }
+}
