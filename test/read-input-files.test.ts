@@ -102,6 +102,28 @@ describe('line endings and blank lines', () => {
     expect(source.recordDelimiter).toBe('\r\n');
   });
 
+  it.each([
+    ['an LF header', 'email,name\na@example.com,"A\r\nB"\r\nb@example.com,Ben\rc@example.com,Cy\n', '\n'],
+    ['a CR header', 'email,name\ra@example.com,"A\r\nB"\r\nb@example.com,Ben\nc@example.com,Cy\r', '\r'],
+  ])('after %s, records ending otherwise are records too', async (_name, content, recordDelimiter) => {
+    const { source, rows } = await readAll(tempFile('m.csv', content));
+    expect(source.recordDelimiter).toBe(recordDelimiter);
+    expect(rows).toEqual([
+      ['a@example.com', 'A\r\nB'],
+      ['b@example.com', 'Ben'],
+      ['c@example.com', 'Cy'],
+    ]);
+  });
+
+  it('a quote never closed is an UnreadableInputError naming the file and what to do', async () => {
+    const file = tempFile('open-quote.csv', 'email,name\r\na@example.com,"Ann\r\nb@example.com,Ben\r\n');
+    const source = await openCsv(file);
+    const drain = async () => {
+      for await (const _batch of source.batches);
+    };
+    await expect(drain()).rejects.toThrow(/^Cannot parse .*open-quote\.csv at line \d+: Quote Not Closed: .*; fix the file \(it must be CSV with a header line\)$/);
+  });
+
   it('a CR-only file keeps CR as its line ending', async () => {
     const { source, rows } = await readAll(tempFile('mac.csv', 'email,name\ra@example.com,Ann\rb@example.com,Ben\r'));
     expect(source.recordDelimiter).toBe('\r');

@@ -18,14 +18,13 @@ export function toBytes(text: string): string {
 
 /**
  * Whether a byte string holds bytes that are not well-formed UTF-8 (Unicode 15, table 3-7: no
- * overlong forms, no surrogates, nothing above U+10FFFF). Called on every cell of a file, so the
- * ASCII check comes first and no Buffer is made.
+ * overlong forms, no surrogates, nothing above U+10FFFF). Called on every cell of a file, so ASCII
+ * is the first test of the loop and no Buffer is made: on cells of the benchmark file this loop is
+ * faster than a regular expression's ASCII check alone.
  */
 export function hasInvalidUtf8(cell: string): boolean {
-  const first = cell.search(NON_ASCII);
-  if (first < 0) return false;
   const length = cell.length;
-  let i = first;
+  let i = 0;
   while (i < length) {
     const byte = cell.charCodeAt(i);
     if (byte < 0x80) {
