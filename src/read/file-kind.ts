@@ -1,0 +1,65 @@
+// What a file that is not CSV text looks like, told from its first bytes (cli-contract "Input
+// files", Refused): a workbook, a PDF or a zip is refused with a line that names it and says what
+// to do, never with the parser's complaint about a stray quote in binary. A few magic numbers are
+// enough for these kinds; the `file-type` package would bring a dependency tree for the same four.
+import { UnreadableInputError } from '../api/errors.js';
+
+/** The kinds of file that are refused, and what to tell the user about each. */
+const REFUSALS = {
+  xlsx: 'is an Excel workbook: save it as CSV (File → Save As → CSV UTF-8) and give that file',
+  xls: 'is an Excel 97-2003 workbook (.xls) or another old Office file: save it as CSV (File → Save As → CSV UTF-8) and give that file',
+  ods: 'is an OpenDocument spreadsheet (.ods): save it as CSV (File → Save As → Text CSV) and give that file',
+  zip: 'is a zip archive: unzip it and give the CSV file inside',
+  pdf: 'is a PDF document: export the table from the program that made it as CSV',
+  'utf-16le': 'looks like UTF-16 text without a byte-order mark: give --encoding utf-16le',
+  'utf-16be': 'looks like UTF-16 text without a byte-order mark: give --encoding utf-16be',
+  binary: 'is a binary file, not CSV text: give a CSV file',
+} as const;
+
+export type RefusedKind = keyof typeof REFUSALS;
+
+const ZIP = [0x50, 0x4b]; // "PK", then 03 04 (a file), 05 06 (empty) or 07 08 (spanned)
+const OLE2 = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+const PDF = [0x25, 0x50, 0x44, 0x46, 0x2d]; // "%PDF-"
+const ODS_MIMETYPE = Buffer.from('application/vnd.oasis.opendocument.spreadsheet');
+const XLSX_PART = Buffer.from('xl/');
+
+function startsWith(head: Buffer, magic: number[]): boolean {
+  return magic.every((byte, i) => head[i] === byte);
+}
+
+/**
+ * The refused kind the head shows, or undefined for text. `utf16` is true when the file is known to
+ * be UTF-16 (a byte-order mark or --encoding said so): its NUL bytes are then text.
+ */
+export function refusedKind(head: Buffer, utf16: boolean): RefusedKind | undefined {
+  if (startsWith(head, ZIP) && [0x03, 0x05, 0x07].includes(head[2] ?? -1)) {
+    // An .ods stores its mimetype uncompressed, first; an .xlsx names its parts "xl/...".
+    if (head.includes(ODS_MIMETYPE)) return 'ods';
+    return head.includes(XLSX_PART) ? 'xlsx' : 'zip';
+  }
+  if (startsWith(head, OLE2)) return 'xls';
+  if (startsWith(head, PDF)) return 'pdf';
+  if (!utf16 && head.includes(0)) return utf16WithoutBom(head) ?? 'binary';
+  return undefined;
+}
+
+/** UTF-16 text of mostly Latin letters has a NUL in every other byte, always on the same side. */
+function utf16WithoutBom(head: Buffer): 'utf-16le' | 'utf-16be' | undefined {
+  const pairs = Math.min(head.length, 4096) >> 1;
+  let evenNuls = 0;
+  let oddNuls = 0;
+  for (let i = 0; i < pairs * 2; i += 2) {
+    if (head[i] === 0) evenNuls += 1;
+    if (head[i + 1] === 0) oddNuls += 1;
+  }
+  if (oddNuls > pairs * 0.5 && evenNuls === 0) return 'utf-16le';
+  if (evenNuls > pairs * 0.5 && oddNuls === 0) return 'utf-16be';
+  return undefined;
+}
+
+/** Throws the one-line refusal for a head that is not CSV text. */
+export function assertText(head: Buffer, name: string, utf16: boolean): void {
+  const kind = refusedKind(head, utf16);
+  if (kind !== undefined) throw new UnreadableInputError(`${name} ${REFUSALS[kind]}`);
+}
