@@ -35,17 +35,18 @@ describe('lead-enrich enrich (CLI)', () => {
     expect(readCsvObjects(path.join(dir, 'contacts.enriched.errors.csv'))).toHaveLength(0);
   });
 
-  it('exits 2 when rows are in error, and lists them in the sidecar', async () => {
+  it('exits 2 when rows are in error, and lists them in the sidecar (an empty email is skipped, not an error)', async () => {
     const { dir, file } = copyFixture('contacts-messy.csv');
     const result = await runCli(['enrich', file, '-o', path.join(dir, 'out.csv'), '--json'], { env });
     expect(result.code).toBe(2);
     const summary = JSON.parse(result.stdout);
-    expect(summary.status.error).toBe(2);
-    expect(summary.errorCodes).toEqual({ invalid_input: 2 });
+    expect(summary.status.error).toBe(1);
+    expect(summary.status.skipped).toBe(1);
+    expect(summary.errorCodes).toEqual({ invalid_input: 1, no_key: 1 });
     const sidecar = readCsvObjects(path.join(dir, 'out.errors.csv'));
     expect(sidecar.map((r) => [r.row, r.error_code])).toEqual([
       ['9', 'invalid_input'],
-      ['10', 'invalid_input'],
+      ['10', 'no_key'],
     ]);
   });
 

@@ -139,14 +139,16 @@ describe('enrich: rows and cells', () => {
 });
 
 describe('enrich: planning', () => {
-  it('makes no request for invalid keys and reports them in the sidecar', async () => {
+  it('makes no request for invalid or empty keys and reports them in the sidecar; a blank line is no row', async () => {
     const s = await sandbox();
     const dir = makeTempDir();
-    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['not-an-email'], [''], ['a@@b.com']]);
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['not-an-email'], [''], ['  '], ['a@@b.com']]);
     const summary = await run(s, dir, { input });
     expect(lookupsMade(s)).toBe(0);
-    expect(summary.status.error).toBe(3);
-    expect(summary.errorCodes).toEqual({ invalid_input: 3 });
+    expect(summary.rows).toBe(3);
+    expect(summary.status.error).toBe(2);
+    expect(summary.status.skipped).toBe(1);
+    expect(summary.errorCodes).toEqual({ invalid_input: 2, no_key: 1 });
     const sidecar = readCsvObjects(path.join(dir, 'in.enriched.errors.csv'));
     expect(sidecar.map((r) => r.row)).toEqual(['1', '2', '3']);
   });

@@ -18,7 +18,10 @@ describe('enrich() options', () => {
     [{ minCredits: -1 }, 'Invalid option minCredits: must be a whole number, 0 or more, got -1'],
     [{ retries: Number.NaN }, 'Invalid option retries: must be a whole number, 0 or more, got NaN'],
     [{ format: 'xml' }, "Invalid option format: must be csv or jsonl, got 'xml'"],
-    [{ by: 'phone' }, "Invalid option by: must be one of email, url, domain, got 'phone'"],
+    [{ by: 'phone' }, "Invalid option by: must be email, url or domain, or a list of them in the order to try, such as email,url, got 'phone'"],
+    [{ by: 'email,email' }, "Invalid option by: email is named twice in 'email,email'; name each kind once"],
+    [{ delimiter: ';;' }, "Invalid option delimiter: must be one character such as ; or |, or tab, got ';;'"],
+    [{ format: 'csv', output: 'out.jsonl' }, "Invalid option --format: csv contradicts the output's name out.jsonl (JSON Lines): drop one of them"],
     [{ with: ['dns'] }, "Invalid option with: must be mx, whois or mx,whois, got 'dns'"],
     [{ shard: { index: 3, count: 2 } }, 'Invalid option shard: must be K/N with 1 <= K <= N, such as 2/4, got {"index":3,"count":2}'],
     [{ tuning: { windowMs: 0 } }, 'Invalid option tuning.windowMs: must be a positive integer, got 0'],
@@ -56,7 +59,12 @@ describe('enrich() options', () => {
   });
 
   it('refuses an output that would overwrite the input', () => {
-    expect(() => resolveOptions({ input: 'in.csv', output: './in.csv' })).toThrow(/overwrite the input/);
+    expect(() => resolveOptions({ input: 'in.csv', output: './in.csv' })).toThrow('--output would overwrite <input> (in.csv): choose another path');
+  });
+
+  it('takes a .jsonl output name as --format jsonl, and names gzipped outputs for a gzipped input', () => {
+    expect(resolveOptions({ input: 'in.csv', output: 'out.jsonl' }).format).toBe('jsonl');
+    expect(resolveOptions({ input: 'a/in.csv.gz' })).toMatchObject({ output: 'a/in.enriched.csv.gz', errors: 'a/in.enriched.errors.csv.gz' });
   });
 });
 

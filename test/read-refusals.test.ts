@@ -55,6 +55,15 @@ describe('files that are not CSV text', () => {
     expect(await refusal(tempFile('image.csv', png))).toMatch(/image\.csv is a binary file, not CSV text: give a CSV file$/);
   });
 
+  it('a stray NUL byte in a cell of a CSV is not binary: the file is read, the byte kept', async () => {
+    const text = Buffer.concat([Buffer.from('email,note\n'), ...Array.from({ length: 50 }, (_, i) => Buffer.from(`p${i}@example.com,ok\n`)), Buffer.from('x@example.com,nul\0here\n')]);
+    const source = await openCsv(tempFile('stray.csv', text));
+    const rows: string[][] = [];
+    for await (const batch of source.batches) rows.push(...batch);
+    expect(rows).toHaveLength(51);
+    expect(rows.at(-1)).toEqual(['x@example.com', 'nul\0here']);
+  });
+
   it('UTF-16 text without a BOM is named, with the option that reads it', async () => {
     expect(await refusal(tempFile('le.csv', Buffer.from('email,name\na@example.com,Ann\n', 'utf16le')))).toMatch(/give --encoding utf-16le$/);
     expect(await refusal(tempFile('be.csv', Buffer.from('email,name\na@example.com,Ann\n', 'utf16le').swap16()))).toMatch(/give --encoding utf-16be$/);

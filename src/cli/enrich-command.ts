@@ -6,11 +6,11 @@ import type { CommandModule } from 'yargs';
 import type { EnrichOptions } from '../options/enrich-options.js';
 import type { EnrichSummary } from '../run/summary.js';
 import type { DryRunPlan } from '../plan/dry-run.js';
-import { parseLookupKind, type LookupKind } from '../plan/plan.js';
+import { ConfigError } from '../api/errors.js';
+import { parseKinds } from '../plan/targets.js';
 import { defaultStorePath } from '../store/default-path.js';
 import { parseDuration } from '../store/duration.js';
-import type { ResultStore } from '../store/result-store.js';
-import { extrasList, nonNegativeInteger, positiveInteger, shardOption } from '../options/rules.js';
+import { delimiterOption, extrasList, maxErrorsOption, nonNegativeInteger, positiveInteger, shardOption } from '../options/rules.js';
 import { printJson, type CliIo } from './io.js';
 import { openTarget, targetOptions, type Target, type TargetArgs } from './target.js';
 import { STDIN_ARGUMENT } from './stdin-argument.js';
@@ -21,7 +21,11 @@ interface EnrichArgs extends TargetArgs {
   output?: string;
   errors?: string;
   by?: string;
-  column?: string;
+  column?: string | string[];
+  delimiter?: string;
+  tabs?: boolean;
+  encoding?: string;
+  header?: boolean;
   with?: string[];
   rpm?: string;
   concurrency?: string;
@@ -58,14 +62,15 @@ function formatPlan(plan: DryRunPlan): string {
       .map(([op, n]) => `${op} ${n}`)
       .join(', ') || '0';
   return [
-    `Rows: ${plan.rows} (${plan.invalidRows} with an invalid key, no request)`,
+    `Rows: ${plan.rows} (${plan.invalidRows} with an invalid key, ${plan.noKeyRows} with an empty key: no request for either)`,
     `Lookup: ${plan.lookup.kind} from column "${plan.lookup.column}"${plan.lookup.with.length ? ` with ${plan.lookup.with.join(', ')}` : ''}`,
     `Distinct keys: ${per(plan.distinctKeys)}`,
     `Already known (free): ${per(plan.alreadyKnown)}`,
-    `Lookups to make: ${plan.lookupsToMake}`,
+    `Lookups to make: ${plan.lookupsToMake === plan.lookupsExpected ? plan.lookupsToMake : `at most ${plan.lookupsToMake}, expected ${plan.lookupsExpected} (a waterfall stops at the first found)`}`,
     `Credits needed: at most ${plan.creditsNeeded} (${plan.creditsEstimate})`,
     `Time needed: about ${plan.minutesNeeded} minutes at ${plan.rpm} RPM`,
     `Balance: ${plan.balance}, reserve ${plan.reserve}: ${plan.fits ? 'it fits' : 'it does NOT fit; the run would stop at the reserve (exit 3)'}`,
+    ...(plan.warning ? [`Warning: ${plan.warning}`] : []),
   ].join('\n');
 }
 
@@ -76,16 +81,11 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
     builder: (yargs) => enrichOptions(targetOptions(yargs)) as never,
     handler: async (args) => {
       const target = await openTarget(args, io.err);
-      let store: ResultStore | undefined;
       try {
         const options = optionsFrom(args, target);
-        const { ResultStore } = await import('../store/result-store.js');
-        store = ResultStore.open({ path: args.store ?? target.config.file.store ?? defaultStorePath() });
-        options.store = store;
         if (args.dryRun) await dryRun(io, options, args.json ?? false);
         else await run(io, options, args);
       } finally {
-        store?.close();
         await target.close();
       }
     },
@@ -107,8 +107,12 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .positional('input', { type: 'string', describe: 'CSV file, or - for stdin', demandOption: true })
     .option('output', { alias: 'o', type: 'string', requiresArg: true, describe: 'enriched output; - for stdout (default <input>.enriched.csv)' })
     .option('errors', { type: 'string', requiresArg: true, describe: 'error sidecar CSV (default <output>.errors.csv)' })
-    .option('by', { type: 'string', requiresArg: true, describe: 'lookup: email | url | domain (default: from the header)' })
-    .option('column', { type: 'string', requiresArg: true, describe: 'input column holding the key (default: from the header)' })
+    .option('by', { type: 'string', requiresArg: true, describe: 'lookup: email | url | domain, or a waterfall tried in order: email,url (default: from the header)' })
+    .option('column', { type: 'string', requiresArg: true, describe: 'input column holding the key; once per kind of a waterfall; a position with --no-header (default: from the header)' })
+    .option('delimiter', { alias: 'd', type: 'string', requiresArg: true, describe: "the input's field delimiter: one character, or tab (default: detected among , ; tab |)" })
+    .option('tabs', { alias: 't', type: 'boolean', describe: 'the input is tab-separated (same as --delimiter tab)' })
+    .option('encoding', { type: 'string', requiresArg: true, describe: "the input's encoding, any WHATWG label: utf-8, utf-16le, windows-1252, ... (default: detected)" })
+    .option('header', { type: 'boolean', default: true, describe: 'the first line is a header; --no-header: it is data (columns column_1, ...; --column N is a position)' })
     // Not an array option: `--with mx contacts.csv` would take the file name as a second value.
     // A comma list, or the option repeated.
     .option('with', { type: 'string', requiresArg: true, describe: "also resolve mx and/or whois of the row's domain: mx,whois" })
@@ -132,6 +136,8 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .example('$0 enrich contacts.csv --sandbox', 'try it against the embedded sandbox')
     .example('$0 enrich contacts.csv -o out.csv --with mx', 'enrich by the detected column, add MX columns')
     .example('$0 enrich leads.csv --by url --column "Person Linkedin Url"', 'choose the lookup and column')
+    .example('$0 enrich crm.csv --by email,url', 'waterfall: by email, and by profile URL where the email finds nothing')
+    .example('$0 enrich export.csv -d ";" --encoding windows-1252', 'a German Excel export (both are detected too)')
     .example('cat in.csv | $0 enrich - -o - --quiet > out.csv', 'stdin to stdout')
     .example('$0 enrich contacts.csv --dry-run', 'what would it cost? no lookup is made')
     .example('$0 enrich big.csv --shard 1/4 --redis redis://10.0.0.5:6379', 'worker 1 of 4, sharing the account through Redis')
@@ -142,16 +148,22 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
 /** The command line (flags, then environment, then config file) as the library's options. */
 function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
   const file = target.config.file;
-  const by: LookupKind | undefined = args.by === undefined ? undefined : parseLookupKind(args.by);
+  if (args.tabs && args.delimiter !== undefined && args.delimiter.toLowerCase() !== 'tab') {
+    throw new ConfigError(`Invalid option --tabs: contradicts --delimiter '${args.delimiter}'; give one of them`);
+  }
   const rateWindowMs = positiveInteger('--rate-window', args.rateWindow);
   return {
     input: args.input === STDIN_ARGUMENT ? '-' : args.input,
+    delimiter: args.tabs ? 'tab' : delimiterOption('--delimiter', args.delimiter),
+    encoding: args.encoding,
+    header: args.header ?? true,
     output: args.output,
     errors: args.errors,
-    by,
+    by: args.by === undefined ? undefined : parseKinds('--by', args.by),
     column: args.column,
     with: extrasList('--with', args.with) ?? file.with,
-    format: args.format ?? file.format ?? 'csv',
+    // Undefined unless given: `-o x.jsonl` then means JSON Lines.
+    format: args.format ?? file.format,
     prefix: args.prefix,
     fields: args.fields,
     client: target.client,
@@ -160,11 +172,12 @@ function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
     concurrency: positiveInteger('--concurrency', args.concurrency) ?? file.concurrency,
     minCredits: nonNegativeInteger('--min-credits', args.minCredits) ?? file.minCredits,
     retries: nonNegativeInteger('--retries', args.retries) ?? file.retries,
+    store: args.store ?? file.store ?? defaultStorePath(),
     maxAgeMs: parseDuration(args.maxAge ?? file.maxAge ?? '30d', '--max-age'),
     refresh: args.refresh ?? false,
     redis: args.redis ?? (process.env.LEAD_ENRICH_REDIS || undefined) ?? file.redis,
     shard: shardOption('--shard', args.shard),
-    maxErrors: args.maxErrors,
+    maxErrors: maxErrorsOption('--max-errors', args.maxErrors) === undefined ? undefined : args.maxErrors,
     ...(rateWindowMs === undefined ? {} : { tuning: { windowMs: rateWindowMs } }),
   };
 }

@@ -39,7 +39,7 @@ export class Lookups {
   readonly #deps: LookupDeps;
   readonly #inFlight = new Map<string, Promise<LookupOutcome>>();
   readonly #shared: SharedLookup | undefined;
-  #prefetched: { op: BillableOperation; keys: Set<string>; answers: Map<string, StoredResult> } | undefined;
+  readonly #prefetched = new Map<BillableOperation, { keys: Set<string>; answers: Map<string, StoredResult> }>();
 
   constructor(deps: LookupDeps) {
     this.#deps = deps;
@@ -56,12 +56,13 @@ export class Lookups {
   }
 
   /**
-   * Reads the store's answers for a batch of keys in one query; resolve() then finds them without
-   * a query per row. Valid until the next prefetch.
+   * Reads the store's answers for a batch's keys, one query per operation; resolve() then finds
+   * them without a query per row. Valid until the next prefetch.
    */
-  prefetch(op: BillableOperation, keys: readonly string[]): void {
+  prefetch(keysByOp: ReadonlyMap<BillableOperation, readonly string[]>): void {
     const { store, service, maxAgeMs } = this.#deps;
-    this.#prefetched = { op, keys: new Set(keys), answers: store.getMany(service, op, keys, maxAgeMs) };
+    this.#prefetched.clear();
+    for (const [op, keys] of keysByOp) this.#prefetched.set(op, { keys: new Set(keys), answers: store.getMany(service, op, keys, maxAgeMs) });
   }
 
   /**
@@ -72,15 +73,15 @@ export class Lookups {
     const { store, service, runId } = this.#deps;
     const kept = { found: answer.found, data: answer.data, fetchedAt: answer.fetchedAt ?? Date.now() };
     store.put(service, op, key, kept, runId);
-    const batch = this.#prefetched;
-    if (batch?.op === op && batch.keys.has(key)) batch.answers.set(key, { ...kept, runId });
+    const batch = this.#prefetched.get(op);
+    if (batch?.keys.has(key)) batch.answers.set(key, { ...kept, runId });
   }
 
   /** The store's answer, if it has one: synchronous, so known rows run at CSV speed. */
   known(op: BillableOperation, key: string): LookupOutcome | undefined {
     const { store, service, maxAgeMs, refresh, runId } = this.#deps;
-    const batch = this.#prefetched;
-    const stored = batch?.op === op && batch.keys.has(key) ? batch.answers.get(key) : store.get(service, op, key, maxAgeMs);
+    const batch = this.#prefetched.get(op);
+    const stored = batch?.keys.has(key) ? batch.answers.get(key) : store.get(service, op, key, maxAgeMs);
     if (!stored || (refresh && stored.runId !== runId)) return undefined;
     return {
       kind: stored.found ? 'found' : 'not_found',

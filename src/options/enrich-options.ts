@@ -11,12 +11,20 @@ export type Extra = 'mx' | 'whois';
 export interface EnrichOptions {
   /** CSV path, '-' for stdin, or a readable stream. */
   input: string | Readable;
+  /** The input's field delimiter: one character, or 'tab'. Default: detected (, ; tab |). */
+  delimiter?: string | undefined;
+  /** The input's encoding: any WHATWG label. Default: detected (BOM, else UTF-8 if valid, else windows-1252). */
+  encoding?: string | undefined;
+  /** The first line is a header (default true). false: it is data, and `column` is a 1-based position. */
+  header?: boolean | undefined;
   /** Enriched output path, or '-' for stdout. Default: `<input>.enriched.csv` beside the input. */
   output?: string | undefined;
   /** Error sidecar path. Default: `<output name>.errors.csv` beside the output. */
   errors?: string | undefined;
-  by?: LookupKind | undefined;
-  column?: string | undefined;
+  /** Which lookup: one kind, or a waterfall tried in order (`['email', 'url']` or 'email,url'). Default: detected. */
+  by?: LookupKind | LookupKind[] | string | undefined;
+  /** The key column: one name, or one per kind of a waterfall, in the same order. Default: detected. */
+  column?: string | string[] | undefined;
   with?: Extra[] | undefined;
   format?: 'csv' | 'jsonl' | undefined;
   /** Put this before the name of every added column (`lead_status` too), e.g. to enrich an enriched file again. */

@@ -5,22 +5,29 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { LeadClient } from '../api/client.js';
 import { ConfigError } from '../api/errors.js';
-import { LOOKUP_KINDS, type LookupKind, type Shard } from '../plan/plan.js';
+import type { LookupKind, Shard } from '../plan/plan.js';
+import { parseKinds } from '../plan/targets.js';
 import { defaultStorePath } from '../store/default-path.js';
 import { parseDuration } from '../store/duration.js';
+import { assertDistinctFiles } from '../read/index.js';
 import { ResultStore } from '../store/result-store.js';
 import type { MaxErrors } from '../run/error-budget.js';
 import { DEFAULTS } from './defaults.js';
 import type { EnrichOptions, EnrichProgress, EnrichTuning, Extra } from './enrich-options.js';
-import { extrasList, invalid, maxErrorsOption, nonNegativeInteger, oneOf, positiveInteger, shardOption } from './rules.js';
+import { delimiterOption, extrasList, invalid, maxErrorsOption, nonNegativeInteger, oneOf, positiveInteger, shardOption } from './rules.js';
 
 export interface EnrichSettings {
   input: string | Readable;
+  delimiter: string | undefined;
+  encoding: string | undefined;
+  header: boolean;
   output: string;
   errors: string | undefined;
   format: 'csv' | 'jsonl';
-  by: LookupKind | undefined;
-  column: string | undefined;
+  /** The kinds to try, in order (a waterfall when more than one); undefined: detected. */
+  by: LookupKind[] | undefined;
+  /** The key column of each kind, in the same order; undefined: detected. */
+  columns: string[] | undefined;
   extras: Extra[];
   prefix: string;
   fields: string[] | undefined;
@@ -47,7 +54,7 @@ export interface EnrichSettings {
 }
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
-  'input', 'output', 'errors', 'by', 'column', 'with', 'format', 'prefix', 'fields', 'client', 'baseUrl', 'token', 'service',
+  'input', 'delimiter', 'encoding', 'header', 'output', 'errors', 'by', 'column', 'with', 'format', 'prefix', 'fields', 'client', 'baseUrl', 'token', 'service',
   'rpm', 'concurrency', 'minCredits', 'retries', 'maxErrors', 'store', 'maxAge', 'maxAgeMs', 'refresh', 'redis', 'shard',
   'signal', 'quit', 'onProgress', 'onWarning', 'stdout', 'tuning',
 ]);
@@ -64,19 +71,28 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     }
   }
   const input = inputOf(options.input);
-  const format = oneOf('format', options.format, ['csv', 'jsonl'] as const) ?? DEFAULTS.format;
+  const format = formatOf(options.format, options.output);
   const shard = shardOption('shard', options.shard);
   const output = options.output ?? defaultOutput(input, format, shard);
-  if (typeof input === 'string' && input !== '-' && output !== '-' && path.resolve(output) === path.resolve(input)) {
-    throw new ConfigError('The output would overwrite the input: choose another -o path');
-  }
+  const errors = options.errors ?? defaultErrors(output, input);
+  const store = options.store instanceof ResultStore ? options.store : (options.store ?? defaultStorePath());
+  // Before anything is opened for writing or any request is made (cli-contract, "Never overwritten").
+  assertDistinctFiles([
+    { option: '<input>', path: typeof input === 'string' ? input : undefined },
+    { option: '--output', path: output },
+    { option: '--errors', path: errors },
+    { option: '--store', path: typeof store === 'string' ? store : store.path },
+  ]);
   return {
     input,
+    delimiter: delimiterOption('delimiter', options.delimiter),
+    encoding: encodingOf(options.encoding),
+    header: options.header ?? true,
     output,
-    errors: options.errors ?? defaultErrors(output, input),
+    errors,
     format,
-    by: oneOf('by', options.by, LOOKUP_KINDS),
-    column: options.column,
+    by: parseKinds('by', options.by),
+    columns: columnsOf(options.column),
     extras: extrasList('with', options.with) ?? [],
     prefix: prefixOf(options.prefix),
     fields: fieldsOf(options.fields),
@@ -89,7 +105,7 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     minCredits: nonNegativeInteger('minCredits', options.minCredits),
     retries: nonNegativeInteger('retries', options.retries) ?? DEFAULTS.retries,
     maxErrors: maxErrorsOption('maxErrors', options.maxErrors),
-    store: options.store instanceof ResultStore ? options.store : (options.store ?? defaultStorePath()),
+    store,
     maxAgeMs: maxAgeOf(options),
     refresh: options.refresh ?? false,
     redis: options.redis,
@@ -108,6 +124,30 @@ function inputOf(input: unknown): string | Readable {
   const stream = input as Readable | undefined;
   if (stream && typeof stream.pipe === 'function' && typeof stream.on === 'function') return stream;
   throw invalid('input', "must be a CSV path, '-' for stdin, or a readable stream", input);
+}
+
+function encodingOf(encoding: unknown): string | undefined {
+  if (encoding === undefined) return undefined;
+  // The label itself is checked where the input is read (read/encoding.ts knows every WHATWG label).
+  if (typeof encoding !== 'string' || encoding.trim() === '') throw invalid('encoding', 'must be an encoding label such as utf-8, utf-16le or windows-1252', encoding);
+  return encoding;
+}
+
+function columnsOf(column: unknown): string[] | undefined {
+  if (column === undefined) return undefined;
+  const list = Array.isArray(column) ? column : [column];
+  if (list.length === 0 || list.some((name) => typeof name !== 'string')) throw invalid('column', 'must name a header column, or one per kind of by', column);
+  return list as string[];
+}
+
+/** `--format`, or what the output's name says: `-o x.jsonl` means JSON Lines; the two must agree. */
+function formatOf(format: unknown, output: string | undefined): 'csv' | 'jsonl' {
+  const given = oneOf('format', format, ['csv', 'jsonl'] as const);
+  const named = output !== undefined && /\.jsonl(\.gz)?$/i.test(output) ? 'jsonl' : undefined;
+  if (given === 'csv' && named === 'jsonl') {
+    throw new ConfigError(`Invalid option --format: csv contradicts the output's name ${output} (JSON Lines): drop one of them`);
+  }
+  return given ?? named ?? DEFAULTS.format;
 }
 
 function prefixOf(prefix: unknown): string {
@@ -146,20 +186,27 @@ function tuningOf(tuning: EnrichTuning): EnrichSettings['tuning'] {
   };
 }
 
-/** `<input>.enriched.csv` beside the input (stdin: stdout). Shards get their own name. */
-export function defaultOutput(input: string | Readable, format: 'csv' | 'jsonl', shard: Shard | undefined): string {
-  if (typeof input !== 'string' || input === '-') return '-';
-  const ext = path.extname(input);
-  const stem = ext ? input.slice(0, -ext.length) : input;
-  // Workers on shards of one input in one folder must not write over each other's outputs.
-  const part = shard ? `.${shard.index}-of-${shard.count}` : '';
-  return `${stem}.enriched${part}.${format === 'jsonl' ? 'jsonl' : 'csv'}`;
+/** A path's stem and its extension, a `.gz` kept apart: `a/in.csv.gz` → `a/in`, `.csv`, `.gz`. */
+function splitName(file: string): { stem: string; ext: string; gz: string } {
+  const gz = /\.gz$/i.test(file) ? file.slice(-3) : '';
+  const rest = gz ? file.slice(0, -3) : file;
+  const ext = path.extname(rest);
+  return { stem: ext ? rest.slice(0, -ext.length) : rest, ext, gz };
 }
 
-/** `<output name>.errors.csv` beside the output (or the input, when the output is stdout). */
+/** `<input>.enriched.csv` beside the input (stdin: stdout); gzipped when the input is. Shards get their own name. */
+export function defaultOutput(input: string | Readable, format: 'csv' | 'jsonl', shard: Shard | undefined): string {
+  if (typeof input !== 'string' || input === '-') return '-';
+  const { stem, gz } = splitName(input);
+  // Workers on shards of one input in one folder must not write over each other's outputs.
+  const part = shard ? `.${shard.index}-of-${shard.count}` : '';
+  return `${stem}.enriched${part}.${format === 'jsonl' ? 'jsonl' : 'csv'}${gz}`;
+}
+
+/** `<output name>.errors.csv` beside the output (or the input, when the output is stdout); gzipped when that is. */
 export function defaultErrors(output: string, input: string | Readable): string | undefined {
   const base = output !== '-' ? output : typeof input === 'string' && input !== '-' ? input : undefined;
   if (base === undefined) return undefined;
-  const ext = path.extname(base);
-  return `${ext ? base.slice(0, -ext.length) : base}.errors.csv`;
+  const { stem, gz } = splitName(base);
+  return `${stem}.errors.csv${gz}`;
 }

@@ -98,3 +98,11 @@ export function maxErrorsOption(name: string, raw: unknown): { count: number } |
   if (!Number.isSafeInteger(value)) throw invalid(name, rule, raw);
   return { count: value };
 }
+
+/** One character, or `tab` (cli-contract: `-d, --delimiter CHAR`). */
+export function delimiterOption(name: string, raw: unknown): string | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw === 'string' && raw.toLowerCase() === 'tab') return '\t';
+  if (typeof raw === 'string' && [...raw].length === 1 && !/[\r\n"]/.test(raw)) return raw;
+  throw invalid(name, 'must be one character such as ; or |, or tab', raw);
+}

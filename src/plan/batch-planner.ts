@@ -1,19 +1,21 @@
-// The plan step for a batch of rows: each row is finished at once (a malformed key), or comes
-// with the function that looks it up, synchronous when every answer is already known. The caller
-// starts each one, so it decides how many wait for the network. `--with mx,whois` adds the
+// The plan step for a batch of rows: each row is finished at once (a malformed or empty key), or
+// comes with the function that looks it up, synchronous when every answer is already known. The
+// caller starts each one, so it decides how many wait for the network. A waterfall (`--by
+// email,url`) tries the row's keys in order until one is found; `--with mx,whois` adds the
 // domain's answers once the row's own lookup is done.
 import type { CompanyLead, Lead, MxResult, WhoisResult } from '../api/types.js';
 import type { BillableOperation } from '../lookup/credits.js';
 import type { Lookups } from '../lookup/lookups.js';
 import { isAnswered, type LookupOutcome } from '../lookup/outcome.js';
 import type { Extra } from '../options/enrich-options.js';
-import { fromBytes } from '../pipeline/read.js';
+import { fromBytes } from '../read/index.js';
 import type { FinishedRow } from '../run/finished-row.js';
 import type { RowData } from '../write/columns.js';
-import { LOOKUP_OPERATION, domainForRow, normalizeDomain, planRow, type LookupTarget, type Shard } from './plan.js';
+import { LOOKUP_OPERATION, domainForRow, normalizeDomain, planRow, planWaterfallRow, type LookupTarget, type Shard, type WaterfallKey } from './plan.js';
 
 export interface BatchPlannerOptions {
-  target: LookupTarget;
+  /** The kinds to try, in order, each with its column: one, or a waterfall. */
+  targets: LookupTarget[];
   /** The column the --with domain comes from, when there is one besides the key. */
   domainColumn: LookupTarget | undefined;
   extras: Extra[];
@@ -30,70 +32,88 @@ export interface PlannedRow {
   result: FinishedRow | (() => FinishedRow | Promise<FinishedRow>);
 }
 
+/** A row with its keys to try, in order: the first, and (in a waterfall) the rest. */
 interface KeyedRow {
   row: number;
   cells: string[];
-  key: string;
+  first: WaterfallKey;
+  rest: WaterfallKey[] | undefined;
 }
+
+const opOf = (target: LookupTarget): BillableOperation => LOOKUP_OPERATION[target.kind] as BillableOperation;
 
 export class BatchPlanner {
   readonly #options: BatchPlannerOptions;
-  readonly #op: BillableOperation;
+  readonly #waterfall: boolean;
 
   constructor(options: BatchPlannerOptions) {
     this.#options = options;
-    this.#op = LOOKUP_OPERATION[options.target.kind] as BillableOperation;
+    this.#waterfall = options.targets.length > 1;
   }
 
   /** Plans the rows of a batch (another shard's rows are left out), prefetching their known answers. */
   plan(batch: string[][], firstRow: number): PlannedRow[] {
     const planned: Array<KeyedRow | FinishedRow> = [];
-    const keys = new Set<string>();
+    const keysByOp = new Map<BillableOperation, Set<string>>();
+    const want = ({ target, key }: WaterfallKey): void => {
+      const op = opOf(target);
+      let keys = keysByOp.get(op);
+      if (!keys) keysByOp.set(op, (keys = new Set()));
+      keys.add(key);
+    };
     for (let i = 0; i < batch.length; i += 1) {
       const p = this.#planOne(batch[i]!, firstRow + i);
       if (p === undefined) continue;
       planned.push(p);
-      if ('key' in p) keys.add(p.key);
+      if (!('first' in p)) continue;
+      want(p.first);
+      if (p.rest) for (const key of p.rest) want(key);
     }
-    // One store query for the batch's keys instead of one per row.
-    this.#options.lookups.prefetch(this.#op, [...keys]);
-    return planned.map((p) => ({ row: p.row, cells: p.cells, result: 'key' in p ? () => this.#lookUp(p) : p }));
+    // One store query per operation for the batch's keys instead of one per row.
+    this.#options.lookups.prefetch(new Map([...keysByOp].map(([op, keys]) => [op, [...keys]])));
+    return planned.map((p) => ({ row: p.row, cells: p.cells, result: 'first' in p ? () => this.#tryFrom(p, 0) : p }));
   }
 
   #planOne(cells: string[], row: number): KeyedRow | FinishedRow | undefined {
-    const { target, width, shard } = this.#options;
-    const planned = planRow(cells, target, width, shard);
-    if (planned.kind === 'elsewhere') return undefined;
-    if (planned.kind === 'invalid') {
-      return { row, cells, status: 'error', billing: 'none', data: {}, errorCode: 'invalid_input', errorMessage: planned.message };
+    const { targets, width, shard } = this.#options;
+    if (!this.#waterfall) {
+      const planned = planRow(cells, targets[0]!, width, shard);
+      if (planned.kind === 'key') return { row, cells, first: { target: targets[0]!, key: planned.key }, rest: undefined };
+      return planned.kind === 'elsewhere' ? undefined : unplanned(cells, row, planned);
     }
-    return { row, cells, key: planned.key };
+    const planned = planWaterfallRow(cells, targets, width, shard);
+    if (planned.kind === 'keys') return { row, cells, first: planned.keys[0]!, rest: planned.keys.slice(1) };
+    return planned.kind === 'elsewhere' ? undefined : unplanned(cells, row, planned);
   }
 
-  #lookUp({ row, cells, key }: KeyedRow): FinishedRow | Promise<FinishedRow> {
-    const primary = this.#options.lookups.resolve(this.#op, key);
-    if (this.#options.extras.length === 0) {
-      return primary instanceof Promise
-        ? primary.then((outcome) => finished(cells, row, outcome, { lead: leadOf(outcome) }))
-        : finished(cells, row, primary, { lead: leadOf(primary) });
-    }
-    return Promise.resolve(primary).then((outcome) => this.#withExtras(cells, row, key, outcome));
+  /** Tries the row's key number `i`; a `not_found` answer passes on to the next key (cli-contract, "Waterfall"). */
+  #tryFrom(p: KeyedRow, i: number): FinishedRow | Promise<FinishedRow> {
+    const attempt = i === 0 ? p.first : p.rest![i - 1]!;
+    const outcome = this.#options.lookups.resolve(opOf(attempt.target), attempt.key);
+    const settle = (o: LookupOutcome): FinishedRow | Promise<FinishedRow> =>
+      o.kind === 'not_found' && i < (p.rest?.length ?? 0) ? this.#tryFrom(p, i + 1) : this.#finish(p, attempt, o);
+    return outcome instanceof Promise ? outcome.then(settle) : settle(outcome);
+  }
+
+  #finish(p: KeyedRow, attempt: WaterfallKey, outcome: LookupOutcome): FinishedRow | Promise<FinishedRow> {
+    const done = finished(p.cells, p.row, outcome, { lead: leadOf(outcome) });
+    if (this.#waterfall) done.source = attempt.target.kind;
+    return this.#options.extras.length === 0 ? done : this.#withExtras(p, attempt, done);
   }
 
   /** The domain --with looks up: the row's (email or domain column), else the found lead's company. */
-  #domainOf(cells: string[], key: string, lead: Lead | CompanyLead | undefined): string | undefined {
-    const { target, domainColumn } = this.#options;
-    const domain = domainForRow(target.kind, key, domainColumn ? fromBytes(cells[domainColumn.columnIndex] ?? '') : undefined);
-    if (domain !== undefined || target.kind !== 'url' || !lead || typeof (lead as Lead).company_domain !== 'string') return domain;
+  #domainOf(cells: string[], attempt: WaterfallKey, lead: Lead | CompanyLead | undefined): string | undefined {
+    const { domainColumn } = this.#options;
+    const domain = domainForRow(attempt.target.kind, attempt.key, domainColumn ? fromBytes(cells[domainColumn.columnIndex] ?? '') : undefined);
+    if (domain !== undefined || attempt.target.kind !== 'url' || !lead || typeof (lead as Lead).company_domain !== 'string') return domain;
     const fromLead = normalizeDomain((lead as Lead).company_domain!);
     return fromLead.ok ? fromLead.key : undefined;
   }
 
-  async #withExtras(cells: string[], row: number, key: string, primary: LookupOutcome): Promise<FinishedRow> {
-    const lead = leadOf(primary);
-    const base = finished(cells, row, primary, { lead });
-    if (primary.kind !== 'found' && primary.kind !== 'not_found') return base;
-    const domain = this.#domainOf(cells, key, lead);
+  async #withExtras(p: KeyedRow, attempt: WaterfallKey, base: FinishedRow): Promise<FinishedRow> {
+    if (base.status !== 'found' && base.status !== 'not_found') return base;
+    const lead = base.data.lead;
+    const domain = this.#domainOf(p.cells, attempt, lead);
     if (domain === undefined) return base;
     const { extras, lookups } = this.#options;
     const [mx, whois] = await Promise.all((['mx', 'whois'] as const).map((extra) => (extras.includes(extra) ? lookups.resolve(extra, domain) : undefined)));
@@ -113,6 +133,13 @@ export class BatchPlanner {
     }
     return base;
   }
+}
+
+/** A row with no key to look up: malformed (`error`/`invalid_input`) or empty (`skipped`/`no_key`). */
+function unplanned(cells: string[], row: number, planned: { kind: 'invalid' | 'no_key'; message: string }): FinishedRow {
+  return planned.kind === 'invalid'
+    ? { row, cells, status: 'error', billing: 'none', data: {}, errorCode: 'invalid_input', errorMessage: planned.message }
+    : { row, cells, status: 'skipped', billing: 'none', data: {}, errorCode: 'no_key', errorMessage: planned.message };
 }
 
 function finished(cells: string[], row: number, outcome: LookupOutcome, data: RowData): FinishedRow {

@@ -7,10 +7,12 @@ import { RetryPolicy } from '../lookup/request-path/retry-policy.js';
 import type { EnrichOptions, Extra } from '../options/enrich-options.js';
 import { rateFor } from '../options/rate-plan.js';
 import { resolveOptions, type EnrichSettings } from '../options/resolve-options.js';
-import { fromBytes, openCsv } from '../pipeline/read.js';
+import { fromBytes, openCsv } from '../read/index.js';
 import { readAccount } from '../run/account.js';
 import { ResultStore } from '../store/result-store.js';
-import { LOOKUP_OPERATION, detectDomainColumn, detectTarget, domainForRow, planRow, type LookupKind, type LookupTarget } from './plan.js';
+import { keyColumns } from './key-columns.js';
+import { keyWarning } from './key-warning.js';
+import { LOOKUP_OPERATION, detectDomainColumn, domainForRow, planWaterfallRow, type LookupKind, type LookupTarget } from './plan.js';
 
 /** The options of a run: the dry run plans what `enrich()` with the same options would do. */
 export type DryRunOptions = EnrichOptions;
@@ -18,13 +20,20 @@ export type DryRunOptions = EnrichOptions;
 export interface DryRunPlan {
   rows: number;
   invalidRows: number;
+  /** Rows whose key cell is empty: skipped with no_key, no request. */
+  noKeyRows: number;
   lookup: { kind: LookupKind; column: string; with: Extra[] };
   /** Distinct normalized keys, per operation. */
   distinctKeys: Record<string, number>;
   /** Of those, already answered in the store (free). */
   alreadyKnown: Record<string, number>;
+  /** With a waterfall, the lookups expected: an unknown key ends its row (as if found). Without one, lookupsToMake. */
+  lookupsExpected: number;
+  /** Set when most rows have no usable key: the key column or the delimiter looks wrong. */
+  warning?: string | undefined;
   /**
-   * Requests a real run would make (distinct keys not known), at most: with --with and profile URLs
+   * Requests a real run would make (distinct keys not known), at most: with a waterfall, every key
+   * of a row not found in turn; with --with and profile URLs
    * but no domain column, each URL key counts one MX/Whois call per extra (the domain comes from
    * the lead found, so it is known only then).
    */
@@ -67,75 +76,107 @@ export async function planRun(options: DryRunOptions): Promise<DryRunPlan> {
   }
 }
 
-type RowCounts = Pick<DryRunPlan, 'rows' | 'invalidRows' | 'lookup' | 'distinctKeys' | 'alreadyKnown' | 'lookupsToMake'>;
+type RowCounts = Pick<
+  DryRunPlan,
+  'rows' | 'invalidRows' | 'noKeyRows' | 'lookup' | 'distinctKeys' | 'alreadyKnown' | 'lookupsToMake' | 'lookupsExpected' | 'warning'
+>;
 
 /** Reads and plans every row as the run would, and checks each distinct key against the store. */
 async function countRows(settings: EnrichSettings, store: ResultStore, service: string): Promise<RowCounts> {
-  const source = await openCsv(settings.input);
-  const header = source.header.map(fromBytes);
-  const target = detectTarget(header, { ...(settings.by ? { by: settings.by } : {}), ...(settings.column ? { column: settings.column } : {}) });
+  const read = await openCsv(settings.input, {
+    ...(settings.delimiter === undefined ? {} : { delimiter: settings.delimiter }),
+    ...(settings.encoding === undefined ? {} : { encoding: settings.encoding }),
+    header: settings.header,
+  });
+  const inputName = typeof settings.input === 'string' ? settings.input : 'the input stream';
+  const { targets, headerLine, source } = await keyColumns(read, { by: settings.by, columns: settings.columns, header: settings.header, inputName, warn: settings.warn });
   const extras = settings.extras;
-  const domainColumn = extras.length > 0 ? detectDomainColumn(header, target) : undefined;
-  const keys = new DistinctKeys(store, service, settings.maxAgeMs, settings.refresh);
-  const op = LOOKUP_OPERATION[target.kind] as BillableOperation;
-  let rows = 0;
-  let invalidRows = 0;
+  const urlTarget = targets.find((t) => t.kind === 'url');
+  const domainColumn = extras.length > 0 && urlTarget && headerLine ? detectDomainColumn(source.header.map(fromBytes), urlTarget) : undefined;
+  const census = new KeyCensus(store, service, settings.maxAgeMs, settings.refresh);
+  const counts = { rows: 0, invalidRows: 0, noKeyRows: 0 };
   // URL keys whose domain only the found lead will tell (no domain column): each may cost MX/Whois.
   const domainFromLead = new Set<string>();
   for await (const batch of source.batches) {
     for (const cells of batch) {
-      const planned = planRow(cells, target, source.header.length, settings.shard);
+      const planned = planWaterfallRow(cells, targets, source.header.length, settings.shard);
       if (planned.kind === 'elsewhere') continue;
-      rows += 1;
-      if (planned.kind === 'invalid') {
-        invalidRows += 1;
+      counts.rows += 1;
+      if (planned.kind !== 'keys') {
+        if (planned.kind === 'invalid') counts.invalidRows += 1;
+        else counts.noKeyRows += 1;
         continue;
       }
-      keys.note(op, planned.key);
+      census.walk(planned.keys.map(({ target, key }) => ({ op: LOOKUP_OPERATION[target.kind] as BillableOperation, key })));
       if (extras.length === 0) continue;
-      const domain = domainOf(target, planned.key, domainColumn, cells);
-      if (domain !== undefined) for (const extra of extras) keys.note(extra, domain);
-      else if (target.kind === 'url') domainFromLead.add(planned.key);
+      const first = planned.keys[0]!;
+      const domain = domainForRow(first.target.kind, first.key, domainColumn ? fromBytes(cells[domainColumn.columnIndex] ?? '') : undefined);
+      if (domain !== undefined) for (const extra of extras) census.walk([{ op: extra, key: domain }]);
+      else if (first.target.kind === 'url') domainFromLead.add(first.key);
     }
   }
   return {
-    rows,
-    invalidRows,
-    lookup: { kind: target.kind, column: target.columnName, with: extras },
-    distinctKeys: keys.distinct(),
-    alreadyKnown: keys.known,
-    lookupsToMake: keys.unknown() + domainFromLead.size * extras.length,
+    ...counts,
+    lookup: { kind: targets[0]!.kind, column: targets[0]!.columnName, with: extras },
+    distinctKeys: census.distinct(),
+    alreadyKnown: census.known,
+    lookupsToMake: census.worst + domainFromLead.size * extras.length,
+    lookupsExpected: census.expected + domainFromLead.size * extras.length,
+    warning: keyWarning(counts, source, targets),
   };
 }
 
-function domainOf(target: LookupTarget, key: string, domainColumn: LookupTarget | undefined, cells: string[]): string | undefined {
-  return domainForRow(target.kind, key, domainColumn ? fromBytes(cells[domainColumn.columnIndex] ?? '') : undefined);
-}
-
-/** Distinct keys per operation, and how many of them the store already answers. */
-class DistinctKeys {
+/**
+ * Distinct keys per operation, what the store already answers, and the lookups a run would make:
+ * at worst (every key not found, so a waterfall tries every kind) and as expected (a key the
+ * store does not know ends its row, as if found; the store's not-found answers pass on).
+ */
+class KeyCensus {
   // Distinct keys need a set: a dry run's memory grows with the distinct keys, not the rows.
-  readonly #seen = new Map<BillableOperation, Set<string>>();
+  readonly #seen = new Map<BillableOperation, Map<string, boolean | undefined>>();
   readonly known: Record<string, number> = {};
-  readonly #lookup: (op: BillableOperation, key: string) => boolean;
+  readonly #worst = new Set<string>();
+  readonly #expected = new Set<string>();
+  readonly #stored: (op: BillableOperation, key: string) => boolean | undefined;
 
   constructor(store: ResultStore, service: string, maxAgeMs: number, refresh: boolean) {
-    this.#lookup = (op, key) => !refresh && store.get(service, op, key, maxAgeMs) !== undefined;
+    this.#stored = (op, key) => (refresh ? undefined : store.get(service, op, key, maxAgeMs)?.found);
   }
 
-  note(op: BillableOperation, key: string): void {
+  /** found (true), not found (false) or unknown (undefined) in the store; each key asked once. */
+  #answer(op: BillableOperation, key: string): boolean | undefined {
     let keys = this.#seen.get(op);
-    if (!keys) this.#seen.set(op, (keys = new Set()));
-    if (keys.has(key)) return;
-    keys.add(key);
-    if (this.#lookup(op, key)) this.known[op] = (this.known[op] ?? 0) + 1;
+    if (!keys) this.#seen.set(op, (keys = new Map()));
+    if (keys.has(key)) return keys.get(key);
+    const found = this.#stored(op, key);
+    keys.set(key, found);
+    if (found !== undefined) this.known[op] = (this.known[op] ?? 0) + 1;
+    return found;
+  }
+
+  /** A row's keys in the order they would be tried. */
+  walk(keys: ReadonlyArray<{ op: BillableOperation; key: string }>): void {
+    let expectedEnded = false;
+    for (const { op, key } of keys) {
+      const found = this.#answer(op, key);
+      if (found === true) return;
+      if (found === false) continue;
+      const id = `${op}\u0000${key}`;
+      this.#worst.add(id);
+      if (!expectedEnded) this.#expected.add(id);
+      expectedEnded = true;
+    }
+  }
+
+  get worst(): number {
+    return this.#worst.size;
+  }
+
+  get expected(): number {
+    return this.#expected.size;
   }
 
   distinct(): Record<string, number> {
     return Object.fromEntries([...this.#seen].map(([op, keys]) => [op, keys.size]));
-  }
-
-  unknown(): number {
-    return [...this.#seen].reduce((sum, [op, keys]) => sum + keys.size - (this.known[op] ?? 0), 0);
   }
 }

@@ -6,7 +6,7 @@
 import type { Operation } from '../api/types.js';
 import type { LookupTarget } from './detect.js';
 import { normalizeKey, type LookupKind, type NormalizeResult } from './normalize.js';
-import { fromBytes } from '../pipeline/read.js';
+import { fromBytes } from '../read/index.js';
 
 export type { LookupKind, NormalizeResult } from './normalize.js';
 export {
@@ -56,27 +56,76 @@ export type PlannedRow =
   /** Another shard's row. */
   | { kind: 'elsewhere' }
   | { kind: 'invalid'; message: string }
+  /** The key cell is empty or only spaces: not an error (a CRM export with blank emails), no request. */
+  | { kind: 'no_key'; message: string }
   | { kind: 'key'; key: string };
 
-/**
- * What one input row needs, decided without any request: the same for a real run and a dry run.
- * `cells` are byte strings (read.ts); `width` is the header's.
- */
-export function planRow(cells: readonly string[], target: LookupTarget, width: number, shard: Shard | undefined): PlannedRow {
+/** A row's key cell for one target: its text, and the normalized key or why there is none. */
+function keyCell(cells: readonly string[], target: LookupTarget): { raw: string; normalized: NormalizeResult } {
   const raw = fromBytes(cells[target.columnIndex] ?? '');
   // A key that is not valid UTF-8 (a file saved in another encoding) would be looked up, and
   // paid for, as something the user never wrote.
   const normalized: NormalizeResult = raw.includes('\uFFFD')
     ? { ok: false, reason: 'the key is not valid UTF-8 (is the file saved in another encoding?)' }
     : normalizeKey(target.kind, raw);
-  // By the normalized key, so that every spelling of a key meets in one shard.
-  if (shard && (shardHash(normalized.ok ? normalized.key : raw) % shard.count) + 1 !== shard.index) return { kind: 'elsewhere' };
-  if (cells.length > width) {
-    const extra = cells.slice(width);
-    if (extra.some((cell) => cell !== '')) {
-      return { kind: 'invalid', message: `row has ${cells.length} cells but the header has ${width}; extra cells: ${JSON.stringify(extra.map(fromBytes))}` };
-    }
-  }
+  return { raw, normalized };
+}
+
+/** Whether a row's `shardKey` belongs to another worker's shard. By the normalized key, so every spelling meets in one shard. */
+function elsewhere(shardKey: string, shard: Shard | undefined): boolean {
+  return shard !== undefined && (shardHash(shardKey) % shard.count) + 1 !== shard.index;
+}
+
+/** Cells past the header's width that are not empty: the row is not what the header says. */
+function extraCells(cells: readonly string[], width: number): string | undefined {
+  if (cells.length <= width) return undefined;
+  const extra = cells.slice(width);
+  if (!extra.some((cell) => cell !== '')) return undefined;
+  return `row has ${cells.length} cells but the header has ${width}; extra cells: ${JSON.stringify(extra.map(fromBytes))}`;
+}
+
+/**
+ * What one input row needs, decided without any request: the same for a real run and a dry run.
+ * `cells` are byte strings (read.ts); `width` is the header's.
+ */
+export function planRow(cells: readonly string[], target: LookupTarget, width: number, shard: Shard | undefined): PlannedRow {
+  const { raw, normalized } = keyCell(cells, target);
+  if (elsewhere(normalized.ok ? normalized.key : raw, shard)) return { kind: 'elsewhere' };
+  const extra = extraCells(cells, width);
+  if (extra !== undefined) return { kind: 'invalid', message: extra };
+  if (raw.trim() === '') return { kind: 'no_key', message: `${target.columnName}: the key cell is empty; no request was made` };
   if (!normalized.ok) return { kind: 'invalid', message: `${target.columnName}: ${normalized.reason}` };
   return { kind: 'key', key: normalized.key };
+}
+
+/** One well-formed key of a waterfall row: which target (kind and column) it is for. */
+export interface WaterfallKey {
+  target: LookupTarget;
+  key: string;
+}
+
+export type PlannedWaterfallRow = Exclude<PlannedRow, { kind: 'key' }> | { kind: 'keys'; keys: WaterfallKey[] };
+
+/**
+ * A waterfall row (cli-contract, "Waterfall"): its well-formed keys in the order of --by; a kind
+ * whose cell is empty or malformed is passed over with no request. No well-formed key: `no_key`
+ * when every key cell is empty, else `invalid` (the first malformed one says why). The shard is
+ * chosen by the first well-formed key, so a row stays in one shard whatever answers it.
+ */
+export function planWaterfallRow(cells: readonly string[], targets: readonly LookupTarget[], width: number, shard: Shard | undefined): PlannedWaterfallRow {
+  const keys: WaterfallKey[] = [];
+  let malformed: string | undefined;
+  let firstRaw: string | undefined;
+  for (const target of targets) {
+    const { raw, normalized } = keyCell(cells, target);
+    firstRaw ??= raw;
+    if (normalized.ok) keys.push({ target, key: normalized.key });
+    else if (raw.trim() !== '') malformed ??= `${target.columnName}: ${normalized.reason}`;
+  }
+  if (elsewhere(keys[0]?.key ?? firstRaw ?? '', shard)) return { kind: 'elsewhere' };
+  const extra = extraCells(cells, width);
+  if (extra !== undefined) return { kind: 'invalid', message: extra };
+  if (keys.length > 0) return { kind: 'keys', keys };
+  if (malformed !== undefined) return { kind: 'invalid', message: malformed };
+  return { kind: 'no_key', message: `${targets.map((t) => t.columnName).join(', ')}: every key cell is empty; no request was made` };
 }

@@ -40,8 +40,19 @@ export function refusedKind(head: Buffer, utf16: boolean): RefusedKind | undefin
   }
   if (startsWith(head, OLE2)) return 'xls';
   if (startsWith(head, PDF)) return 'pdf';
-  if (!utf16 && head.includes(0)) return utf16WithoutBom(head) ?? 'binary';
+  if (!utf16 && head.includes(0)) return utf16WithoutBom(head) ?? (mostlyBinary(head) ? 'binary' : undefined);
   return undefined;
+}
+
+/**
+ * Binary files (images, executables, databases) are full of NUL bytes; a CSV may hold a stray one
+ * in a cell (a broken export), which is copied through like any other byte. More than one NUL in
+ * a hundred bytes, or any in a file of a few bytes of text, is not a CSV.
+ */
+function mostlyBinary(head: Buffer): boolean {
+  let nuls = 0;
+  for (const byte of head) if (byte === 0) nuls += 1;
+  return nuls * 100 > head.length;
 }
 
 /** UTF-16 text of mostly Latin letters has a NUL in every other byte, always on the same side. */

@@ -2,6 +2,7 @@
 //   prepare (options, input header, store, account, gate, writer) → run (read → plan → look up →
 //   write, through the ordered window) → finish (last balance, outputs in place, summary).
 import { BatchPlanner } from '../plan/batch-planner.js';
+import { keyWarning } from '../plan/key-warning.js';
 import type { EnrichOptions } from '../options/enrich-options.js';
 import { resolveOptions } from '../options/resolve-options.js';
 import { ErrorBudget } from './error-budget.js';
@@ -23,6 +24,7 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
   let failed = true;
   try {
     const run = await prepare(settings, metrics, resources);
+    metrics.kind = run.targets.length === 1 ? run.targets[0]!.kind : undefined;
     if (settings.onProgress) {
       const onProgress = settings.onProgress;
       const timer = setInterval(() => onProgress(progressOf(run, metrics)), settings.tuning.progressIntervalMs);
@@ -30,7 +32,7 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
       resources.defer(() => clearInterval(timer));
     }
     const planner = new BatchPlanner({
-      target: run.target,
+      targets: run.targets,
       domainColumn: run.domainColumn,
       extras: settings.extras,
       lookups: run.lookups,
@@ -46,6 +48,11 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
       reorderWindow: settings.tuning.reorderWindow,
       drainTimeoutMs: settings.tuning.drainTimeoutMs,
       errorBudget: settings.maxErrors ? new ErrorBudget(settings.maxErrors, run.stop) : undefined,
+      onFirstPlan: (planned) => {
+        const unusable = (code: string) => planned.filter((p) => typeof p.result !== 'function' && p.result.errorCode === code).length;
+        const warning = keyWarning({ rows: planned.length, invalidRows: unusable('invalid_input'), noKeyRows: unusable('no_key') }, run.source, run.targets);
+        if (warning) settings.warn(`${warning}; looking up the rows that have one`);
+      },
       concurrency: () => run.gate.stats.concurrency,
     });
     const summary = await finish(run, metrics);

@@ -1,5 +1,6 @@
 // One input row once the run is done with it: what the writer writes and the tally counts.
 import type { Billing } from '../lookup/outcome.js';
+import type { LookupKind } from '../plan/normalize.js';
 import type { RowData } from '../write/columns.js';
 
 export type { Billing } from '../lookup/outcome.js';
@@ -14,6 +15,8 @@ export interface FinishedRow {
   status: RowStatus;
   billing: Billing;
   data: RowData;
+  /** In a waterfall: the kind that answered, or the last one tried (`lead_source`). */
+  source?: LookupKind | undefined;
   /** What each --with operation cost (mx_billing, whois_billing). */
   extraBilling?: { mx?: Billing; whois?: Billing } | undefined;
   errorCode?: string | undefined;

@@ -1,6 +1,7 @@
 // The one metrics object of a run: the request path counts requests, retries and 429s into it,
 // the run counts rows into it as they are written; the progress line and the summary read it.
 import type { RequestCounters } from '../lookup/request-path/request.js';
+import type { LookupKind } from '../plan/normalize.js';
 import type { Billing, FinishedRow, RowStatus } from './finished-row.js';
 
 export class RunMetrics implements RequestCounters {
@@ -17,6 +18,10 @@ export class RunMetrics implements RequestCounters {
   readonly status: Record<RowStatus, number> = { found: 0, not_found: 0, error: 0, skipped: 0 };
   readonly billing: Record<Billing, number> = { charged: 0, free: 0, cached: 0, duplicate: 0, none: 0 };
   readonly errorCodes: Record<string, number> = {};
+  /** Rows found, per lookup kind (with one kind, all of them under it). */
+  readonly foundBy: Partial<Record<LookupKind, number>> = {};
+  /** The one lookup kind of a run that is not a waterfall (its rows carry no `source`). */
+  kind: LookupKind | undefined;
 
   /** A row was written. */
   count(row: FinishedRow): void {
@@ -24,6 +29,10 @@ export class RunMetrics implements RequestCounters {
     this.status[row.status] += 1;
     this.billing[row.billing] += 1;
     if (row.billing === 'charged' || row.billing === 'free' || (row.status === 'error' && row.errorCode !== 'invalid_input')) this.rowsLookedUp += 1;
+    if (row.status === 'found') {
+      const kind = row.source ?? this.kind;
+      if (kind) this.foundBy[kind] = (this.foundBy[kind] ?? 0) + 1;
+    }
     if (row.errorCode) this.errorCodes[row.errorCode] = (this.errorCodes[row.errorCode] ?? 0) + 1;
   }
 

@@ -14,11 +14,13 @@ import { requestPath } from '../lookup/request-path/request-path.js';
 import { RetryPolicy } from '../lookup/request-path/retry-policy.js';
 import { rateFor, type RatePlan } from '../options/rate-plan.js';
 import type { EnrichSettings } from '../options/resolve-options.js';
-import { detectDomainColumn, detectTarget, type LookupTarget } from '../plan/plan.js';
-import { fromBytes, openCsv, type CsvSource } from '../pipeline/read.js';
+import { keyColumns } from '../plan/key-columns.js';
+import { detectDomainColumn, type LookupTarget } from '../plan/plan.js';
+import { columnKind } from '../plan/targets.js';
+import { fromBytes, openCsv, type CsvSource } from '../read/index.js';
 import { ResultStore } from '../store/result-store.js';
 import { checkColumnChoice } from '../write/column-choice.js';
-import { columnsFor } from '../write/columns.js';
+import { columnsFor, type ColumnSet } from '../write/columns.js';
 import { RowWriter } from '../write/row-writer.js';
 import { readAccount, type AccountReading } from './account.js';
 import { CreditReadings } from './credit-readings.js';
@@ -30,8 +32,11 @@ export interface PreparedRun {
   settings: EnrichSettings;
   client: LeadClient;
   source: CsvSource;
-  target: LookupTarget;
+  /** The kinds to try and their columns: one, or a waterfall. */
+  targets: LookupTarget[];
   domainColumn: LookupTarget | undefined;
+  headerLine: boolean;
+  columns: ColumnSet;
   credits: CreditAccount;
   reserve: number;
   rate: RatePlan;
@@ -46,15 +51,7 @@ export interface PreparedRun {
 export async function prepare(settings: EnrichSettings, metrics: RunMetrics, resources: Resources): Promise<PreparedRun> {
   const client = settings.client ?? new LeadClient({ baseUrl: settings.baseUrl, token: settings.token });
   if (!settings.client) resources.defer(() => client.close());
-  const source = await openCsv(settings.input);
-  resources.onFailure(() => source.destroy());
-  const header = source.header.map(fromBytes);
-  const target = detectTarget(header, { ...(settings.by ? { by: settings.by } : {}), ...(settings.column ? { column: settings.column } : {}) });
-  const domainColumn = settings.extras.length > 0 ? detectDomainColumn(header, target) : undefined;
-  const extras = { mx: settings.extras.includes('mx'), whois: settings.extras.includes('whois') };
-  const choice = { prefix: settings.prefix, fields: settings.fields };
-  // Before any request: a wrong --fields or a column that would be added twice is the user's to fix.
-  checkColumnChoice(target.kind, extras, choice, header);
+  const input = await openInput(settings, resources);
   const store = openStore(settings, resources);
   const retry = new RetryPolicy({ retries: settings.retries, baseDelayMs: settings.tuning.retryBaseDelayMs, maxDelayMs: settings.tuning.retryMaxDelayMs });
   const account = await readAccount(client, retry, settings.tuning.windowMs, settings.rpm);
@@ -81,18 +78,54 @@ export async function prepare(settings: EnrichSettings, metrics: RunMetrics, res
     stop,
     coordinator,
   });
-  const writer = new RowWriter({
+  const writer = openWriter(settings, input);
+  resources.onFailure(() => writer.abort());
+  return { settings, client, ...input, credits, reserve, rate, gate, coordinator, stop, readings, lookups, writer };
+}
+
+interface OpenedInput {
+  source: CsvSource;
+  targets: LookupTarget[];
+  domainColumn: LookupTarget | undefined;
+  headerLine: boolean;
+  columns: ColumnSet;
+}
+
+/**
+ * The input's dialect and header, which columns hold the keys, and the columns the run adds:
+ * all of it checked before any request (a wrong --column or --fields is the user's to fix).
+ */
+async function openInput(settings: EnrichSettings, resources: Resources): Promise<OpenedInput> {
+  const read = await openCsv(settings.input, {
+    ...(settings.delimiter === undefined ? {} : { delimiter: settings.delimiter }),
+    ...(settings.encoding === undefined ? {} : { encoding: settings.encoding }),
+    header: settings.header,
+  });
+  resources.onFailure(() => read.destroy());
+  const inputName = typeof settings.input === 'string' ? (settings.input === '-' ? 'standard input' : settings.input) : 'the input stream';
+  const { targets, headerLine, source } = await keyColumns(read, { by: settings.by, columns: settings.columns, header: settings.header, inputName, warn: settings.warn });
+  const header = source.header.map(fromBytes);
+  const urlTarget = targets.find((t) => t.kind === 'url');
+  const domainColumn = settings.extras.length > 0 && urlTarget && headerLine ? detectDomainColumn(header, urlTarget) : undefined;
+  const flags = { mx: settings.extras.includes('mx'), whois: settings.extras.includes('whois'), source: targets.length > 1 };
+  const choice = { prefix: settings.prefix, fields: settings.fields };
+  checkColumnChoice(columnKind(targets), flags, choice, header);
+  return { source, targets, domainColumn, headerLine, columns: columnsFor(columnKind(targets), flags, choice) };
+}
+
+function openWriter(settings: EnrichSettings, input: OpenedInput): RowWriter {
+  return new RowWriter({
     output: settings.output,
     errors: settings.errors,
     format: settings.format,
-    header: source.header,
-    columns: columnsFor(target.kind, extras, choice),
-    recordDelimiter: source.recordDelimiter,
-    bom: source.bom,
+    header: input.source.header,
+    columns: input.columns,
+    recordDelimiter: input.source.recordDelimiter,
+    delimiter: input.source.delimiter,
+    bom: input.source.outputBom,
+    headerLine: input.headerLine,
     ...(settings.stdout ? { stdout: settings.stdout } : {}),
   });
-  resources.onFailure(() => writer.abort());
-  return { settings, client, source, target, domainColumn, credits, reserve, rate, gate, coordinator, stop, readings, lookups, writer };
 }
 
 function openStore(settings: EnrichSettings, resources: Resources): ResultStore {

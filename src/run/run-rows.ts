@@ -2,8 +2,8 @@
 // A row answered synchronously (store, malformed key) is ready at once; the others wait in the
 // window, and the reader waits when the window is full or when too many rows wait for the network.
 import { DEFAULTS } from '../options/defaults.js';
-import type { BatchPlanner } from '../plan/batch-planner.js';
-import type { CsvSource } from '../pipeline/read.js';
+import type { BatchPlanner, PlannedRow } from '../plan/batch-planner.js';
+import type { CsvSource } from '../read/index.js';
 import type { RowWriter } from '../write/row-writer.js';
 import type { ErrorBudget } from './error-budget.js';
 import type { FinishedRow } from './finished-row.js';
@@ -22,6 +22,8 @@ export interface RowLoop {
   drainTimeoutMs: number;
   /** --max-errors, judged as lookups finish. */
   errorBudget: ErrorBudget | undefined;
+  /** Looks at the first batch's plan before any of it is looked up (the key-column warning). */
+  onFirstPlan?: ((planned: readonly PlannedRow[]) => void) | undefined;
   /** The gate's concurrency now: rows waiting for the network are bounded by twice that. */
   concurrency(): number;
 }
@@ -36,7 +38,9 @@ export async function runRows(loop: RowLoop): Promise<void> {
   for await (const batch of source.batches) {
     const firstRow = metrics.rowsRead + 1;
     metrics.rowsRead += batch.length;
-    for (const { row, cells, result } of planner.plan(batch, firstRow)) {
+    const planned = planner.plan(batch, firstRow);
+    if (firstRow === 1) loop.onFirstPlan?.(planned);
+    for (const { row, cells, result } of planned) {
       const answer = typeof result === 'function' ? result() : result;
       if (!(answer instanceof Promise)) {
         window.add(answer);

@@ -10,7 +10,10 @@ export interface EnrichSummary {
   input: string;
   output: string | undefined;
   errorsFile: string | undefined;
-  lookup: { kind: LookupKind; column: string; with: Extra[] };
+  /** The lookup (the first kind of a waterfall), and with a waterfall every kind and column in order. */
+  lookup: { kind: LookupKind; column: string; with: Extra[]; waterfall?: Array<{ kind: LookupKind; column: string }> };
+  /** Rows found, per lookup kind that found them. */
+  foundBy: Partial<Record<LookupKind, number>>;
   rows: number;
   status: Record<RowStatus, number>;
   billing: Record<Billing, number>;
@@ -68,7 +71,13 @@ export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFac
     input: typeof settings.input === 'string' ? settings.input : '(stream)',
     output: final.files.output ?? (settings.output === '-' ? '-' : undefined),
     errorsFile: final.files.errors,
-    lookup: { kind: run.target.kind, column: run.target.columnName, with: settings.extras },
+    lookup: {
+      kind: run.targets[0]!.kind,
+      column: run.targets[0]!.columnName,
+      with: settings.extras,
+      ...(run.targets.length > 1 ? { waterfall: run.targets.map((t) => ({ kind: t.kind, column: t.columnName })) } : {}),
+    },
+    foundBy: metrics.foundBy,
     rows: metrics.rows,
     status: metrics.status,
     billing: metrics.billing,

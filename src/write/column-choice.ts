@@ -4,11 +4,11 @@
 import { ConfigError } from '../api/errors.js';
 import { didYouMean } from '../options/did-you-mean.js';
 import type { LookupKind } from '../plan/plan.js';
-import { addedColumnNames, type ColumnChoice } from './columns.js';
+import { addedColumnNames, type ColumnChoice, type ColumnFlags } from './columns.js';
 
 export function checkColumnChoice(
   kind: LookupKind,
-  extras: { mx: boolean; whois: boolean },
+  extras: ColumnFlags,
   choice: ColumnChoice,
   inputHeader: readonly string[],
 ): void {

@@ -92,12 +92,21 @@ export interface ColumnChoice {
 type RowColumn = readonly [name: string, value: (row: FinishedRow) => unknown];
 
 /** Every added column after `lead_status` for a lookup kind and its extras, in the default order. */
-function allColumns(kind: LookupKind, extras: { mx: boolean; whois: boolean }): RowColumn[] {
+/** Which groups of columns a run adds besides its lookup's: --with mx/whois, and `lead_source` for a waterfall. */
+export interface ColumnFlags {
+  mx: boolean;
+  whois: boolean;
+  source?: boolean;
+}
+
+function allColumns(kind: LookupKind, extras: ColumnFlags): RowColumn[] {
   const data = (columns: readonly Column[]): RowColumn[] => columns.map(([name, value]) => [name, (row: FinishedRow) => value(row.data)] as const);
   return [
     ...data(kind === 'domain' ? COMPANY_COLUMNS : PERSON_COLUMNS),
     ...(extras.mx ? data(MX_COLUMNS) : []),
     ...(extras.whois ? data(WHOIS_COLUMNS) : []),
+    // The kind that answered a waterfall row, or the last one tried (cli-contract, "Waterfall").
+    ...(extras.source ? [['lead_source', (row: FinishedRow) => row.source] as const] : []),
     ['lead_billing', (row) => row.billing],
     // What each --with operation cost, apart from the row's own lookup (cli-contract, "Added column names").
     ...(extras.mx ? [['mx_billing', (row: FinishedRow) => row.extraBilling?.mx ?? 'none'] as const] : []),
@@ -106,11 +115,11 @@ function allColumns(kind: LookupKind, extras: { mx: boolean; whois: boolean }): 
 }
 
 /** The names `--fields` may list for this run (without the prefix), in the default order. */
-export function addedColumnNames(kind: LookupKind, extras: { mx: boolean; whois: boolean }): string[] {
+export function addedColumnNames(kind: LookupKind, extras: ColumnFlags): string[] {
   return ['lead_status', ...allColumns(kind, extras).map(([name]) => name)];
 }
 
-export function columnsFor(kind: LookupKind, extras: { mx: boolean; whois: boolean }, choice: ColumnChoice = {}): ColumnSet {
+export function columnsFor(kind: LookupKind, extras: ColumnFlags, choice: ColumnChoice = {}): ColumnSet {
   const all = allColumns(kind, extras);
   const prefix = choice.prefix ?? '';
   const chosen = choice.fields ? choice.fields.filter((name) => name !== 'lead_status').map((name) => all.find(([n]) => n === name)!) : all;

@@ -1,5 +1,5 @@
 import type { FinishedRow } from '../run/finished-row.js';
-import { fromBytes } from '../pipeline/read.js';
+import { fromBytes } from '../read/index.js';
 
 /** `--format jsonl`: the input as an object (duplicate header names get _2, _3) and the full results. */
 export function jsonRow(row: FinishedRow, header: string[]): Record<string, unknown> {

@@ -11,7 +11,7 @@ import { escapeFormula, type ColumnSet } from './columns.js';
 import { csvLines } from './csv-lines.js';
 import { jsonRow } from './json-row.js';
 import { openSink, type Sink } from './sinks.js';
-import { toBytes } from '../pipeline/read.js';
+import { toBytes } from '../read/index.js';
 
 export { csvLines } from './csv-lines.js';
 export type { FinishedRow, RowStatus, Billing } from '../run/finished-row.js';
@@ -25,10 +25,14 @@ export interface WriterOptions {
   /** Input header, as byte strings. */
   header: string[];
   columns: ColumnSet;
-  /** '\r\n' when the input used it, so the output looks like the input. */
+  /** How the input's header line ended ('\n', '\r\n' or '\r'), so the outputs look like the input. */
   recordDelimiter: string;
-  /** Write a UTF-8 BOM first, because the input had one. */
+  /** The input's field delimiter: a semicolon file comes back with semicolons. */
+  delimiter: string;
+  /** Begin the outputs with a UTF-8 BOM (the input had one, or was not UTF-8: spreadsheets need it). */
   bom: boolean;
+  /** Write the enriched CSV's header line (not when the input had none: --no-header). */
+  headerLine: boolean;
   stdout?: Writable;
 }
 
@@ -38,6 +42,7 @@ export class RowWriter {
   readonly #err: Sink | undefined;
   readonly #width: number;
   readonly #eol: string;
+  readonly #delimiter: string;
   #closed = false;
 
   constructor(options: WriterOptions) {
@@ -52,13 +57,14 @@ export class RowWriter {
       throw error;
     }
     this.#eol = options.recordDelimiter;
+    this.#delimiter = options.delimiter;
     const bom = options.bom ? '\xef\xbb\xbf' : '';
     if (options.format === 'csv') {
       const header = [...options.header, toBytes(options.columns.status), ...options.columns.names.map(toBytes)];
-      this.#out.stream.write(bom + csvLines([header], this.#eol), 'latin1');
+      this.#out.stream.write(bom + (options.headerLine ? csvLines([header], this.#eol, this.#delimiter) : ''), 'latin1');
     }
     if (this.#err) {
-      this.#err.stream.write(bom + csvLines([['row', ...options.header, 'error_code', 'error_message']], this.#eol), 'latin1');
+      this.#err.stream.write(bom + csvLines([['row', ...options.header, 'error_code', 'error_message']], this.#eol, this.#delimiter), 'latin1');
     }
   }
 
@@ -90,9 +96,9 @@ export class RowWriter {
         failed.push([String(row.row), ...cells, row.errorCode ?? '', toBytes(escapeFormula(row.errorMessage ?? ''))]);
       }
     }
-    if (records.length > 0) full = !this.#out.stream.write(csvLines(records, this.#eol), 'latin1') || full;
+    if (records.length > 0) full = !this.#out.stream.write(csvLines(records, this.#eol, this.#delimiter), 'latin1') || full;
     if (lines.length > 0) full = !this.#out.stream.write(lines.join(''), 'utf8') || full;
-    if (failed.length > 0) full = !this.#err!.stream.write(csvLines(failed, this.#eol), 'latin1') || full;
+    if (failed.length > 0) full = !this.#err!.stream.write(csvLines(failed, this.#eol, this.#delimiter), 'latin1') || full;
     return full ? this.#drained() : undefined;
   }
 
@@ -117,7 +123,7 @@ export class RowWriter {
 
   async #finish(sink: Sink): Promise<void> {
     if (sink.temp) {
-      const closed = once(sink.stream, 'close');
+      const closed = once(sink.file, 'close');
       sink.stream.end();
       await closed;
     } else {
@@ -137,6 +143,7 @@ export class RowWriter {
   #discard(sink: Sink): void {
     if (!sink.temp) return;
     sink.stream.destroy();
+    sink.file.destroy();
     fs.rmSync(sink.temp, { force: true });
   }
 }

@@ -3,23 +3,32 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
+import { createGzip } from 'node:zlib';
 import { UnreadableInputError } from '../api/errors.js';
 
 export interface Sink {
+  /** Where the writer writes. */
   stream: Writable;
+  /** The file stream underneath (the same as `stream`, or what gzip writes to): closed last. */
+  file: Writable;
   temp: string | undefined;
   final: string | undefined;
 }
 
 export function openSink(target: string, stdout: Writable): Sink {
-  if (target === '-') return { stream: stdout, temp: undefined, final: undefined };
+  if (target === '-') return { stream: stdout, file: stdout, temp: undefined, final: undefined };
   const final = path.resolve(target);
   const temp = path.join(path.dirname(final), `.${path.basename(final)}.${process.pid}.partial`);
   removeStalePartials(final);
   try {
     fs.mkdirSync(path.dirname(final), { recursive: true });
     const fd = fs.openSync(temp, 'w', 0o644);
-    return { stream: fs.createWriteStream(temp, { fd }), temp, final };
+    const file = fs.createWriteStream(temp, { fd });
+    // A path ending in .gz is written gzipped (cli-contract, "Input files": "Compressed").
+    if (!final.endsWith('.gz')) return { stream: file, file, temp, final };
+    const gzip = createGzip();
+    gzip.pipe(file);
+    return { stream: gzip, file, temp, final };
   } catch (error) {
     throw new UnreadableInputError(`Cannot write ${target}: ${whyNotWritable(error)}; choose another path with -o / --errors`);
   }

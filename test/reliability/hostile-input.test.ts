@@ -72,12 +72,17 @@ describe.concurrent('one file with everything at once', () => {
     Buffer.concat([Buffer.from('dave@acme.com,'), badUtf8, Buffer.from(',ok,')]), // invalid UTF-8 in a cell
     Buffer.from('erin@acme.com,nul\0here,x,y'), // a NUL byte in a cell
     Buffer.from(`frank@acme.com,"${bigCell.replace(/"/g, '""')}",,`), // a 1 MB cell
-    Buffer.from(''), // a blank line: an empty key, invalid_input
+    Buffer.from(''), // a blank line: not a record (cli-contract, "Input files")
     Buffer.from('grace@acme.com,ab"cd,+SUM(1),@cmd'), // a quote inside an unquoted field; formula-looking cells
     Buffer.from('ivan@acme.com,"quoted, comma",東京,-1'),
   ];
-  const emailsByRow = ['alice@acme.com', 'BOB@Acme.com', 'carol@acme.com', 'dave@acme.com', 'erin@acme.com', 'frank@acme.com', '', 'grace@acme.com', 'ivan@acme.com'];
-  const invalidRows = [3, 7];
+  const emailsByRow = ['alice@acme.com', 'BOB@Acme.com', 'carol@acme.com', 'dave@acme.com', 'erin@acme.com', 'frank@acme.com', 'grace@acme.com', 'ivan@acme.com'];
+  const invalidRows = [3];
+  // Invalid UTF-8 in the first 64 KiB would make the file read as windows-1252 (cli-contract,
+  // "Input files"): these tests are about a file read as UTF-8, whose stray bytes pass unchanged.
+  const asUtf8 = ['--encoding', 'utf-8'];
+  /** The input's records as csv-parse reads them, but for the blank line, which is no record. */
+  const records_ = (file: string) => readCsvBytes(file).filter((r) => !(r.length === 1 && r[0] === ''));
   const hostile = Buffer.concat([BOM, ...records.flatMap((r) => [r, Buffer.from('\r\n')])]);
 
   function check(output: string, input: string): void {
@@ -88,9 +93,9 @@ describe.concurrent('one file with everything at once', () => {
     for (const bytes of [badUtf8, Buffer.from('nul\0here'), Buffer.from(bigCell.replace(/"/g, '""'))]) expect(raw.includes(bytes)).toBe(true);
     expect(raw.toString('latin1').replace(/\r\n/g, '').includes('\n')).toBe(false); // no bare LF anywhere
     // Cell for cell: every row, in order, its input cells unchanged (short rows padded with empty cells).
-    const inputCells = readCsvBytes(input);
+    const inputCells = records_(input);
     const outputCells = readCsvBytes(output);
-    expect(outputCells).toHaveLength(records.length);
+    expect(outputCells).toHaveLength(records.length - 1);
     outputCells.forEach((row, i) => {
       const want = [...inputCells[i]!, '', '', '', ''].slice(0, 4);
       expect(row.slice(0, 4), `row ${i}`).toEqual(want);
@@ -112,11 +117,11 @@ describe.concurrent('one file with everything at once', () => {
     const input = path.join(dir, 'hostile.csv');
     fs.writeFileSync(input, hostile);
     const own = await sandbox(); // its own, to count its lookups while other tests run
-    const result = await runCli(['enrich', input, '--json'], { env: envFor(own, dir) });
+    const result = await runCli(['enrich', input, '--json', ...asUtf8], { env: envFor(own, dir) });
     expectNoCrash(result);
     expect(result.code, result.stderr).toBe(2);
     const summary = JSON.parse(result.stdout);
-    expect(summary).toMatchObject({ rows: 9, status: { error: 2, skipped: 0 }, errorCodes: { invalid_input: 2 } });
+    expect(summary).toMatchObject({ rows: 8, status: { error: 1, skipped: 0 }, errorCodes: { invalid_input: 1 } });
     // Seven valid keys, one request each; none for the invalid ones.
     expect(lookupsSeen(own)).toBe(7);
     check(path.join(dir, 'hostile.enriched.csv'), input);
@@ -126,7 +131,7 @@ describe.concurrent('one file with everything at once', () => {
     expect(sideRaw.subarray(3, sideRaw.indexOf('\n') + 1).toString('utf8')).toBe('row,Email,notes,notes,Zoë 東京,error_code,error_message\r\n');
     const side = readCsvBytes(sidecar).slice(1);
     expect(side.map((r) => [r[0], r[5]])).toEqual(invalidRows.map((n) => [String(n), 'invalid_input']));
-    const inputCells = readCsvBytes(input);
+    const inputCells = records_(input);
     side.forEach((r) => expect(r.slice(1, 5)).toEqual([...inputCells[Number(r[0])]!, '', '', '', ''].slice(0, 4)));
     expect(side[0]![6]).toContain('EXTRA');
     expectNoSecret([result.stdout, result.stderr], [dir]);
@@ -136,7 +141,7 @@ describe.concurrent('one file with everything at once', () => {
     const dir = makeTempDir();
     fs.writeFileSync(path.join(dir, 'hostile.csv'), hostile);
     const output = path.join(dir, 'from-stdin.csv');
-    const result = await runCli(['enrich', '-', '-o', output, '--quiet'], { env: envFor(s, dir), input: hostile });
+    const result = await runCli(['enrich', '-', '-o', output, '--quiet', ...asUtf8], { env: envFor(s, dir), input: hostile });
     expectNoCrash(result);
     expect(result.code, result.stderr).toBe(2);
     check(output, path.join(dir, 'hostile.csv'));
@@ -147,7 +152,7 @@ describe.concurrent('one file with everything at once', () => {
     const dir = makeTempDir();
     const input = path.join(dir, 'hostile.csv');
     fs.writeFileSync(input, hostile);
-    const result = await runCli(['enrich', input, '--format', 'jsonl', '--quiet'], { env: envFor(s, dir) });
+    const result = await runCli(['enrich', input, '--format', 'jsonl', '--quiet', ...asUtf8], { env: envFor(s, dir) });
     expectNoCrash(result);
     expect(result.code, result.stderr).toBe(2);
     const text = fs.readFileSync(path.join(dir, 'hostile.enriched.jsonl'), 'utf8');
@@ -162,7 +167,23 @@ describe.concurrent('one file with everything at once', () => {
 });
 
 describe.concurrent('a key that is not valid UTF-8', () => {
-  it('"josé@acme.com" saved as Windows-1252 is refused as invalid_input: no request, no credit, the cell unchanged', async () => {
+  it('"josé@acme.com" saved as Windows-1252 is read as Windows-1252: looked up as josé, written back in UTF-8 with a BOM', async () => {
+    // Not valid UTF-8 in its first 64 KiB: the file is windows-1252 (cli-contract, "Input files").
+    const dir = makeTempDir();
+    const input = path.join(dir, 'cp1252.csv');
+    const key = Buffer.from('jos\xe9@acme.com', 'latin1');
+    fs.writeFileSync(input, Buffer.concat([Buffer.from('email,name\n'), key, Buffer.from(',Jos\xe9\n', 'latin1'), Buffer.from('ok@acme.com,Ok\n')]));
+    const own = await sandbox();
+    const result = await runCli(['enrich', input, '--quiet'], { env: envFor(own, dir) });
+    expectNoCrash(result);
+    expect(result.code, result.stderr).toBe(0);
+    const raw = fs.readFileSync(path.join(dir, 'cp1252.enriched.csv'));
+    expect([...raw.subarray(0, 3)]).toEqual([...BOM]);
+    expect(raw.includes(Buffer.from('josé@acme.com,José,', 'utf8'))).toBe(true);
+    expect(lookupsSeen(own)).toBe(2);
+  }, 30_000);
+
+  it('read as UTF-8 (--encoding utf-8), the same key is refused as invalid_input: no request, no credit, the cell unchanged', async () => {
     // Decoded as UTF-8 the key becomes "jos\ufffd@acme.com", a key the user never wrote: looking it
     // up pays for an answer about somebody else (README, "Keys": an invalid key costs nothing).
     const dir = makeTempDir();
@@ -170,7 +191,7 @@ describe.concurrent('a key that is not valid UTF-8', () => {
     const key = Buffer.from('jos\xe9@acme.com', 'latin1');
     fs.writeFileSync(input, Buffer.concat([Buffer.from('email,name\n'), key, Buffer.from(',Jos\xe9\n', 'latin1'), Buffer.from('ok@acme.com,Ok\n')]));
     const own = await sandbox();
-    const result = await runCli(['enrich', input, '--quiet'], { env: envFor(own, dir) });
+    const result = await runCli(['enrich', input, '--quiet', '--encoding', 'utf-8'], { env: envFor(own, dir) });
     expectNoCrash(result);
     const raw = fs.readFileSync(path.join(dir, 'cp1252.enriched.csv'));
     expect(raw.includes(Buffer.concat([key, Buffer.from(',Jos\xe9,', 'latin1')]))).toBe(true);
@@ -183,9 +204,9 @@ describe.concurrent('a key that is not valid UTF-8', () => {
 
 describe.concurrent('empty, blank and header-only files', () => {
   it.each([
-    ['an empty file (0 bytes)', Buffer.alloc(0), /Input .* is empty: expected a CSV file whose first line is a header/],
+    ['an empty file (0 bytes)', Buffer.alloc(0), /in\.csv is empty \(no line holds any text\): give a CSV file whose first line is a header/],
     ['a file holding only a BOM', BOM, /is empty/],
-    ['a file holding only a line break', Buffer.from('\n'), /No lookup column found in the header/],
+    ['a file holding only a line break', Buffer.from('\n'), /is empty/],
   ])('%s: exit 1, one line, no output', async (_name, bytes, message) => {
     const dir = makeTempDir();
     const input = path.join(dir, 'in.csv');

@@ -107,7 +107,7 @@ describe('kill -9, then the same command again', () => {
     expect(fs.readFileSync(sidecar)).toEqual(fs.readFileSync(path.join(refDir, 'out.errors.csv')));
     const lines = jsonlWithoutBilling(output) as Array<{ row: number; lead_status: string; error?: { code: string } }>;
     expect(lines.map((l) => l.row)).toEqual(keys.map((_, i) => i + 1));
-    expect(lines.filter((l) => l.error).map((l) => l.error!.code)).toEqual(['bad_request', 'invalid_input', 'invalid_input']);
+    expect(lines.filter((l) => l.error).map((l) => l.error!.code)).toEqual(['bad_request', 'invalid_input', 'no_key']);
 
     // Paid once per key, but for the answers in flight (or not yet committed) at each kill.
     const twice = chargedTwice(s);

@@ -1,0 +1,17 @@
+import { fromBytes, type CsvSource } from '../read/index.js';
+import type { LookupTarget } from './detect.js';
+
+/**
+ * Most rows with no usable key usually means the wrong column or a wrong delimiter, not a file
+ * of bad data (cli-contract, "Input files": the dry run warns).
+ */
+export function keyWarning(counts: { rows: number; invalidRows: number; noKeyRows: number }, source: CsvSource, targets: readonly LookupTarget[]): string | undefined {
+  const unusable = counts.invalidRows + counts.noKeyRows;
+  if (counts.rows === 0 || unusable * 2 <= counts.rows) return undefined;
+  const delimiter = fromBytes(source.delimiter);
+  return (
+    `${unusable} of ${counts.rows} rows have no usable key in column${targets.length > 1 ? 's' : ''} ${targets.map((t) => `'${t.columnName}'`).join(', ')}: ` +
+    `the key column looks wrong, or the delimiter: detected '${delimiter === '\t' ? 'tab' : delimiter}' (give --column, --by or --delimiter)`
+  );
+}
+
