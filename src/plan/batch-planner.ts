@@ -8,7 +8,7 @@ import type { BillableOperation } from '../lookup/credits.js';
 import type { Lookups } from '../lookup/lookups.js';
 import { isAnswered, type LookupOutcome } from '../lookup/outcome.js';
 import type { Extra } from '../options/enrich-options.js';
-import { fromBytes } from '../read/index.js';
+import { fromBytes, hasInvalidUtf8 } from '../read/index.js';
 import type { FinishedRow } from '../run/finished-row.js';
 import type { RowData } from '../write/columns.js';
 import { LOOKUP_OPERATION, domainForRow, normalizeDomain, planRow, planWaterfallRow, type LookupTarget, type Shard, type WaterfallKey } from './plan.js';
@@ -23,6 +23,8 @@ export interface BatchPlannerOptions {
   /** The header's width. */
   width: number;
   shard: Shard | undefined;
+  /** Set for a file read as UTF-8: counts the cells holding bytes that are not UTF-8 (copied unchanged). */
+  invalidUtf8?: { cells: number } | undefined;
 }
 
 /** A planned row: finished already, or the function that finishes it. */
@@ -61,7 +63,9 @@ export class BatchPlanner {
       if (!keys) keysByOp.set(op, (keys = new Set()));
       keys.add(key);
     };
+    const invalidUtf8 = this.#options.invalidUtf8;
     for (let i = 0; i < batch.length; i += 1) {
+      if (invalidUtf8) for (const cell of batch[i]!) if (hasInvalidUtf8(cell)) invalidUtf8.cells += 1;
       const p = this.#planOne(batch[i]!, firstRow + i);
       if (p === undefined) continue;
       planned.push(p);

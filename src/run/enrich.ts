@@ -38,6 +38,7 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
       lookups: run.lookups,
       width: run.source.header.length,
       shard: settings.shard,
+      invalidUtf8: run.source.encoding === 'utf-8' ? metrics.invalidUtf8 : undefined,
     });
     await runRows({
       source: run.source,

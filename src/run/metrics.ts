@@ -13,6 +13,8 @@ export class RunMetrics implements RequestCounters {
   rowsRead = 0;
   /** Rows written. */
   rows = 0;
+  /** In a file read as UTF-8: cells holding bytes that are not UTF-8 (copied through unchanged). */
+  readonly invalidUtf8 = { cells: 0 };
   /** Rows written whose answer came from a request, not from the store. */
   rowsLookedUp = 0;
   readonly status: Record<RowStatus, number> = { found: 0, not_found: 0, error: 0, skipped: 0 };

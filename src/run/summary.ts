@@ -26,6 +26,8 @@ export interface EnrichSummary {
   concurrency: number;
   elapsedMs: number;
   rowsPerMinute: number;
+  /** Input cells holding bytes that are not valid UTF-8 (in a file read as UTF-8), copied through unchanged. */
+  invalidUtf8Cells: number;
   /** Why lookups stopped early, if they did. */
   stoppedBy: 'credits' | 'interrupt' | 'redis' | 'max_errors' | undefined;
   shard: Shard | undefined;
@@ -90,6 +92,7 @@ export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFac
     concurrency: run.gate.stats.concurrency,
     elapsedMs,
     rowsPerMinute: elapsedMs > 0 ? Math.round((metrics.rows * 60_000) / elapsedMs) : metrics.rows,
+    invalidUtf8Cells: metrics.invalidUtf8.cells,
     stoppedBy,
     shard: settings.shard,
   };
