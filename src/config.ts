@@ -17,7 +17,7 @@ export interface FileConfig {
   rpm?: number;
   concurrency?: number;
   minCredits?: number;
-  with?: Array<'mx' | 'whois'>;
+  with?: Array<'mx' | 'whois' | 'company'>;
   maxAge?: string;
   store?: string;
   format?: 'csv' | 'jsonl';
@@ -41,7 +41,7 @@ const duration: Rule = (v) => {
   }
 };
 const withList: Rule = (v) =>
-  Array.isArray(v) && v.every((x) => x === 'mx' || x === 'whois') ? undefined : 'must be an array of "mx" and/or "whois"';
+  Array.isArray(v) && v.every((x) => x === 'mx' || x === 'whois' || x === 'company') ? undefined : 'must be an array of "mx", "whois" and/or "company"';
 
 const RULES: Record<keyof FileConfig, Rule> = {
   baseUrl: string,

@@ -115,7 +115,7 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .option('header', { type: 'boolean', default: true, describe: 'the first line is a header; --no-header: it is data (columns column_1, ...; --column N is a position)' })
     // Not an array option: `--with mx contacts.csv` would take the file name as a second value.
     // A comma list, or the option repeated.
-    .option('with', { type: 'string', requiresArg: true, describe: "also resolve mx and/or whois of the row's domain: mx,whois" })
+    .option('with', { type: 'string', requiresArg: true, describe: "also look up the row's domain: mx, whois, and/or company (the company by domain; never a free mail domain): mx,company" })
     .option('prefix', { type: 'string', requiresArg: true, describe: 'put this before the name of every added column, e.g. to enrich an enriched file again' })
     .option('fields', { type: 'string', requiresArg: true, describe: 'keep only these added columns, in this order: lead_name,lead_title (lead_status is always kept)' })
     .option('rpm', { type: 'string', requiresArg: true, describe: 'requests per minute (default: from /account/limits)' })

@@ -6,7 +6,7 @@ import type { LeadClient } from '../api/client.js';
 import type { LookupKind, Shard } from '../plan/plan.js';
 import type { ResultStore } from '../store/result-store.js';
 
-export type Extra = 'mx' | 'whois';
+export type Extra = 'mx' | 'whois' | 'company';
 
 export interface EnrichOptions {
   /** CSV path, '-' for stdin, or a readable stream. */

@@ -52,14 +52,14 @@ export function oneOf<T extends string>(name: string, raw: unknown, choices: rea
   throw invalid(name, `must be ${choices.length === 2 ? choices.join(' or ') : `one of ${choices.join(', ')}`}`, raw);
 }
 
-/** `with: ['mx', 'whois']`, or the command line's `--with mx,whois` (also repeatable). */
-export function extrasList(name: string, raw: unknown): Array<'mx' | 'whois'> | undefined {
+/** `with: ['mx', 'whois', 'company']`, or the command line's `--with mx,company` (also repeatable). */
+export function extrasList(name: string, raw: unknown): Array<'mx' | 'whois' | 'company'> | undefined {
   if (raw === undefined) return undefined;
   const items = (Array.isArray(raw) ? raw : [raw]).flatMap((item) => String(item).split(',')).map((s) => s.trim().toLowerCase()).filter(Boolean);
   for (const item of items) {
-    if (item !== 'mx' && item !== 'whois') throw invalid(name, 'must be mx, whois or mx,whois', item);
+    if (item !== 'mx' && item !== 'whois' && item !== 'company') throw invalid(name, 'must be mx, whois or company, or a list such as mx,company', item);
   }
-  return [...new Set(items)] as Array<'mx' | 'whois'>;
+  return [...new Set(items)] as Array<'mx' | 'whois' | 'company'>;
 }
 
 /** `--shard K/N` (or `{ index, count }`): this worker takes shard K (1-based) of N. */

@@ -9,6 +9,7 @@ import type { Lookups } from '../lookup/lookups.js';
 import { isAnswered, type LookupOutcome } from '../lookup/outcome.js';
 import type { Extra } from '../options/enrich-options.js';
 import { fromBytes, hasInvalidUtf8 } from '../read/index.js';
+import { companyDomainOf } from './company-domain.js';
 import type { FinishedRow } from '../run/finished-row.js';
 import type { RowData } from '../write/columns.js';
 import { LOOKUP_OPERATION, domainForRow, normalizeDomain, planRow, planWaterfallRow, type LookupTarget, type Shard, type WaterfallKey } from './plan.js';
@@ -105,7 +106,7 @@ export class BatchPlanner {
     return this.#options.extras.length === 0 ? done : this.#withExtras(p, attempt, done);
   }
 
-  /** The domain --with looks up: the row's (email or domain column), else the found lead's company. */
+  /** The domain --with mx/whois looks up: the row's (email or domain column), else the found lead's company. */
   #domainOf(cells: string[], attempt: WaterfallKey, lead: Lead | CompanyLead | undefined): string | undefined {
     const { domainColumn } = this.#options;
     const domain = domainForRow(attempt.target.kind, attempt.key, domainColumn ? fromBytes(cells[domainColumn.columnIndex] ?? '') : undefined);
@@ -114,26 +115,31 @@ export class BatchPlanner {
     return fromLead.ok ? fromLead.key : undefined;
   }
 
+  /** The row's extra lookups (--with), each once per distinct domain through the store. */
   async #withExtras(p: KeyedRow, attempt: WaterfallKey, base: FinishedRow): Promise<FinishedRow> {
     if (base.status !== 'found' && base.status !== 'not_found') return base;
+    const { extras, lookups, domainColumn } = this.#options;
     const lead = base.data.lead;
-    const domain = this.#domainOf(p.cells, attempt, lead);
-    if (domain === undefined) return base;
-    const { extras, lookups } = this.#options;
-    const [mx, whois] = await Promise.all((['mx', 'whois'] as const).map((extra) => (extras.includes(extra) ? lookups.resolve(extra, domain) : undefined)));
-    base.extraBilling = { ...(mx ? { mx: mx.billing } : {}), ...(whois ? { whois: whois.billing } : {}) };
+    const domain = extras.includes('mx') || extras.includes('whois') ? this.#domainOf(p.cells, attempt, lead) : undefined;
+    const company = extras.includes('company')
+      ? companyDomainOf({ kind: attempt.target.kind, key: attempt.key, lead, domainCell: domainColumn ? fromBytes(p.cells[domainColumn.columnIndex] ?? '') : undefined })
+      : undefined;
+    const ask = (extra: Extra, key: string | undefined) => (extras.includes(extra) && key !== undefined ? lookups.resolve(extra === 'company' ? 'lookup_domain' : extra, key) : undefined);
+    const [mx, whois, firm] = await Promise.all([ask('mx', domain), ask('whois', domain), ask('company', company)]);
+    base.extraBilling = { ...(mx ? { mx: mx.billing } : {}), ...(whois ? { whois: whois.billing } : {}), ...(firm ? { company: firm.billing } : extras.includes('company') ? { company: 'none' as const } : {}) };
+    if (extras.includes('company')) base.companyStatus = firm?.kind ?? 'skipped';
     base.data = {
       lead,
       ...(mx?.kind === 'found' ? { mx: mx.data as MxResult } : {}),
       ...(whois?.kind === 'found' ? { whois: whois.data as WhoisResult } : {}),
+      ...(firm?.kind === 'found' ? { company: (firm.data as { lead?: CompanyLead }).lead } : {}),
     };
-    for (const [name, outcome] of [['MX', mx], ['Whois', whois]] as const) {
-      if (!outcome || isAnswered(outcome)) continue;
-      if (base.status === 'found' || base.status === 'not_found') {
-        base.status = outcome.kind;
-        base.errorCode = outcome.code;
-        base.errorMessage = `${name} of ${domain}: ${outcome.message}`;
-      }
+    // An extra that failed makes the row an error (the sidecar says which), as its own lookup would.
+    for (const [name, outcome, of] of [['MX', mx, domain], ['Whois', whois, domain], ['Company', firm, company]] as const) {
+      if (!outcome || isAnswered(outcome) || (base.status !== 'found' && base.status !== 'not_found')) continue;
+      base.status = outcome.kind;
+      base.errorCode = outcome.code;
+      base.errorMessage = `${name} of ${of}: ${outcome.message}`;
     }
     return base;
   }

@@ -270,6 +270,11 @@ export function detectTarget(header: readonly string[], options: DetectOptions =
  */
 export function detectDomainColumn(header: readonly string[], lookup: LookupTarget): LookupTarget | undefined {
   if (lookup.kind !== 'url') return undefined;
-  const cell = bestColumn('domain', analyse(header), true, lookup.columnIndex);
+  return detectDomainColumnBeside(header, lookup.columnIndex);
+}
+
+/** A column holding a company's domain, by the domain rules above, other than the key column at `keyIndex`. */
+export function detectDomainColumnBeside(header: readonly string[], keyIndex: number): LookupTarget | undefined {
+  const cell = bestColumn('domain', analyse(header), true, keyIndex);
   return cell === undefined ? undefined : target('domain', cell);
 }

@@ -10,9 +10,11 @@ import { resolveOptions, type EnrichSettings } from '../options/resolve-options.
 import { fromBytes, openCsv } from '../read/index.js';
 import { readAccount } from '../run/account.js';
 import { ResultStore } from '../store/result-store.js';
+import { companyDomainOf } from './company-domain.js';
 import { keyColumns } from './key-columns.js';
+import { domainColumnFor } from './targets.js';
 import { keyWarning } from './key-warning.js';
-import { LOOKUP_OPERATION, detectDomainColumn, domainForRow, planWaterfallRow, type LookupKind, type LookupTarget } from './plan.js';
+import { LOOKUP_OPERATION, domainForRow, planWaterfallRow, type LookupKind, type LookupTarget } from './plan.js';
 
 /** The options of a run: the dry run plans what `enrich()` with the same options would do. */
 export type DryRunOptions = EnrichOptions;
@@ -91,8 +93,7 @@ async function countRows(settings: EnrichSettings, store: ResultStore, service: 
   const inputName = typeof settings.input === 'string' ? settings.input : 'the input stream';
   const { targets, headerLine, source } = await keyColumns(read, { by: settings.by, columns: settings.columns, header: settings.header, inputName, warn: settings.warn });
   const extras = settings.extras;
-  const urlTarget = targets.find((t) => t.kind === 'url');
-  const domainColumn = extras.length > 0 && urlTarget && headerLine ? detectDomainColumn(source.header.map(fromBytes), urlTarget) : undefined;
+  const domainColumn = headerLine ? domainColumnFor(source.header.map(fromBytes), targets, extras) : undefined;
   const census = new KeyCensus(store, service, settings.maxAgeMs, settings.refresh);
   const counts = { rows: 0, invalidRows: 0, noKeyRows: 0 };
   // URL keys whose domain only the found lead will tell (no domain column): each may cost MX/Whois.
@@ -108,11 +109,7 @@ async function countRows(settings: EnrichSettings, store: ResultStore, service: 
         continue;
       }
       census.walk(planned.keys.map(({ target, key }) => ({ op: LOOKUP_OPERATION[target.kind] as BillableOperation, key })));
-      if (extras.length === 0) continue;
-      const first = planned.keys[0]!;
-      const domain = domainForRow(first.target.kind, first.key, domainColumn ? fromBytes(cells[domainColumn.columnIndex] ?? '') : undefined);
-      if (domain !== undefined) for (const extra of extras) census.walk([{ op: extra, key: domain }]);
-      else if (first.target.kind === 'url') domainFromLead.add(first.key);
+      if (extras.length > 0) noteExtras(census, extras, planned.keys[0]!, domainColumn ? fromBytes(cells[domainColumn.columnIndex] ?? '') : undefined, domainFromLead);
     }
   }
   return {
@@ -120,10 +117,24 @@ async function countRows(settings: EnrichSettings, store: ResultStore, service: 
     lookup: { kind: targets[0]!.kind, column: targets[0]!.columnName, with: extras },
     distinctKeys: census.distinct(),
     alreadyKnown: census.known,
-    lookupsToMake: census.worst + domainFromLead.size * extras.length,
-    lookupsExpected: census.expected + domainFromLead.size * extras.length,
+    lookupsToMake: census.worst + domainFromLead.size,
+    lookupsExpected: census.expected + domainFromLead.size,
     warning: keyWarning(counts, source, targets),
   };
+}
+
+/**
+ * The --with lookups of a row, by the domain its own cells give. A profile-URL row without one
+ * may learn it from the lead found: counted apart, as at most one lookup per extra.
+ */
+function noteExtras(census: KeyCensus, extras: readonly Extra[], first: { target: LookupTarget; key: string }, domainCell: string | undefined, fromLead: Set<string>): void {
+  const domain = domainForRow(first.target.kind, first.key, domainCell);
+  const company = companyDomainOf({ kind: first.target.kind, key: first.key, lead: undefined, domainCell });
+  for (const extra of extras) {
+    const key = extra === 'company' ? company : domain;
+    if (key !== undefined) census.walk([{ op: extra === 'company' ? 'lookup_domain' : extra, key }]);
+    else if (first.target.kind === 'url') fromLead.add(`${extra}\u0000${first.key}`);
+  }
 }
 
 /**

@@ -18,7 +18,7 @@ export {
   domainForRow,
 } from './normalize.js';
 export type { LookupTarget, DetectOptions } from './detect.js';
-export { detectTarget, detectDomainColumn, parseLookupKind, describeHeader } from './detect.js';
+export { detectTarget, detectDomainColumn, detectDomainColumnBeside, parseLookupKind, describeHeader } from './detect.js';
 
 /** The API operation behind each `--by` kind (interface 4.1-4.3). */
 export const LOOKUP_OPERATION: Record<LookupKind, Operation> = {

@@ -3,7 +3,8 @@
 // column (given with --column in the same order, else detected).
 import { ConfigError } from '../api/errors.js';
 import { invalid } from '../options/rules.js';
-import { detectTarget, type LookupTarget } from './detect.js';
+import type { Extra } from '../options/enrich-options.js';
+import { detectDomainColumn, detectDomainColumnBeside, detectTarget, type LookupTarget } from './detect.js';
 import { LOOKUP_KINDS, type LookupKind } from './normalize.js';
 
 /** `--by email,url` (or a list, or one kind): the kinds in order, each once. `name` is the option as the caller spells it. */
@@ -33,4 +34,18 @@ export function detectTargets(header: readonly string[], kinds: readonly LookupK
 /** The columns a run adds describe a person when any kind finds persons (email, url), else a company. */
 export function columnKind(targets: readonly LookupTarget[]): LookupKind {
   return targets.some((t) => t.kind !== 'domain') ? (targets.find((t) => t.kind !== 'domain')!.kind) : 'domain';
+}
+
+/**
+ * The column a --with domain may come from besides the key: the waterfall's own domain column,
+ * else one named like a domain (`Website`, `Company Domain`): for MX/Whois of profile-URL rows,
+ * and for the company of rows whose email is a free mail address.
+ */
+export function domainColumnFor(header: readonly string[], targets: readonly LookupTarget[], extras: readonly Extra[]): LookupTarget | undefined {
+  const own = targets.find((t) => t.kind === 'domain');
+  if (own) return own;
+  const first = targets[0]!;
+  if (extras.includes('company')) return detectDomainColumnBeside(header, first.columnIndex);
+  const url = targets.find((t) => t.kind === 'url');
+  return extras.length > 0 && url ? detectDomainColumn(header, url) : undefined;
 }

@@ -18,7 +18,9 @@ export interface FinishedRow {
   /** In a waterfall: the kind that answered, or the last one tried (`lead_source`). */
   source?: LookupKind | undefined;
   /** What each --with operation cost (mx_billing, whois_billing). */
-  extraBilling?: { mx?: Billing; whois?: Billing } | undefined;
+  extraBilling?: { mx?: Billing; whois?: Billing; company?: Billing } | undefined;
+  /** With --with company: how the company lookup went (`skipped`: no domain, or a free mail one). */
+  companyStatus?: RowStatus | undefined;
   errorCode?: string | undefined;
   errorMessage?: string | undefined;
 }

@@ -20,6 +20,8 @@ export class RunMetrics implements RequestCounters {
   readonly status: Record<RowStatus, number> = { found: 0, not_found: 0, error: 0, skipped: 0 };
   readonly billing: Record<Billing, number> = { charged: 0, free: 0, cached: 0, duplicate: 0, none: 0 };
   readonly errorCodes: Record<string, number> = {};
+  /** How each --with operation was billed, row by row (mx_billing, whois_billing, company_billing). */
+  readonly extraBilling: Partial<Record<'mx' | 'whois' | 'company', Record<Billing, number>>> = {};
   /** Rows found, per lookup kind (with one kind, all of them under it). */
   readonly foundBy: Partial<Record<LookupKind, number>> = {};
   /** The one lookup kind of a run that is not a waterfall (its rows carry no `source`). */
@@ -31,6 +33,12 @@ export class RunMetrics implements RequestCounters {
     this.status[row.status] += 1;
     this.billing[row.billing] += 1;
     if (row.billing === 'charged' || row.billing === 'free' || (row.status === 'error' && row.errorCode !== 'invalid_input')) this.rowsLookedUp += 1;
+    if (row.extraBilling) {
+      for (const [extra, billing] of Object.entries(row.extraBilling) as Array<['mx' | 'whois' | 'company', Billing]>) {
+        const counts = (this.extraBilling[extra] ??= { charged: 0, free: 0, cached: 0, duplicate: 0, none: 0 });
+        counts[billing] += 1;
+      }
+    }
     if (row.status === 'found') {
       const kind = row.source ?? this.kind;
       if (kind) this.foundBy[kind] = (this.foundBy[kind] ?? 0) + 1;

@@ -17,6 +17,8 @@ export interface EnrichSummary {
   rows: number;
   status: Record<RowStatus, number>;
   billing: Record<Billing, number>;
+  /** How the --with operations were billed, per operation (their credits are in `credits.spent` too). */
+  withBilling: Partial<Record<Extra, Record<Billing, number>>>;
   errorCodes: Record<string, number>;
   requests: number;
   retries: number;
@@ -83,6 +85,7 @@ export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFac
     rows: metrics.rows,
     status: metrics.status,
     billing: metrics.billing,
+    withBilling: metrics.extraBilling,
     errorCodes: metrics.errorCodes,
     requests: metrics.requests,
     retries: metrics.retries,

@@ -9,6 +9,8 @@ export interface RowData {
   lead?: Lead | CompanyLead | undefined;
   mx?: MxResult | undefined;
   whois?: WhoisResult | undefined;
+  /** With --with company: the company found by domain (interface 4.3). */
+  company?: CompanyLead | undefined;
 }
 
 type Column = readonly [name: string, value: (row: RowData) => unknown];
@@ -49,6 +51,17 @@ const COMPANY_COLUMNS: readonly Column[] = [
   ['lead_profile_picture', (r) => company(r).profile_picture],
   ['lead_type', (r) => company(r).type],
   ['lead_id', (r) => company(r).id],
+];
+
+const firm = (row: RowData) => (row.company ?? {}) as CompanyLead;
+/** --with company (cli-contract, "Company"); `company_status` and `company_billing` come from the row. */
+const COMPANY_OF_ROW_COLUMNS: readonly Column[] = [
+  ['company_name', (r) => firm(r).name],
+  ['company_network_url', (r) => firm(r).network_url],
+  ['company_address', (r) => firm(r).addresses?.full_address],
+  ['company_country', (r) => firm(r).addresses?.country],
+  ['company_country_code', (r) => firm(r).addresses?.country_code],
+  ['company_id', (r) => firm(r).id],
 ];
 
 const sortedMx = (row: RowData) =>
@@ -96,6 +109,7 @@ type RowColumn = readonly [name: string, value: (row: FinishedRow) => unknown];
 export interface ColumnFlags {
   mx: boolean;
   whois: boolean;
+  company?: boolean;
   source?: boolean;
 }
 
@@ -105,12 +119,14 @@ function allColumns(kind: LookupKind, extras: ColumnFlags): RowColumn[] {
     ...data(kind === 'domain' ? COMPANY_COLUMNS : PERSON_COLUMNS),
     ...(extras.mx ? data(MX_COLUMNS) : []),
     ...(extras.whois ? data(WHOIS_COLUMNS) : []),
+    ...(extras.company ? [['company_status', (row: FinishedRow) => row.companyStatus] as const, ...data(COMPANY_OF_ROW_COLUMNS)] : []),
     // The kind that answered a waterfall row, or the last one tried (cli-contract, "Waterfall").
     ...(extras.source ? [['lead_source', (row: FinishedRow) => row.source] as const] : []),
     ['lead_billing', (row) => row.billing],
     // What each --with operation cost, apart from the row's own lookup (cli-contract, "Added column names").
     ...(extras.mx ? [['mx_billing', (row: FinishedRow) => row.extraBilling?.mx ?? 'none'] as const] : []),
     ...(extras.whois ? [['whois_billing', (row: FinishedRow) => row.extraBilling?.whois ?? 'none'] as const] : []),
+    ...(extras.company ? [['company_billing', (row: FinishedRow) => row.extraBilling?.company ?? 'none'] as const] : []),
   ];
 }
 

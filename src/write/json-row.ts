@@ -15,10 +15,13 @@ export function jsonRow(row: FinishedRow, header: string[]): Record<string, unkn
     lead_billing: row.billing,
     ...(row.extraBilling?.mx === undefined ? {} : { mx_billing: row.extraBilling.mx }),
     ...(row.extraBilling?.whois === undefined ? {} : { whois_billing: row.extraBilling.whois }),
+    ...(row.companyStatus === undefined ? {} : { company_status: row.companyStatus }),
+    ...(row.extraBilling?.company === undefined ? {} : { company_billing: row.extraBilling.company }),
     input,
     ...(row.data.lead === undefined ? {} : { lead: row.data.lead }),
     ...(row.data.mx === undefined ? {} : { mx: row.data.mx }),
     ...(row.data.whois === undefined ? {} : { whois: row.data.whois }),
+    ...(row.data.company === undefined ? {} : { company: row.data.company }),
     ...(row.errorCode === undefined ? {} : { error: { code: row.errorCode, message: row.errorMessage ?? '' } }),
   };
 }
