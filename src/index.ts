@@ -1,5 +1,8 @@
 // The library API: everything the CLI does is available to programs too.
 export { enrich } from './run/enrich.js';
+export { enrichRows } from './run/enrich-rows.js';
+export type { EnrichRowsOptions, RowResult } from './run/enrich-rows.js';
+export type { InputRow } from './read/rows-source.js';
 export type { EnrichOptions, EnrichProgress, EnrichTuning } from './options/enrich-options.js';
 export type { EnrichSummary } from './run/summary.js';
 export { planRun } from './plan/dry-run.js';

@@ -15,7 +15,12 @@ export type ErrorCode =
   | 'invalid_input'
   | 'config'
   | 'unreadable_input'
-  | 'redis_unavailable';
+  | 'redis_unavailable'
+  // Why a row was not looked up (the sidecar's words, cli-contract "The error sidecar").
+  | 'no_key'
+  | 'credit_reserve'
+  | 'interrupted'
+  | 'max_errors';
 
 export interface ErrorDetails {
   cause?: unknown;
@@ -130,6 +135,16 @@ export class ConfigError extends LeadEnrichError {
 export class UnreadableInputError extends LeadEnrichError {
   constructor(message: string, details: ErrorDetails = {}) {
     super('unreadable_input', message, details);
+  }
+}
+
+/**
+ * Why one row of `enrichRows` has no answer: its `code` is the sidecar's `error_code` (an API
+ * failure's own code, `invalid_input`, `no_key`, `credit_reserve`, `interrupted`, `max_errors`, ...).
+ */
+export class RowError extends LeadEnrichError {
+  constructor(code: ErrorCode, message: string) {
+    super(code, message);
   }
 }
 

@@ -17,10 +17,13 @@ export interface EnrichOptions {
   encoding?: string | undefined;
   /** The first line is a header (default true). false: it is data, and `column` is a 1-based position. */
   header?: boolean | undefined;
-  /** Enriched output path, or '-' for stdout. Default: `<input>.enriched.csv` beside the input. */
-  output?: string | undefined;
-  /** Error sidecar path. Default: `<output name>.errors.csv` beside the output. */
-  errors?: string | undefined;
+  /**
+   * Enriched output: a path, '-' for stdout, or a stream (ended when the outputs are complete).
+   * Default: `<input>.enriched.csv` beside the input; stdout for stdin; required for a stream input.
+   */
+  output?: string | Writable | undefined;
+  /** Error sidecar: a path or a stream. Default: `<output name>.errors.csv` beside a file output; none for streams. */
+  errors?: string | Writable | undefined;
   /** Which lookup: one kind, or a waterfall tried in order (`['email', 'url']` or 'email,url'). Default: detected. */
   by?: LookupKind | LookupKind[] | string | undefined;
   /** The key column: one name, or one per kind of a waterfall, in the same order. Default: detected. */

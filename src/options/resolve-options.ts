@@ -21,8 +21,8 @@ export interface EnrichSettings {
   delimiter: string | undefined;
   encoding: string | undefined;
   header: boolean;
-  output: string;
-  errors: string | undefined;
+  output: string | Writable;
+  errors: string | Writable | undefined;
   format: 'csv' | 'jsonl';
   /** The kinds to try, in order (a waterfall when more than one); undefined: detected. */
   by: LookupKind[] | undefined;
@@ -73,14 +73,14 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
   const input = inputOf(options.input);
   const format = formatOf(options.format, options.output);
   const shard = shardOption('shard', options.shard);
-  const output = options.output ?? defaultOutput(input, format, shard);
-  const errors = options.errors ?? defaultErrors(output, input);
+  const output = outputOf(options.output, input, format, shard);
+  const errors = errorsOf(options.errors, output, input);
   const store = options.store instanceof ResultStore ? options.store : (options.store ?? defaultStorePath());
   // Before anything is opened for writing or any request is made (cli-contract, "Never overwritten").
   assertDistinctFiles([
     { option: '<input>', path: typeof input === 'string' ? input : undefined },
-    { option: '--output', path: output },
-    { option: '--errors', path: errors },
+    { option: '--output', path: typeof output === 'string' ? output : undefined },
+    { option: '--errors', path: typeof errors === 'string' ? errors : undefined },
     { option: '--store', path: typeof store === 'string' ? store : store.path },
   ]);
   return {
@@ -140,10 +140,33 @@ function columnsOf(column: unknown): string[] | undefined {
   return list as string[];
 }
 
+/** The output as given, or its default; a stream input has no name to make one from. */
+function outputOf(output: unknown, input: string | Readable, format: 'csv' | 'jsonl', shard: Shard | undefined): string | Writable {
+  if (output === undefined) {
+    // Never process.stdout unless told '-' (cli-contract, "Library"): stdin's rows go to stdout only on the command line.
+    if (typeof input !== 'string') throw invalid('output', "must be given for a stream input: a path, a Writable, or '-' for stdout", output);
+    return defaultOutput(input, format, shard);
+  }
+  if (typeof output === 'string' && output.length > 0) return output;
+  if (isWritable(output)) return output;
+  throw invalid('output', "must be a path, '-' for stdout, or a Writable", output);
+}
+
+function errorsOf(errors: unknown, output: string | Writable, input: string | Readable): string | Writable | undefined {
+  if (errors === undefined) return typeof output === 'string' ? defaultErrors(output, input) : undefined;
+  if ((typeof errors === 'string' && errors.length > 0) || isWritable(errors)) return errors as string | Writable;
+  throw invalid('errors', 'must be a path or a Writable', errors);
+}
+
+function isWritable(value: unknown): value is Writable {
+  const stream = value as Writable | undefined;
+  return typeof stream === 'object' && stream !== null && typeof stream.write === 'function' && typeof stream.end === 'function';
+}
+
 /** `--format`, or what the output's name says: `-o x.jsonl` means JSON Lines; the two must agree. */
-function formatOf(format: unknown, output: string | undefined): 'csv' | 'jsonl' {
+function formatOf(format: unknown, output: unknown): 'csv' | 'jsonl' {
   const given = oneOf('format', format, ['csv', 'jsonl'] as const);
-  const named = output !== undefined && /\.jsonl(\.gz)?$/i.test(output) ? 'jsonl' : undefined;
+  const named = typeof output === 'string' && /\.jsonl(\.gz)?$/i.test(output) ? 'jsonl' : undefined;
   if (given === 'csv' && named === 'jsonl') {
     throw new ConfigError(`Invalid option --format: csv contradicts the output's name ${output} (JSON Lines): drop one of them`);
   }

@@ -21,7 +21,7 @@ import { fromBytes, openCsv, type CsvSource } from '../read/index.js';
 import { ResultStore } from '../store/result-store.js';
 import { checkColumnChoice } from '../write/column-choice.js';
 import { columnsFor, type ColumnSet } from '../write/columns.js';
-import { RowWriter } from '../write/row-writer.js';
+import { RowWriter, type RowSink } from '../write/row-writer.js';
 import { readAccount, type AccountReading } from './account.js';
 import { CreditReadings } from './credit-readings.js';
 import type { RunMetrics } from './metrics.js';
@@ -45,12 +45,22 @@ export interface PreparedRun {
   stop: RunStop;
   readings: CreditReadings;
   lookups: Lookups;
-  writer: RowWriter;
+  writer: RowSink;
 }
 
 export async function prepare(settings: EnrichSettings, metrics: RunMetrics, resources: Resources): Promise<PreparedRun> {
   // The input first: a wrong file, column or --fields is the first thing to fix, and costs no request.
   const input = await openInput(settings, resources);
+  const lookups = await prepareLookups(settings, metrics, resources);
+  const writer = openWriter(settings, input);
+  resources.onFailure(() => writer.abort());
+  return { settings, ...input, ...lookups, writer };
+}
+
+export type PreparedLookups = Pick<PreparedRun, 'client' | 'credits' | 'reserve' | 'rate' | 'gate' | 'coordinator' | 'stop' | 'readings' | 'lookups'>;
+
+/** Everything between a row's key and its answer: client, store, account, credit guard, gate, request path. */
+export async function prepareLookups(settings: EnrichSettings, metrics: RunMetrics, resources: Resources): Promise<PreparedLookups> {
   const client = settings.client ?? new LeadClient({ baseUrl: settings.baseUrl, token: settings.token });
   if (!settings.client) resources.defer(() => client.close());
   const store = openStore(settings, resources);
@@ -79,12 +89,10 @@ export async function prepare(settings: EnrichSettings, metrics: RunMetrics, res
     stop,
     coordinator,
   });
-  const writer = openWriter(settings, input);
-  resources.onFailure(() => writer.abort());
-  return { settings, client, ...input, credits, reserve, rate, gate, coordinator, stop, readings, lookups, writer };
+  return { client, credits, reserve, rate, gate, coordinator, stop, readings, lookups };
 }
 
-interface OpenedInput {
+export interface OpenedInput {
   source: CsvSource;
   targets: LookupTarget[];
   domainColumn: LookupTarget | undefined;
@@ -107,10 +115,15 @@ async function openInput(settings: EnrichSettings, resources: Resources): Promis
   const { targets, headerLine, source } = await keyColumns(read, { by: settings.by, columns: settings.columns, header: settings.header, inputName, warn: settings.warn });
   const header = source.header.map(fromBytes);
   const domainColumn = headerLine ? domainColumnFor(header, targets, settings.extras) : undefined;
+  return { source, targets, domainColumn, headerLine, columns: addedColumns(settings, targets, header) };
+}
+
+/** The columns the run adds, checked against the input's header (before any request). */
+export function addedColumns(settings: EnrichSettings, targets: readonly LookupTarget[], header: readonly string[]): ColumnSet {
   const flags = { mx: settings.extras.includes('mx'), whois: settings.extras.includes('whois'), company: settings.extras.includes('company'), source: targets.length > 1 };
   const choice = { prefix: settings.prefix, fields: settings.fields };
   checkColumnChoice(columnKind(targets), flags, choice, header);
-  return { source, targets, domainColumn, headerLine, columns: columnsFor(columnKind(targets), flags, choice) };
+  return columnsFor(columnKind(targets), flags, choice);
 }
 
 function openWriter(settings: EnrichSettings, input: OpenedInput): RowWriter {

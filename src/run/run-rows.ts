@@ -4,7 +4,7 @@
 import { DEFAULTS } from '../options/defaults.js';
 import type { BatchPlanner, PlannedRow } from '../plan/batch-planner.js';
 import type { CsvSource } from '../read/index.js';
-import type { RowWriter } from '../write/row-writer.js';
+import type { RowSink } from '../write/row-writer.js';
 import type { ErrorBudget } from './error-budget.js';
 import type { FinishedRow } from './finished-row.js';
 import type { RunMetrics } from './metrics.js';
@@ -14,7 +14,7 @@ import { INTERRUPTED, type RunStop } from './run-stop.js';
 export interface RowLoop {
   source: CsvSource;
   planner: BatchPlanner;
-  writer: RowWriter;
+  writer: RowSink;
   metrics: RunMetrics;
   stop: RunStop;
   reorderWindow: number;

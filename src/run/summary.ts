@@ -73,7 +73,7 @@ export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFac
           : undefined;
   return {
     input: typeof settings.input === 'string' ? settings.input : '(stream)',
-    output: final.files.output ?? (settings.output === '-' ? '-' : undefined),
+    output: final.files.output ?? (settings.output === '-' ? '-' : typeof settings.output === 'string' ? undefined : '(stream)'),
     errorsFile: final.files.errors,
     lookup: {
       kind: run.targets[0]!.kind,

@@ -16,11 +16,21 @@ import { toBytes } from '../read/index.js';
 export { csvLines } from './csv-lines.js';
 export type { FinishedRow, RowStatus, Billing } from '../run/finished-row.js';
 
+/** Where finished rows go, in input order: the CSV/JSONL writer, or a library caller's loop. */
+export interface RowSink {
+  /** Takes rows in order; resolves when it can take more (back-pressure to the reader). */
+  writeRows(rows: readonly FinishedRow[]): Promise<void> | undefined;
+  /** The rows are all written: make the outputs complete. */
+  commit(): Promise<{ output: string | undefined; errors: string | undefined }>;
+  /** The run failed: leave nothing that looks finished. */
+  abort(): Promise<void>;
+}
+
 export interface WriterOptions {
-  /** File path, or '-' for stdout. */
-  output: string;
-  /** Sidecar path; undefined when the output is stdout and no --errors was given. */
-  errors: string | undefined;
+  /** File path, '-' for stdout, or a stream. */
+  output: string | Writable;
+  /** Sidecar path or stream; undefined when the output is stdout and no --errors was given. */
+  errors: string | Writable | undefined;
   format: 'csv' | 'jsonl';
   /** Input header, as byte strings. */
   header: string[];
@@ -36,7 +46,7 @@ export interface WriterOptions {
   stdout?: Writable;
 }
 
-export class RowWriter {
+export class RowWriter implements RowSink {
   readonly #options: WriterOptions;
   readonly #out: Sink;
   readonly #err: Sink | undefined;
@@ -126,6 +136,9 @@ export class RowWriter {
       const closed = once(sink.file, 'close');
       sink.stream.end();
       await closed;
+    } else if (sink.endStream) {
+      // A caller's stream: ended, and waited for until everything written was handed over.
+      await new Promise<void>((resolve, reject) => sink.stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
     } else {
       // stdout stays open; wait until what we wrote was handed over.
       await new Promise<void>((resolve) => sink.stream.write('', () => resolve()));

@@ -13,10 +13,13 @@ export interface Sink {
   file: Writable;
   temp: string | undefined;
   final: string | undefined;
+  /** A caller's stream is ended when the outputs are complete; stdout stays open. */
+  endStream: boolean;
 }
 
-export function openSink(target: string, stdout: Writable): Sink {
-  if (target === '-') return { stream: stdout, file: stdout, temp: undefined, final: undefined };
+export function openSink(target: string | Writable, stdout: Writable): Sink {
+  if (target === '-') return { stream: stdout, file: stdout, temp: undefined, final: undefined, endStream: false };
+  if (typeof target !== 'string') return { stream: target, file: target, temp: undefined, final: undefined, endStream: target !== process.stdout && target !== process.stderr };
   const final = path.resolve(target);
   const temp = path.join(path.dirname(final), `.${path.basename(final)}.${process.pid}.partial`);
   removeStalePartials(final);
@@ -25,10 +28,10 @@ export function openSink(target: string, stdout: Writable): Sink {
     const fd = fs.openSync(temp, 'w', 0o644);
     const file = fs.createWriteStream(temp, { fd });
     // A path ending in .gz is written gzipped (cli-contract, "Input files": "Compressed").
-    if (!final.endsWith('.gz')) return { stream: file, file, temp, final };
+    if (!final.endsWith('.gz')) return { stream: file, file, temp, final, endStream: true };
     const gzip = createGzip();
     gzip.pipe(file);
-    return { stream: gzip, file, temp, final };
+    return { stream: gzip, file, temp, final, endStream: true };
   } catch (error) {
     throw new UnreadableInputError(`Cannot write ${target}: ${whyNotWritable(error)}; choose another path with -o / --errors`);
   }

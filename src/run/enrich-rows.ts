@@ -1,0 +1,132 @@
+// enrichRows: the run's phases over rows that are already in memory or in a cursor (cli-contract,
+// "Library"), as an async iterable of results in input order. Same store, rate limit, credit
+// reserve, waterfall, --with and --max-errors as `enrich`; rows are pulled only as results are
+// consumed; breaking out of the loop stops the lookups and releases everything.
+import type { CompanyLead, Lead, MxResult, WhoisResult } from '../api/types.js';
+import { ConfigError, RowError, type ErrorCode } from '../api/errors.js';
+import type { EnrichOptions } from '../options/enrich-options.js';
+import { resolveOptions, type EnrichSettings } from '../options/resolve-options.js';
+import { BatchPlanner } from '../plan/batch-planner.js';
+import type { LookupKind } from '../plan/plan.js';
+import { domainColumnFor, detectTargets } from '../plan/targets.js';
+import { fromBytes } from '../read/byte-string.js';
+import { RowsSource, type InputRow } from '../read/rows-source.js';
+import { ConsumerSink } from './consumer-sink.js';
+import { ErrorBudget } from './error-budget.js';
+import { finish } from './finish.js';
+import type { Billing, FinishedRow, RowStatus } from './finished-row.js';
+import { RunMetrics } from './metrics.js';
+import { addedColumns, prepareLookups, type PreparedRun } from './prepare.js';
+import { Resources } from './resources.js';
+import { runRows } from './run-rows.js';
+
+/** The options of enrich() that mean something for rows in memory, and the names of array rows' cells. */
+export type EnrichRowsOptions = Omit<EnrichOptions, 'input' | 'output' | 'errors' | 'format' | 'delimiter' | 'encoding' | 'header' | 'stdout'> & {
+  /** The names of the cells when rows are arrays (objects name their own). */
+  header?: readonly string[] | undefined;
+};
+
+export interface RowResult {
+  /** 1-based position of the row in the input. */
+  row: number;
+  /** The row as it was given. */
+  input: InputRow;
+  status: RowStatus;
+  /** The lookup kind that answered (or, in a waterfall, the last one tried). */
+  source: LookupKind | undefined;
+  lead: Lead | CompanyLead | undefined;
+  company: CompanyLead | undefined;
+  mx: MxResult | undefined;
+  whois: WhoisResult | undefined;
+  /** The CLI's `lead_billing` word. */
+  billing: Billing;
+  /** Why there is no answer (status `error` or `skipped`): a LeadError with the sidecar's code. */
+  error: RowError | undefined;
+}
+
+export function enrichRows(rows: Iterable<InputRow> | AsyncIterable<InputRow>, options: EnrichRowsOptions = {}): AsyncIterableIterator<RowResult> {
+  for (const key of ['input', 'output', 'errors', 'format', 'delimiter', 'encoding', 'stdout']) {
+    if ((options as Record<string, unknown>)[key] !== undefined) throw new ConfigError(`Invalid option ${key}: not an option of enrichRows (its rows come from the iterable, its results from the loop)`);
+  }
+  const { header, ...rest } = options;
+  // Validated now, before the first result is asked for: a wrong option throws at the call.
+  const settings = resolveOptions({ ...rest, input: '-', output: '-' });
+  const source = new RowsSource(rows, header);
+  return results(source, settings);
+}
+
+async function* results(source: RowsSource, settings: EnrichSettings): AsyncGenerator<RowResult> {
+  const metrics = new RunMetrics();
+  const resources = new Resources();
+  resources.defer(() => source.destroy());
+  const sink = new ConsumerSink();
+  let failed = true;
+  let running: Promise<unknown> | undefined;
+  let run: PreparedRun | undefined;
+  try {
+    run = await prepareRows(source, settings, metrics, resources, sink);
+    running = start(run, metrics, sink);
+    for (let row = await sink.next(); row !== undefined; row = await sink.next()) yield resultOf(row, source, run);
+    await running;
+    failed = false;
+  } finally {
+    // The caller broke out (or the run failed): stop at once, stop reading, let the run wind down.
+    run?.stop.stop('interrupt');
+    run?.stop.stop('interrupt');
+    source.destroy();
+    sink.close();
+    await running?.catch(() => {});
+    await resources.release(failed);
+  }
+}
+
+async function prepareRows(source: RowsSource, settings: EnrichSettings, metrics: RunMetrics, resources: Resources, sink: ConsumerSink): Promise<PreparedRun> {
+  await source.start();
+  const header = source.header.map(fromBytes);
+  const targets = detectTargets(header, settings.by, settings.columns);
+  const input = { source, targets, domainColumn: domainColumnFor(header, targets, settings.extras), headerLine: true, columns: addedColumns(settings, targets, header) };
+  const lookups = await prepareLookups(settings, metrics, resources);
+  metrics.kind = targets.length === 1 ? targets[0]!.kind : undefined;
+  return { settings, ...input, ...lookups, writer: sink };
+}
+
+/** The run in the background: its rows go to the sink; a failure reaches the caller's next(). */
+function start(run: PreparedRun, metrics: RunMetrics, sink: ConsumerSink): Promise<unknown> {
+  const { settings } = run;
+  const planner = new BatchPlanner({
+    targets: run.targets,
+    domainColumn: run.domainColumn,
+    extras: settings.extras,
+    lookups: run.lookups,
+    width: run.source.header.length,
+    shard: settings.shard,
+  });
+  const done = runRows({
+    source: run.source,
+    planner,
+    writer: sink,
+    metrics,
+    stop: run.stop,
+    reorderWindow: settings.tuning.reorderWindow,
+    drainTimeoutMs: settings.tuning.drainTimeoutMs,
+    errorBudget: settings.maxErrors ? new ErrorBudget(settings.maxErrors, run.stop) : undefined,
+    concurrency: () => run.gate.stats.concurrency,
+  }).then(() => finish(run, metrics));
+  done.catch((error: unknown) => sink.fail(error));
+  return done;
+}
+
+function resultOf(row: FinishedRow, source: RowsSource, run: PreparedRun): RowResult {
+  return {
+    row: row.row,
+    input: source.take(row.row) ?? [],
+    status: row.status,
+    source: row.source ?? (run.targets.length === 1 ? run.targets[0]!.kind : undefined),
+    lead: row.data.lead,
+    company: row.data.company,
+    mx: row.data.mx,
+    whois: row.data.whois,
+    billing: row.billing,
+    error: row.errorCode === undefined ? undefined : new RowError(row.errorCode as ErrorCode, row.errorMessage ?? row.errorCode),
+  };
+}
