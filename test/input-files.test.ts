@@ -16,7 +16,7 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 let s: Sandbox;
 beforeAll(async () => {
-  s = await startSandbox({ port: 0, rpm: 60_000, notFoundRate: 0 });
+  s = await startSandbox({ port: 0, rpm: 60_000, notFoundRate: 0, credits: 1_000_000 });
 });
 afterAll(() => s.close());
 
@@ -203,5 +203,28 @@ describe('the dry run warns when the key column or the delimiter looks wrong', (
     expect(plan.warning).toMatch(/3 of 3 rows have no usable key .*the key column looks wrong, or the delimiter: detected ','/);
     const right = await planRun({ input, baseUrl: s.baseUrl, token: s.token, store: ':memory:' });
     expect(right.warning).toBeUndefined();
+  });
+});
+
+describe('stray bytes that are not UTF-8, after the first 64 KiB', () => {
+  it('are copied through unchanged, and the summary counts the cells that hold them', async () => {
+    const dir = makeTempDir();
+    const input = path.join(dir, 'in.csv');
+    const clean = Array.from({ length: 800 }, (_, i) => `p${i}@example.com,Zoë ${i} ${'x'.repeat(80)}\n`).join('');
+    const bad = Buffer.concat([Buffer.from('late@example.com,'), Buffer.from([0xff, 0x41, 0xe9]), Buffer.from('\n')]);
+    fs.writeFileSync(input, Buffer.concat([Buffer.from('email,name\n' + clean, 'utf8'), bad, Buffer.from('last@example.com,ok\n')]));
+    expect(fs.statSync(input).size).toBeGreaterThan(64 * 1024);
+    const summary = await run({ input });
+    expect(summary.invalidUtf8Cells).toBe(1);
+    expect(summary.rows).toBe(802);
+    expect(summary.status.error).toBe(0);
+    const raw = fs.readFileSync(path.join(dir, 'in.enriched.csv'));
+    expect(raw.includes(bad.subarray(0, bad.length - 1))).toBe(true);
+    expect(raw.subarray(0, 3).equals(BOM)).toBe(false);
+  });
+
+  it('a clean UTF-8 file counts none', async () => {
+    const input = copy('pipe-separated.csv');
+    expect((await run({ input })).invalidUtf8Cells).toBe(0);
   });
 });

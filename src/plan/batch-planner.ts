@@ -26,6 +26,8 @@ export interface BatchPlannerOptions {
   shard: Shard | undefined;
   /** Set for a file read as UTF-8: counts the cells holding bytes that are not UTF-8 (copied unchanged). */
   invalidUtf8?: { cells: number } | undefined;
+  /** Whether the input has shown any such bytes yet: until it has, no cell is searched. */
+  sawInvalidUtf8?: (() => boolean) | undefined;
 }
 
 /** A planned row: finished already, or the function that finishes it. */
@@ -64,7 +66,7 @@ export class BatchPlanner {
       if (!keys) keysByOp.set(op, (keys = new Set()));
       keys.add(key);
     };
-    const invalidUtf8 = this.#options.invalidUtf8;
+    const invalidUtf8 = this.#options.invalidUtf8 && this.#options.sawInvalidUtf8?.() !== false ? this.#options.invalidUtf8 : undefined;
     for (let i = 0; i < batch.length; i += 1) {
       if (invalidUtf8) for (const cell of batch[i]!) if (hasInvalidUtf8(cell)) invalidUtf8.cells += 1;
       const p = this.#planOne(batch[i]!, firstRow + i);

@@ -15,6 +15,7 @@ import { assertText } from './file-kind.js';
 import { openInput, type OpenedInput } from './open-input.js';
 import { readHead } from './read-head.js';
 import { RecordBatches } from './record-batches.js';
+import { Utf8Watch } from './utf8-watch.js';
 
 export interface ReadOptions {
   /** One character (the CLI maps `tab` and `-t` to '\t'). Default: detected. */
@@ -40,6 +41,8 @@ export interface CsvSource {
   encoding: string;
   /** The outputs must begin with a UTF-8 BOM: the input had a BOM or was not UTF-8. */
   outputBom: boolean;
+  /** A file read as UTF-8 held bytes that are not UTF-8, so far (their cells are counted only then). */
+  sawInvalidUtf8(): boolean;
   /** Bytes of the input consumed so far, and its size when known: for progress and ETA. */
   bytesRead(): number;
   totalBytes: number | undefined;
@@ -182,6 +185,11 @@ export async function openCsv(input: string | Readable, options: ReadOptions = {
   const batches = new RecordBatches(parser);
   const stages = [prepared.source, ...(prepared.transcoder ? [prepared.transcoder] : []), parser] as const;
   pipeline(stages).catch((error: unknown) => batches.fail(readFailure(opened.name, error)));
+  const watch = prepared.transcoder ? undefined : new Utf8Watch();
+  if (watch) {
+    prepared.source.on('data', (chunk: Buffer | string) => watch.feed(chunk));
+    prepared.source.once('end', () => watch.end());
+  }
   const destroy = () => {
     opened.stream.destroy();
     prepared.gunzip?.destroy();
@@ -218,6 +226,7 @@ export async function openCsv(input: string | Readable, options: ReadOptions = {
     recordDelimiter: prepared.recordDelimiter,
     encoding: prepared.encoding,
     outputBom: prepared.outputBom,
+    sawInvalidUtf8: () => watch?.invalid ?? false,
     bytesRead,
     totalBytes: opened.totalBytes,
     destroy,

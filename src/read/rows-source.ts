@@ -106,6 +106,10 @@ export class RowsSource implements CsvSource {
     return original;
   }
 
+  sawInvalidUtf8(): boolean {
+    return false;
+  }
+
   bytesRead(): number {
     return 0;
   }

@@ -39,6 +39,7 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
       width: run.source.header.length,
       shard: settings.shard,
       invalidUtf8: run.source.encoding === 'utf-8' ? metrics.invalidUtf8 : undefined,
+      sawInvalidUtf8: () => run.source.sawInvalidUtf8(),
     });
     await runRows({
       source: run.source,
