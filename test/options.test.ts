@@ -22,7 +22,7 @@ describe('enrich() options', () => {
     [{ by: 'email,email' }, "Invalid option by: email is named twice in 'email,email'; name each kind once"],
     [{ delimiter: ';;' }, "Invalid option delimiter: must be one character such as ; or |, or tab, got ';;'"],
     [{ format: 'csv', output: 'out.jsonl' }, "Invalid option --format: csv contradicts the output's name out.jsonl (JSON Lines): drop one of them"],
-    [{ with: ['dns'] }, "Invalid option with: must be mx, whois or mx,whois, got 'dns'"],
+    [{ with: ['dns'] }, "Invalid option with: must be mx, whois or company, or a list such as mx,company, got 'dns'"],
     [{ shard: { index: 3, count: 2 } }, 'Invalid option shard: must be K/N with 1 <= K <= N, such as 2/4, got {"index":3,"count":2}'],
     [{ tuning: { windowMs: 0 } }, 'Invalid option tuning.windowMs: must be a positive integer, got 0'],
     [{ rmp: 60 }, 'Invalid option rmp: not an option of enrich (see EnrichOptions)'],

@@ -40,7 +40,9 @@ export function etaOf(p: EnrichProgress): string {
   const total = estimatedRows(p);
   if (!total || p.rowsDone <= 0 || p.elapsedMs <= 0) return '?';
   if (p.rowsDone >= total) return '0s';
-  return formatDuration(Math.round((p.elapsedMs / p.rowsDone) * (total - p.rowsDone)));
+  // Whole seconds: an estimate to the millisecond ("8s 982ms") only looks precise.
+  const seconds = Math.max(1, Math.round(((p.elapsedMs / p.rowsDone) * (total - p.rowsDone)) / 1000));
+  return formatDuration(seconds * 1000);
 }
 
 export function progressView(io: CliIo, say: (line: string) => void, mode: 'bar' | 'plain' | 'quiet'): ProgressView {

@@ -2,9 +2,17 @@
 // a byte-order mark, or UTF-8 when the head is valid UTF-8, else windows-1252. Cells stay byte
 // strings of UTF-8 downstream, so a non-UTF-8 input is transcoded to UTF-8 before the parser, and a
 // UTF-8 input is not touched at all (the known-rows benchmark reads plain UTF-8 files).
+import { createRequire } from 'node:module';
 import { Transform } from 'node:stream';
-import iconv from 'iconv-lite';
+import type * as IconvLite from 'iconv-lite';
 import { ConfigError } from '../api/errors.js';
+
+let loaded: typeof IconvLite | undefined;
+/** iconv-lite and its tables (a few MB) are loaded only by runs that read a file that is not UTF-8. */
+function iconv(): typeof IconvLite {
+  loaded ??= createRequire(import.meta.url)('iconv-lite') as typeof IconvLite;
+  return loaded;
+}
 
 export interface EncodingChoice {
   /** WHATWG canonical name: 'utf-8', 'utf-16le', 'windows-1252', ... */
@@ -24,7 +32,7 @@ export function canonicalEncoding(label: string): string {
   try {
     return new TextDecoder(trimmed).encoding;
   } catch {
-    if (trimmed !== '' && iconv.encodingExists(trimmed)) return trimmed;
+    if (trimmed !== '' && iconv().encodingExists(trimmed)) return trimmed;
     throw new ConfigError(`Invalid option --encoding: must be an encoding label such as utf-8, utf-16le or windows-1252, got '${label}'`);
   }
 }
@@ -69,8 +77,8 @@ export interface TextDecoding {
  * WHATWG encodings iconv-lite lacks.
  */
 export function createDecoding(encoding: string): TextDecoding {
-  if (iconv.encodingExists(encoding)) {
-    const decoder = iconv.getDecoder(encoding, { stripBOM: true });
+  if (iconv().encodingExists(encoding)) {
+    const decoder = iconv().getDecoder(encoding, { stripBOM: true });
     return { write: (bytes) => decoder.write(bytes), end: () => decoder.end() ?? '' };
   }
   const decoder = new TextDecoder(encoding);
