@@ -15,7 +15,8 @@ export type ErrorCode =
   | 'invalid_input'
   | 'config'
   | 'unreadable_input'
-  | 'redis_unavailable';
+  | 'redis_unavailable'
+  | 'client_closed';
 
 export interface ErrorDetails {
   cause?: unknown;
@@ -38,6 +39,12 @@ export class LeadEnrichError extends Error {
     this.apiCode = details.apiCode;
   }
 }
+
+/**
+ * The base class under the name the library contract uses (cli-contract.md, "Library": "every
+ * error a caller can get is a `LeadError` subclass"). One class, two names: `instanceof` either works.
+ */
+export { LeadEnrichError as LeadError };
 
 export interface ValidationReason {
   field?: string[];
@@ -130,6 +137,13 @@ export class ConfigError extends LeadEnrichError {
 export class UnreadableInputError extends LeadEnrichError {
   constructor(message: string, details: ErrorDetails = {}) {
     super('unreadable_input', message, details);
+  }
+}
+
+/** A call on a LeadClient that close() was called on, or still waiting for its turn then: not sent. */
+export class ClientClosedError extends LeadEnrichError {
+  constructor() {
+    super('client_closed', 'The LeadClient was closed before this call was sent; make a new client to go on');
   }
 }
 

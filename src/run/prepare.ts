@@ -51,7 +51,7 @@ export interface PreparedRun {
 export async function prepare(settings: EnrichSettings, metrics: RunMetrics, resources: Resources): Promise<PreparedRun> {
   // The input first: a wrong file, column or --fields is the first thing to fix, and costs no request.
   const input = await openInput(settings, resources);
-  const client = settings.client ?? new LeadClient({ baseUrl: settings.baseUrl, token: settings.token });
+  const client = settings.client?.direct ?? new LeadClient({ baseUrl: settings.baseUrl, token: settings.token, retry: false });
   if (!settings.client) resources.defer(() => client.close());
   const store = openStore(settings, resources);
   const retry = new RetryPolicy({ retries: settings.retries, baseDelayMs: settings.tuning.retryBaseDelayMs, maxDelayMs: settings.tuning.retryMaxDelayMs });
