@@ -74,8 +74,12 @@ async function sandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   return sb;
 }
 
+/**
+ * Single attempts (`retry: false`): these tests are about what one request's failure becomes.
+ * Retrying and pacing are tested in lead-client.test.ts.
+ */
 function client(baseUrl: string, options: { timeoutMs?: number; maxBodyBytes?: number; token?: string } = {}): LeadClient {
-  const c = new LeadClient({ baseUrl, token: options.token ?? TOKEN, ...options });
+  const c = new LeadClient({ baseUrl, token: options.token ?? TOKEN, retry: false, ...options });
   clients.push(c);
   return c;
 }

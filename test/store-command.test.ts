@@ -1,5 +1,6 @@
 // `lead-enrich store stats|prune|clear`, driven through yargs with a capturing CliIo.
 // (src/cli/main.ts runs main() when imported, so the command module is mounted here directly.)
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,9 +8,11 @@ import yargs from 'yargs';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/api/errors.js';
 import type { Operation } from '../src/api/types.js';
-import { formatStoreStats, storeCommand } from '../src/cli/store-command.js';
+import { formatStoreStats, storeCommand, type AskUser } from '../src/cli/store-command.js';
 import type { CliIo } from '../src/cli/io.js';
 import { ResultStore } from '../src/store/result-store.js';
+import { CLI_PATH, runCli } from './helpers/cli.js';
+import { writeCsv } from './helpers/files.js';
 
 interface Captured {
   out: string;
@@ -17,7 +20,12 @@ interface Captured {
   status: number | undefined;
 }
 
-async function run(argv: string[]): Promise<Captured> {
+/** Fails the test if `store clear` asks anything: only for runs that must not prompt. */
+const neverAsk: AskUser = (question) => {
+  throw new Error(`unexpected question: ${question}`);
+};
+
+async function run(argv: string[], ask: AskUser = () => undefined): Promise<Captured> {
   const captured: Captured = { out: '', err: [], status: undefined };
   const io: CliIo = {
     out: (text) => {
@@ -33,7 +41,7 @@ async function run(argv: string[]): Promise<Captured> {
   };
   await yargs(argv)
     .scriptName('lead-enrich')
-    .command(storeCommand(io))
+    .command(storeCommand(io, ask))
     .strict()
     .exitProcess(false)
     .fail((message, error) => {
@@ -259,19 +267,20 @@ describe('store clear', () => {
   it('removes every entry and says how many', async () => {
     const file = path.join(tmpDir(), 'results.sqlite');
     populate(file, SAMPLE);
-    const r = await run(['store', 'clear', '--store', file]);
+    const r = await run(['store', 'clear', '--store', file, '--yes'], neverAsk);
     expect(r.out).toBe(`Removed 4 entries from ${file}.\n`);
     const j = JSON.parse((await run(['store', 'stats', '--store', file, '--json'])).out);
     expect(j).toMatchObject({ exists: true, entries: 0 });
-    expect((await run(['store', 'clear', '--store', file])).out).toBe(`Removed 0 entries from ${file}.\n`);
+    // Nothing to delete: nothing to confirm.
+    expect((await run(['store', 'clear', '--store', file], neverAsk)).out).toBe(`Removed 0 entries from ${file}.\n`);
   });
 
   it('one entry: singular', async () => {
     const file = path.join(tmpDir(), 'results.sqlite');
     populate(file, SAMPLE.slice(0, 1));
-    expect(JSON.parse((await run(['store', 'clear', '--store', file, '--json'])).out)).toEqual({ path: file, exists: true, removed: 1 });
+    expect(JSON.parse((await run(['store', 'clear', '--store', file, '--json', '--yes'])).out)).toEqual({ path: file, exists: true, removed: 1 });
     populate(file, SAMPLE.slice(0, 1));
-    expect((await run(['store', 'clear', '--store', file])).out).toBe(`Removed 1 entry from ${file}.\n`);
+    expect((await run(['store', 'clear', '--store', file, '-y'])).out).toBe(`Removed 1 entry from ${file}.\n`);
   });
 
   it('a missing store: nothing to clear, and no file created', async () => {
@@ -316,5 +325,197 @@ describe('usage', () => {
     expect(text).toContain('Entries       1,234');
     expect(text).toContain('Oldest        1970-01-01T00:00:01.000Z (0s ago)');
     expect(text).toContain('Newest        1970-01-01T00:01:01.000Z (1m in the future)');
+  });
+});
+
+/** Entries per service in `file`, read through the store's own API. */
+function byService(file: string): Record<string, number> {
+  const store = ResultStore.open({ path: file, readonly: true });
+  try {
+    return store.stats().byService;
+  } finally {
+    store.close();
+  }
+}
+
+const API = 'https://api.example.com/v2';
+
+describe('store clear: confirmation', () => {
+  it('without a terminal and without --yes: nothing deleted, one line that says to pass --yes', async () => {
+    const file = path.join(tmpDir(), 'results.sqlite');
+    populate(file, SAMPLE);
+    const error = await runFails(['store', 'clear', '--store', file]);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.message).toBe(`Not clearing ${file} (4 entries): there is no terminal to confirm in; pass --yes to clear it`);
+    expect(byService(file)).toEqual({ sandbox: 3, [API]: 1 });
+  });
+
+  it('in a terminal: asks with the count and the file, and deletes only on yes', async () => {
+    const file = path.join(tmpDir(), 'results.sqlite');
+    populate(file, SAMPLE);
+    const questions: string[] = [];
+    const answering = (answer: string): AskUser => (question) => {
+      questions.push(question);
+      return Promise.resolve(answer);
+    };
+    for (const no of ['', 'n', 'no', 'yess', 'maybe']) {
+      const r = await run(['store', 'clear', '--store', file], answering(no));
+      expect(r.status, `answer '${no}'`).toBe(1);
+      expect(r.err).toEqual([`Not confirmed: nothing was deleted from ${file}.`]);
+      expect(r.out).toBe('');
+    }
+    expect(byService(file)).toEqual({ sandbox: 3, [API]: 1 });
+    expect(questions[0]).toBe(`Delete 4 entries from ${file}? Later runs pay again for these lookups. [y/N] `);
+    const r = await run(['store', 'clear', '--store', file], answering(' Y '));
+    expect(r.status).toBeUndefined();
+    expect(r.out).toBe(`Removed 4 entries from ${file}.\n`);
+    expect(byService(file)).toEqual({});
+  });
+
+  it('--yes does not ask', async () => {
+    const file = path.join(tmpDir(), 'results.sqlite');
+    populate(file, SAMPLE);
+    expect((await run(['store', 'clear', '--store', file, '--yes'], neverAsk)).out).toBe(`Removed 4 entries from ${file}.\n`);
+  });
+
+  const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
+
+  /** The built CLI in a real pseudo-terminal (util-linux `script`), `typed` sent as keystrokes. */
+  function inTerminal(args: string[], typed: string): Promise<{ code: number | null; output: string }> {
+    const command = [process.execPath, CLI_PATH, ...args].map((a) => `'${a}'`).join(' ');
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: os.tmpdir() } });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stdin.end(typed);
+    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    return new Promise((resolve) =>
+      child.on('close', (code) => {
+        clearTimeout(killer);
+        resolve({ code, output });
+      }),
+    );
+  }
+
+  it.skipIf(!hasScript)('in a real terminal: n keeps everything (exit 1), y clears', async () => {
+    const file = path.join(tmpDir(), 'results.sqlite');
+    populate(file, SAMPLE);
+    const no = await inTerminal(['store', 'clear', '--store', file], 'n\n');
+    expect(no.output).toContain(`Delete 4 entries from ${file}?`);
+    expect(no.output).toContain('Not confirmed: nothing was deleted');
+    expect(no.code).toBe(1);
+    expect(byService(file)).toEqual({ sandbox: 3, [API]: 1 });
+    const yes = await inTerminal(['store', 'clear', '--store', file], 'y\n');
+    expect(yes.output).toContain(`Removed 4 entries from ${file}.`);
+    expect(yes.code).toBe(0);
+    expect(byService(file)).toEqual({});
+  }, 30_000);
+});
+
+describe('--service: one API only', () => {
+  it('clear removes only that service, given as --base-url would be (trailing slash and all)', async () => {
+    const file = path.join(tmpDir(), 'results.sqlite');
+    populate(file, SAMPLE);
+    const r = await run(['store', 'clear', '--store', file, '--service', 'HTTPS://api.example.com/v2/', '--yes']);
+    expect(r.out).toBe(`Removed 1 entry of ${API} from ${file}.\n`);
+    expect(byService(file)).toEqual({ sandbox: 3 });
+    const j = JSON.parse((await run(['store', 'clear', '--store', file, '--service', 'sandbox', '--yes', '--json'])).out);
+    expect(j).toEqual({ path: file, service: 'sandbox', exists: true, removed: 3 });
+  });
+
+  it('the question names the service and counts its entries only', async () => {
+    const file = path.join(tmpDir(), 'results.sqlite');
+    populate(file, SAMPLE);
+    let asked = '';
+    await run(['store', 'clear', '--store', file, '--service', 'sandbox'], (question) => {
+      asked = question;
+      return Promise.resolve('n');
+    });
+    expect(asked).toBe(`Delete 3 entries of sandbox from ${file}? Later runs pay again for these lookups. [y/N] `);
+  });
+
+  it('stats counts that service only; a service never stored has 0 entries', async () => {
+    const file = path.join(tmpDir(), 'results.sqlite');
+    populate(file, SAMPLE);
+    const j = JSON.parse((await run(['store', 'stats', '--store', file, '--service', 'sandbox', '--json'])).out);
+    expect(j).toMatchObject({ service: 'sandbox', entries: 3, byOperation: { lookup_email: 2, mx: 1 }, byService: { sandbox: 3 } });
+    expect(j.newest).toBe(new Date(NOW - 2 * DAY).toISOString());
+    const text = (await run(['store', 'stats', '--store', file, '--service', 'https://other.example.com/v2'])).out;
+    expect(text).toMatch(/^Service +https:\/\/other\.example\.com\/v2 /m);
+    expect(text).toMatch(/^Entries +0$/m);
+  });
+
+  it('prune removes old entries of that service only', async () => {
+    const file = path.join(tmpDir(), 'results.sqlite');
+    populate(file, [...SAMPLE, { service: API, op: 'lookup_domain', key: 'old.com', ageDays: 50 }]);
+    const j = JSON.parse((await run(['store', 'prune', '--store', file, '--older-than', '30d', '--service', API, '--json'])).out);
+    expect(j).toEqual({ path: file, service: API, exists: true, removed: 1, remaining: 1 });
+    // The sandbox's 40-day-old entry is still there.
+    expect(byService(file)).toEqual({ sandbox: 3, [API]: 1 });
+  });
+
+  it('a --service that is not an API base URL is refused before the store is touched', async () => {
+    const file = path.join(tmpDir(), 'results.sqlite');
+    populate(file, SAMPLE);
+    for (const bad of ['api.example.com', 'https://api.example.com/v1', 'https://user:secret@api.example.com/v2']) {
+      const error = await runFails(['store', 'clear', '--store', file, '--service', bad, '--yes']);
+      expect(error).toBeInstanceOf(ConfigError);
+      expect(error.message).toMatch(/^Invalid option --service: must be an API base URL ending in \/v2 \(as given to --base-url\) or 'sandbox', got '/);
+      expect(error.message).not.toContain('secret');
+    }
+    expect(byService(file)).toEqual({ sandbox: 3, [API]: 1 });
+  });
+});
+
+describe('the sandbox has a store of its own', () => {
+  let xdg: string | undefined;
+  beforeEach(() => {
+    xdg = process.env.XDG_CACHE_HOME;
+  });
+  afterEach(() => {
+    if (xdg === undefined) delete process.env.XDG_CACHE_HOME;
+    else process.env.XDG_CACHE_HOME = xdg;
+  });
+
+  it('store commands with --sandbox look at results.sandbox.sqlite beside the default store', async () => {
+    const cache = tmpDir();
+    delete process.env.LEAD_ENRICH_STORE;
+    process.env.XDG_CACHE_HOME = cache;
+    const sandboxFile = path.join(cache, 'lead-enrich', 'results.sandbox.sqlite');
+    populate(sandboxFile, SAMPLE.slice(0, 1));
+    expect(JSON.parse((await run(['store', 'stats', '--sandbox', '--json'])).out)).toMatchObject({ path: sandboxFile, entries: 1 });
+    expect(JSON.parse((await run(['store', 'stats', '--json'])).out)).toMatchObject({
+      path: path.join(cache, 'lead-enrich', 'results.sqlite'),
+      exists: false,
+    });
+  });
+
+  it('enrich --sandbox stores beside the default store, never in it; --store and LEAD_ENRICH_STORE still win', async () => {
+    const cache = tmpDir();
+    const dir = tmpDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['jane@acme.com'], ['joe@acme.com']]);
+    const run = (extra: string[], env: Record<string, string | undefined>) =>
+      runCli(['enrich', input, '--sandbox', '-o', path.join(dir, 'out.csv'), '--quiet', ...extra], {
+        env: { XDG_CACHE_HOME: cache, LEAD_ENRICH_STORE: undefined, ...env },
+      });
+    const r = await run([], {});
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(fs.readdirSync(path.join(cache, 'lead-enrich'))).toContain('results.sandbox.sqlite');
+    expect(fs.existsSync(path.join(cache, 'lead-enrich', 'results.sqlite'))).toBe(false);
+    expect(byService(path.join(cache, 'lead-enrich', 'results.sandbox.sqlite'))).toEqual({ sandbox: 2 });
+
+    const explicit = path.join(dir, 'mine.sqlite');
+    expect((await run(['--store', explicit], {})).code).toBe(0);
+    expect(byService(explicit)).toEqual({ sandbox: 2 });
+    const fromEnv = path.join(dir, 'env.sqlite');
+    expect((await run([], { LEAD_ENRICH_STORE: fromEnv })).code).toBe(0);
+    expect(byService(fromEnv)).toEqual({ sandbox: 2 });
+    expect(fs.existsSync(path.join(cache, 'lead-enrich', 'results.sqlite'))).toBe(false);
+  }, 60_000);
+
+  it('enrich --help says where the sandbox keeps its answers', async () => {
+    const r = await runCli(['enrich', '--help']);
+    expect(r.stdout).toContain('results.sandbox.sqlite');
   });
 });

@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'config'
   | 'unreadable_input'
   | 'redis_unavailable'
+  | 'client_closed'
   // Why a row was not looked up (the sidecar's words, cli-contract "The error sidecar").
   | 'no_key'
   | 'credit_reserve'
@@ -43,6 +44,12 @@ export class LeadEnrichError extends Error {
     this.apiCode = details.apiCode;
   }
 }
+
+/**
+ * The base class under the name the library contract uses (cli-contract.md, "Library": "every
+ * error a caller can get is a `LeadError` subclass"). One class, two names: `instanceof` either works.
+ */
+export { LeadEnrichError as LeadError };
 
 export interface ValidationReason {
   field?: string[];
@@ -145,6 +152,13 @@ export class UnreadableInputError extends LeadEnrichError {
 export class RowError extends LeadEnrichError {
   constructor(code: ErrorCode, message: string) {
     super(code, message);
+  }
+}
+
+/** A call on a LeadClient that close() was called on, or still waiting for its turn then: not sent. */
+export class ClientClosedError extends LeadEnrichError {
+  constructor() {
+    super('client_closed', 'The LeadClient was closed before this call was sent; make a new client to go on');
   }
 }
 

@@ -8,7 +8,6 @@ import type { EnrichSummary } from '../run/summary.js';
 import type { DryRunPlan } from '../plan/dry-run.js';
 import { ConfigError } from '../api/errors.js';
 import { parseKinds } from '../plan/targets.js';
-import { defaultStorePath } from '../store/default-path.js';
 import { parseDuration } from '../store/duration.js';
 import { delimiterOption, extrasList, maxErrorsOption, nonNegativeInteger, positiveInteger, shardOption } from '../options/rules.js';
 import { printJson, type CliIo } from './io.js';
@@ -125,7 +124,7 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .option('dry-run', { type: 'boolean', describe: 'plan only: keys, known answers, credits and time needed; no lookup' })
     .option('json', { type: 'boolean', describe: 'print the summary (or the dry-run plan) as one JSON object on stdout' })
     .option('format', { choices: ['csv', 'jsonl'] as const, describe: 'enriched output format (default csv)' })
-    .option('store', { type: 'string', requiresArg: true, describe: 'result store path (env LEAD_ENRICH_STORE; default: per-user cache)' })
+    .option('store', { type: 'string', requiresArg: true, describe: 'result store path (env LEAD_ENRICH_STORE; default: per-user cache, results.sandbox.sqlite there with --sandbox)' })
     .option('max-age', { type: 'string', requiresArg: true, describe: 'reuse stored answers younger than this (default 30d)' })
     .option('refresh', { type: 'boolean', describe: 'ignore answers stored by earlier runs' })
     .option('quiet', { alias: 'q', type: 'boolean', describe: 'no progress and no summary on success (a run that does not exit 0 still prints its one-line summary)' })
@@ -172,7 +171,7 @@ function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
     concurrency: positiveInteger('--concurrency', args.concurrency) ?? file.concurrency,
     minCredits: nonNegativeInteger('--min-credits', args.minCredits) ?? file.minCredits,
     retries: nonNegativeInteger('--retries', args.retries) ?? file.retries,
-    store: args.store ?? file.store ?? defaultStorePath(),
+    store: target.storePath(args.store),
     maxAgeMs: parseDuration(args.maxAge ?? file.maxAge ?? '30d', '--max-age'),
     refresh: args.refresh ?? false,
     redis: args.redis ?? (process.env.LEAD_ENRICH_REDIS || undefined) ?? file.redis,

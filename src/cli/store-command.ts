@@ -1,22 +1,52 @@
 // `lead-enrich store stats|prune|clear`: look into and tidy the durable result store
 // (src/store/result-store.ts) without running a lookup. Needs no token and no network.
+// Every entry was paid for: `clear` asks first in a terminal and needs --yes otherwise, and
+// --service limits a command to one API's answers (cli-contract.md, "Store housekeeping").
 import fs from 'node:fs';
 import path from 'node:path';
+import readline from 'node:readline';
 import type { Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../api/errors.js';
-import { defaultStorePath } from '../store/default-path.js';
+import { validateBaseUrl } from '../api/transport.js';
+import { defaultStorePath, sandboxStorePath } from '../store/default-path.js';
 import { formatDuration, parseDuration } from '../store/duration.js';
 import type { ResultStore, ResultStoreStats } from '../store/result-store.js';
 import { printJson, type CliIo } from './io.js';
 
 interface StoreArgs {
   store?: string | undefined;
+  sandbox?: boolean | undefined;
+  service?: string | undefined;
   json?: boolean | undefined;
 }
 
 interface PruneArgs extends StoreArgs {
   olderThan: string;
 }
+
+interface ClearArgs extends StoreArgs {
+  yes?: boolean | undefined;
+}
+
+/** Asks a question in a terminal and resolves with the answer; undefined when there is no terminal to ask in. */
+export type AskUser = (question: string) => Promise<string> | undefined;
+
+/** The question on stderr, the answer from stdin: only when both are a terminal (a person is there). */
+export const askOnTerminal: AskUser = (question) => {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) return undefined;
+  const prompt = readline.createInterface({ input: process.stdin, output: process.stderr });
+  return new Promise<string>((resolve) => {
+    // Ctrl-C, Ctrl-D or a closed terminal: no answer, so "no".
+    prompt.once('close', () => resolve(''));
+    prompt.once('SIGINT', () => prompt.close());
+    prompt.question(question, (answer) => {
+      resolve(answer);
+      prompt.close();
+    });
+  });
+};
+
+const SANDBOX_SERVICE = 'sandbox';
 
 function storeOptions<T>(yargs: Argv<T>) {
   return yargs
@@ -26,16 +56,37 @@ function storeOptions<T>(yargs: Argv<T>) {
       describe: 'the result store file',
       defaultDescription: '$LEAD_ENRICH_STORE, else results.sqlite in the per-user cache directory',
     })
+    .option('sandbox', { type: 'boolean', describe: "the embedded sandbox's own store (results.sandbox.sqlite beside the default one)" })
+    .option('service', {
+      type: 'string',
+      requiresArg: true,
+      describe: "only the answers of this API base URL (as given to --base-url), or 'sandbox'",
+    })
     .option('json', { type: 'boolean', describe: 'print the outcome as one JSON object' });
 }
 
-/** `--store`, else LEAD_ENRICH_STORE, else the per-user default (read when the command runs). */
+/** --service as the store names services: the normalized base URL, or 'sandbox' (cli/target.ts). */
+function serviceOption(raw: unknown): string | undefined {
+  if (raw === undefined || raw === SANDBOX_SERVICE) return raw;
+  try {
+    if (typeof raw !== 'string') throw new ConfigError('not a string');
+    return validateBaseUrl(raw);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const shown = String(raw).replace(/^([^/]*\/\/)[^/?#]*@/, '$1***@');
+    throw new ConfigError(`Invalid option --service: must be an API base URL ending in /v2 (as given to --base-url) or 'sandbox', got '${shown}'`);
+  }
+}
+
+const ofService = (service: string | undefined) => (service === undefined ? '' : ` of ${service}`);
+
+/** `--store`, else LEAD_ENRICH_STORE, else the per-user default or the sandbox's (read when the command runs). */
 function storePath(args: StoreArgs): string {
   const given = args.store;
   if (given !== undefined && (typeof given !== 'string' || given.trim() === '')) {
     throw new ConfigError(`Invalid option --store: must be a file path, got '${String(given)}'`);
   }
-  const chosen = given ?? defaultStorePath();
+  const chosen = given ?? (args.sandbox ? sandboxStorePath() : defaultStorePath());
   // ':memory:' would be a fresh, empty store on every run: nothing to inspect or tidy.
   if (chosen === ':memory:') {
     throw new ConfigError("Invalid option --store: ':memory:' is never kept between runs; name a file");
@@ -96,10 +147,11 @@ function breakdown(label: string, counts: Record<string, number>, pad: (text: st
   return entries.map(([name, n], i) => `${pad(i === 0 ? label : '')}${name.padEnd(width)}  ${count(n)}`);
 }
 
-export function formatStoreStats(stats: ResultStoreStats, now: number = Date.now()): string {
+export function formatStoreStats(stats: ResultStoreStats, now: number = Date.now(), service?: string): string {
   const pad = (text: string) => text.padEnd(14);
   const lines = [
     `${pad('Result store')}${stats.path}`,
+    ...(service === undefined ? [] : [`${pad('Service')}${service} (its entries only; the size is the whole file's)`]),
     `${pad('Size')}${formatBytes(stats.sizeBytes)}`,
     `${pad('Entries')}${count(stats.entries)}`,
     ...breakdown('By operation', stats.byOperation, pad),
@@ -111,9 +163,10 @@ export function formatStoreStats(stats: ResultStoreStats, now: number = Date.now
 }
 
 /** The JSON form of `store stats`: times as ISO 8601 (null when empty), for scripts. */
-function statsJson(stats: ResultStoreStats | undefined, file: string) {
+function statsJson(stats: ResultStoreStats | undefined, file: string, service: string | undefined) {
   return {
     path: file,
+    ...(service === undefined ? {} : { service }),
     exists: stats !== undefined,
     sizeBytes: stats?.sizeBytes ?? 0,
     entries: stats?.entries ?? 0,
@@ -136,17 +189,20 @@ function statsCommand(io: CliIo): CommandModule<object, StoreArgs> {
       storeOptions(yargs)
         .example('$0 store stats', 'the default store')
         .example('$0 store stats --store ./results.sqlite', 'a given store file')
+        .example('$0 store stats --service https://api.example.com/v2', "one API's answers")
         .example('$0 store stats --json | jq .entries', 'the entry count, for scripts') as never,
     handler: async (args) => {
+      const service = serviceOption(args.service);
       const file = storePath(args);
       if (!storeExists(file)) {
-        if (args.json) printJson(io, statsJson(undefined, file));
+        if (args.json) printJson(io, statsJson(undefined, file, service));
         else io.out(noStoreLine(file, ''));
         return;
       }
-      const stats = await withStore(file, true, (store) => store.stats());
-      if (args.json) printJson(io, statsJson(stats, file));
-      else io.out(formatStoreStats(stats));
+      // A service with no entries (never used, or a typo) is an answer too: 0 entries.
+      const stats = await withStore(file, true, (store) => store.stats(service));
+      if (args.json) printJson(io, statsJson(stats, file, service));
+      else io.out(formatStoreStats(stats, Date.now(), service));
     },
   };
 }
@@ -164,24 +220,27 @@ function pruneCommand(io: CliIo): CommandModule<object, PruneArgs> {
           describe: 'remove entries fetched longer ago than this: 30d, 12h, 1d12h... (units ms, s, m, h, d, w)',
         })
         .example('$0 store prune --older-than 30d', 'forget answers older than 30 days')
-        .example('$0 store prune --older-than 12h --store ./results.sqlite', 'the same for 12 hours, in a given store file') as never,
+        .example('$0 store prune --older-than 12h --store ./results.sqlite', 'the same for 12 hours, in a given store file')
+        .example('$0 store prune --older-than 7d --service sandbox', "only the sandbox's answers") as never,
     handler: async (args) => {
-      // The duration is checked before the store is touched: a typo changes nothing.
+      // The duration and the service are checked before the store is touched: a typo changes nothing.
       const olderThanMs = parseDuration(String(args.olderThan), '--older-than');
+      const service = serviceOption(args.service);
       const file = storePath(args);
+      const scope = service === undefined ? {} : { service };
       if (!storeExists(file)) {
-        if (args.json) printJson(io, { path: file, exists: false, removed: 0, remaining: 0 });
+        if (args.json) printJson(io, { path: file, ...scope, exists: false, removed: 0, remaining: 0 });
         else io.out(noStoreLine(file, '; nothing to prune'));
         return;
       }
       const { removed, remaining } = await withStore(file, false, (store) => ({
-        removed: store.prune(olderThanMs),
-        remaining: store.stats().entries,
+        removed: store.prune(olderThanMs, service),
+        remaining: store.stats(service).entries,
       }));
-      if (args.json) printJson(io, { path: file, exists: true, removed, remaining });
+      if (args.json) printJson(io, { path: file, ...scope, exists: true, removed, remaining });
       else {
         io.out(
-          `Removed ${count(removed)} ${removed === 1 ? 'entry' : 'entries'} older than ${formatDuration(olderThanMs)} ` +
+          `Removed ${count(removed)} ${removed === 1 ? 'entry' : 'entries'}${ofService(service)} older than ${formatDuration(olderThanMs)} ` +
             `from ${file}; ${count(remaining)} left.\n`,
         );
       }
@@ -189,30 +248,56 @@ function pruneCommand(io: CliIo): CommandModule<object, PruneArgs> {
   };
 }
 
-function clearCommand(io: CliIo): CommandModule<object, StoreArgs> {
+const entriesWord = (n: number) => `${count(n)} ${n === 1 ? 'entry' : 'entries'}`;
+
+/**
+ * Whether `clear` may go on: --yes, or "y" typed in a terminal. Without a terminal and without
+ * --yes nothing is deleted: a script must say so (exit 1, one line on how to confirm).
+ */
+async function confirmClear(args: ClearArgs, ask: AskUser, file: string, entries: number, service: string | undefined): Promise<boolean> {
+  if (args.yes) return true;
+  const what = `${entriesWord(entries)}${ofService(service)}`;
+  const answer = ask(`Delete ${what} from ${file}? Later runs pay again for these lookups. [y/N] `);
+  if (answer === undefined) {
+    throw new ConfigError(`Not clearing ${file} (${what}): there is no terminal to confirm in; pass --yes to clear it`);
+  }
+  return /^\s*y(es)?\s*$/i.test(await answer);
+}
+
+function clearCommand(io: CliIo, ask: AskUser): CommandModule<object, ClearArgs> {
   return {
     command: 'clear',
-    describe: 'Delete every entry (the next runs pay again for every lookup)',
+    describe: 'Delete every entry (the next runs pay again for every lookup); asks first, or needs --yes',
     builder: (yargs) =>
       storeOptions(yargs)
-        .example('$0 store clear', 'empty the default store')
-        .example('$0 store clear --store ./results.sqlite', 'empty a given store file') as never,
+        .option('yes', { alias: 'y', type: 'boolean', describe: 'do not ask: needed where there is no terminal to ask in' })
+        .example('$0 store clear', 'empty the default store (asks first)')
+        .example('$0 store clear --yes --store ./results.sqlite', 'empty a given store file, from a script')
+        .example('$0 store clear --service sandbox --yes', "forget only the sandbox's answers") as never,
     handler: async (args) => {
+      const service = serviceOption(args.service);
       const file = storePath(args);
+      const scope = service === undefined ? {} : { service };
       if (!storeExists(file)) {
-        if (args.json) printJson(io, { path: file, exists: false, removed: 0 });
+        if (args.json) printJson(io, { path: file, ...scope, exists: false, removed: 0 });
         else io.out(noStoreLine(file, '; nothing to clear'));
         return;
       }
-      const removed = await withStore(file, false, (store) => store.clear());
-      if (args.json) printJson(io, { path: file, exists: true, removed });
-      else io.out(`Removed ${count(removed)} ${removed === 1 ? 'entry' : 'entries'} from ${file}.\n`);
+      const entries = await withStore(file, true, (store) => store.stats(service).entries);
+      if (entries > 0 && !(await confirmClear(args, ask, file, entries, service))) {
+        io.err(`Not confirmed: nothing was deleted from ${file}.`);
+        io.setStatus(1);
+        return;
+      }
+      const removed = entries === 0 ? 0 : await withStore(file, false, (store) => store.clear(service));
+      if (args.json) printJson(io, { path: file, ...scope, exists: true, removed });
+      else io.out(`Removed ${entriesWord(removed)}${ofService(service)} from ${file}.\n`);
     },
   };
 }
 
 /** `lead-enrich store <stats|prune|clear>`. */
-export function storeCommand(io: CliIo): CommandModule<object, any> {
+export function storeCommand(io: CliIo, ask: AskUser = askOnTerminal): CommandModule<object, any> {
   return {
     command: 'store',
     describe: 'Inspect or tidy the result store (stats, prune, clear)',
@@ -220,12 +305,15 @@ export function storeCommand(io: CliIo): CommandModule<object, any> {
       yargs
         .command(statsCommand(io))
         .command(pruneCommand(io))
-        .command(clearCommand(io))
+        .command(clearCommand(io, ask))
         .demandCommand(1, 'Name a store command: stats, prune or clear')
         .example('$0 store stats', 'what the store holds')
         .example('$0 store prune --older-than 30d', 'forget answers older than 30 days')
-        .example('$0 store clear --store ./results.sqlite', 'empty a given store file')
-        .epilogue('The store is --store PATH, else $LEAD_ENRICH_STORE, else results.sqlite in the per-user cache directory.'),
+        .example('$0 store clear --yes --store ./results.sqlite', 'empty a given store file')
+        .epilogue(
+          'The store is --store PATH, else $LEAD_ENRICH_STORE, else results.sqlite in the per-user cache directory. ' +
+            'Runs with --sandbox keep their answers in results.sandbox.sqlite beside it (--sandbox here), never in it.',
+        ),
     // The subcommands do the work; yargs only gets here when none was named (demandCommand fails first).
     handler: () => undefined,
   };

@@ -5,6 +5,7 @@ import type { LeadClient } from '../api/client.js';
 import { requireTarget, resolveConfig, type ResolvedConfig } from '../config.js';
 import type { Sandbox } from '../sandbox/server.js';
 import { positiveInteger } from '../options/rules.js';
+import { defaultStorePath, sandboxStorePath } from '../store/default-path.js';
 
 export interface TargetArgs {
   config?: string | undefined;
@@ -18,7 +19,10 @@ export function targetOptions<T>(yargs: Argv<T>) {
   return yargs
     .option('config', { type: 'string', describe: 'JSON config file (see config.example.json)', requiresArg: true })
     .option('base-url', { type: 'string', describe: 'API base URL ending in /v2 (env LEAD_API_BASE_URL)', requiresArg: true })
-    .option('sandbox', { type: 'boolean', describe: 'Start the embedded sandbox server and run against it' })
+    .option('sandbox', {
+      type: 'boolean',
+      describe: 'Start the embedded sandbox server and run against it (its answers are stored in results.sandbox.sqlite beside the default store, never in it)',
+    })
     // A string, not yargs' number: 'abc' would become NaN and reach got as a timeout (a
     // misleading "Network failure"); positiveInteger below names the option and shows 'abc'.
     .option('request-timeout', { type: 'string', describe: 'Per-request timeout in ms (default 30000)', requiresArg: true });
@@ -30,6 +34,12 @@ export interface Target {
   /** Identifies which server answers, so stored results of different services never mix. */
   service: string;
   sandbox: Sandbox | undefined;
+  /**
+   * The result store: `flag` (--store); else against the sandbox LEAD_ENRICH_STORE or the
+   * sandbox's own store (default-path.ts), never the config file's, which is the service's;
+   * else the config file's `store`, LEAD_ENRICH_STORE or the default store, as before.
+   */
+  storePath(flag: string | undefined): string;
   close(): Promise<void>;
 }
 
@@ -51,7 +61,9 @@ export async function openTarget(args: TargetArgs, warn: (line: string) => void)
   }
   let client: LeadClient;
   try {
-    client = new LeadClient({ baseUrl, token, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+    // Single attempts: `enrich` has its own retry and gate, and a one-off command shows the
+    // server's answer, failure included, at once.
+    client = new LeadClient({ baseUrl, token, retry: false, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
   } catch (error) {
     await sandbox?.close();
     throw error;
@@ -61,8 +73,9 @@ export async function openTarget(args: TargetArgs, warn: (line: string) => void)
     config,
     service: sandbox ? 'sandbox' : client.baseUrl,
     sandbox,
+    storePath: (flag) => flag ?? (sandbox ? sandboxStorePath() : (config.file.store ?? defaultStorePath())),
     async close() {
-      client.close();
+      await client.close();
       await sandbox?.close();
     },
   };

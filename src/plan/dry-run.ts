@@ -53,7 +53,7 @@ export interface DryRunPlan {
 
 export async function planRun(options: DryRunOptions): Promise<DryRunPlan> {
   const settings = resolveOptions(options);
-  const client = settings.client ?? new LeadClient({ baseUrl: settings.baseUrl, token: settings.token });
+  const client = settings.client?.direct ?? new LeadClient({ baseUrl: settings.baseUrl, token: settings.token, retry: false });
   const store = settings.store instanceof ResultStore ? settings.store : ResultStore.open({ path: settings.store });
   try {
     const retry = new RetryPolicy({ retries: settings.retries, baseDelayMs: settings.tuning.retryBaseDelayMs, maxDelayMs: settings.tuning.retryMaxDelayMs });

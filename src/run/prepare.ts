@@ -61,7 +61,7 @@ export type PreparedLookups = Pick<PreparedRun, 'client' | 'credits' | 'reserve'
 
 /** Everything between a row's key and its answer: client, store, account, credit guard, gate, request path. */
 export async function prepareLookups(settings: EnrichSettings, metrics: RunMetrics, resources: Resources): Promise<PreparedLookups> {
-  const client = settings.client ?? new LeadClient({ baseUrl: settings.baseUrl, token: settings.token });
+  const client = settings.client?.direct ?? new LeadClient({ baseUrl: settings.baseUrl, token: settings.token, retry: false });
   if (!settings.client) resources.defer(() => client.close());
   const store = openStore(settings, resources);
   const retry = new RetryPolicy({ retries: settings.retries, baseDelayMs: settings.tuning.retryBaseDelayMs, maxDelayMs: settings.tuning.retryMaxDelayMs });

@@ -6,6 +6,8 @@ import envPaths from 'env-paths';
 
 const APP = 'lead-enrich';
 const FILE = 'results.sqlite';
+/** The embedded sandbox's answers: made-up data that must never mix with paid-for answers. */
+const SANDBOX_FILE = 'results.sandbox.sqlite';
 
 /**
  * `LEAD_ENRICH_STORE` when set (and not empty), else the per-user cache directory:
@@ -28,4 +30,16 @@ export function defaultStorePath(env: NodeJS.ProcessEnv = process.env): string {
     return path.join(base, APP, FILE);
   }
   return path.join(envPaths(APP, { suffix: '' }).cache, FILE);
+}
+
+/**
+ * The store of runs against the embedded sandbox (`--sandbox`): `LEAD_ENRICH_STORE` when set
+ * (an explicit choice wins), else `results.sandbox.sqlite` beside the default store, so that
+ * trying the tool never fills (nor `store clear` of the sandbox ever empties) the store of the
+ * real service (cli-contract.md, "Store housekeeping").
+ */
+export function sandboxStorePath(env: NodeJS.ProcessEnv = process.env): string {
+  const explicit = env['LEAD_ENRICH_STORE'];
+  if (explicit !== undefined && explicit !== '') return explicit;
+  return path.join(path.dirname(defaultStorePath(env)), SANDBOX_FILE);
 }

@@ -295,24 +295,39 @@ export class ResultStore {
     }
   }
 
-  /** What the store holds, by operation and service, its date range and its size on disk. */
-  stats(): ResultStoreStats {
+  /**
+   * What the store holds, by operation and service, its date range and its size on disk (the
+   * whole file's). With `service`: that service's entries only (none for a service never stored).
+   */
+  stats(service?: string): ResultStoreStats {
     if (this.closed) throw closedError(this.path);
     this.flush();
-    return readStats(this.db, this.path);
+    return readStats(this.db, this.path, this.serviceFilter(service));
   }
 
-  /** Delete entries fetched before now - olderThanMs. Returns how many were deleted. */
-  prune(olderThanMs: number): number {
+  /** Delete entries fetched before now - olderThanMs (of `service` only, when given). Returns how many were deleted. */
+  prune(olderThanMs: number, service?: string): number {
     if (!Number.isFinite(olderThanMs) || olderThanMs < 0) {
       throw new ConfigError(`Invalid prune age: must be a non-negative number of milliseconds, got '${olderThanMs}'`);
     }
-    return this.deleteWhere('DELETE FROM results WHERE fetched_at < ?', [this.options.now() - olderThanMs]);
+    const only = this.serviceFilter(service);
+    const cutoff = this.options.now() - olderThanMs;
+    if (only === undefined) return this.deleteWhere('DELETE FROM results WHERE fetched_at < ?', [cutoff]);
+    return this.deleteWhere('DELETE FROM results WHERE fetched_at < ? AND service_id = ?', [cutoff, only]);
   }
 
-  /** Delete every entry (of every service). Returns how many were deleted. */
-  clear(): number {
-    return this.deleteWhere('DELETE FROM results', []);
+  /** Delete every entry (of `service` only, when given). Returns how many were deleted. */
+  clear(service?: string): number {
+    const only = this.serviceFilter(service);
+    if (only === undefined) return this.deleteWhere('DELETE FROM results', []);
+    return this.deleteWhere('DELETE FROM results WHERE service_id = ?', [only]);
+  }
+
+  /** The id to filter on for `service` (-1, which no row has, for a service never stored); undefined: all. */
+  private serviceFilter(service: string | undefined): number | undefined {
+    if (service === undefined) return undefined;
+    this.flush();
+    return this.lookupServiceId(service) ?? -1;
   }
 
   private deleteWhere(sql: string, params: unknown[]): number {

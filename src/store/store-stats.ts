@@ -14,17 +14,19 @@ export interface ResultStoreStats {
   path: string;
 }
 
-/** Counts from the database; committed entries only (the store flushes first). */
-export function readStats(db: Database.Database, filePath: string): ResultStoreStats {
+/** Counts from the database; committed entries only (the store flushes first); of one service when `serviceId` is given. */
+export function readStats(db: Database.Database, filePath: string, serviceId?: number): ResultStoreStats {
+  const where = serviceId === undefined ? '' : ' WHERE service_id = ?';
+  const params = serviceId === undefined ? [] : [serviceId];
   const names = new Map<number, string>();
   for (const [id, name] of db.prepare<[], [number, string]>('SELECT id, name FROM services').raw(true).all()) {
     names.set(id, name);
   }
   // Grouped by the primary key's prefix: answered from that index, without reading the JSON.
   const groups = db
-    .prepare<[], [number, string, number]>('SELECT service_id, op, count(*) FROM results GROUP BY service_id, op')
+    .prepare<unknown[], [number, string, number]>(`SELECT service_id, op, count(*) FROM results${where} GROUP BY service_id, op`)
     .raw(true)
-    .all();
+    .all(...params);
   let entries = 0;
   const byOperation: Record<string, number> = {};
   const byService: Record<string, number> = {};
@@ -35,8 +37,8 @@ export function readStats(db: Database.Database, filePath: string): ResultStoreS
     byService[name] = (byService[name] ?? 0) + count;
   }
   // Two statements: SQLite's min/max index shortcut only applies to a lone min() or max().
-  const oldest = db.prepare<[], number | null>('SELECT min(fetched_at) FROM results').pluck(true).get();
-  const newest = db.prepare<[], number | null>('SELECT max(fetched_at) FROM results').pluck(true).get();
+  const oldest = db.prepare<unknown[], number | null>(`SELECT min(fetched_at) FROM results${where}`).pluck(true).get(...params);
+  const newest = db.prepare<unknown[], number | null>(`SELECT max(fetched_at) FROM results${where}`).pluck(true).get(...params);
   const stats: ResultStoreStats = { entries, byOperation, byService, sizeBytes: sizeBytes(db, filePath), path: filePath };
   if (oldest !== null && oldest !== undefined) stats.oldest = oldest;
   if (newest !== null && newest !== undefined) stats.newest = newest;

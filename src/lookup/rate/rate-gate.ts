@@ -119,11 +119,13 @@ export class RateGate {
     });
     dropped.catch(() => {});
     this.#waiting.add(drop);
+    this.#timer?.ref();
     try {
       return await Promise.race([
         dropped,
         this.#engine.schedule(() => {
           this.#waiting.delete(drop);
+          this.#unrefWhenIdle();
           if (this.#stopped) return Promise.reject(new GateStoppedError());
           ran = true;
           return this.#run(task);
@@ -133,6 +135,7 @@ export class RateGate {
       throw this.#failureOf(error, ran);
     } finally {
       this.#waiting.delete(drop);
+      this.#unrefWhenIdle();
     }
   }
 
@@ -203,9 +206,15 @@ export class RateGate {
   #armRefill(at: number): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#armedFor = at;
-    // Not unref'd: while the window is used up this timer may be all that keeps the process
-    // alive until the next refill. stop() clears it.
+    // Ref'd while a request waits for a slot: with the window used up this timer may be all that
+    // keeps the process alive until the next refill. Unref'd while none waits, so that an idle
+    // gate (a library user's LeadClient between calls) does not keep the process alive. stop() clears it.
     this.#timer = setTimeout(() => this.#refill(), Math.max(0, at - this.#now()));
+    this.#unrefWhenIdle();
+  }
+
+  #unrefWhenIdle(): void {
+    if (this.#waiting.size === 0) this.#timer?.unref();
   }
 
   #refill(): void {

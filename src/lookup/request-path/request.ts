@@ -10,8 +10,8 @@ export interface LookupRequest {
   key: string;
 }
 
-/** Sends a request and resolves with the answer's `data`. */
-export type Send = (request: LookupRequest) => Promise<unknown>;
+/** Sends a request and resolves with the answer's `data` (the library's LeadClient sends its own request type). */
+export type Send<Request = LookupRequest> = (request: Request) => Promise<unknown>;
 
 /** The counters the request path keeps; the progress line and the summary read them. */
 export interface RequestCounters {

@@ -4,7 +4,7 @@ import { RateLimitedError } from '../../api/errors.js';
 import { GateStoppedError, type RateGate } from '../rate/rate-gate.js';
 import type { RequestCounters, Send } from './request.js';
 
-export function withGate(next: Send, gate: RateGate, counters: RequestCounters, halt: AbortSignal): Send {
+export function withGate<Request>(next: Send<Request>, gate: RateGate, counters: RequestCounters, halt: AbortSignal): Send<Request> {
   return async (request) => {
     try {
       return await gate.schedule(() => {

@@ -4,7 +4,7 @@ import { GateStoppedError } from '../rate/rate-gate.js';
 import type { RetryPolicy } from './retry-policy.js';
 import type { RequestCounters, Send } from './request.js';
 
-export function withRetry(next: Send, policy: RetryPolicy, counters: RequestCounters, signal: AbortSignal): Send {
+export function withRetry<Request>(next: Send<Request>, policy: RetryPolicy, counters: RequestCounters, signal: AbortSignal): Send<Request> {
   const hooks = {
     signal,
     onRetry: () => {
