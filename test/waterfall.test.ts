@@ -102,6 +102,10 @@ describe('waterfall --by email,url', () => {
     // Worst: every well-formed key sent (3 emails, 4 URLs; row 1's URL too, since its email might
     // not be found). Expected: one request per row with a key (its first), nothing more.
     expect(before).toMatchObject({ rows: 7, invalidRows: 1, noKeyRows: 1, lookupsToMake: 8, lookupsExpected: 5 });
+    expect(before.lookup.order).toEqual([
+      { kind: 'email', column: 'Email' },
+      { kind: 'url', column: 'LinkedIn' },
+    ]);
     await run(s, { input, by: 'email,url', store });
     const after = await planRun({ input, by: 'email,url', baseUrl: s.baseUrl, token: s.token, store });
     // Every key a row reaches is now in the store (row 1's URL is not reached: its email was found).

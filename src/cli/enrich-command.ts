@@ -62,7 +62,7 @@ function formatPlan(plan: DryRunPlan): string {
       .join(', ') || '0';
   return [
     `Rows: ${plan.rows} (${plan.invalidRows} with an invalid key, ${plan.noKeyRows} with an empty key: no request for either)`,
-    `Lookup: ${plan.lookup.kind} from column "${plan.lookup.column}"${plan.lookup.with.length ? ` with ${plan.lookup.with.join(', ')}` : ''}`,
+    `Lookup: ${plan.lookup.order.map((t) => `${t.kind} from column "${t.column}"`).join(', then ')}${plan.lookup.with.length ? ` with ${plan.lookup.with.join(', ')}` : ''}`,
     `Distinct keys: ${per(plan.distinctKeys)}`,
     `Already known (free): ${per(plan.alreadyKnown)}`,
     `Lookups to make: ${plan.lookupsToMake === plan.lookupsExpected ? plan.lookupsToMake : `at most ${plan.lookupsToMake}, expected ${plan.lookupsExpected} (a waterfall stops at the first found)`}`,

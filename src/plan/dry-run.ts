@@ -24,7 +24,8 @@ export interface DryRunPlan {
   invalidRows: number;
   /** Rows whose key cell is empty: skipped with no_key, no request. */
   noKeyRows: number;
-  lookup: { kind: LookupKind; column: string; with: Extra[] };
+  /** The first (or only) kind and its column; `order` lists every kind of a waterfall in turn. */
+  lookup: { kind: LookupKind; column: string; with: Extra[]; order: Array<{ kind: LookupKind; column: string }> };
   /** Distinct normalized keys, per operation. */
   distinctKeys: Record<string, number>;
   /** Of those, already answered in the store (free). */
@@ -114,7 +115,12 @@ async function countRows(settings: EnrichSettings, store: ResultStore, service: 
   }
   return {
     ...counts,
-    lookup: { kind: targets[0]!.kind, column: targets[0]!.columnName, with: extras },
+    lookup: {
+      kind: targets[0]!.kind,
+      column: targets[0]!.columnName,
+      with: extras,
+      order: targets.map((t) => ({ kind: t.kind, column: t.columnName })),
+    },
     distinctKeys: census.distinct(),
     alreadyKnown: census.known,
     lookupsToMake: census.worst + domainFromLead.size,
