@@ -2,7 +2,7 @@
 // distinct domain per run and through the store, never for a free mail provider's domain.
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isFreeMailDomain } from '../src/plan/company-domain.js';
+import { companyDomainOf, isFreeMailDomain } from '../src/plan/company-domain.js';
 import { planRun } from '../src/plan/dry-run.js';
 import { enrich } from '../src/run/enrich.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/server.js';
@@ -22,6 +22,22 @@ describe('free mail providers', () => {
   it('come from the maintained list, not from a list typed here', () => {
     for (const domain of ['gmail.com', 'outlook.com', 'yahoo.com', 'gmx.de', 'web.de', 'icloud.com', 'GMAIL.COM']) expect(isFreeMailDomain(domain), domain).toBe(true);
     for (const domain of ['acme.com', 'globex.io', 'example.de']) expect(isFreeMailDomain(domain), domain).toBe(false);
+  });
+});
+
+describe('the company domain of a row', () => {
+  const url = 'https://www.linkedin.com/in/jane';
+  it("is the lead's company_domain, else the email's, else the domain column; never free mail", () => {
+    expect(companyDomainOf({ kind: 'email', key: 'jane@acme.com', lead: { company_domain: 'Globex.io' }, domainCell: 'initech.com' })).toBe('globex.io');
+    expect(companyDomainOf({ kind: 'email', key: 'jane@acme.com', lead: {}, domainCell: 'initech.com' })).toBe('acme.com');
+    expect(companyDomainOf({ kind: 'email', key: 'jane@gmail.com', lead: { company_domain: 'gmail.com' }, domainCell: 'https://www.initech.com/about' })).toBe('initech.com');
+    expect(companyDomainOf({ kind: 'email', key: 'jane@gmail.com', lead: undefined, domainCell: undefined })).toBeUndefined();
+    expect(companyDomainOf({ kind: 'domain', key: 'acme.com', lead: undefined, domainCell: undefined })).toBe('acme.com');
+  });
+
+  it("of a waterfall row answered by its profile URL is still the email's when the lead names none", () => {
+    expect(companyDomainOf({ kind: 'url', key: url, lead: {}, domainCell: undefined, emailKey: 'jane@acme.com' })).toBe('acme.com');
+    expect(companyDomainOf({ kind: 'url', key: url, lead: {}, domainCell: undefined })).toBeUndefined();
   });
 });
 

@@ -124,7 +124,13 @@ export class BatchPlanner {
     const lead = base.data.lead;
     const domain = extras.includes('mx') || extras.includes('whois') ? this.#domainOf(p.cells, attempt, lead) : undefined;
     const company = extras.includes('company')
-      ? companyDomainOf({ kind: attempt.target.kind, key: attempt.key, lead, domainCell: domainColumn ? fromBytes(p.cells[domainColumn.columnIndex] ?? '') : undefined })
+      ? companyDomainOf({
+          kind: attempt.target.kind,
+          key: attempt.key,
+          lead,
+          domainCell: domainColumn ? fromBytes(p.cells[domainColumn.columnIndex] ?? '') : undefined,
+          emailKey: [p.first, ...(p.rest ?? [])].find((k) => k.target.kind === 'email')?.key,
+        })
       : undefined;
     const ask = (extra: Extra, key: string | undefined) => (extras.includes(extra) && key !== undefined ? lookups.resolve(extra === 'company' ? 'lookup_domain' : extra, key) : undefined);
     const [mx, whois, firm] = await Promise.all([ask('mx', domain), ask('whois', domain), ask('company', company)]);

@@ -24,13 +24,18 @@ export interface CompanySources {
   lead: unknown;
   /** The row's domain column cell, as text, if the header has one. */
   domainCell: string | undefined;
+  /** A waterfall row answered by another kind: its well-formed email key, if it has one. */
+  emailKey?: string | undefined;
 }
+
+const domainOfEmail = (email: string | undefined) => (email === undefined ? undefined : email.slice(email.lastIndexOf('@') + 1));
 
 /** The normalized company domain, or undefined when none is known or it is a free mail provider's. */
 export function companyDomainOf(row: CompanySources): string | undefined {
   const candidates = [
     typeof (row.lead as Lead | undefined)?.company_domain === 'string' ? (row.lead as Lead).company_domain : undefined,
-    row.kind === 'email' ? row.key.slice(row.key.lastIndexOf('@') + 1) : row.kind === 'domain' ? row.key : undefined,
+    domainOfEmail(row.kind === 'email' ? row.key : row.emailKey),
+    row.kind === 'domain' ? row.key : undefined,
     row.domainCell,
   ];
   for (const candidate of candidates) {
