@@ -1,6 +1,7 @@
 // Waterfall lookups (cli-contract.md, "Waterfall"): `--by email,url` tries each row's kinds in
 // order; an empty or malformed cell is passed over with no request; not found passes on; the first
 // found ends the row. Asserted on the server side: which requests were and were not sent.
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { planRun } from '../src/plan/dry-run.js';
@@ -110,6 +111,16 @@ describe('waterfall --by email,url', () => {
     const after = await planRun({ input, by: 'email,url', baseUrl: s.baseUrl, token: s.token, store });
     // Every key a row reaches is now in the store (row 1's URL is not reached: its email was found).
     expect(after).toMatchObject({ lookupsToMake: 0, lookupsExpected: 0, alreadyKnown: { lookup_email: 3, lookup_url: 4 } });
+  });
+
+  it('JSONL lines carry lead_source too', async () => {
+    const s = await sandbox();
+    const dir = makeTempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [HEADER, ...ROWS]);
+    const output = path.join(dir, 'out.jsonl');
+    await run(s, { input, output, by: 'email,url', store: ':memory:' });
+    const lines = fs.readFileSync(output, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { lead_source?: string });
+    expect(lines.map((l) => l.lead_source)).toEqual(['email', 'url', 'url', 'url', 'url', undefined, undefined]);
   });
 
   it('refuses a kind named twice, and more --column than kinds', async () => {

@@ -12,6 +12,7 @@ export function jsonRow(row: FinishedRow, header: string[]): Record<string, unkn
   return {
     row: row.row,
     lead_status: row.status,
+    ...(row.source === undefined ? {} : { lead_source: row.source }),
     lead_billing: row.billing,
     ...(row.extraBilling?.mx === undefined ? {} : { mx_billing: row.extraBilling.mx }),
     ...(row.extraBilling?.whois === undefined ? {} : { whois_billing: row.extraBilling.whois }),
