@@ -1,22 +1,14 @@
 // --with company (cli-contract.md, "Company"): the company behind each row, by domain, once per
 // distinct domain per run and through the store, never for a free mail provider's domain.
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { companyDomainOf, isFreeMailDomain } from '../src/plan/company-domain.js';
 import { planRun } from '../src/plan/dry-run.js';
 import { enrich } from '../src/run/enrich.js';
-import { startSandbox, type Sandbox } from '../src/sandbox/server.js';
+import { sandboxesPerTest } from './helpers/sandboxes.js';
 import { makeTempDir, readCsvObjects, writeCsv } from './helpers/files.js';
 
-const sandboxes: Sandbox[] = [];
-afterEach(async () => {
-  await Promise.all(sandboxes.splice(0).map((s) => s.close()));
-});
-async function sandbox(): Promise<Sandbox> {
-  const s = await startSandbox({ port: 0, rpm: 60_000, notFoundRate: 0 });
-  sandboxes.push(s);
-  return s;
-}
+const sandbox = sandboxesPerTest({ notFoundRate: 0 });
 
 describe('free mail providers', () => {
   it('come from the maintained list, not from a list typed here', () => {

@@ -4,22 +4,15 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LeadEnrichError, RowError } from '../src/api/errors.js';
 import { enrich } from '../src/run/enrich.js';
 import { enrichRows, type RowResult } from '../src/run/enrich-rows.js';
-import { startSandbox, type Sandbox } from '../src/sandbox/server.js';
+import type { Sandbox } from '../src/sandbox/server.js';
+import { sandboxesPerTest } from './helpers/sandboxes.js';
 import { REPO_ROOT } from './helpers/cli.js';
 
-const sandboxes: Sandbox[] = [];
-afterEach(async () => {
-  await Promise.all(sandboxes.splice(0).map((s) => s.close()));
-});
-async function sandbox(options: Parameters<typeof startSandbox>[0] = {}): Promise<Sandbox> {
-  const s = await startSandbox({ port: 0, rpm: 60_000, notFoundRate: 0, ...options });
-  sandboxes.push(s);
-  return s;
-}
+const sandbox = sandboxesPerTest({ notFoundRate: 0 });
 const lookups = (s: Sandbox) => s.stats.byOperation.lookup_email ?? 0;
 
 /** A Postgres-cursor-shaped source: an async generator that yields rows one at a time, counting them. */

@@ -3,21 +3,14 @@
 // found ends the row. Asserted on the server side: which requests were and were not sent.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { planRun } from '../src/plan/dry-run.js';
 import { enrich, type EnrichOptions } from '../src/run/enrich.js';
-import { startSandbox, type Sandbox } from '../src/sandbox/server.js';
+import type { Sandbox } from '../src/sandbox/server.js';
+import { sandboxesPerTest } from './helpers/sandboxes.js';
 import { makeTempDir, readCsvObjects, writeCsv } from './helpers/files.js';
 
-const sandboxes: Sandbox[] = [];
-afterEach(async () => {
-  await Promise.all(sandboxes.splice(0).map((s) => s.close()));
-});
-async function sandbox(): Promise<Sandbox> {
-  const s = await startSandbox({ port: 0, rpm: 60_000, notFoundRate: 0 });
-  sandboxes.push(s);
-  return s;
-}
+const sandbox = sandboxesPerTest({ notFoundRate: 0 });
 const run = (s: Sandbox, options: Partial<EnrichOptions> & { input: string }) => enrich({ baseUrl: s.baseUrl, token: s.token, ...options });
 const sent = (s: Sandbox, op: string) => s.stats.byOperation[op] ?? 0;
 

@@ -6,7 +6,6 @@ import type { CompanyLead, Lead, MxResult, WhoisResult } from '../api/types.js';
 import { ConfigError, RowError, type ErrorCode } from '../api/errors.js';
 import type { EnrichOptions } from '../options/enrich-options.js';
 import { resolveOptions, type EnrichSettings } from '../options/resolve-options.js';
-import { BatchPlanner } from '../plan/batch-planner.js';
 import type { LookupKind } from '../plan/plan.js';
 import { domainColumnFor, detectTargets } from '../plan/targets.js';
 import { fromBytes } from '../read/byte-string.js';
@@ -16,7 +15,7 @@ import { ErrorBudget } from './error-budget.js';
 import { finish } from './finish.js';
 import type { Billing, FinishedRow, RowStatus } from './finished-row.js';
 import { RunMetrics } from './metrics.js';
-import { addedColumns, prepareLookups, type PreparedRun } from './prepare.js';
+import { addedColumns, plannerFor, prepareLookups, type PreparedRun } from './prepare.js';
 import { Resources } from './resources.js';
 import { runRows } from './run-rows.js';
 
@@ -93,14 +92,7 @@ async function prepareRows(source: RowsSource, settings: EnrichSettings, metrics
 /** The run in the background: its rows go to the sink; a failure reaches the caller's next(). */
 function start(run: PreparedRun, metrics: RunMetrics, sink: ConsumerSink): Promise<unknown> {
   const { settings } = run;
-  const planner = new BatchPlanner({
-    targets: run.targets,
-    domainColumn: run.domainColumn,
-    extras: settings.extras,
-    lookups: run.lookups,
-    width: run.source.header.length,
-    shard: settings.shard,
-  });
+  const planner = plannerFor(run, metrics);
   const done = runRows({
     source: run.source,
     planner,

@@ -1,14 +1,13 @@
 // One run of the data path, as phases (design.md, "Data path"):
 //   prepare (options, input header, store, account, gate, writer) → run (read → plan → look up →
 //   write, through the ordered window) → finish (last balance, outputs in place, summary).
-import { BatchPlanner } from '../plan/batch-planner.js';
 import { keyWarning } from '../plan/key-warning.js';
 import type { EnrichOptions } from '../options/enrich-options.js';
 import { resolveOptions } from '../options/resolve-options.js';
 import { ErrorBudget } from './error-budget.js';
 import { finish } from './finish.js';
 import { RunMetrics } from './metrics.js';
-import { prepare } from './prepare.js';
+import { plannerFor, prepare } from './prepare.js';
 import { Resources } from './resources.js';
 import { runRows } from './run-rows.js';
 import { progressOf, type EnrichSummary } from './summary.js';
@@ -31,16 +30,7 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
       timer.unref();
       resources.defer(() => clearInterval(timer));
     }
-    const planner = new BatchPlanner({
-      targets: run.targets,
-      domainColumn: run.domainColumn,
-      extras: settings.extras,
-      lookups: run.lookups,
-      width: run.source.header.length,
-      shard: settings.shard,
-      invalidUtf8: run.source.encoding === 'utf-8' ? metrics.invalidUtf8 : undefined,
-      sawInvalidUtf8: () => run.source.sawInvalidUtf8(),
-    });
+    const planner = plannerFor(run, metrics);
     await runRows({
       source: run.source,
       planner,

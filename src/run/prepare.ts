@@ -14,6 +14,7 @@ import { requestPath } from '../lookup/request-path/request-path.js';
 import { RetryPolicy } from '../lookup/request-path/retry-policy.js';
 import { rateFor, type RatePlan } from '../options/rate-plan.js';
 import type { EnrichSettings } from '../options/resolve-options.js';
+import { BatchPlanner } from '../plan/batch-planner.js';
 import { keyColumns } from '../plan/key-columns.js';
 import type { LookupTarget } from '../plan/plan.js';
 import { columnKind, domainColumnFor } from '../plan/targets.js';
@@ -229,4 +230,18 @@ function wireStops(settings: EnrichSettings, stop: RunStop, gate: RateGate, coor
     stop.stop('redis', error);
   });
   if (coordinator?.lost) stop.stop('redis', coordinator.lost);
+}
+
+/** The planner of a prepared run's rows (plan → look up), the same for enrich and enrichRows. */
+export function plannerFor(run: Pick<PreparedRun, 'settings' | 'source' | 'targets' | 'domainColumn' | 'lookups'>, metrics: RunMetrics): BatchPlanner {
+  return new BatchPlanner({
+    targets: run.targets,
+    domainColumn: run.domainColumn,
+    extras: run.settings.extras,
+    lookups: run.lookups,
+    width: run.source.header.length,
+    shard: run.settings.shard,
+    invalidUtf8: run.source.encoding === 'utf-8' ? metrics.invalidUtf8 : undefined,
+    sawInvalidUtf8: () => run.source.sawInvalidUtf8(),
+  });
 }
