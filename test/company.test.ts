@@ -79,6 +79,30 @@ describe('--with company', () => {
     expect(s.stats.requests - before).toBeLessThanOrEqual(3);
   });
 
+  it('the dry run of a waterfall counts the company of every key that may answer, and none the store knows', async () => {
+    const s = await sandbox();
+    const dir = makeTempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [
+      ['Name', 'Email', 'LinkedIn'],
+      ['found by email', 'ann@acme.com', 'https://www.linkedin.com/in/ann-one'],
+      ['url only', '', 'https://www.linkedin.com/in/cy-three'],
+      ['free mail, not found: the url answers', 'bob.notfound@gmail.com', 'https://www.linkedin.com/in/bob-two'],
+    ]);
+    const store = path.join(dir, 's.sqlite');
+    const options = { input, by: 'email,url', with: ['company' as const], baseUrl: s.baseUrl, token: s.token, store };
+    const before = await planRun(options);
+    // Worst: 2 emails + 3 URLs; companies: acme.com (ann's email) and one per URL, whose lead names
+    // its own company. Expected: each row's first key and its company (bob's is free mail: none).
+    expect(before).toMatchObject({ lookupsToMake: 9, lookupsExpected: 5 });
+    await enrich({ ...options, output: path.join(dir, 'out.csv') });
+    const sent = s.stats.requests;
+    const after = await planRun(options);
+    // The real run sent fewer than the worst case, and now the store answers every one of them,
+    // companies of the leads found by URL included (their company_domain is read from the store).
+    expect(after).toMatchObject({ lookupsToMake: 0, lookupsExpected: 0 });
+    expect(s.stats.requests - sent).toBe(2); // the dry run's two account reads, no lookup
+  });
+
   it('the dry run counts one company lookup per distinct company domain', async () => {
     const s = await sandbox();
     const dir = makeTempDir();

@@ -9,10 +9,10 @@ import type { Lookups } from '../lookup/lookups.js';
 import { isAnswered, type LookupOutcome } from '../lookup/outcome.js';
 import type { Extra } from '../options/enrich-options.js';
 import { fromBytes, hasInvalidUtf8 } from '../read/index.js';
-import { companyDomainOf } from './company-domain.js';
+import { extraDomains } from './extra-domains.js';
 import type { FinishedRow } from '../run/finished-row.js';
 import type { RowData } from '../write/columns.js';
-import { LOOKUP_OPERATION, domainForRow, normalizeDomain, planRow, planWaterfallRow, type LookupTarget, type Shard, type WaterfallKey } from './plan.js';
+import { LOOKUP_OPERATION, planRow, planWaterfallRow, type LookupTarget, type Shard, type WaterfallKey } from './plan.js';
 
 export interface BatchPlannerOptions {
   /** The kinds to try, in order, each with its column: one, or a waterfall. */
@@ -108,32 +108,21 @@ export class BatchPlanner {
     return this.#options.extras.length === 0 ? done : this.#withExtras(p, attempt, done);
   }
 
-  /** The domain --with mx/whois looks up: the row's (email or domain column), else the found lead's company. */
-  #domainOf(cells: string[], attempt: WaterfallKey, lead: Lead | CompanyLead | undefined): string | undefined {
-    const { domainColumn } = this.#options;
-    const domain = domainForRow(attempt.target.kind, attempt.key, domainColumn ? fromBytes(cells[domainColumn.columnIndex] ?? '') : undefined);
-    if (domain !== undefined || attempt.target.kind !== 'url' || !lead || typeof (lead as Lead).company_domain !== 'string') return domain;
-    const fromLead = normalizeDomain((lead as Lead).company_domain!);
-    return fromLead.ok ? fromLead.key : undefined;
-  }
-
   /** The row's extra lookups (--with), each once per distinct domain through the store. */
   async #withExtras(p: KeyedRow, attempt: WaterfallKey, base: FinishedRow): Promise<FinishedRow> {
     if (base.status !== 'found' && base.status !== 'not_found') return base;
     const { extras, lookups, domainColumn } = this.#options;
     const lead = base.data.lead;
-    const domain = extras.includes('mx') || extras.includes('whois') ? this.#domainOf(p.cells, attempt, lead) : undefined;
-    const company = extras.includes('company')
-      ? companyDomainOf({
-          kind: attempt.target.kind,
-          key: attempt.key,
-          lead,
-          domainCell: domainColumn ? fromBytes(p.cells[domainColumn.columnIndex] ?? '') : undefined,
-          emailKey: [p.first, ...(p.rest ?? [])].find((k) => k.target.kind === 'email')?.key,
-        })
-      : undefined;
-    const ask = (extra: Extra, key: string | undefined) => (extras.includes(extra) && key !== undefined ? lookups.resolve(extra === 'company' ? 'lookup_domain' : extra, key) : undefined);
-    const [mx, whois, firm] = await Promise.all([ask('mx', domain), ask('whois', domain), ask('company', company)]);
+    const domains = extraDomains(extras, {
+      attempt,
+      lead,
+      domainCell: domainColumn ? fromBytes(p.cells[domainColumn.columnIndex] ?? '') : undefined,
+      emailKey: [p.first, ...(p.rest ?? [])].find((k) => k.target.kind === 'email')?.key,
+    });
+    const domain = domains.mx ?? domains.whois;
+    const company = domains.company;
+    const ask = (extra: Extra) => (domains[extra] === undefined ? undefined : lookups.resolve(extra === 'company' ? 'lookup_domain' : extra, domains[extra]));
+    const [mx, whois, firm] = await Promise.all([ask('mx'), ask('whois'), ask('company')]);
     base.extraBilling = { ...(mx ? { mx: mx.billing } : {}), ...(whois ? { whois: whois.billing } : {}), ...(firm ? { company: firm.billing } : extras.includes('company') ? { company: 'none' as const } : {}) };
     if (extras.includes('company')) base.companyStatus = firm?.kind ?? 'skipped';
     base.data = {

@@ -2,6 +2,7 @@
 // would cost and how long it would take, against the balance and the reserve. It makes no lookup:
 // only the two account calls.
 import { LeadClient } from '../api/client.js';
+import type { Lead } from '../api/types.js';
 import { PUBLISHED_FOUND_COST, type BillableOperation } from '../lookup/credits.js';
 import { RetryPolicy } from '../lookup/request-path/retry-policy.js';
 import type { EnrichOptions, Extra } from '../options/enrich-options.js';
@@ -9,12 +10,12 @@ import { rateFor } from '../options/rate-plan.js';
 import { resolveOptions, type EnrichSettings } from '../options/resolve-options.js';
 import { fromBytes, openCsv } from '../read/index.js';
 import { readAccount } from '../run/account.js';
-import { ResultStore } from '../store/result-store.js';
-import { companyDomainOf } from './company-domain.js';
+import { ResultStore, type StoredResult } from '../store/result-store.js';
+import { domainAwaitsLead, extraDomains } from './extra-domains.js';
 import { keyColumns } from './key-columns.js';
 import { domainColumnFor } from './targets.js';
 import { keyWarning } from './key-warning.js';
-import { LOOKUP_OPERATION, domainForRow, planWaterfallRow, type LookupKind, type LookupTarget } from './plan.js';
+import { LOOKUP_OPERATION, planWaterfallRow, type LookupKind, type WaterfallKey } from './plan.js';
 
 /** The options of a run: the dry run plans what `enrich()` with the same options would do. */
 export type DryRunOptions = EnrichOptions;
@@ -97,8 +98,6 @@ async function countRows(settings: EnrichSettings, store: ResultStore, service: 
   const domainColumn = headerLine ? domainColumnFor(source.header.map(fromBytes), targets, extras) : undefined;
   const census = new KeyCensus(store, service, settings.maxAgeMs, settings.refresh);
   const counts = { rows: 0, invalidRows: 0, noKeyRows: 0 };
-  // URL keys whose domain only the found lead will tell (no domain column): each may cost MX/Whois.
-  const domainFromLead = new Set<string>();
   for await (const batch of source.batches) {
     for (const cells of batch) {
       const planned = planWaterfallRow(cells, targets, source.header.length, settings.shard);
@@ -109,8 +108,8 @@ async function countRows(settings: EnrichSettings, store: ResultStore, service: 
         else counts.noKeyRows += 1;
         continue;
       }
-      census.walk(planned.keys.map(({ target, key }) => ({ op: LOOKUP_OPERATION[target.kind] as BillableOperation, key })));
-      if (extras.length > 0) noteExtras(census, extras, planned.keys[0]!, domainColumn ? fromBytes(cells[domainColumn.columnIndex] ?? '') : undefined, domainFromLead);
+      const answering = census.walk(planned.keys.map(({ target, key }) => ({ op: LOOKUP_OPERATION[target.kind] as BillableOperation, key })));
+      if (extras.length > 0) noteExtras(census, { extras, keys: planned.keys, domainCell: domainColumn ? fromBytes(cells[domainColumn.columnIndex] ?? '') : undefined }, answering);
     }
   }
   return {
@@ -123,24 +122,38 @@ async function countRows(settings: EnrichSettings, store: ResultStore, service: 
     },
     distinctKeys: census.distinct(),
     alreadyKnown: census.known,
-    lookupsToMake: census.worst + domainFromLead.size,
-    lookupsExpected: census.expected + domainFromLead.size,
+    lookupsToMake: census.worst,
+    lookupsExpected: census.expected,
     warning: keyWarning(counts, source, targets),
   };
 }
 
+type CensusKey = { op: BillableOperation; key: string };
+/** A key that may answer its row, and what the store says of it (undefined: not known). */
+type Answering = { key: CensusKey; stored: { lead: Lead | undefined } | undefined };
+
+interface RowExtras {
+  extras: readonly Extra[];
+  keys: readonly WaterfallKey[];
+  domainCell: string | undefined;
+}
+
 /**
- * The --with lookups of a row, by the domain its own cells give. A profile-URL row without one
- * may learn it from the lead found: counted apart, as at most one lookup per extra.
+ * The --with lookups of a row, for each key that may answer it (the first is the expected one):
+ * by the domain the row and the stored lead give, as the run would (extra-domains.ts); a profile
+ * URL whose lead is not known yet may name a domain of its own: one lookup per key and extra.
  */
-function noteExtras(census: KeyCensus, extras: readonly Extra[], first: { target: LookupTarget; key: string }, domainCell: string | undefined, fromLead: Set<string>): void {
-  const domain = domainForRow(first.target.kind, first.key, domainCell);
-  const company = companyDomainOf({ kind: first.target.kind, key: first.key, lead: undefined, domainCell });
-  for (const extra of extras) {
-    const key = extra === 'company' ? company : domain;
-    if (key !== undefined) census.walk([{ op: extra === 'company' ? 'lookup_domain' : extra, key }]);
-    else if (first.target.kind === 'url') fromLead.add(`${extra}\u0000${first.key}`);
-  }
+function noteExtras(census: KeyCensus, row: RowExtras, answering: readonly Answering[]): void {
+  const emailKey = row.keys.find((k) => k.target.kind === 'email')?.key;
+  answering.forEach(({ key, stored }, i) => {
+    const attempt = row.keys.find((k) => k.key === key.key && LOOKUP_OPERATION[k.target.kind] === key.op)!;
+    const sources = { attempt, lead: stored?.lead, domainCell: row.domainCell, emailKey };
+    const domains = extraDomains(row.extras, sources);
+    for (const extra of row.extras) {
+      if (stored === undefined && domainAwaitsLead(extra, sources)) census.unknownExtra(`${extra}\u0000${attempt.key}`, i === 0);
+      else if (domains[extra] !== undefined) census.extra(extra === 'company' ? 'lookup_domain' : extra, domains[extra]!, i === 0);
+    }
+  });
 }
 
 /**
@@ -154,10 +167,15 @@ class KeyCensus {
   readonly known: Record<string, number> = {};
   readonly #worst = new Set<string>();
   readonly #expected = new Set<string>();
-  readonly #stored: (op: BillableOperation, key: string) => boolean | undefined;
+  readonly #stored: (op: BillableOperation, key: string) => StoredResult | undefined;
 
   constructor(store: ResultStore, service: string, maxAgeMs: number, refresh: boolean) {
-    this.#stored = (op, key) => (refresh ? undefined : store.get(service, op, key, maxAgeMs)?.found);
+    this.#stored = (op, key) => (refresh ? undefined : store.get(service, op, key, maxAgeMs));
+  }
+
+  /** The lead a stored found answer holds (asked again only for the rows it ends). */
+  #lead(op: BillableOperation, key: string): Lead | undefined {
+    return (this.#stored(op, key)?.data as { lead?: Lead } | undefined)?.lead;
   }
 
   /** found (true), not found (false) or unknown (undefined) in the store; each key asked once. */
@@ -165,24 +183,46 @@ class KeyCensus {
     let keys = this.#seen.get(op);
     if (!keys) this.#seen.set(op, (keys = new Map()));
     if (keys.has(key)) return keys.get(key);
-    const found = this.#stored(op, key);
+    const found = this.#stored(op, key)?.found;
     keys.set(key, found);
     if (found !== undefined) this.known[op] = (this.known[op] ?? 0) + 1;
     return found;
   }
 
-  /** A row's keys in the order they would be tried. */
-  walk(keys: ReadonlyArray<{ op: BillableOperation; key: string }>): void {
+  /**
+   * A row's keys in the order they would be tried. Returns those that may end up answering it,
+   * each with its stored answer when the store found it (a stored found key ends the row; a
+   * stored miss passes on; when every key is a stored miss, the last one tried is the row's).
+   */
+  walk(keys: readonly CensusKey[]): Answering[] {
+    const answering: Answering[] = [];
     let expectedEnded = false;
-    for (const { op, key } of keys) {
-      const found = this.#answer(op, key);
-      if (found === true) return;
+    for (const key of keys) {
+      const found = this.#answer(key.op, key.key);
+      if (found === true) return [...answering, { key, stored: { lead: this.#lead(key.op, key.key) } }];
       if (found === false) continue;
-      const id = `${op}\u0000${key}`;
-      this.#worst.add(id);
-      if (!expectedEnded) this.#expected.add(id);
+      this.#count(key, !expectedEnded);
+      answering.push({ key, stored: undefined });
       expectedEnded = true;
     }
+    return answering.length > 0 || keys.length === 0 ? answering : [{ key: keys[keys.length - 1]!, stored: { lead: undefined } }];
+  }
+
+  /** A lookup of a --with extra; `expected` when it is that of the row's expected answer. */
+  extra(op: BillableOperation, key: string, expected: boolean): void {
+    if (this.#answer(op, key) === undefined) this.#count({ op, key }, expected);
+  }
+
+  /** A lookup whose key only the lead found will tell (counted once per row key and extra). */
+  unknownExtra(id: string, expected: boolean): void {
+    this.#worst.add(id);
+    if (expected) this.#expected.add(id);
+  }
+
+  #count({ op, key }: CensusKey, expected: boolean): void {
+    const id = `${op}\u0000${key}`;
+    this.#worst.add(id);
+    if (expected) this.#expected.add(id);
   }
 
   get worst(): number {
