@@ -234,7 +234,9 @@ describe('--redis and --shard', () => {
       const dir = makeTempDir();
       const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(80, 'lost').map((e) => [e])]);
       const child = worker(s, dir, input, 1, 1, [], own.url);
-      await new Promise((r) => setTimeout(r, 1500));
+      // Redis goes away once the run has answered a few rows (not after a fixed time: a loaded
+      // machine may take seconds to start the worker).
+      for (let waited = 0; (s.stats.byOperation.lookup_email ?? 0) < 3 && waited < 15_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
       await own.stop();
       const r = await child.result;
       expect(r.timedOut, r.stderr).toBe(false);
@@ -250,5 +252,5 @@ describe('--redis and --shard', () => {
       await s.close();
       await own.stop();
     }
-  });
+  }, 30_000);
 });

@@ -224,7 +224,7 @@ describe.concurrent('credits', () => {
     const dry = await runCli(['enrich', input, '--dry-run', '--json'], { env: envFor(server, dir) });
     expect(dry.code, dry.stderr).toBe(3);
     expect(JSON.parse(dry.stdout)).toMatchObject({ balance: 0, fits: false });
-  });
+  }, 20_000);
 
   it('--min-credits at full speed: the balance never goes below the reserve, exit 3; a re-run at the reserve answers known rows from the store and makes no lookup', async () => {
     const s = await sandbox({ notFoundRate: 0 });
