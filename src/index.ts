@@ -1,22 +1,27 @@
-// The library API: everything the CLI does is available to programs too.
+// The library API: everything the CLI does is available to programs too. Every type an exported
+// signature mentions is exported too, so that callers can name it (test/package.test.ts checks).
 export { enrich } from './run/enrich.js';
 export { enrichRows } from './run/enrich-rows.js';
 export type { EnrichRowsOptions, RowResult } from './run/enrich-rows.js';
+export type { RowStatus, Billing } from './run/finished-row.js';
 export type { InputRow } from './read/rows-source.js';
-export type { EnrichOptions, EnrichProgress, EnrichTuning } from './options/enrich-options.js';
+export type { EnrichOptions, EnrichProgress, EnrichTuning, Extra } from './options/enrich-options.js';
 export type { EnrichSummary } from './run/summary.js';
 export { planRun } from './plan/dry-run.js';
 export type { DryRunOptions, DryRunPlan } from './plan/dry-run.js';
 export { LeadClient, isLeadFound, validateResolveTimeout } from './api/client.js';
-export type { ClientOptions, OperationInput, OperationOutput } from './api/client.js';
+export type { ClientOptions, ClientRetryOptions, LeadClientOptions, OperationInput, OperationOutput } from './api/client.js';
 export { validateBaseUrl } from './api/transport.js';
+export type { ApiResponse, TransportOptions } from './api/transport.js';
 export * from './api/errors.js';
 export type * from './api/types.js';
 export { parseServiceLimits, parseLimitCount, retryAtFrom } from './api/limits.js';
+export type { RateHeaders, RateLimitFacts } from './api/limits.js';
 export { detectTarget, normalizeKey, normalizeDomain } from './plan/plan.js';
-export type { LookupKind, LookupTarget } from './plan/plan.js';
+export type { DetectOptions, LookupKind, LookupTarget, NormalizeResult, Shard } from './plan/plan.js';
 export { ResultStore } from './store/result-store.js';
-export type { StoredResult, ResultStoreOptions } from './store/result-store.js';
+export type { StoredResult, ResultStoreOptions, ResultStoreStats } from './store/result-store.js';
 export { defaultStorePath } from './store/default-path.js';
 export { startSandbox } from './sandbox/server.js';
-export type { Sandbox, SandboxOptions, SandboxStats, FaultKind } from './sandbox/server.js';
+export type { Sandbox, SandboxOptions, SandboxStats, SandboxWindowStats, FaultKind } from './sandbox/server.js';
+export type { SandboxCosts } from './sandbox/account-data.js';

@@ -4,6 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
+import { ConfigError } from '../api/errors.js';
 import { DEFAULT_SANDBOX_COSTS, type SandboxCosts } from './account-data.js';
 import { DEFAULT_NOT_FOUND_RATE } from './data.js';
 import { validateFaults, type FaultKind, type FaultRates } from './faults.js';
@@ -63,8 +64,9 @@ export interface ResolvedSandboxOptions {
   };
 }
 
-function invalid(name: string, rule: string, got: unknown): Error {
-  return new Error(`Invalid sandbox option ${name}: ${rule}, got ${inspect(got)}`);
+// A ConfigError, as every error a library caller can get is a LeadError (cli-contract, "Library").
+function invalid(name: string, rule: string, got: unknown): ConfigError {
+  return new ConfigError(`Invalid sandbox option ${name}: ${rule}, got ${inspect(got)}`);
 }
 
 /** An integer option in [min, max], or `fallback` when not given. */

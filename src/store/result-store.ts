@@ -20,12 +20,16 @@ import { ConfigError } from '../api/errors.js';
 import type { Operation } from '../api/types.js';
 import { openStores } from './exit-flush.js';
 import { openDatabase, prepareFile } from './open-database.js';
-import { readStats, type ResultStoreStats } from './store-stats.js';
-import { resolveOptions, type ResultStoreOptions, type StoreSettings } from './store-options.js';
+import { SCHEMA_VERSION as CURRENT_SCHEMA } from './schema.js';
+import { readStats } from './store-stats.js';
+import { resolveOptions, type ResultStoreOptions, type ResultStoreStats, type StoreSettings } from './store-options.js';
 
-export { SCHEMA_VERSION } from './schema.js';
-export type { ResultStoreOptions } from './store-options.js';
-export type { ResultStoreStats } from './store-stats.js';
+export type { ResultStoreOptions, ResultStoreStats } from './store-options.js';
+
+// Declared here, not re-exported from schema.ts: the published types of ResultStore must not reach
+// schema.ts or store-stats.ts, whose better-sqlite3 types a library user does not have.
+/** The schema version this code writes (PRAGMA user_version). */
+export const SCHEMA_VERSION: number = CURRENT_SCHEMA;
 
 export interface StoredResult {
   /** false = the API answered "not found": a valid (and free) answer worth keeping too. */

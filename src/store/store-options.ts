@@ -15,6 +15,17 @@ export interface ResultStoreOptions {
   now?: () => number;
 }
 
+/** What `store.stats()` returns (store-stats.ts reads it). */
+export interface ResultStoreStats {
+  entries: number;
+  byOperation: Record<string, number>;
+  byService: Record<string, number>;
+  oldest?: number;
+  newest?: number;
+  sizeBytes: number;
+  path: string;
+}
+
 /** Every option but the path, with defaults filled in. */
 export type StoreSettings = Required<Omit<ResultStoreOptions, 'path'>>;
 

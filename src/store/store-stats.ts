@@ -3,16 +3,9 @@
 
 import fs from 'node:fs';
 import type Database from 'better-sqlite3';
+import type { ResultStoreStats } from './store-options.js';
 
-export interface ResultStoreStats {
-  entries: number;
-  byOperation: Record<string, number>;
-  byService: Record<string, number>;
-  oldest?: number;
-  newest?: number;
-  sizeBytes: number;
-  path: string;
-}
+export type { ResultStoreStats } from './store-options.js';
 
 /** Counts from the database; committed entries only (the store flushes first); of one service when `serviceId` is given. */
 export function readStats(db: Database.Database, filePath: string, serviceId?: number): ResultStoreStats {

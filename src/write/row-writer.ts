@@ -10,7 +10,8 @@ import type { FinishedRow } from '../run/finished-row.js';
 import { escapeFormula, type ColumnSet } from './columns.js';
 import { csvLines } from './csv-lines.js';
 import { jsonRow } from './json-row.js';
-import { openSink, type Sink } from './sinks.js';
+import { openSink, whyNotWritable, type Sink } from './sinks.js';
+import { UnreadableInputError } from '../api/errors.js';
 import { toBytes } from '../read/index.js';
 
 export { csvLines } from './csv-lines.js';
@@ -54,6 +55,9 @@ export class RowWriter implements RowSink {
   readonly #eol: string;
   readonly #delimiter: string;
   #closed = false;
+  /** The first error an output stream emitted: the run fails with it instead of the process crashing. */
+  #failure: UnreadableInputError | undefined;
+  readonly #unwatch: (() => void)[] = [];
 
   constructor(options: WriterOptions) {
     this.#options = options;
@@ -66,6 +70,8 @@ export class RowWriter implements RowSink {
       this.#discard(this.#out);
       throw error;
     }
+    this.#watch(this.#out, 'output');
+    if (this.#err) this.#watch(this.#err, 'error sidecar');
     this.#eol = options.recordDelimiter;
     this.#delimiter = options.delimiter;
     const bom = options.bom ? '\xef\xbb\xbf' : '';
@@ -78,6 +84,28 @@ export class RowWriter implements RowSink {
     }
   }
 
+  /**
+   * A stream that fails (a caller's Writable, a full disk) emits 'error': with no listener that
+   * would crash the caller's process; here it becomes the run's error, a LeadError (cli-contract, "Library").
+   */
+  #watch(sink: Sink, what: string): void {
+    const onError = (error: Error): void => {
+      const reason = (error as NodeJS.ErrnoException).code ? whyNotWritable(error) : error.message;
+      this.#failure ??= new UnreadableInputError(
+        `Cannot write the ${what}: ${reason}; the run stopped, and the answers it received are kept in the store for the next run`,
+        { cause: error },
+      );
+    };
+    for (const stream of new Set([sink.stream, sink.file])) {
+      stream.on('error', onError);
+      this.#unwatch.push(() => stream.off('error', onError));
+    }
+  }
+
+  #check(): void {
+    if (this.#failure) throw this.#failure;
+  }
+
   #padded(cells: string[]): string[] {
     if (cells.length >= this.#width) return cells.length === this.#width ? cells : cells.slice(0, this.#width);
     return [...cells, ...new Array<string>(this.#width - cells.length).fill('')];
@@ -88,6 +116,7 @@ export class RowWriter implements RowSink {
    * Resolves when the streams can take more (back-pressure to the reader).
    */
   writeRows(rows: readonly FinishedRow[]): Promise<void> | undefined {
+    if (this.#failure) return Promise.reject(this.#failure);
     if (rows.length === 0) return undefined;
     let full = false;
     const failed: string[][] = [];
@@ -117,14 +146,25 @@ export class RowWriter implements RowSink {
     for (const sink of [this.#out, this.#err]) {
       if (sink?.stream.writableNeedDrain) waits.push(once(sink.stream, 'drain'));
     }
-    await Promise.all(waits);
+    await Promise.all(waits).catch((error: unknown) => {
+      this.#check();
+      throw error;
+    });
   }
 
   /** Ends both outputs and renames them into place: the sidecar first, the output last. */
   async commit(): Promise<{ output: string | undefined; errors: string | undefined }> {
     if (this.#closed) throw new Error('writer already closed');
     this.#closed = true;
-    await Promise.all([this.#finish(this.#out), this.#err ? this.#finish(this.#err) : undefined]);
+    try {
+      await Promise.all([this.#finish(this.#out), this.#err ? this.#finish(this.#err) : undefined]);
+      this.#check();
+    } catch (error) {
+      this.#check();
+      throw error;
+    } finally {
+      for (const unwatch of this.#unwatch.splice(0)) unwatch();
+    }
     for (const sink of [this.#err, this.#out]) {
       if (sink?.temp && sink.final) fs.renameSync(sink.temp, sink.final);
     }
@@ -133,6 +173,8 @@ export class RowWriter implements RowSink {
 
   async #finish(sink: Sink): Promise<void> {
     if (sink.temp) {
+      // A file stream that failed is closed already: its 'close' will not come again.
+      if (sink.file.closed) return;
       const closed = once(sink.file, 'close');
       sink.stream.end();
       await closed;
@@ -151,6 +193,7 @@ export class RowWriter implements RowSink {
     this.#closed = true;
     this.#discard(this.#out);
     if (this.#err) this.#discard(this.#err);
+    for (const unwatch of this.#unwatch.splice(0)) unwatch();
   }
 
   #discard(sink: Sink): void {
