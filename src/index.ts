@@ -14,6 +14,7 @@ export type { ClientOptions, ClientRetryOptions, LeadClientOptions, OperationInp
 export { validateBaseUrl } from './api/transport.js';
 export type { ApiResponse, TransportOptions } from './api/transport.js';
 export * from './api/errors.js';
+export { CoordinationLostError } from './cluster/redis-link.js';
 export type * from './api/types.js';
 export { parseServiceLimits, parseLimitCount, retryAtFrom } from './api/limits.js';
 export type { RateHeaders, RateLimitFacts } from './api/limits.js';

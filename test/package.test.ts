@@ -214,7 +214,7 @@ describe('enrich() with streams through the package', () => {
 
   it('a Writable that fails rejects the run with a LeadError instead of crashing the process', async () => {
     const { failingOutput } = (await runs.esm).report;
-    expect(failingOutput).toMatchObject({ isLeadError: true, code: 'unreadable_input' });
+    expect(failingOutput).toMatchObject({ isLeadError: true, code: 'unwritable_output' });
     expect(failingOutput.message).toMatch(/^Cannot write the output: disk full; /);
   });
 });

@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'invalid_input'
   | 'config'
   | 'unreadable_input'
+  | 'unwritable_output'
   | 'redis_unavailable'
   | 'client_closed'
   // Why a row was not looked up (the sidecar's words, cli-contract "The error sidecar").
@@ -142,6 +143,13 @@ export class ConfigError extends LeadEnrichError {
 export class UnreadableInputError extends LeadEnrichError {
   constructor(message: string, details: ErrorDetails = {}) {
     super('unreadable_input', message, details);
+  }
+}
+
+/** An output or sidecar cannot be created or written (a bad path, a full disk, a failing Writable). */
+export class UnwritableOutputError extends LeadEnrichError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('unwritable_output', message, details);
   }
 }
 

@@ -11,7 +11,7 @@ import { escapeFormula, type ColumnSet } from './columns.js';
 import { csvLines } from './csv-lines.js';
 import { jsonRow } from './json-row.js';
 import { openSink, whyNotWritable, type Sink } from './sinks.js';
-import { UnreadableInputError } from '../api/errors.js';
+import { UnwritableOutputError } from '../api/errors.js';
 import { toBytes } from '../read/index.js';
 
 export { csvLines } from './csv-lines.js';
@@ -56,7 +56,7 @@ export class RowWriter implements RowSink {
   readonly #delimiter: string;
   #closed = false;
   /** The first error an output stream emitted: the run fails with it instead of the process crashing. */
-  #failure: UnreadableInputError | undefined;
+  #failure: UnwritableOutputError | undefined;
   readonly #unwatch: (() => void)[] = [];
 
   constructor(options: WriterOptions) {
@@ -91,7 +91,7 @@ export class RowWriter implements RowSink {
   #watch(sink: Sink, what: string): void {
     const onError = (error: Error): void => {
       const reason = (error as NodeJS.ErrnoException).code ? whyNotWritable(error) : error.message;
-      this.#failure ??= new UnreadableInputError(
+      this.#failure ??= new UnwritableOutputError(
         `Cannot write the ${what}: ${reason}; the run stopped, and the answers it received are kept in the store for the next run`,
         { cause: error },
       );

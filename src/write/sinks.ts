@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import { UnreadableInputError } from '../api/errors.js';
+import { UnwritableOutputError } from '../api/errors.js';
 
 export interface Sink {
   /** Where the writer writes. */
@@ -33,7 +33,7 @@ export function openSink(target: string | Writable, stdout: Writable): Sink {
     gzip.pipe(file);
     return { stream: gzip, file, temp, final, endStream: true };
   } catch (error) {
-    throw new UnreadableInputError(`Cannot write ${target}: ${whyNotWritable(error)}; choose another path with -o / --errors`);
+    throw new UnwritableOutputError(`Cannot write ${target}: ${whyNotWritable(error)}; choose another path with -o / --errors`);
   }
 }
 
