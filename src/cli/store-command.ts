@@ -7,7 +7,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import type { Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../api/errors.js';
-import { validateBaseUrl } from '../api/transport.js';
+import { validateBaseUrl } from '../api/base-url.js';
 import { defaultStorePath, sandboxStorePath } from '../store/default-path.js';
 import { formatDuration, parseDuration } from '../store/duration.js';
 import type { ResultStore, ResultStoreStats } from '../store/result-store.js';

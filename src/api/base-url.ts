@@ -1,0 +1,34 @@
+// The API base URL, checked once at start: a bad one is a configuration error, not a row error.
+// Apart from transport.ts so that `store --service` and `--help` do not load got.
+import { ConfigError } from './errors.js';
+
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+export function validateBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    // Echo the input without any user-info part: a token pasted there must not be printed.
+    const shown = String(raw).replace(/^([^/]*\/\/)[^/?#]*@/, '$1***@');
+    throw new ConfigError(`Invalid base URL: must be an absolute URL ending in /v2, got '${shown}'`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ConfigError(`Invalid base URL: must use https, got '${url.protocol}'`);
+  }
+  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname)) {
+    throw new ConfigError(
+      `Refusing plain http to ${url.hostname}: the token would travel unencrypted; use an https:// base URL (http is allowed only for loopback hosts)`,
+    );
+  }
+  if (url.username || url.password) {
+    throw new ConfigError('Invalid base URL: must not contain credentials; set the token with LEAD_API_TOKEN or the config file');
+  }
+  const path = url.pathname.replace(/\/+$/, '');
+  if (!path.endsWith('/v2')) {
+    throw new ConfigError(`Invalid base URL: must end with /v2 (the API's version path, e.g. ${url.origin}/v2), got '${url.origin}${url.pathname}'`);
+  }
+  if (url.search || url.hash) throw new ConfigError('Invalid base URL: must not have a query or fragment');
+  return `${url.origin}${path}`;
+}
+
