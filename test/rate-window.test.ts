@@ -131,6 +131,29 @@ describe('ConcurrencyModel', () => {
     expect(model.concurrency).toBeGreaterThanOrEqual(3);
   });
 
+  it('halves while the event loop is saturated (not below 16) and grows back by quarters when it has room', () => {
+    let busy = 1;
+    const model = new ConcurrencyModel({ rpm: 600_000, windowMs: MINUTE, maxConcurrency: undefined, latencyHintMs: undefined, busy: () => busy });
+    const sixteen = (latencyMs: number) => {
+      for (let i = 0; i < 16; i += 1) model.observe(latencyMs);
+      return model.concurrency;
+    };
+    expect(model.concurrency).toBe(256);
+    expect([sixteen(1000), sixteen(1000), sixteen(1000), sixteen(1000), sixteen(1000)]).toEqual([128, 64, 32, 16, 16]);
+    busy = 0.75; // between the thresholds: stays
+    expect(sixteen(1000)).toBe(16);
+    busy = 0.1;
+    expect([sixteen(1000), sixteen(1000), sixteen(1000)]).toEqual([20, 25, 32]);
+    for (let i = 0; i < 20; i += 1) sixteen(1000);
+    expect(model.concurrency).toBe(256); // back to the automatic ceiling: no limit of its own any more
+  });
+
+  it('never raises the concurrency above what the rate needs, saturated or not', () => {
+    const model = new ConcurrencyModel({ rpm: 60, windowMs: MINUTE, maxConcurrency: undefined, latencyHintMs: undefined, busy: () => 1 });
+    for (let i = 0; i < 64; i += 1) model.observe(1000);
+    expect(model.concurrency).toBe(4);
+  });
+
   it('keeps a high latency estimate: up at once, down slowly, capped at a tenth of the window', () => {
     const model = new ConcurrencyModel({ rpm: 60, windowMs: MINUTE, maxConcurrency: undefined, latencyHintMs: 100 });
     expect(model.latencyHighMs).toBe(100);

@@ -57,23 +57,49 @@ export function contactsCsv(rows) {
   return file;
 }
 
+/** Accented spellings of some generated first names (issue 13: files that are not plain ASCII). */
+const ACCENTED = [['Amelie', 'Amélie'], ['Jose', 'José'], ['Zoe', 'Zoë'], ['Noah', 'Noé']];
+
+/**
+ * bench/out/contacts-<rows>-<encoding>.csv: contacts-<rows>.csv with some first names accented
+ * (the emails, hence the store's keys, unchanged), saved as 'utf-8', 'windows-1252' or 'utf-16le'
+ * (with a byte-order mark, as spreadsheets save it). Generated if missing.
+ */
+export function accentedCsv(rows, encoding) {
+  const file = path.join(ensureOutDir(), `contacts-${rows}-${encoding}.csv`);
+  const done = `${file}.done`;
+  if (fs.existsSync(file) && fs.existsSync(done)) return file;
+  log(`generating ${file}`);
+  let text = fs.readFileSync(contactsCsv(rows), 'utf8');
+  for (const [plain, accented] of ACCENTED) text = text.replaceAll(`,${plain},`, `,${accented},`);
+  const bytes =
+    encoding === 'utf-16le' ? Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')])
+    : encoding === 'windows-1252' ? Buffer.from(text, 'latin1') // é, ë: the same code points in both
+    : Buffer.from(text, 'utf8');
+  fs.writeFileSync(`${file}.tmp`, bytes);
+  fs.renameSync(`${file}.tmp`, file);
+  fs.writeFileSync(done, `${rows}\n`);
+  return file;
+}
+
 /**
  * bench/out/store-<rows>.sqlite holding, for service 'bench', the sandbox's answer to every email
  * of contacts-<rows>.csv (normalized exactly as enrich normalizes them). Built if missing.
+ * `every: 2` (store-<rows>-half.sqlite): every other row's answer only, for the mixed memory run.
  */
-export async function prefilledStore(rows) {
+export async function prefilledStore(rows, { every = 1 } = {}) {
   const dir = ensureOutDir();
-  const file = path.join(dir, `store-${rows}.sqlite`);
+  const file = path.join(dir, every === 1 ? `store-${rows}.sqlite` : every === 2 ? `store-${rows}-half.sqlite` : `store-${rows}-every${every}.sqlite`);
   const done = `${file}.done`;
   if (fs.existsSync(file) && fs.existsSync(done)) return file;
   removeStore(file);
   const { ResultStore, normalizeKey } = await import('../../dist/index.js');
   const { sandboxAnswer } = await import('../../dist/sandbox/data.js');
-  log(`pre-filling ${file} with ${rows} sandbox answers`);
+  log(`pre-filling ${file} with ${Math.ceil(rows / every)} sandbox answers`);
   const started = Date.now();
   const store = ResultStore.open({ path: file, flushBatchSize: 5000, flushIntervalMs: 60_000 });
   try {
-    for (let i = 0; i < rows; i++) {
+    for (let i = 0; i < rows; i += every) {
       const normalized = normalizeKey('email', contactEmail(i));
       if (!normalized.ok) throw new Error(`generated email ${contactEmail(i)} is invalid: ${normalized.reason}`);
       const a = sandboxAnswer('lookup_email', normalized.key);
@@ -84,6 +110,6 @@ export async function prefilledStore(rows) {
     store.close();
   }
   fs.writeFileSync(done, `${rows}\n`);
-  log(`pre-filled ${rows} answers in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  log(`pre-filled ${Math.ceil(rows / every)} answers in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return file;
 }

@@ -3,7 +3,7 @@
 // other workers' answers and claims come next (shared-lookup.ts); misses go down the request path
 // (request-path/), then into the store.
 import { LeadEnrichError, PaymentRequiredError, UnauthorizedError, isTransient } from '../api/errors.js';
-import type { ResultStore, StoredResult } from '../store/result-store.js';
+import type { ResultStore, StoredForm, StoredResult } from '../store/result-store.js';
 import type { Coordinator } from '../cluster/coordinator.js';
 import { INTERRUPTED, RESERVE, type RunStop } from '../run/run-stop.js';
 import type { BillableOperation, CreditAccount } from './credits.js';
@@ -26,6 +26,11 @@ export interface LookupDeps {
   stop: RunStop;
   /** With --redis: claims and answers shared with the other workers of the account. */
   coordinator?: Coordinator | undefined;
+  /**
+   * 'cells' when the run needs only the answer's own CSV columns (a CSV output of one lookup kind,
+   * no --with): stored answers then come as their cells, with no JSON.parse (issue 16). Default 'data'.
+   */
+  storedForm?: StoredForm | undefined;
 }
 
 /** An answer as the store keeps it. */
@@ -62,7 +67,8 @@ export class Lookups {
   prefetch(keysByOp: ReadonlyMap<BillableOperation, readonly string[]>): void {
     const { store, service, maxAgeMs } = this.#deps;
     this.#prefetched.clear();
-    for (const [op, keys] of keysByOp) this.#prefetched.set(op, { keys: new Set(keys), answers: store.getMany(service, op, keys, maxAgeMs) });
+    const form = this.#deps.storedForm ?? 'data';
+    for (const [op, keys] of keysByOp) this.#prefetched.set(op, { keys: new Set(keys), answers: store.getMany(service, op, keys, maxAgeMs, form) });
   }
 
   /**
@@ -87,6 +93,7 @@ export class Lookups {
       kind: stored.found ? 'found' : 'not_found',
       data: stored.data,
       billing: stored.runId === runId ? 'duplicate' : 'cached',
+      cells: stored.cells,
     };
   }
 

@@ -9,6 +9,8 @@ export interface Answered {
   kind: 'found' | 'not_found';
   data: unknown;
   billing: Billing;
+  /** The answer's own columns as text, from the store, when the run wants cells, not parsed answers. */
+  cells?: readonly string[] | undefined;
 }
 export interface Unanswered {
   kind: 'error' | 'skipped';

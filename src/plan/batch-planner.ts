@@ -151,10 +151,10 @@ function unplanned(cells: string[], row: number, planned: { kind: 'invalid' | 'n
 
 function finished(cells: string[], row: number, outcome: LookupOutcome, data: RowData): FinishedRow {
   return isAnswered(outcome)
-    ? { row, cells, status: outcome.kind, billing: outcome.billing, data }
+    ? { row, cells, status: outcome.kind, billing: outcome.billing, data, answerCells: outcome.cells }
     : { row, cells, status: outcome.kind, billing: 'none', data, errorCode: outcome.code, errorMessage: outcome.message };
 }
 
 function leadOf(outcome: LookupOutcome): Lead | CompanyLead | undefined {
-  return isAnswered(outcome) ? ((outcome.data as { lead?: Lead }).lead ?? undefined) : undefined;
+  return isAnswered(outcome) ? ((outcome.data as { lead?: Lead } | undefined)?.lead ?? undefined) : undefined;
 }

@@ -19,7 +19,7 @@ import { keyColumns } from '../plan/key-columns.js';
 import type { LookupTarget } from '../plan/plan.js';
 import { columnKind, domainColumnFor } from '../plan/targets.js';
 import { fromBytes, openCsv, type CsvSource } from '../read/index.js';
-import { ResultStore } from '../store/result-store.js';
+import { ResultStore, type StoredForm } from '../store/result-store.js';
 import { checkColumnChoice } from '../write/column-choice.js';
 import { columnsFor, type ColumnSet } from '../write/columns.js';
 import { RowWriter, type RowSink } from '../write/row-writer.js';
@@ -52,7 +52,10 @@ export interface PreparedRun {
 export async function prepare(settings: EnrichSettings, metrics: RunMetrics, resources: Resources): Promise<PreparedRun> {
   // The input first: a wrong file, column or --fields is the first thing to fix, and costs no request.
   const input = await openInput(settings, resources);
-  const lookups = await prepareLookups(settings, metrics, resources);
+  // A CSV of one lookup kind without --with writes only the answer's own columns: the store may hand
+  // them over as cells (no JSON.parse). JSONL, a waterfall and --with need the parsed answers.
+  const cellsOnly = settings.format === 'csv' && settings.extras.length === 0 && input.targets.length === 1;
+  const lookups = await prepareLookups(settings, metrics, resources, cellsOnly ? 'cells' : 'data');
   const writer = openWriter(settings, input);
   resources.onFailure(() => writer.abort());
   return { settings, ...input, ...lookups, writer };
@@ -61,7 +64,7 @@ export async function prepare(settings: EnrichSettings, metrics: RunMetrics, res
 export type PreparedLookups = Pick<PreparedRun, 'client' | 'credits' | 'reserve' | 'rate' | 'gate' | 'coordinator' | 'stop' | 'readings' | 'lookups'>;
 
 /** Everything between a row's key and its answer: client, store, account, credit guard, gate, request path. */
-export async function prepareLookups(settings: EnrichSettings, metrics: RunMetrics, resources: Resources): Promise<PreparedLookups> {
+export async function prepareLookups(settings: EnrichSettings, metrics: RunMetrics, resources: Resources, storedForm: StoredForm = 'data'): Promise<PreparedLookups> {
   const client = settings.client?.direct ?? new LeadClient({ baseUrl: settings.baseUrl, token: settings.token, retry: false });
   if (!settings.client) resources.defer(() => client.close());
   const store = openStore(settings, resources);
@@ -89,6 +92,7 @@ export async function prepareLookups(settings: EnrichSettings, metrics: RunMetri
     credits,
     stop,
     coordinator,
+    storedForm,
   });
   return { client, credits, reserve, rate, gate, coordinator, stop, readings, lookups };
 }

@@ -17,6 +17,7 @@
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { ConfigError } from '../api/errors.js';
+import { answerCells } from '../write/columns.js';
 import type { Operation } from '../api/types.js';
 import { openStores } from './exit-flush.js';
 import { openDatabase, prepareFile } from './open-database.js';
@@ -40,7 +41,15 @@ export interface StoredResult {
   fetchedAt: number;
   /** The run that fetched it: lets the pipeline tell "duplicate in this run" from "cached before". */
   runId: string;
+  /**
+   * With getMany(…, 'cells'): the answer's own added columns as text (answerCells in columns.ts);
+   * `data` is then undefined. Absent for an operation with no such columns, or when asked for data.
+   */
+  cells?: string[] | undefined;
 }
+
+/** What getMany reads of each answer: the parsed `data`, or (cheaper, for CSV output) its cells. */
+export type StoredForm = 'data' | 'cells';
 
 interface Pending {
   service: string;
@@ -49,12 +58,14 @@ interface Pending {
   found: boolean;
   /** JSON text, serialized at put() time so later changes to the caller's object are not stored. */
   json: string | null;
+  /** answerCells of the answer as JSON text (schema v2), or null for mx/whois. */
+  cells: string | null;
   fetchedAt: number;
   runId: string;
 }
 
 type ResultRow = [found: number, data: string | null, fetchedAt: number, runId: string];
-type ManyRow = [key: string, found: number, data: string | null, fetchedAt: number, runId: string];
+type ManyRow = [key: string, found: number, cells: string | null, data: string | null, fetchedAt: number, runId: string];
 /** Keys per `IN (…)` query in getMany: large enough to amortize the call, small enough to prepare. */
 const GET_MANY_CHUNK = 100;
 
@@ -76,7 +87,7 @@ export class ResultStore {
   private readonly selectServiceId: Database.Statement<[string], number>;
   private readonly insertService: Database.Statement<[string]> | undefined;
   private readonly upsertResult:
-    | Database.Statement<[number, string, string, number, string | null, number, string]>
+    | Database.Statement<[number, string, string, number, string | null, number, string, string | null]>
     | undefined;
   private readonly writeBatch: ((batch: Map<string, Pending>) => void) | undefined;
 
@@ -100,12 +111,12 @@ export class ResultStore {
       const insertService = db.prepare<[string]>(
         'INSERT INTO services (name) VALUES (?) ON CONFLICT (name) DO NOTHING',
       );
-      const upsertResult = db.prepare<[number, string, string, number, string | null, number, string]>(
-        `INSERT INTO results (service_id, op, key, found, data, fetched_at, run_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?)
+      const upsertResult = db.prepare<[number, string, string, number, string | null, number, string, string | null]>(
+        `INSERT INTO results (service_id, op, key, found, data, fetched_at, run_id, cells)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (service_id, op, key) DO UPDATE SET
            found = excluded.found, data = excluded.data,
-           fetched_at = excluded.fetched_at, run_id = excluded.run_id`,
+           fetched_at = excluded.fetched_at, run_id = excluded.run_id, cells = excluded.cells`,
       );
       this.insertService = insertService;
       this.upsertResult = upsertResult;
@@ -122,7 +133,7 @@ export class ResultStore {
             fresh.set(entry.service, serviceId);
           }
           upsertResult.run(
-            serviceId, entry.op, entry.key, entry.found ? 1 : 0, entry.json, entry.fetchedAt, entry.runId,
+            serviceId, entry.op, entry.key, entry.found ? 1 : 0, entry.json, entry.fetchedAt, entry.runId, entry.cells,
           );
         }
         return fresh;
@@ -197,19 +208,20 @@ export class ResultStore {
   /**
    * The stored answers for many keys of one operation at once: one query per chunk of keys
    * instead of one per key, which is what lets rows answered by the store run at CSV speed.
-   * Keys without a (fresh enough) answer are absent from the result.
+   * Keys without a (fresh enough) answer are absent from the result. `form` 'cells': each answer
+   * comes as its cells where the store has them (no JSON.parse of the lead; issue 16), else as data.
    */
-  getMany(service: string, op: Operation, keys: readonly string[], maxAgeMs?: number): Map<string, StoredResult> {
+  getMany(service: string, op: Operation, keys: readonly string[], maxAgeMs?: number, form: StoredForm = 'data'): Map<string, StoredResult> {
     if (this.closed) throw closedError(this.path);
     const found = new Map<string, StoredResult>();
     const minFetchedAt = maxAgeMs === undefined ? -Infinity : this.options.now() - maxAgeMs;
     const serviceId = this.lookupServiceId(service);
     if (serviceId !== undefined) {
       for (let start = 0; start < keys.length; start += GET_MANY_CHUNK) {
-        const chunk = keys.slice(start, start + GET_MANY_CHUNK);
-        for (const row of this.selectMany(chunk.length).all(serviceId, op, ...chunk)) {
-          if (row[3] < minFetchedAt) continue;
-          found.set(row[0], { found: row[1] === 1, data: row[2] === null ? undefined : JSON.parse(row[2]), fetchedAt: row[3], runId: row[4] });
+        const chunk = start === 0 && keys.length <= GET_MANY_CHUNK ? keys : keys.slice(start, start + GET_MANY_CHUNK);
+        for (const row of this.selectMany(chunk.length, form).all(serviceId, op, ...chunk)) {
+          if (row[4] < minFetchedAt) continue;
+          found.set(row[0], storedOf(row[1] === 1, row[2], row[3], row[4], row[5]));
         }
       }
     }
@@ -222,23 +234,25 @@ export class ResultStore {
           found.delete(key);
           continue;
         }
-        found.set(key, { found: entry.found, data: entry.json === null ? undefined : JSON.parse(entry.json), fetchedAt: entry.fetchedAt, runId: entry.runId });
+        found.set(key, storedOf(entry.found, form === 'cells' ? entry.cells : null, entry.json, entry.fetchedAt, entry.runId));
       }
     }
     return found;
   }
 
-  /** Prepared `key IN (?, …)` statements, one per chunk size seen (at most GET_MANY_CHUNK). */
-  private readonly selectManyBySize = new Map<number, Database.Statement<unknown[], ManyRow>>();
-  private selectMany(size: number): Database.Statement<unknown[], ManyRow> {
-    let statement = this.selectManyBySize.get(size);
+  /** Prepared `key IN (?, …)` statements, one per form and chunk size seen (at most GET_MANY_CHUNK). */
+  private readonly selectManyBySize = new Map<string, Database.Statement<unknown[], ManyRow>>();
+  private selectMany(size: number, form: StoredForm): Database.Statement<unknown[], ManyRow> {
+    let statement = this.selectManyBySize.get(`${form}${size}`);
     if (!statement) {
+      // 'cells': the ~1 KB JSON body is read only for an answer with no cells (an mx/whois one).
+      const columns = form === 'cells' ? 'cells, CASE WHEN cells IS NULL THEN data END' : 'NULL, data';
       statement = this.db
         .prepare<unknown[], ManyRow>(
-          `SELECT key, found, data, fetched_at, run_id FROM results WHERE service_id = ? AND op = ? AND key IN (${new Array(size).fill('?').join(', ')})`,
+          `SELECT key, found, ${columns}, fetched_at, run_id FROM results WHERE service_id = ? AND op = ? AND key IN (${new Array(size).fill('?').join(', ')})`,
         )
         .raw(true);
-      this.selectManyBySize.set(size, statement);
+      this.selectManyBySize.set(`${form}${size}`, statement);
     }
     return statement;
   }
@@ -257,11 +271,12 @@ export class ResultStore {
     if (this.closed) throw closedError(this.path);
     if (this.readonly) throw new Error(`The result store at ${this.path} was opened read-only`);
     const json = result.data === undefined ? null : JSON.stringify(result.data);
+    const cells = answerCells(op, result.data);
     const now = this.options.now();
     if (this.pending.size === 0) this.pendingSince = now;
     // An answer fetched earlier (by another worker) keeps its own date, so --max-age still applies.
     this.pending.set(pendingKey(service, op, key), {
-      service, op, key, found: result.found, json, fetchedAt: result.fetchedAt ?? now, runId,
+      service, op, key, found: result.found, json, cells: cells === undefined ? null : JSON.stringify(cells), fetchedAt: result.fetchedAt ?? now, runId,
     });
     if (
       this.pending.size >= this.options.flushBatchSize ||
@@ -381,6 +396,12 @@ export class ResultStore {
     }
     return id;
   }
+}
+
+/** A stored answer from its columns: the cells when there are, else the parsed data. */
+function storedOf(found: boolean, cells: string | null, json: string | null, fetchedAt: number, runId: string): StoredResult {
+  if (cells !== null) return { found, data: undefined, fetchedAt, runId, cells: JSON.parse(cells) as string[] };
+  return { found, data: json === null ? undefined : JSON.parse(json), fetchedAt, runId };
 }
 
 // Unit separator: cannot appear in a normalized key, service name or operation.

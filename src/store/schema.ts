@@ -4,6 +4,7 @@
 
 import type Database from 'better-sqlite3';
 import { ConfigError } from '../api/errors.js';
+import { answerCells } from '../write/columns.js';
 
 /** Marks the file as ours ('LENR'), so a stranger SQLite database is refused, not modified. */
 const APPLICATION_ID = 0x4c454e52;
@@ -21,7 +22,7 @@ const APPLICATION_ID = 0x4c454e52;
  *   the size where WITHOUT ROWID pays off.
  * - The fetched_at index makes prune() and stats()'s oldest/newest cheap on large stores.
  */
-const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: ReadonlyArray<string | ((db: Database.Database) => void)> = [
   `
   CREATE TABLE services (
     id   INTEGER PRIMARY KEY,
@@ -45,7 +46,37 @@ const MIGRATIONS: readonly string[] = [
            r.run_id
     FROM results r JOIN services s ON s.id = r.service_id;
   `,
+  addAnswerCells,
 ];
+
+/** Rows rendered per statement while migrating to v2: bounds the memory of a 1 M-entry store's upgrade. */
+const BACKFILL_CHUNK = 5_000;
+
+/**
+ * v2 (issue 16): `cells` holds an answer's own added columns as a JSON array of text (answerCells in
+ * write/columns.ts), so a stored answer becomes CSV cells without JSON.parse of the whole lead.
+ * NULL for operations that fill no such columns (mx, whois). Existing answers are rendered here, once,
+ * so a store written by an older version answers as fast as a new one; a row whose `cells` is NULL
+ * is still read correctly from `data`.
+ */
+function addAnswerCells(db: Database.Database): void {
+  db.exec('ALTER TABLE results ADD COLUMN cells TEXT');
+  const select = db
+    .prepare<[number, number], [number, string, string | null]>(
+      `SELECT rowid, op, data FROM results WHERE rowid > ? AND op IN ('lookup_email', 'lookup_url', 'lookup_domain') ORDER BY rowid LIMIT ?`,
+    )
+    .raw(true);
+  const update = db.prepare<[string, number]>('UPDATE results SET cells = ? WHERE rowid = ?');
+  for (let after = 0; ; ) {
+    const rows = select.all(after, BACKFILL_CHUNK);
+    if (rows.length === 0) return;
+    for (const [rowid, op, data] of rows) {
+      const cells = answerCells(op, data === null ? undefined : JSON.parse(data));
+      if (cells !== undefined) update.run(JSON.stringify(cells), rowid);
+    }
+    after = rows[rows.length - 1]![0];
+  }
+}
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -112,7 +143,9 @@ export function migrate(db: Database.Database, filePath: string, readonly: boole
     const current = readHeader(db);
     checkHeader(current, filePath);
     for (let version = current.version; version < SCHEMA_VERSION; version++) {
-      db.exec(MIGRATIONS[version]!);
+      const step = MIGRATIONS[version]!;
+      if (typeof step === 'string') db.exec(step);
+      else step(db);
     }
     db.pragma(`application_id = ${APPLICATION_ID}`);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);

@@ -104,6 +104,24 @@ export interface ColumnChoice {
 
 type RowColumn = readonly [name: string, value: (row: FinishedRow) => unknown];
 
+/** The columns a lookup operation's own answer fills, or undefined for one that fills none (mx, whois). */
+function answerColumnsOf(op: string): readonly Column[] | undefined {
+  if (op === 'lookup_email' || op === 'lookup_url') return PERSON_COLUMNS;
+  return op === 'lookup_domain' ? COMPANY_COLUMNS : undefined;
+}
+
+/**
+ * An answer's own columns as text, exactly as the writer would render them from the parsed answer:
+ * kept beside the answer in the store, so a stored answer becomes cells without JSON.parse of the
+ * whole lead (issue 16). Undefined for an operation whose answer fills no such columns.
+ */
+export function answerCells(op: string, data: unknown): string[] | undefined {
+  const columns = answerColumnsOf(op);
+  if (columns === undefined) return undefined;
+  const row: RowData = { lead: (data as { lead?: Lead } | undefined)?.lead ?? undefined };
+  return columns.map(([, value]) => text(value(row)));
+}
+
 /** Every added column after `lead_status` for a lookup kind and its extras, in the default order. */
 /** Which groups of columns a run adds besides its lookup's: --with mx/whois, and `lead_source` for a waterfall. */
 export interface ColumnFlags {
@@ -115,8 +133,11 @@ export interface ColumnFlags {
 
 function allColumns(kind: LookupKind, extras: ColumnFlags): RowColumn[] {
   const data = (columns: readonly Column[]): RowColumn[] => columns.map(([name, value]) => [name, (row: FinishedRow) => value(row.data)] as const);
+  // The lookup's own columns come from the answer's stored cells when the row has them (answerCells).
+  const own = (columns: readonly Column[]): RowColumn[] =>
+    columns.map(([name, value], i) => [name, (row: FinishedRow) => (row.answerCells ? row.answerCells[i] : value(row.data))] as const);
   return [
-    ...data(kind === 'domain' ? COMPANY_COLUMNS : PERSON_COLUMNS),
+    ...own(kind === 'domain' ? COMPANY_COLUMNS : PERSON_COLUMNS),
     ...(extras.mx ? data(MX_COLUMNS) : []),
     ...(extras.whois ? data(WHOIS_COLUMNS) : []),
     ...(extras.company ? [['company_status', (row: FinishedRow) => row.companyStatus] as const, ...data(COMPANY_OF_ROW_COLUMNS)] : []),

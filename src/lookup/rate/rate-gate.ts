@@ -8,7 +8,7 @@ import type { RateLimitFacts } from '../../api/limits.js';
 import { RateLimitedError } from '../../api/errors.js';
 import { DEFAULTS } from '../../options/defaults.js';
 import { ClusterRefill } from './cluster-refill.js';
-import { ConcurrencyModel } from './concurrency.js';
+import { ConcurrencyModel, eventLoopBusy } from './concurrency.js';
 import { FAST_RATE_PER_SECOND, bottleneckEngine, fastEngine, type Engine } from './engines.js';
 import { GateStoppedError } from './gate-stopped-error.js';
 import { RateWindow } from './rate-window.js';
@@ -87,6 +87,7 @@ export class RateGate {
       windowMs: this.windowMs,
       maxConcurrency: options.maxConcurrency,
       latencyHintMs: options.latencyHintMs,
+      busy: eventLoopBusy(),
     });
     this.stats.concurrency = this.#concurrency.concurrency;
     this.#engine = this.#makeEngine(options);
