@@ -9,7 +9,7 @@ import { enrich, type EnrichOptions } from '../src/run/enrich.js';
 import { sandboxAnswer } from '../src/sandbox/data.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/server.js';
 import { ResultStore, SCHEMA_VERSION } from '../src/store/result-store.js';
-import { answerCells, columnsFor } from '../src/write/columns.js';
+import { answerCells, cellsLayout, columnsFor } from '../src/write/columns.js';
 import type { FinishedRow } from '../src/run/finished-row.js';
 import { emails, makeTempDir, readCsvObjects, writeCsv } from './helpers/files.js';
 
@@ -85,6 +85,32 @@ describe('answer cells', () => {
       expect(mx?.cells).toBeUndefined();
     } finally {
       store.close();
+    }
+  });
+
+  it('are never used when another version rendered them (another layout): the answer itself is read', () => {
+    const file = path.join(makeTempDir(), 'store.sqlite');
+    const store = ResultStore.open({ path: file, flushIntervalMs: 0 });
+    try {
+      store.put('svc', 'lookup_email', 'a@x.test', { found: true, data: LEAD }, 'r1');
+      store.put('svc', 'lookup_email', 'b@x.test', { found: true, data: LEAD }, 'r1');
+    } finally {
+      store.close();
+    }
+    // b's cells as a version with other columns would have left them: one cell fewer, another layout.
+    const db = new Database(file);
+    const layout = cellsLayout('lookup_email')!;
+    expect(JSON.parse(db.prepare("SELECT cells FROM results WHERE key = 'a@x.test'").pluck().get() as string)[0]).toBe(layout);
+    db.prepare("UPDATE results SET cells = ? WHERE key = 'b@x.test'").run(JSON.stringify(['0:00000000', ...answerCells('lookup_email', LEAD)!.slice(1)]));
+    db.close();
+    const reopened = ResultStore.open({ path: file });
+    try {
+      const got = reopened.getMany('svc', 'lookup_email', ['a@x.test', 'b@x.test'], undefined, 'cells');
+      expect(got.get('a@x.test')).toMatchObject({ data: undefined, cells: answerCells('lookup_email', LEAD) });
+      expect(got.get('b@x.test')?.cells).toBeUndefined();
+      expect(got.get('b@x.test')?.data).toEqual(LEAD);
+    } finally {
+      reopened.close();
     }
   });
 

@@ -17,7 +17,7 @@
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { ConfigError } from '../api/errors.js';
-import { answerCells } from '../write/columns.js';
+import { cellsLayout, storedCells } from '../write/columns.js';
 import type { Operation } from '../api/types.js';
 import { openStores } from './exit-flush.js';
 import { openDatabase, prepareFile } from './open-database.js';
@@ -219,7 +219,7 @@ export class ResultStore {
     if (serviceId !== undefined) {
       for (let start = 0; start < keys.length; start += GET_MANY_CHUNK) {
         const chunk = start === 0 && keys.length <= GET_MANY_CHUNK ? keys : keys.slice(start, start + GET_MANY_CHUNK);
-        for (const row of this.selectMany(chunk.length, form).all(serviceId, op, ...chunk)) {
+        for (const row of this.selectMany(chunk.length, form, op).all(serviceId, op, ...chunk)) {
           if (row[4] < minFetchedAt) continue;
           found.set(row[0], storedOf(row[1] === 1, row[2], row[3], row[4], row[5]));
         }
@@ -242,17 +242,23 @@ export class ResultStore {
 
   /** Prepared `key IN (?, …)` statements, one per form and chunk size seen (at most GET_MANY_CHUNK). */
   private readonly selectManyBySize = new Map<string, Database.Statement<unknown[], ManyRow>>();
-  private selectMany(size: number, form: StoredForm): Database.Statement<unknown[], ManyRow> {
-    let statement = this.selectManyBySize.get(`${form}${size}`);
+  private selectMany(size: number, form: StoredForm, op: Operation): Database.Statement<unknown[], ManyRow> {
+    const layout = form === 'cells' ? cellsLayout(op) : undefined;
+    const id = `${layout ?? form}/${size}`;
+    let statement = this.selectManyBySize.get(id);
     if (!statement) {
-      // 'cells': the ~1 KB JSON body is read only for an answer with no cells (an mx/whois one).
-      const columns = form === 'cells' ? 'cells, CASE WHEN cells IS NULL THEN data END' : 'NULL, data';
+      // 'cells': the ~1 KB JSON body is read only for an answer without cells of this version's
+      // layout (an mx/whois answer, or cells rendered by another version: columns.ts, cellsLayout).
+      // The layout is our own `N:hex`, safe as an SQL literal.
+      const head = `'["${layout}",'`;
+      const ours = `substr(cells, 1, ${head.length - 2}) = ${head}`;
+      const columns = layout === undefined ? 'NULL, data' : `CASE WHEN ${ours} THEN cells END, CASE WHEN cells IS NULL OR NOT ${ours} THEN data END`;
       statement = this.db
         .prepare<unknown[], ManyRow>(
           `SELECT key, found, ${columns}, fetched_at, run_id FROM results WHERE service_id = ? AND op = ? AND key IN (${new Array(size).fill('?').join(', ')})`,
         )
         .raw(true);
-      this.selectManyBySize.set(`${form}${size}`, statement);
+      this.selectManyBySize.set(id, statement);
     }
     return statement;
   }
@@ -271,12 +277,12 @@ export class ResultStore {
     if (this.closed) throw closedError(this.path);
     if (this.readonly) throw new Error(`The result store at ${this.path} was opened read-only`);
     const json = result.data === undefined ? null : JSON.stringify(result.data);
-    const cells = answerCells(op, result.data);
+    const cells = storedCells(op, result.data);
     const now = this.options.now();
     if (this.pending.size === 0) this.pendingSince = now;
     // An answer fetched earlier (by another worker) keeps its own date, so --max-age still applies.
     this.pending.set(pendingKey(service, op, key), {
-      service, op, key, found: result.found, json, cells: cells === undefined ? null : JSON.stringify(cells), fetchedAt: result.fetchedAt ?? now, runId,
+      service, op, key, found: result.found, json, cells, fetchedAt: result.fetchedAt ?? now, runId,
     });
     if (
       this.pending.size >= this.options.flushBatchSize ||
@@ -400,7 +406,7 @@ export class ResultStore {
 
 /** A stored answer from its columns: the cells when there are, else the parsed data. */
 function storedOf(found: boolean, cells: string | null, json: string | null, fetchedAt: number, runId: string): StoredResult {
-  if (cells !== null) return { found, data: undefined, fetchedAt, runId, cells: JSON.parse(cells) as string[] };
+  if (cells !== null) return { found, data: undefined, fetchedAt, runId, cells: (JSON.parse(cells) as string[]).slice(1) };
   return { found, data: json === null ? undefined : JSON.parse(json), fetchedAt, runId };
 }
 

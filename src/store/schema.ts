@@ -4,7 +4,7 @@
 
 import type Database from 'better-sqlite3';
 import { ConfigError } from '../api/errors.js';
-import { answerCells } from '../write/columns.js';
+import { storedCells } from '../write/columns.js';
 
 /** Marks the file as ours ('LENR'), so a stranger SQLite database is refused, not modified. */
 const APPLICATION_ID = 0x4c454e52;
@@ -71,8 +71,8 @@ function addAnswerCells(db: Database.Database): void {
     const rows = select.all(after, BACKFILL_CHUNK);
     if (rows.length === 0) return;
     for (const [rowid, op, data] of rows) {
-      const cells = answerCells(op, data === null ? undefined : JSON.parse(data));
-      if (cells !== undefined) update.run(JSON.stringify(cells), rowid);
+      const cells = storedCells(op, data === null ? undefined : JSON.parse(data));
+      if (cells !== null) update.run(cells, rowid);
     }
     after = rows[rows.length - 1]![0];
   }

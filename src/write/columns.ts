@@ -1,6 +1,7 @@
 // The columns `enrich` adds after the input header and `lead_status`, and how each is taken from
 // the API's answers (README, "Added columns"). Nested data is flattened: the first address,
 // MX exchanges joined in priority order, Whois contacts by their main fields.
+import { createHash } from 'node:crypto';
 import type { CompanyLead, Lead, MxResult, WhoisResult } from '../api/types.js';
 import type { LookupKind } from '../plan/plan.js';
 import type { FinishedRow } from '../run/finished-row.js';
@@ -120,6 +121,30 @@ export function answerCells(op: string, data: unknown): string[] | undefined {
   if (columns === undefined) return undefined;
   const row: RowData = { lead: (data as { lead?: Lead } | undefined)?.lead ?? undefined };
   return columns.map(([, value]) => text(value(row)));
+}
+
+/**
+ * Bump when the value of a lookup column changes while its name does not. Stored cells carry
+ * their layout (this version and the column names): cells of any other layout are never used, the
+ * store reads the answer itself instead, so changing these columns cannot shift a cached row.
+ */
+const CELLS_VERSION = 1;
+const layouts = new Map<string, string | undefined>();
+
+/** The first element of an operation's stored cells array, e.g. `1:3f2a9c0d`; undefined for mx/whois. */
+export function cellsLayout(op: string): string | undefined {
+  if (!layouts.has(op)) {
+    const columns = answerColumnsOf(op);
+    const names = columns?.map(([name]) => name).join(',');
+    layouts.set(op, names === undefined ? undefined : `${CELLS_VERSION}:${createHash('sha1').update(names).digest('hex').slice(0, 8)}`);
+  }
+  return layouts.get(op);
+}
+
+/** An answer's cells as the store keeps them: a JSON array led by their layout; null for mx/whois. */
+export function storedCells(op: string, data: unknown): string | null {
+  const cells = answerCells(op, data);
+  return cells === undefined ? null : JSON.stringify([cellsLayout(op), ...cells]);
 }
 
 /** Every added column after `lead_status` for a lookup kind and its extras, in the default order. */
