@@ -219,10 +219,14 @@ export class ResultStore {
     if (serviceId !== undefined) {
       for (let start = 0; start < keys.length; start += GET_MANY_CHUNK) {
         const chunk = start === 0 && keys.length <= GET_MANY_CHUNK ? keys : keys.slice(start, start + GET_MANY_CHUNK);
-        for (const row of this.selectMany(chunk.length, form, op).all(serviceId, op, ...chunk)) {
+        let foreign: string[] | undefined;
+        for (const row of this.selectMany(chunk.length, form).all(serviceId, op, ...chunk)) {
           if (row[4] < minFetchedAt) continue;
-          found.set(row[0], storedOf(row[1] === 1, row[2], row[3], row[4], row[5]));
+          // Cells another version rendered (another layout: columns.ts, cellsLayout) are never used.
+          if (row[2] !== null && !row[2].startsWith(layoutHead(op))) (foreign ??= []).push(row[0]);
+          else found.set(row[0], storedOf(row[1] === 1, row[2], row[3], row[4], row[5]));
         }
+        if (foreign) for (const [key, stored] of this.getMany(service, op, foreign, maxAgeMs, 'data')) found.set(key, stored);
       }
     }
     // Answers put() but not yet committed win over what the file holds.
@@ -242,17 +246,12 @@ export class ResultStore {
 
   /** Prepared `key IN (?, …)` statements, one per form and chunk size seen (at most GET_MANY_CHUNK). */
   private readonly selectManyBySize = new Map<string, Database.Statement<unknown[], ManyRow>>();
-  private selectMany(size: number, form: StoredForm, op: Operation): Database.Statement<unknown[], ManyRow> {
-    const layout = form === 'cells' ? cellsLayout(op) : undefined;
-    const id = `${layout ?? form}/${size}`;
+  private selectMany(size: number, form: StoredForm): Database.Statement<unknown[], ManyRow> {
+    const id = `${form}/${size}`;
     let statement = this.selectManyBySize.get(id);
     if (!statement) {
-      // 'cells': the ~1 KB JSON body is read only for an answer without cells of this version's
-      // layout (an mx/whois answer, or cells rendered by another version: columns.ts, cellsLayout).
-      // The layout is our own `N:hex`, safe as an SQL literal.
-      const head = `'["${layout}",'`;
-      const ours = `substr(cells, 1, ${head.length - 2}) = ${head}`;
-      const columns = layout === undefined ? 'NULL, data' : `CASE WHEN ${ours} THEN cells END, CASE WHEN cells IS NULL OR NOT ${ours} THEN data END`;
+      // 'cells': the ~1 KB JSON body is read only for an answer with no cells (an mx/whois one).
+      const columns = form === 'cells' ? 'cells, CASE WHEN cells IS NULL THEN data END' : 'NULL, data';
       statement = this.db
         .prepare<unknown[], ManyRow>(
           `SELECT key, found, ${columns}, fetched_at, run_id FROM results WHERE service_id = ? AND op = ? AND key IN (${new Array(size).fill('?').join(', ')})`,
@@ -404,7 +403,15 @@ export class ResultStore {
   }
 }
 
-/** A stored answer from its columns: the cells when there are, else the parsed data. */
+const layoutHeads = new Map<string, string>();
+/** How this version's stored cells of an operation begin: `["<layout>",`. */
+function layoutHead(op: string): string {
+  let head = layoutHeads.get(op);
+  if (head === undefined) layoutHeads.set(op, (head = `${JSON.stringify([cellsLayout(op) ?? '']).slice(0, -1)},`));
+  return head;
+}
+
+/** A stored answer from its columns: the cells (without their layout) when there are, else the parsed data. */
 function storedOf(found: boolean, cells: string | null, json: string | null, fetchedAt: number, runId: string): StoredResult {
   if (cells !== null) return { found, data: undefined, fetchedAt, runId, cells: (JSON.parse(cells) as string[]).slice(1) };
   return { found, data: json === null ? undefined : JSON.parse(json), fetchedAt, runId };
