@@ -378,6 +378,9 @@ describe('store clear: confirmation', () => {
     expect((await run(['store', 'clear', '--store', file, '--yes'], neverAsk)).out).toBe(`Removed 4 entries from ${file}.\n`);
   });
 
+  // A real terminal needs util-linux's `script` (it gives the CLI a pseudo-terminal). Skipped only
+  // where it is missing (it is there on Debian and in CI); the no-terminal refusal and --yes are
+  // tested above without it.
   const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
 
   /** The built CLI in a real pseudo-terminal (util-linux `script`), `typed` sent as keystrokes. */
