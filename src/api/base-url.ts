@@ -2,6 +2,11 @@
 // Apart from transport.ts so that `store --service` and `--help` do not load got.
 import { ConfigError } from './errors.js';
 
+/** A URL as it may be echoed in a message: without any user-info part (a token pasted there must not be printed). */
+export function withoutUserInfo(raw: unknown): string {
+  return String(raw).replace(/^([^/]*\/\/)[^/?#]*@/, '$1***@');
+}
+
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
 export function validateBaseUrl(raw: string): string {
@@ -9,9 +14,7 @@ export function validateBaseUrl(raw: string): string {
   try {
     url = new URL(raw);
   } catch {
-    // Echo the input without any user-info part: a token pasted there must not be printed.
-    const shown = String(raw).replace(/^([^/]*\/\/)[^/?#]*@/, '$1***@');
-    throw new ConfigError(`Invalid base URL: must be an absolute URL ending in /v2, got '${shown}'`);
+    throw new ConfigError(`Invalid base URL: must be an absolute URL ending in /v2, got '${withoutUserInfo(raw)}'`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new ConfigError(`Invalid base URL: must use https, got '${url.protocol}'`);

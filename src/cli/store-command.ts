@@ -7,7 +7,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import type { Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../api/errors.js';
-import { validateBaseUrl } from '../api/base-url.js';
+import { validateBaseUrl, withoutUserInfo } from '../api/base-url.js';
 import { defaultStorePath, sandboxStorePath } from '../store/default-path.js';
 import { formatDuration, parseDuration } from '../store/duration.js';
 import type { ResultStore, ResultStoreStats } from '../store/result-store.js';
@@ -73,8 +73,7 @@ function serviceOption(raw: unknown): string | undefined {
     return validateBaseUrl(raw);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    const shown = String(raw).replace(/^([^/]*\/\/)[^/?#]*@/, '$1***@');
-    throw new ConfigError(`Invalid option --service: must be an API base URL ending in /v2 (as given to --base-url) or 'sandbox', got '${shown}'`);
+    throw new ConfigError(`Invalid option --service: must be an API base URL ending in /v2 (as given to --base-url) or 'sandbox', got '${withoutUserInfo(raw)}'`);
   }
 }
 

@@ -108,7 +108,7 @@ async function countRows(settings: EnrichSettings, store: ResultStore, service: 
         else counts.noKeyRows += 1;
         continue;
       }
-      const answering = census.walk(planned.keys.map(({ target, key }) => ({ op: LOOKUP_OPERATION[target.kind] as BillableOperation, key })));
+      const answering = census.walk(planned.keys.map((attempt) => ({ op: LOOKUP_OPERATION[attempt.target.kind] as BillableOperation, key: attempt.key, attempt })));
       if (extras.length > 0) noteExtras(census, { extras, keys: planned.keys, domainCell: domainColumn ? fromBytes(cells[domainColumn.columnIndex] ?? '') : undefined }, answering);
     }
   }
@@ -129,8 +129,10 @@ async function countRows(settings: EnrichSettings, store: ResultStore, service: 
 }
 
 type CensusKey = { op: BillableOperation; key: string };
+/** A row's key as the census walks it: its operation, and the waterfall key it came from. */
+type RowKey = CensusKey & { attempt: WaterfallKey };
 /** A key that may answer its row, and what the store says of it (undefined: not known). */
-type Answering = { key: CensusKey; stored: { lead: Lead | undefined } | undefined };
+type Answering = { key: RowKey; stored: { lead: Lead | undefined } | undefined };
 
 interface RowExtras {
   extras: readonly Extra[];
@@ -146,7 +148,7 @@ interface RowExtras {
 function noteExtras(census: KeyCensus, row: RowExtras, answering: readonly Answering[]): void {
   const emailKey = row.keys.find((k) => k.target.kind === 'email')?.key;
   answering.forEach(({ key, stored }, i) => {
-    const attempt = row.keys.find((k) => k.key === key.key && LOOKUP_OPERATION[k.target.kind] === key.op)!;
+    const { attempt } = key;
     const sources = { attempt, lead: stored?.lead, domainCell: row.domainCell, emailKey };
     const domains = extraDomains(row.extras, sources);
     for (const extra of row.extras) {
@@ -194,7 +196,7 @@ class KeyCensus {
    * each with its stored answer when the store found it (a stored found key ends the row; a
    * stored miss passes on; when every key is a stored miss, the last one tried is the row's).
    */
-  walk(keys: readonly CensusKey[]): Answering[] {
+  walk(keys: readonly RowKey[]): Answering[] {
     const answering: Answering[] = [];
     let expectedEnded = false;
     for (const key of keys) {
