@@ -227,7 +227,7 @@ describe('ResultStore: durability', () => {
     // transpiled into a temporary package that links the project's node_modules.
     function buildChildPackage(): string {
       const dir = tmpDir();
-      for (const rel of [...fs.readdirSync(path.join(ROOT, 'src/store')).map((name) => `src/store/${name}`), 'src/api/errors.ts', 'src/write/columns.ts']) {
+      for (const rel of [...fs.readdirSync(path.join(ROOT, 'src/store')).map((name) => `src/store/${name}`), 'src/api/errors.ts', 'src/write/columns.ts', 'src/write/stored-cells.ts', 'src/write/csv-lines.ts']) {
         const source = fs.readFileSync(path.join(ROOT, rel), 'utf8');
         const out = ts.transpileModule(source, {
           compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },

@@ -91,7 +91,8 @@ export async function prefilledStore(rows, { every = 1 } = {}) {
   const dir = ensureOutDir();
   const file = path.join(dir, every === 1 ? `store-${rows}.sqlite` : every === 2 ? `store-${rows}-half.sqlite` : `store-${rows}-every${every}.sqlite`);
   const done = `${file}.done`;
-  if (fs.existsSync(file) && fs.existsSync(done)) return file;
+  // A store of an older schema would be migrated inside the timed run: build it again instead.
+  if (fs.existsSync(file) && fs.existsSync(done) && (await schemaOf(file)) === (await import('../../dist/store/schema.js')).SCHEMA_VERSION) return file;
   removeStore(file);
   const { ResultStore, normalizeKey } = await import('../../dist/index.js');
   const { sandboxAnswer } = await import('../../dist/sandbox/data.js');
@@ -112,4 +113,15 @@ export async function prefilledStore(rows, { every = 1 } = {}) {
   fs.writeFileSync(done, `${rows}\n`);
   log(`pre-filled ${Math.ceil(rows / every)} answers in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return file;
+}
+
+/** PRAGMA user_version of a store file (its schema version). */
+async function schemaOf(file) {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.pragma('user_version', { simple: true });
+  } finally {
+    db.close();
+  }
 }

@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startSandbox } from '../../dist/index.js';
 import { contactsCsv, prefilledStore } from '../lib/data.js';
-import { record, storeAnsweredRuns } from '../lib/shared.js';
 import { OUT_DIR, list, log, mb, median, num, pct, runNode } from '../lib/util.js';
 
 export const name = 'known';
@@ -34,7 +33,6 @@ export async function run({ quick }) {
       if (j.rows !== rows || j.billing.cached !== rows || j.requests !== 0) {
         throw new Error(`known rows: expected ${rows} rows all answered by the store, got rows ${j.rows}, billing ${JSON.stringify(j.billing)}, requests ${j.requests}`);
       }
-      record(storeAnsweredRuns, rows, j);
       return { rowsPerSecond: (rows * 1000) / j.enrichMs, ms: j.enrichMs, rss: j.maxRssBytes };
     };
     const runPassthrough = async () => {

@@ -8,7 +8,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { startSandbox } from '../../dist/index.js';
 import { contactsCsv } from '../lib/data.js';
-import { record, sandboxAnsweredRuns } from '../lib/shared.js';
 import { OUT_DIR, list, log, median, num, pct, removeStore, runNode } from '../lib/util.js';
 
 export const name = 'nolimit';
@@ -36,7 +35,6 @@ export async function run({ quick }) {
         throw new Error(`no limit: expected ${keys} lookups without error, got ${j.requests} requests, ${JSON.stringify(j.status)}, ${j.rateLimited} × 429`);
       }
       concurrency = j.concurrency;
-      record(sandboxAnsweredRuns, keys, j);
       return { perSecond: (j.requests * 1000) / j.enrichMs, concurrency: j.concurrency, rss: j.maxRssBytes };
     };
     const runGot = async (c) => {

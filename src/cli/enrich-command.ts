@@ -190,7 +190,12 @@ async function dryRun(io: CliIo, options: EnrichOptions, json: boolean): Promise
 }
 
 async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise<void> {
-  const [{ enrich }, { formatSummary, oneLineSummary, progressView }] = await Promise.all([import('../run/enrich.js'), import('./progress.js')]);
+  const [{ enrich }, { formatSummary, oneLineSummary, progressView }, { tuneHeapForEnrich }] = await Promise.all([
+    import('../run/enrich.js'),
+    import('./progress.js'),
+    import('./heap-tuning.js'),
+  ]);
+  tuneHeapForEnrich();
   const say = stderrLines(io);
   const signals = interruptOnSignals(say, args.quiet ?? false, io.isTty);
   const view = progressView(io, say, args.quiet ? 'quiet' : io.isTty ? 'bar' : 'plain');

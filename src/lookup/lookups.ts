@@ -93,7 +93,7 @@ export class Lookups {
       kind: stored.found ? 'found' : 'not_found',
       data: stored.data,
       billing: stored.runId === runId ? 'duplicate' : 'cached',
-      cells: stored.cells,
+      cellsRecord: stored.cellsRecord,
     };
   }
 

@@ -9,8 +9,8 @@ export interface Answered {
   kind: 'found' | 'not_found';
   data: unknown;
   billing: Billing;
-  /** The answer's own columns as text, from the store, when the run wants cells, not parsed answers. */
-  cells?: readonly string[] | undefined;
+  /** The answer's own columns as the store keeps them (write/stored-cells.ts), when the run wants cells, not parsed answers. */
+  cellsRecord?: string | undefined;
 }
 export interface Unanswered {
   kind: 'error' | 'skipped';

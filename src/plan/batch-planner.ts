@@ -151,7 +151,7 @@ function unplanned(cells: string[], row: number, planned: { kind: 'invalid' | 'n
 
 function finished(cells: string[], row: number, outcome: LookupOutcome, data: RowData): FinishedRow {
   return isAnswered(outcome)
-    ? { row, cells, status: outcome.kind, billing: outcome.billing, data, answerCells: outcome.cells }
+    ? { row, cells, status: outcome.kind, billing: outcome.billing, data, cellsRecord: outcome.cellsRecord }
     : { row, cells, status: outcome.kind, billing: 'none', data, errorCode: outcome.code, errorMessage: outcome.message };
 }
 

@@ -16,10 +16,11 @@ export interface FinishedRow {
   billing: Billing;
   data: RowData;
   /**
-   * The lookup's own added columns as text, from the store (answerCells in columns.ts), when the
-   * run asked for cells instead of parsed answers; `data` then holds no lead.
+   * The lookup's own added columns as the store keeps them (write/stored-cells.ts: one CSV record,
+   * comma-separated, formula-escaped), when the run asked for cells instead of parsed answers;
+   * `data` then holds no lead.
    */
-  answerCells?: readonly string[] | undefined;
+  cellsRecord?: string | undefined;
   /** In a waterfall: the kind that answered, or the last one tried (`lead_source`). */
   source?: LookupKind | undefined;
   /** What each --with operation cost (mx_billing, whois_billing). */

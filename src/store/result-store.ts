@@ -18,6 +18,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { ConfigError } from '../api/errors.js';
 import { cellsLayout, storedCells } from '../write/columns.js';
+import { recordOf } from '../write/stored-cells.js';
 import type { Operation } from '../api/types.js';
 import { openStores } from './exit-flush.js';
 import { openDatabase, prepareFile } from './open-database.js';
@@ -42,13 +43,13 @@ export interface StoredResult {
   /** The run that fetched it: lets the pipeline tell "duplicate in this run" from "cached before". */
   runId: string;
   /**
-   * With getMany(…, 'cells'): the answer's own added columns as text (answerCells in columns.ts);
+   * With getMany(…, 'cells'): the answer's own added columns as one CSV record (write/stored-cells.ts);
    * `data` is then undefined. Absent for an operation with no such columns, or when asked for data.
    */
-  cells?: string[] | undefined;
+  cellsRecord?: string | undefined;
 }
 
-/** What getMany reads of each answer: the parsed `data`, or (cheaper, for CSV output) its cells. */
+/** What getMany reads of each answer: the parsed `data`, or (cheaper, for CSV output) its cells record. */
 export type StoredForm = 'data' | 'cells';
 
 interface Pending {
@@ -58,7 +59,7 @@ interface Pending {
   found: boolean;
   /** JSON text, serialized at put() time so later changes to the caller's object are not stored. */
   json: string | null;
-  /** answerCells of the answer as JSON text (schema v2), or null for mx/whois. */
+  /** The answer's cells as the store keeps them (write/stored-cells.ts), or null for mx/whois. */
   cells: string | null;
   fetchedAt: number;
   runId: string;
@@ -220,11 +221,13 @@ export class ResultStore {
       for (let start = 0; start < keys.length; start += GET_MANY_CHUNK) {
         const chunk = start === 0 && keys.length <= GET_MANY_CHUNK ? keys : keys.slice(start, start + GET_MANY_CHUNK);
         let foreign: string[] | undefined;
+        const layout = cellsLayout(op) ?? '';
         for (const row of this.selectMany(chunk.length, form).all(serviceId, op, ...chunk)) {
           if (row[4] < minFetchedAt) continue;
-          // Cells another version rendered (another layout: columns.ts, cellsLayout) are never used.
-          if (row[2] !== null && !row[2].startsWith(layoutHead(op))) (foreign ??= []).push(row[0]);
-          else found.set(row[0], storedOf(row[1] === 1, row[2], row[3], row[4], row[5]));
+          // Cells another version rendered (another layout: stored-cells.ts) are never used.
+          const record = row[2] === null ? undefined : recordOf(row[2], layout);
+          if (row[2] !== null && record === undefined) (foreign ??= []).push(row[0]);
+          else found.set(row[0], storedOf(row[1] === 1, record, row[3], row[4], row[5]));
         }
         if (foreign) for (const [key, stored] of this.getMany(service, op, foreign, maxAgeMs, 'data')) found.set(key, stored);
       }
@@ -238,7 +241,8 @@ export class ResultStore {
           found.delete(key);
           continue;
         }
-        found.set(key, storedOf(entry.found, form === 'cells' ? entry.cells : null, entry.json, entry.fetchedAt, entry.runId));
+        const record = form === 'cells' && entry.cells !== null ? recordOf(entry.cells, cellsLayout(op) ?? '') : undefined;
+        found.set(key, storedOf(entry.found, record, entry.json, entry.fetchedAt, entry.runId));
       }
     }
     return found;
@@ -403,17 +407,9 @@ export class ResultStore {
   }
 }
 
-const layoutHeads = new Map<string, string>();
-/** How this version's stored cells of an operation begin: `["<layout>",`. */
-function layoutHead(op: string): string {
-  let head = layoutHeads.get(op);
-  if (head === undefined) layoutHeads.set(op, (head = `${JSON.stringify([cellsLayout(op) ?? '']).slice(0, -1)},`));
-  return head;
-}
-
-/** A stored answer from its columns: the cells (without their layout) when there are, else the parsed data. */
-function storedOf(found: boolean, cells: string | null, json: string | null, fetchedAt: number, runId: string): StoredResult {
-  if (cells !== null) return { found, data: undefined, fetchedAt, runId, cells: (JSON.parse(cells) as string[]).slice(1) };
+/** A stored answer from its columns: its cells record when there is one, else the parsed data. */
+function storedOf(found: boolean, cellsRecord: string | undefined, json: string | null, fetchedAt: number, runId: string): StoredResult {
+  if (cellsRecord !== undefined) return { found, data: undefined, fetchedAt, runId, cellsRecord };
   return { found, data: json === null ? undefined : JSON.parse(json), fetchedAt, runId };
 }
 

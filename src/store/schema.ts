@@ -47,20 +47,30 @@ const MIGRATIONS: ReadonlyArray<string | ((db: Database.Database) => void)> = [
     FROM results r JOIN services s ON s.id = r.service_id;
   `,
   addAnswerCells,
+  renderAnswerCells,
 ];
 
-/** Rows rendered per statement while migrating to v2: bounds the memory of a 1 M-entry store's upgrade. */
+/** Rows rendered per statement while migrating: bounds the memory of a 1 M-entry store's upgrade. */
 const BACKFILL_CHUNK = 5_000;
 
 /**
- * v2 (issue 16): `cells` holds an answer's own added columns as a JSON array of text (answerCells in
- * write/columns.ts), so a stored answer becomes CSV cells without JSON.parse of the whole lead.
- * NULL for operations that fill no such columns (mx, whois). Existing answers are rendered here, once,
- * so a store written by an older version answers as fast as a new one; a row whose `cells` is NULL
- * is still read correctly from `data`.
+ * v2 (issue 16): `cells` holds an answer's own added columns, rendered when the answer is stored
+ * (storedCells in write/columns.ts), so a stored answer becomes CSV without JSON.parse of the whole
+ * lead. NULL for operations that fill no such columns (mx, whois). Existing answers are rendered
+ * here, once, so a store written by an older version answers as fast as a new one; a row whose
+ * `cells` is NULL, or holds cells of another layout, is still read correctly from `data`.
  */
 function addAnswerCells(db: Database.Database): void {
   db.exec('ALTER TABLE results ADD COLUMN cells TEXT');
+  renderAnswerCells(db);
+}
+
+/**
+ * v3 (issue 16): the same cells as one comma-separated CSV record instead of a JSON array
+ * (write/stored-cells.ts), which a CSV run writes as it is. Every lookup answer is rendered again,
+ * once (cells of v2's form would only ever be read as foreign, from `data`).
+ */
+function renderAnswerCells(db: Database.Database): void {
   const select = db
     .prepare<[number, number], [number, string, string | null]>(
       `SELECT rowid, op, data FROM results WHERE rowid > ? AND op IN ('lookup_email', 'lookup_url', 'lookup_domain') ORDER BY rowid LIMIT ?`,

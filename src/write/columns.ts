@@ -1,10 +1,10 @@
 // The columns `enrich` adds after the input header and `lead_status`, and how each is taken from
 // the API's answers (README, "Added columns"). Nested data is flattened: the first address,
 // MX exchanges joined in priority order, Whois contacts by their main fields.
-import { createHash } from 'node:crypto';
 import type { CompanyLead, Lead, MxResult, WhoisResult } from '../api/types.js';
 import type { LookupKind } from '../plan/plan.js';
 import type { FinishedRow } from '../run/finished-row.js';
+import { layoutOf, splitRecord, storedText } from './stored-cells.js';
 
 export interface RowData {
   lead?: Lead | CompanyLead | undefined;
@@ -94,6 +94,13 @@ export interface ColumnSet {
   names: string[];
   /** Their cells for a row, as text. */
   values(row: FinishedRow): string[];
+  /**
+   * How many added columns, from the first, are the lookup's own in their default order (0 under
+   * --fields): a row's stored record (FinishedRow.cellsRecord) stands for exactly these.
+   */
+  ownLeading: number;
+  /** The cells of the added columns after those, as text. */
+  valuesAfterOwn(row: FinishedRow): string[];
 }
 
 export interface ColumnChoice {
@@ -123,31 +130,33 @@ export function answerCells(op: string, data: unknown): string[] | undefined {
   return columns.map(([, value]) => text(value(row)));
 }
 
-/**
- * Bump when the value of a lookup column changes while its name does not. Stored cells carry
- * their layout (this version and the column names): cells of any other layout are never used, the
- * store reads the answer itself instead, so changing these columns cannot shift a cached row.
- */
-const CELLS_VERSION = 1;
 const layouts = new Map<string, string | undefined>();
 
-/** The first element of an operation's stored cells array, e.g. `1:3f2a9c0d`; undefined for mx/whois. */
+/** The layout of an operation's stored cells (stored-cells.ts), e.g. `2:3bfbb6ca`; undefined for mx/whois. */
 export function cellsLayout(op: string): string | undefined {
   if (!layouts.has(op)) {
-    const columns = answerColumnsOf(op);
-    const names = columns?.map(([name]) => name).join(',');
-    layouts.set(op, names === undefined ? undefined : `${CELLS_VERSION}:${createHash('sha1').update(names).digest('hex').slice(0, 8)}`);
+    const names = answerColumnsOf(op)?.map(([name]) => name);
+    layouts.set(op, names === undefined ? undefined : layoutOf(names));
   }
   return layouts.get(op);
 }
 
-/** An answer's cells as the store keeps them: a JSON array led by their layout; null for mx/whois. */
+/** An answer's cells as the store keeps them (stored-cells.ts); null for mx/whois. */
 export function storedCells(op: string, data: unknown): string | null {
   const cells = answerCells(op, data);
-  return cells === undefined ? null : JSON.stringify([cellsLayout(op), ...cells]);
+  return cells === undefined ? null : storedText(cellsLayout(op)!, cells);
 }
 
-/** Every added column after `lead_status` for a lookup kind and its extras, in the default order. */
+/**
+ * The cells of a row's stored record, split once per row: the writer asks each own column in turn,
+ * row after row, so remembering the last row is enough.
+ */
+let lastSplit: { record: string; cells: string[] } | undefined;
+function recordCells(record: string): string[] {
+  if (lastSplit?.record !== record) lastSplit = { record, cells: splitRecord(record) };
+  return lastSplit.cells;
+}
+
 /** Which groups of columns a run adds besides its lookup's: --with mx/whois, and `lead_source` for a waterfall. */
 export interface ColumnFlags {
   mx: boolean;
@@ -156,13 +165,16 @@ export interface ColumnFlags {
   source?: boolean;
 }
 
+const ownColumnsOf = (kind: LookupKind): readonly Column[] => (kind === 'domain' ? COMPANY_COLUMNS : PERSON_COLUMNS);
+
+/** Every added column after `lead_status` for a lookup kind and its extras, in the default order. */
 function allColumns(kind: LookupKind, extras: ColumnFlags): RowColumn[] {
   const data = (columns: readonly Column[]): RowColumn[] => columns.map(([name, value]) => [name, (row: FinishedRow) => value(row.data)] as const);
-  // The lookup's own columns come from the answer's stored cells when the row has them (answerCells).
+  // The lookup's own columns come from the answer's stored record when the row has one (storedCells).
   const own = (columns: readonly Column[]): RowColumn[] =>
-    columns.map(([name, value], i) => [name, (row: FinishedRow) => (row.answerCells ? row.answerCells[i] : value(row.data))] as const);
+    columns.map(([name, value], i) => [name, (row: FinishedRow) => (row.cellsRecord !== undefined ? recordCells(row.cellsRecord)[i] : value(row.data))] as const);
   return [
-    ...own(kind === 'domain' ? COMPANY_COLUMNS : PERSON_COLUMNS),
+    ...own(ownColumnsOf(kind)),
     ...(extras.mx ? data(MX_COLUMNS) : []),
     ...(extras.whois ? data(WHOIS_COLUMNS) : []),
     ...(extras.company ? [['company_status', (row: FinishedRow) => row.companyStatus] as const, ...data(COMPANY_OF_ROW_COLUMNS)] : []),
@@ -185,17 +197,12 @@ export function columnsFor(kind: LookupKind, extras: ColumnFlags, choice: Column
   const all = allColumns(kind, extras);
   const prefix = choice.prefix ?? '';
   const chosen = choice.fields ? choice.fields.filter((name) => name !== 'lead_status').map((name) => all.find(([n]) => n === name)!) : all;
+  const after = chosen.slice(ownColumnsOf(kind).length);
   return {
     status: `${prefix}lead_status`,
     names: chosen.map(([name]) => `${prefix}${name}`),
     values: (row) => chosen.map(([, value]) => text(value(row))),
+    ownLeading: choice.fields ? 0 : ownColumnsOf(kind).length,
+    valuesAfterOwn: (row) => after.map(([, value]) => text(value(row))),
   };
-}
-
-/** Spreadsheets run a cell that starts with one of these as a formula (CSV injection). */
-const FORMULA_START = /^[=+\-@\t\r]/;
-
-/** Added cells only: input cells are never changed. */
-export function escapeFormula(cell: string): string {
-  return FORMULA_START.test(cell) ? `'${cell}` : cell;
 }

@@ -31,3 +31,11 @@ export function csvLines(records: readonly (readonly string[])[], eol: string, d
   }
   return text;
 }
+
+/** Spreadsheets run a cell that starts with one of these as a formula (CSV injection). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** Added cells only: input cells are never changed. */
+export function escapeFormula(cell: string): string {
+  return FORMULA_START.test(cell) ? `'${cell}` : cell;
+}

@@ -7,8 +7,8 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { FinishedRow } from '../run/finished-row.js';
-import { escapeFormula, type ColumnSet } from './columns.js';
-import { csvLines } from './csv-lines.js';
+import type { ColumnSet } from './columns.js';
+import { csvLines, escapeFormula } from './csv-lines.js';
 import { jsonRow } from './json-row.js';
 import { openSink, whyNotWritable, type Sink } from './sinks.js';
 import { UnwritableOutputError } from '../api/errors.js';
@@ -112,6 +112,21 @@ export class RowWriter implements RowSink {
   }
 
   /**
+   * A row's CSV line. A row whose lookup's own columns come as a stored record (stored-cells.ts) in
+   * the form this output wants — comma-separated, default columns — gets that record written as it
+   * is: no split, no escaping, no quoting per cell (the known-rows path, issue 16).
+   */
+  #csvLine(row: FinishedRow, cells: string[]): string {
+    const { columns } = this.#options;
+    const fast = row.cellsRecord !== undefined && this.#delimiter === ',' && columns.ownLeading > 0;
+    const added = fast ? columns.valuesAfterOwn(row) : columns.values(row);
+    for (let i = 0; i < added.length; i += 1) added[i] = toBytes(escapeFormula(added[i]!));
+    if (!fast) return csvLines([[...cells, row.status, ...added]], this.#eol, this.#delimiter);
+    const after = added.length === 0 ? '' : `,${csvLines([added], '', ',')}`;
+    return `${csvLines([[...cells, row.status]], '', ',')},${toBytes(row.cellsRecord!)}${after}${this.#eol}`;
+  }
+
+  /**
    * Writes rows (in order) in one go: one string and one write per batch, not per row.
    * Resolves when the streams can take more (back-pressure to the reader).
    */
@@ -120,14 +135,12 @@ export class RowWriter implements RowSink {
     if (rows.length === 0) return undefined;
     let full = false;
     const failed: string[][] = [];
-    const records: string[][] = [];
+    let csv = '';
     const lines: string[] = [];
     for (const row of rows) {
       const cells = this.#padded(row.cells);
       if (this.#options.format === 'csv') {
-        const added = this.#options.columns.values(row);
-        for (let i = 0; i < added.length; i += 1) added[i] = toBytes(escapeFormula(added[i]!));
-        records.push([...cells, row.status, ...added]);
+        csv += this.#csvLine(row, cells);
       } else {
         lines.push(`${JSON.stringify(jsonRow(row, this.#options.header))}\n`);
       }
@@ -135,7 +148,7 @@ export class RowWriter implements RowSink {
         failed.push([String(row.row), ...cells, row.errorCode ?? '', toBytes(escapeFormula(row.errorMessage ?? ''))]);
       }
     }
-    if (records.length > 0) full = !this.#out.stream.write(csvLines(records, this.#eol, this.#delimiter), 'latin1') || full;
+    if (csv.length > 0) full = !this.#out.stream.write(csv, 'latin1') || full;
     if (lines.length > 0) full = !this.#out.stream.write(lines.join(''), 'utf8') || full;
     if (failed.length > 0) full = !this.#err!.stream.write(csvLines(failed, this.#eol, this.#delimiter), 'latin1') || full;
     return full ? this.#drained() : undefined;

@@ -1,0 +1,70 @@
+// How the store keeps an answer's own added columns (issue 16): one CSV record, comma-separated,
+// each cell formula-escaped, led by the layout it was rendered with:
+//
+//   2:3bfbb6ca,Ana Ortiz,"CTO, ""Data""",Acme,...
+//
+// Why a CSV record and not a JSON array of cells: a CSV run with the default delimiter and column
+// set writes the record as it is — no JSON.parse, no per-cell escaping, quoting or array per known
+// row (known rows at 1 M rows: bench/analysis.md). Any other run (another delimiter, --fields)
+// splits it back into cells (splitRecord), which costs about what JSON.parse did.
+//
+// The layout (CELLS_VERSION and a hash of the column names) makes cells of any other layout
+// "foreign": the store then reads the answer itself, so changing a column cannot shift cached rows.
+import { createHash } from 'node:crypto';
+import { csvLines, escapeFormula } from './csv-lines.js';
+
+/** Bump when the value or the format of a stored cell changes while the column names do not. */
+const CELLS_VERSION = 2;
+
+/** The layout cell for these column names, e.g. `2:3bfbb6ca`. */
+export function layoutOf(names: readonly string[]): string {
+  return `${CELLS_VERSION}:${createHash('sha1').update(names.join(',')).digest('hex').slice(0, 8)}`;
+}
+
+/** What the store keeps: the layout, then the cells, formula-escaped, as one comma-separated record. */
+export function storedText(layout: string, cells: readonly string[]): string {
+  return `${layout},${csvLines([cells.map(escapeFormula)], '', ',')}`;
+}
+
+/**
+ * The record after the layout cell when `text` was rendered with `layout`; undefined for cells of
+ * another layout (or of the JSON form of schema v2, which starts with `[`).
+ */
+export function recordOf(text: string, layout: string): string | undefined {
+  return text.length > layout.length && text.charCodeAt(layout.length) === 44 /* , */ && text.startsWith(layout) ? text.slice(layout.length + 1) : undefined;
+}
+
+/** The cells of a record written by csvLines with ',' (RFC 4180: quoted cells, quotes doubled). */
+export function splitRecord(record: string): string[] {
+  const cells: string[] = [];
+  let at = 0;
+  for (;;) {
+    if (record.charCodeAt(at) === 34 /* " */) {
+      let cell = '';
+      let from = at + 1;
+      for (;;) {
+        const quote = record.indexOf('"', from);
+        if (quote === -1) throw new Error('unterminated quoted cell in a stored record');
+        cell += record.slice(from, quote);
+        if (record.charCodeAt(quote + 1) !== 34) {
+          at = quote + 1;
+          break;
+        }
+        cell += '"';
+        from = quote + 2;
+      }
+      cells.push(cell);
+    } else {
+      const comma = record.indexOf(',', at);
+      const end = comma === -1 ? record.length : comma;
+      cells.push(record.slice(at, end));
+      at = end;
+    }
+    if (at >= record.length) return cells;
+    at += 1; // the comma
+    if (at === record.length) {
+      cells.push('');
+      return cells;
+    }
+  }
+}
