@@ -27,7 +27,7 @@ const SCENARIOS = {
   memory: './scenarios/memory.js',
 };
 const ALIASES = { 'start-up': 'startup', 'no-limit': 'nolimit', 'known-rows': 'known', 'latency-hiding': 'latency', mem: 'memory' };
-// Order: memory last, so it can reuse the known-rows and no-limit runs of the same invocation.
+// Order: memory last (the longest).
 const ORDER = ['startup', 'rate', 'latency', 'nolimit', 'known', 'encodings', 'memory'];
 
 function usage(message) {
