@@ -4,32 +4,24 @@
 // Usage: node bench/lib/cli-runner.js '{"args":["enrich","in.csv","-o","out.csv","--json"],"env":{...}}'
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { sampleRss } from './rss-sampler.js';
 
 const spec = JSON.parse(process.argv[2] ?? '{}');
 Object.assign(process.env, spec.env ?? {});
 process.argv = [process.argv[0], 'lead-enrich', ...spec.args];
 
-// The same RSS samples as enrich-runner.js: memory flat or growing, and where it is at the peak.
-const rssSamples = [];
-let atPeak = { rss: 0 };
-const sampler = setInterval(() => {
-  const usage = process.memoryUsage();
-  rssSamples.push(usage.rss);
-  if (usage.rss > atPeak.rss) atPeak = usage;
-}, 250);
-sampler.unref();
+const sampler = sampleRss();
+sampler.timer.unref();
 
 const started = performance.now();
 // main.js is the one place that exits the process; this runs just before it does.
 process.on('exit', (code) => {
   const usage = process.resourceUsage();
-  const pick = (i) => rssSamples[Math.min(rssSamples.length - 1, Math.floor(i * rssSamples.length))] ?? 0;
   const result = {
     code,
     ms: performance.now() - started,
     maxRssBytes: usage.maxRSS * 1024,
-    rssQuartiles: [pick(0.25), pick(0.5), pick(0.75), pick(0.999)],
-    atPeak,
+    ...sampler.report(),
     cpuUserMs: usage.userCPUTime / 1000,
     cpuSystemMs: usage.systemCPUTime / 1000,
   };

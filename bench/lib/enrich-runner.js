@@ -5,6 +5,7 @@
 // sandbox) out of the memory figure and gives every run a fresh heap and JIT.
 import { performance } from 'node:perf_hooks';
 import { enrich } from '../../dist/index.js';
+import { sampleRss } from './rss-sampler.js';
 
 const spec = JSON.parse(process.argv[2] ?? '{}');
 const controller = new AbortController();
@@ -25,15 +26,9 @@ if (spec.heapSnapshotAfterMs) {
 // the event loop empties and Node exits with status 13 mid-run ("unsettled top-level await").
 // Found by this bench (the rate scenario checks it on every run and reports it in BENCHMARKS.md);
 // the ref'd sampler keeps the runner alive, as any host program with other work would.
-const rssSamples = [];
-let atPeak = { rss: 0 };
-const sampler = setInterval(() => {
-  const usage = process.memoryUsage();
-  rssSamples.push(usage.rss);
-  if (usage.rss > atPeak.rss) atPeak = usage;
-}, 250);
+const sampler = sampleRss();
 // `keepAlive: false` unrefs it, to check whether enrich() keeps the process alive by itself.
-if (spec.keepAlive === false) sampler.unref();
+if (spec.keepAlive === false) sampler.timer.unref();
 
 const started = performance.now();
 let summary;
@@ -53,12 +48,11 @@ try {
     signal: controller.signal,
   });
 } finally {
-  clearInterval(sampler);
+  sampler.stop();
 }
 const enrichMs = performance.now() - started;
 
 const usage = process.resourceUsage();
-const pick = (i) => rssSamples[Math.min(rssSamples.length - 1, Math.floor(i * rssSamples.length))] ?? 0;
 process.stdout.write(
   `${JSON.stringify({
     enrichMs,
@@ -72,9 +66,8 @@ process.stdout.write(
     concurrency: summary.concurrency,
     stoppedBy: summary.stoppedBy ?? null,
     maxRssBytes: usage.maxRSS * 1024,
-    rssQuartiles: [pick(0.25), pick(0.5), pick(0.75), pick(0.999)],
-    // process.memoryUsage() at the sample with the highest RSS: V8 heap vs the rest (native).
-    atPeak,
+    // RSS over the run, and process.memoryUsage() at the highest sample: V8 heap vs the rest (native).
+    ...sampler.report(),
     cpuUserMs: usage.userCPUTime / 1000,
     cpuSystemMs: usage.systemCPUTime / 1000,
   })}\n`,

@@ -195,7 +195,7 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
     import('./progress.js'),
     import('./heap-tuning.js'),
   ]);
-  tuneHeapForEnrich();
+  tuneHeapForEnrich(options.input);
   const say = stderrLines(io);
   const signals = interruptOnSignals(say, args.quiet ?? false, io.isTty);
   const view = progressView(io, say, args.quiet ? 'quiet' : io.isTty ? 'bar' : 'plain');
