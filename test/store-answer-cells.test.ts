@@ -186,21 +186,23 @@ describe('answer cells', () => {
   it('migrates a v1 store file: renders the answers it holds once, keeps their data and leaves mx without cells', () => {
     const file = path.join(makeTempDir(), 'old.sqlite');
     writeV1Store(file, 'svc', [['lookup_email', 'a@x.test', true, LEAD], ['lookup_email', 'b@x.test', false, { lead: {} }], ['mx', 'x.test', true, { mx_records: [] }]]);
-    expectMigrated(file);
+    expectMigrated(file, 1);
   });
 
   it('migrates a v2 store file (cells as JSON arrays): renders them again as records, once', () => {
     const file = path.join(makeTempDir(), 'v2.sqlite');
     writeV1Store(file, 'svc', [['lookup_email', 'a@x.test', true, LEAD], ['lookup_email', 'b@x.test', false, { lead: {} }], ['mx', 'x.test', true, { mx_records: [] }]]);
     upgradeToV2(file);
-    expectMigrated(file);
+    expectMigrated(file, 2);
   });
 });
 
-/** Opens a migrated store and checks what it answers, from cells and from data. */
-function expectMigrated(file: string): void {
+/** Opens an older store (said once through onUpgrade) and checks what it answers, from cells and from data. */
+function expectMigrated(file: string, from: number): void {
   const layout = cellsLayout('lookup_email')!;
-  const store = ResultStore.open({ path: file });
+  const upgrades: Array<[number, number]> = [];
+  const store = ResultStore.open({ path: file, onUpgrade: (a, b) => upgrades.push([a, b]) });
+  expect(upgrades).toEqual([[from, SCHEMA_VERSION]]);
   try {
     expect(store.getMany('svc', 'lookup_email', ['a@x.test', 'b@x.test'], undefined, 'cells')).toEqual(
       new Map([
@@ -213,6 +215,9 @@ function expectMigrated(file: string): void {
   } finally {
     store.close();
   }
+  // Once: the next open finds the current schema.
+  ResultStore.open({ path: file, onUpgrade: (a, b) => upgrades.push([a, b]) }).close();
+  expect(upgrades).toHaveLength(1);
   const db = new Database(file, { readonly: true });
   expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
   expect(db.prepare("SELECT cells FROM results WHERE op = 'mx'").pluck().get()).toBeNull();
@@ -243,7 +248,10 @@ describe('a store written by an older lead-enrich (schema v1 or v2)', () => {
       return ['lookup_email', key, answer.kind === 'found', answer.kind === 'rejected' ? {} : answer.data] as [string, string, boolean, unknown];
     }));
     if (version === 2) upgradeToV2(old);
-    const rerun = await run(old, path.join(dir, 'rerun.csv'));
+    const warnings: string[] = [];
+    const rerun = await run(old, path.join(dir, 'rerun.csv'), { onWarning: (line) => warnings.push(line) });
+    // The upgrade is said, since on a large store it takes a while; a fresh store says nothing.
+    expect(warnings).toEqual([expect.stringMatching(new RegExp(`^Upgrading the result store at .*old\\.sqlite from schema v${version} to v${SCHEMA_VERSION}, once`))]);
     expect(s.stats.byOperation.lookup_email).toBe(lookups);
     expect(rerun.billing).toMatchObject({ cached: 40, charged: 0, free: 0 });
     const withoutBilling = (file: string) => readCsvObjects(file).map(({ lead_billing: _b, ...rest }) => rest);
@@ -252,7 +260,8 @@ describe('a store written by an older lead-enrich (schema v1 or v2)', () => {
     const linesWithoutBilling = (file: string) => fs.readFileSync(file, 'utf8').split('\n').map((line) => line.slice(0, line.lastIndexOf(',')));
     expect(linesWithoutBilling(path.join(dir, 'rerun.csv'))).toEqual(linesWithoutBilling(path.join(dir, 'fresh.csv')));
     // A second re-run reads the store as this version left it: the same bytes again.
-    await run(old, path.join(dir, 'again.csv'));
+    await run(old, path.join(dir, 'again.csv'), { onWarning: (line) => warnings.push(line) });
+    expect(warnings).toHaveLength(1);
     expect(fs.readFileSync(path.join(dir, 'again.csv'), 'utf8')).toBe(fs.readFileSync(path.join(dir, 'rerun.csv'), 'utf8'));
     expect(s.stats.byOperation.lookup_email).toBe(lookups);
     expect(fresh.billing.charged + fresh.billing.free).toBe(40);

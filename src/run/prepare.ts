@@ -149,7 +149,13 @@ function openWriter(settings: EnrichSettings, input: OpenedInput): RowWriter {
 function openStore(settings: EnrichSettings, resources: Resources): ResultStore {
   if (settings.store instanceof ResultStore) return settings.store;
   const flush = settings.tuning.storeFlushIntervalMs;
-  const store = ResultStore.open({ path: settings.store, ...(flush === undefined ? {} : { flushIntervalMs: flush }) });
+  const store = ResultStore.open({
+    path: settings.store,
+    ...(flush === undefined ? {} : { flushIntervalMs: flush }),
+    // A silent pause of half a minute at start would look like a hang.
+    onUpgrade: (from, to) =>
+      settings.warn(`Upgrading the result store at ${settings.store} from schema v${from} to v${to}, once: about 30 s per million stored answers`),
+  });
   resources.defer(() => store.close());
   return store;
 }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigError } from '../api/errors.js';
-import { migrate } from './schema.js';
+import { migrate, type UpgradeNotice } from './schema.js';
 
 /** Long enough for another process's flush (a few ms) or checkpoint to finish. */
 const BUSY_TIMEOUT_MS = 5_000;
@@ -54,7 +54,7 @@ export function prepareFile(filePath: string, readonly: boolean): void {
  * up, brings its schema up to date and hands it to `use`. When any of it fails the connection is
  * closed and a ConfigError thrown.
  */
-export function openDatabase<T>(filePath: string, readonly: boolean, use: (db: Database.Database) => T): T {
+export function openDatabase<T>(filePath: string, readonly: boolean, use: (db: Database.Database) => T, onUpgrade: UpgradeNotice = () => {}): T {
   let db: Database.Database | undefined;
   try {
     db = new Database(filePath, { readonly, fileMustExist: readonly });
@@ -65,7 +65,7 @@ export function openDatabase<T>(filePath: string, readonly: boolean, use: (db: D
     // the whole key index of a 100k-entry store; on a 1M-entry store a probe measured 3.7 µs at
     // 16 MiB or 64 MiB and 4.1 µs at 4 MiB, so more cache buys little there, and it is RSS.
     db.pragma(`cache_size = -${CACHE_KIB}`);
-    migrate(db, filePath, readonly);
+    migrate(db, filePath, readonly, onUpgrade);
     return use(db);
   } catch (error) {
     db?.close();

@@ -163,11 +163,16 @@ export class ResultStore {
     }
     if (!memory) prepareFile(filePath, settings.readonly);
 
-    return openDatabase(filePath, settings.readonly, (db) => {
-      const store = new ResultStore(db, filePath, settings);
-      openStores.add(store);
-      return store;
-    });
+    return openDatabase(
+      filePath,
+      settings.readonly,
+      (db) => {
+        const store = new ResultStore(db, filePath, settings);
+        openStores.add(store);
+        return store;
+      },
+      settings.onUpgrade,
+    );
   }
 
   /**

@@ -123,8 +123,11 @@ function checkHeader(header: Header, filePath: string): boolean {
   return empty;
 }
 
+/** Told before an older store is upgraded (the upgrade may take a while: the caller says so). */
+export type UpgradeNotice = (fromVersion: number, toVersion: number) => void;
+
 /** Settings, ownership check, and schema creation/upgrade. Throws ConfigError for a foreign file. */
-export function migrate(db: Database.Database, filePath: string, readonly: boolean): void {
+export function migrate(db: Database.Database, filePath: string, readonly: boolean, onUpgrade: UpgradeNotice = () => {}): void {
   const header = readHeader(db);
   const empty = checkHeader(header, filePath);
 
@@ -152,6 +155,7 @@ export function migrate(db: Database.Database, filePath: string, readonly: boole
     // Read again under the write lock: another process may have migrated meanwhile.
     const current = readHeader(db);
     checkHeader(current, filePath);
+    if (current.version > 0) onUpgrade(current.version, SCHEMA_VERSION);
     for (let version = current.version; version < SCHEMA_VERSION; version++) {
       const step = MIGRATIONS[version]!;
       if (typeof step === 'string') db.exec(step);

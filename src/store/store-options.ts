@@ -13,6 +13,11 @@ export interface ResultStoreOptions {
   readonly?: boolean;
   /** Clock, epoch ms. For tests of maxAge / prune; defaults to Date.now. */
   now?: () => number;
+  /**
+   * Called once before a store written by an older version is brought up to this one's schema,
+   * which may render every stored answer again (about 30 s per million on a 2-core machine).
+   */
+  onUpgrade?: (fromVersion: number, toVersion: number) => void;
 }
 
 /** What `store.stats()` returns (store-stats.ts reads it). */
@@ -34,6 +39,7 @@ const DEFAULTS: StoreSettings = {
   flushBatchSize: 200,
   readonly: false,
   now: Date.now,
+  onUpgrade: () => {},
 };
 
 /** The settings of `options`, defaults filled in; ConfigError for a missing path or a bad value. */
@@ -49,6 +55,7 @@ export function resolveOptions(options: ResultStoreOptions): StoreSettings {
     flushBatchSize: options.flushBatchSize ?? DEFAULTS.flushBatchSize,
     readonly: options.readonly ?? DEFAULTS.readonly,
     now: options.now ?? DEFAULTS.now,
+    onUpgrade: options.onUpgrade ?? DEFAULTS.onUpgrade,
   };
   // setTimeout clamps anything above 2^31-1 ms to 1 ms: refuse rather than flush constantly.
   if (!Number.isFinite(settings.flushIntervalMs) || settings.flushIntervalMs < 0 || settings.flushIntervalMs > 2 ** 31 - 1) {
