@@ -11,7 +11,7 @@ export { planRun } from './plan/dry-run.js';
 export type { DryRunOptions, DryRunPlan } from './plan/dry-run.js';
 export { LeadClient, isLeadFound, validateResolveTimeout } from './api/client.js';
 export type { ClientOptions, ClientRetryOptions, LeadClientOptions, OperationInput, OperationOutput } from './api/client.js';
-export { validateBaseUrl } from './api/transport.js';
+export { validateBaseUrl } from './api/base-url.js';
 export type { ApiResponse, TransportOptions } from './api/transport.js';
 export * from './api/errors.js';
 export { CoordinationLostError } from './cluster/redis-link.js';

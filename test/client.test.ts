@@ -22,7 +22,8 @@ import {
   UnauthorizedError,
 } from '../src/api/errors.js';
 import { parseLimitCount, parseServiceLimits, parseTimestamp, rateHeadersFrom, retryAtFrom } from '../src/api/limits.js';
-import { parseResponse, validateBaseUrl } from '../src/api/transport.js';
+import { parseResponse } from '../src/api/transport.js';
+import { validateBaseUrl } from '../src/api/base-url.js';
 import type { ServiceLimits } from '../src/api/types.js';
 import { normalizeSandboxKey, sandboxAnswer, type SandboxKeyOperation } from '../src/sandbox/data.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/server.js';

@@ -239,6 +239,7 @@ describe('world-readable config holding a token', () => {
     warnings.length = 0;
   });
 
+  // Not on Windows: it has no POSIX permission bits, so "readable by others" and chmod do not apply.
   it.runIf(process.platform !== 'win32')('warns once, with the chmod to run, when the file is readable by others', () => {
     const configPath = writeConfig({ token: 'tok-SECRET-ww-1' }, { mode: 0o644 });
     const c = resolveConfig({ configPath, env: {}, warn });
@@ -263,6 +264,7 @@ describe('world-readable config holding a token', () => {
     expect(warnings).toEqual([]);
   });
 
+  // Not on Windows: it has no POSIX permission bits, so "readable by others" and chmod do not apply.
   it.runIf(process.platform !== 'win32')('warns, with the chmod to run, when the tokenFile is readable by others', () => {
     const dir = tempDir();
     const tokenPath = path.join(dir, 'token');
@@ -276,6 +278,7 @@ describe('world-readable config holding a token', () => {
     expect(warnings[0]).not.toContain('tok-SECRET-ww-3');
   });
 
+  // Not on Windows: it has no POSIX permission bits, so "readable by others" and chmod do not apply.
   it.runIf(process.platform !== 'win32')('warns through readConfigFile too', () => {
     readConfigFile(writeConfig({ token: 't' }, { mode: 0o604 }), warn);
     expect(warnings).toHaveLength(1);

@@ -400,6 +400,7 @@ describe('store clear: confirmation', () => {
     );
   }
 
+  // Skipped only without util-linux `script` (see hasScript above): runs here and in CI.
   it.skipIf(!hasScript)('in a real terminal: n keeps everything (exit 1), y clears', async () => {
     const file = path.join(tmpDir(), 'results.sqlite');
     populate(file, SAMPLE);

@@ -540,6 +540,7 @@ describe('defaultStorePath', () => {
     );
   });
 
+  // Linux only: XDG_CACHE_HOME is the Linux convention (env-paths uses other folders on macOS and Windows).
   it.runIf(process.platform === 'linux')('uses XDG_CACHE_HOME on Linux, else ~/.cache', () => {
     expect(defaultStorePath({ XDG_CACHE_HOME: '/xdg/cache' })).toBe('/xdg/cache/lead-enrich/results.sqlite');
     expect(defaultStorePath({ LEAD_ENRICH_STORE: '', XDG_CACHE_HOME: '/xdg/cache' })).toBe(

@@ -49,9 +49,6 @@ export interface RequestSpec {
   timeoutMs?: number;
 }
 
-// validateBaseUrl lives in base-url.ts so that commands that only check a URL do not load got.
-export { validateBaseUrl };
-
 export class Transport {
   readonly baseUrl: string;
   readonly #token: string;

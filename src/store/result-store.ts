@@ -222,11 +222,11 @@ export class ResultStore {
     const found = new Map<string, StoredResult>();
     const minFetchedAt = maxAgeMs === undefined ? -Infinity : this.options.now() - maxAgeMs;
     const serviceId = this.lookupServiceId(service);
+    const layout = cellsLayout(op) ?? '';
     if (serviceId !== undefined) {
       for (let start = 0; start < keys.length; start += GET_MANY_CHUNK) {
         const chunk = start === 0 && keys.length <= GET_MANY_CHUNK ? keys : keys.slice(start, start + GET_MANY_CHUNK);
         let foreign: string[] | undefined;
-        const layout = cellsLayout(op) ?? '';
         for (const row of this.selectMany(chunk.length, form).all(serviceId, op, ...chunk)) {
           if (row[4] < minFetchedAt) continue;
           // Cells another version rendered (another layout: stored-cells.ts) are never used.
@@ -246,7 +246,7 @@ export class ResultStore {
           found.delete(key);
           continue;
         }
-        const record = form === 'cells' && entry.cells !== null ? recordOf(entry.cells, cellsLayout(op) ?? '') : undefined;
+        const record = form === 'cells' && entry.cells !== null ? recordOf(entry.cells, layout) : undefined;
         found.set(key, storedOf(entry.found, record, entry.json, entry.fetchedAt, entry.runId));
       }
     }

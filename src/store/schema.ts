@@ -56,19 +56,18 @@ const BACKFILL_CHUNK = 5_000;
 /**
  * v2 (issue 16): `cells` holds an answer's own added columns, rendered when the answer is stored
  * (storedCells in write/columns.ts), so a stored answer becomes CSV without JSON.parse of the whole
- * lead. NULL for operations that fill no such columns (mx, whois). Existing answers are rendered
- * here, once, so a store written by an older version answers as fast as a new one; a row whose
- * `cells` is NULL, or holds cells of another layout, is still read correctly from `data`.
+ * lead. NULL for operations that fill no such columns (mx, whois); a row whose `cells` is NULL, or
+ * holds cells of another layout, is still read correctly from `data`. The existing answers are
+ * rendered by the v3 step, which always follows: rendering them here too would do it twice.
  */
 function addAnswerCells(db: Database.Database): void {
   db.exec('ALTER TABLE results ADD COLUMN cells TEXT');
-  renderAnswerCells(db);
 }
 
 /**
- * v3 (issue 16): the same cells as one comma-separated CSV record instead of a JSON array
- * (write/stored-cells.ts), which a CSV run writes as it is. Every lookup answer is rendered again,
- * once (cells of v2's form would only ever be read as foreign, from `data`).
+ * v3 (issue 16): the cells as one comma-separated CSV record (write/stored-cells.ts), which a CSV
+ * run writes as it is, instead of v2's JSON array. Every stored lookup answer is rendered, once, so
+ * a store written by an older version answers as fast as a new one.
  */
 function renderAnswerCells(db: Database.Database): void {
   const select = db

@@ -147,16 +147,6 @@ export function storedCells(op: string, data: unknown): string | null {
   return cells === undefined ? null : storedText(cellsLayout(op)!, cells);
 }
 
-/**
- * The cells of a row's stored record, split once per row: the writer asks each own column in turn,
- * row after row, so remembering the last row is enough.
- */
-let lastSplit: { record: string; cells: string[] } | undefined;
-function recordCells(record: string): string[] {
-  if (lastSplit?.record !== record) lastSplit = { record, cells: splitRecord(record) };
-  return lastSplit.cells;
-}
-
 /** Which groups of columns a run adds besides its lookup's: --with mx/whois, and `lead_source` for a waterfall. */
 export interface ColumnFlags {
   mx: boolean;
@@ -170,7 +160,13 @@ const ownColumnsOf = (kind: LookupKind): readonly Column[] => (kind === 'domain'
 /** Every added column after `lead_status` for a lookup kind and its extras, in the default order. */
 function allColumns(kind: LookupKind, extras: ColumnFlags): RowColumn[] {
   const data = (columns: readonly Column[]): RowColumn[] => columns.map(([name, value]) => [name, (row: FinishedRow) => value(row.data)] as const);
-  // The lookup's own columns come from the answer's stored record when the row has one (storedCells).
+  // The lookup's own columns come from the answer's stored record when the row has one (storedCells),
+  // split once per row: the writer asks each own column in turn, so remembering the last is enough.
+  let lastSplit: { record: string; cells: string[] } | undefined;
+  const recordCells = (record: string): string[] => {
+    if (lastSplit?.record !== record) lastSplit = { record, cells: splitRecord(record) };
+    return lastSplit.cells;
+  };
   const own = (columns: readonly Column[]): RowColumn[] =>
     columns.map(([name, value], i) => [name, (row: FinishedRow) => (row.cellsRecord !== undefined ? recordCells(row.cellsRecord)[i] : value(row.data))] as const);
   return [

@@ -85,6 +85,7 @@ describe.concurrent('the token never shows', () => {
 });
 
 describe.concurrent('configuration', () => {
+  // Not on Windows: it has no POSIX permission bits, so "readable by others" and chmod do not apply.
   it.runIf(process.platform !== 'win32')('a world-readable config file holding the token draws a warning with the chmod to run; at 0600 none', async () => {
     const s = await sandbox();
     const dir = makeTempDir();
