@@ -84,7 +84,7 @@ describe('RateWindow', () => {
     }
     w.started(T0 + 12_000);
     w.settled(T0 + 12_000, true); // 429
-    w.learnAtNextEdge();
+    w.learnAtNextEdge(T0 + 12_001);
     expect(w.refill(T0 + 70_250, 0)).toBe(30);
     expect(w.allowance).toBe(30);
     // It never learns more than it had, and keeps what it learned.
@@ -95,8 +95,42 @@ describe('RateWindow', () => {
     const w = windowAt({ resetAt: T0 + 10_000 });
     w.refill(T0 + 10_250, 0);
     w.settled(T0 + 5_000, false); // started in the previous window
-    w.learnAtNextEdge();
+    w.learnAtNextEdge(T0 + 10_300);
     expect(w.refill(T0 + 70_250, 0)).toBe(1); // at least one
+  });
+
+  it('counts answers to requests started after (or just before) the edge but answered before its refill in the new window', () => {
+    // A fast burst at the edge: 30 requests start and are answered within the margin, before the
+    // refill; then the 429s come, and the allowance is learned at the end of that window.
+    const w = windowAt({ allowance: 6000, resetAt: T0 + 10_000 });
+    for (let i = 0; i < 30; i += 1) {
+      w.started(T0 + 10_010 + i);
+      w.settled(T0 + 10_010 + i, false);
+    }
+    // Two that left just before the edge (within the margin) may have reached the server after it.
+    w.settled(T0 + 9_900, false);
+    w.settled(T0 + 9_950, false);
+    // One that left well before it is the old window's.
+    w.settled(T0 + 9_000, false);
+    w.refill(T0 + 10_250, 0);
+    w.settled(T0 + 10_300, true); // 429
+    w.learnAtNextEdge(T0 + 10_301);
+    expect(w.refill(T0 + 70_250, 0)).toBe(32);
+  });
+
+  it('learns from the window a 429 came in, even when it came between the edge and its refill', () => {
+    const w = windowAt({ allowance: 6000, resetAt: T0 + 10_000 });
+    // The old window accepted 3; the new one's burst is refused before the refill (edge + margin).
+    for (let i = 0; i < 3; i += 1) w.settled(T0 + 9_000 + i, false);
+    for (let i = 0; i < 30; i += 1) w.started(T0 + 10_001 + i);
+    w.learnAtNextEdge(T0 + 10_100);
+    // The refill of that edge does not learn from the old window's 3...
+    w.refill(T0 + 10_250, 30);
+    expect(w.allowance).toBe(6000);
+    // ...the end of the new window learns its 30 (answered after the refill).
+    for (let i = 0; i < 30; i += 1) w.settled(T0 + 10_001 + i, false);
+    expect(w.refill(T0 + 70_250, 0)).toBe(30);
+    expect(w.allowance).toBe(30);
   });
 
   it('keeps the list of recent starts short at high rates', () => {

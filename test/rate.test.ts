@@ -91,6 +91,34 @@ describe('RateGate', () => {
     }
   });
 
+  it('holds the requests granted ahead of their turn when a 429 pauses the run (Bottleneck engine)', async () => {
+    // Bottleneck grants up to `concurrency` jobs ahead, each waiting for its minTime slot (20 ms
+    // here); sent into the pause they would only be refused. They wait for its end, then go.
+    const gate = new RateGate({ rpm: 50, windowMs: 1000, edgeMarginMs: 5, maxConcurrency: 8 });
+    let pausedAt = Infinity;
+    let until = Infinity;
+    const times: number[] = [];
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        gate.schedule(async () => {
+          times.push(Date.now());
+          await sleep(50);
+          // The first request's answer is a 429, after the next ones were granted.
+          if (i === 0) {
+            pausedAt = Date.now();
+            until = pausedAt + 300;
+            gate.pause(new Date(until));
+          }
+        }),
+      ),
+    );
+    await gate.stop();
+    expect(times).toHaveLength(6);
+    const intoThePause = times.filter((t) => t >= pausedAt && t < until);
+    expect(intoThePause, JSON.stringify(times.map((t) => t - pausedAt))).toEqual([]);
+    expect(gate.stats.started).toBe(6);
+  });
+
   it('asks the server when to resume after a 429 without a hint', async () => {
     let asked = 0;
     const gate = new RateGate({

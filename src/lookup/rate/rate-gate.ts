@@ -16,6 +16,9 @@ import { RateWindow } from './rate-window.js';
 export { FAST_RATE_PER_SECOND } from './engines.js';
 export { GateStoppedError } from './gate-stopped-error.js';
 
+/** What a grant that arrived during a pause resolves with instead of sending its request. */
+const HELD: unique symbol = Symbol('held until the pause ends');
+
 export interface RateGateOptions {
   /** Requests per window this run may use. */
   rpm: number;
@@ -119,25 +122,41 @@ export class RateGate {
       drop = reject;
     });
     dropped.catch(() => {});
-    this.#waiting.add(drop);
-    this.#timer?.ref();
     try {
-      return await Promise.race([
-        dropped,
-        this.#engine.schedule(() => {
-          this.#waiting.delete(drop);
-          this.#unrefWhenIdle();
-          if (this.#stopped) return Promise.reject(new GateStoppedError());
-          ran = true;
-          return this.#run(task);
-        }),
-      ]);
+      for (;;) {
+        this.#waiting.add(drop);
+        this.#timer?.ref();
+        const granted = await Promise.race([
+          dropped,
+          this.#engine.schedule((): Promise<T | typeof HELD> => {
+            this.#waiting.delete(drop);
+            this.#unrefWhenIdle();
+            if (this.#stopped) return Promise.reject(new GateStoppedError());
+            if (this.#now() < this.#window.pausedUntil) return Promise.resolve(HELD);
+            ran = true;
+            return this.#run(task);
+          }),
+        ]);
+        if (granted !== HELD) return granted;
+        this.#waiting.add(drop);
+        await Promise.race([dropped, this.#pauseEnd()]);
+      }
     } catch (error) {
       throw this.#failureOf(error, ran);
     } finally {
       this.#waiting.delete(drop);
       this.#unrefWhenIdle();
     }
+  }
+
+  /**
+   * Settles when the current pause is over. A job the engine granted before a 429 paused the run
+   * (Bottleneck grants up to `concurrency` jobs ahead of their turn at the pace) is not sent into
+   * the pause, where the server would only refuse it: it waits here and asks for a new grant.
+   * Unref'd: while a job waits, the refill timer (ref'd) keeps the process alive, and stop() drops it.
+   */
+  #pauseEnd(): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, Math.max(0, this.#window.pausedUntil - this.#now())).unref());
   }
 
   /** A granted job: counted as started, and as accepted by the server unless it answered 429. */
@@ -175,7 +194,7 @@ export class RateGate {
     if (this.#stopped) return;
     const now = this.#now();
     this.stats.pauses += 1;
-    if (!until && !this.#coordinator) this.#window.learnAtNextEdge();
+    if (!until && !this.#coordinator) this.#window.learnAtNextEdge(now);
     void this.#engine.setReservoir(0).catch(() => {});
     if (until && until.getTime() > now) {
       this.#pauseUntil(until.getTime());

@@ -29,7 +29,13 @@ export class RateWindow {
   /** Start of the window whose accepted requests are being counted. */
   #windowStart = 0;
   #acceptedInWindow = 0;
-  #learnAtEdge = false;
+  /**
+   * Accepted requests that started after the edge (or just before it), answered before its refill
+   * (which comes `marginMs` later): they belong to the new window's count, not the old one's.
+   */
+  #acceptedAfterEdge = 0;
+  /** When a 429 without a hint came; the allowance is learned at the end of its window. */
+  #learnAfter: number | undefined;
   #pausedUntil = 0;
   /** Start times of recent requests, oldest first; pruned at each refill. */
   #recentStarts: number[] = [];
@@ -62,16 +68,24 @@ export class RateWindow {
 
   /** A request that left at `startedAt` was answered: the server counted it unless it refused it (429). */
   settled(startedAt: number, refused: boolean): void {
-    if (!refused && startedAt >= this.#windowStart) this.#acceptedInWindow += 1;
+    if (refused) return;
+    // One that left within the margin before an edge may have reached the server after it, and
+    // is counted in the later window: better to learn one too many (the next refused window
+    // lowers the allowance again) than one too few (an allowance learned is never raised).
+    const counted = startedAt + this.marginMs;
+    if (counted < this.#windowStart) return;
+    if (counted >= this.#windowEnd) this.#acceptedAfterEdge += 1;
+    else this.#acceptedInWindow += 1;
   }
 
   /**
    * A 429 with no hint at all: what the server accepted in this window is the best measure of
    * what it allows (--rpm may say more than the account has). Learned at the next edge, when the
-   * window's answers are all in (accepted ones may arrive after the first 429).
+   * window's answers are all in (accepted ones may arrive after the first 429). A 429 between an
+   * edge and its refill belongs to the new window: it is learned at the end of that one.
    */
-  learnAtNextEdge(): void {
-    this.#learnAtEdge = true;
+  learnAtNextEdge(now: number): void {
+    this.#learnAfter ??= now;
   }
 
   /** Where a pause with no usable hint ends: at least our own edge, and never a hot loop. */
@@ -106,12 +120,13 @@ export class RateWindow {
   refill(now: number, waitingGrants: number): number {
     const edge = this.enterWindow(now - this.marginMs);
     this.#recentStarts = this.#recentStarts.filter((t) => t >= edge - this.marginMs);
-    if (this.#learnAtEdge) {
-      this.#learnAtEdge = false;
+    if (this.#learnAfter !== undefined && this.#learnAfter < edge) {
+      this.#learnAfter = undefined;
       // Later windows are filled to that, instead of sending the whole queue to be refused again.
       this.#allowance = Math.min(this.#allowance, Math.max(1, this.#acceptedInWindow));
     }
-    this.#acceptedInWindow = 0;
+    this.#acceptedInWindow = this.#acceptedAfterEdge;
+    this.#acceptedAfterEdge = 0;
     this.#windowStart = edge;
     return Math.max(0, this.#allowance - this.#recentStarts.length - waitingGrants);
   }
