@@ -82,6 +82,18 @@ describe('RunStop', () => {
     await deadline;
   });
 
+  it('quit() is an interrupt that ends the drain at once, given first or after one', async () => {
+    for (const before of [0, 1]) {
+      const stop = new RunStop();
+      if (before) stop.stop('interrupt');
+      stop.quit();
+      expect(stop.has('interrupt')).toBe(true);
+      expect(stop.halted).toBe(true);
+      expect(stop.quitting).toBe(true);
+      await stop.drainDeadline(60_000);
+    }
+  });
+
   it('a second interrupt before any drain began makes the drain end at once', async () => {
     const stop = new RunStop();
     stop.stop('interrupt');

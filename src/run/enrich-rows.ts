@@ -70,8 +70,7 @@ async function* results(source: RowsSource, settings: EnrichSettings): AsyncGene
     failed = false;
   } finally {
     // The caller broke out (or the run failed): stop at once, stop reading, let the run wind down.
-    run?.stop.stop('interrupt');
-    run?.stop.stop('interrupt');
+    run?.stop.quit();
     source.destroy();
     sink.close();
     await running?.catch(() => {});

@@ -228,13 +228,8 @@ function wireStops(settings: EnrichSettings, stop: RunStop, gate: RateGate, coor
   const signal = settings.signal;
   if (signal?.aborted) stop.stop('interrupt');
   else signal?.addEventListener('abort', () => stop.stop('interrupt'), { once: true });
-  // A second interrupt: the first (if it was not given already) and the quit.
-  const quit = (): void => {
-    stop.stop('interrupt');
-    stop.stop('interrupt');
-  };
-  if (settings.quit?.aborted) quit();
-  else settings.quit?.addEventListener('abort', quit, { once: true });
+  if (settings.quit?.aborted) stop.quit();
+  else settings.quit?.addEventListener('abort', () => stop.quit(), { once: true });
   coordinator?.onLost((error) => {
     settings.warn(error.message);
     stop.stop('redis', error);

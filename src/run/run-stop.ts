@@ -93,6 +93,12 @@ export class RunStop {
     if (HALTS.has(reason)) this.#halt.abort();
   }
 
+  /** An interrupt that does not wait for the drain (the first one, if not given already, and a second). */
+  quit(): void {
+    this.stop('interrupt');
+    this.stop('interrupt');
+  }
+
   /**
    * What a lookup that may not start now becomes, or undefined while lookups may start. Redis
    * lost first (the run cannot say which key another worker took), then a halt, then the limits.
