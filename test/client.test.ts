@@ -11,6 +11,7 @@ import {
   ApiFailedError,
   BadRequestError,
   BadResponseError,
+  ClientClosedError,
   ConfigError,
   InvalidInputError,
   LeadEnrichError,
@@ -22,7 +23,7 @@ import {
   UnauthorizedError,
 } from '../src/api/errors.js';
 import { parseLimitCount, parseServiceLimits, parseTimestamp, rateHeadersFrom, retryAtFrom } from '../src/api/limits.js';
-import { parseResponse } from '../src/api/transport.js';
+import { parseResponse, Transport } from '../src/api/transport.js';
 import { validateBaseUrl } from '../src/api/base-url.js';
 import type { ServiceLimits } from '../src/api/types.js';
 import { normalizeSandboxKey, sandboxAnswer, type SandboxKeyOperation } from '../src/sandbox/data.js';
@@ -309,6 +310,20 @@ describe('what goes on the wire, and what comes back (tiny server)', () => {
     expect(whois).toMatchObject({ method: 'POST', url: '/v2/domain/resolve/whois' });
     expect(JSON.parse(whois!.body)).toEqual({ domain: 'a.com' });
     expect(JSON.parse(mxTimeout!.body)).toEqual({ domain: 'a.com', timeout: 5000 });
+  });
+
+  it('never sends a request that was not on the wire yet when the transport closed', async () => {
+    tiny.seen = [];
+    tiny.handle = (_req, res) => json(res, 200, { status: 'success', data: { lead: {} } });
+    const transport = new Transport({ baseUrl: tiny.baseUrl, token: TOKEN });
+    // got puts the request on the wire a few ticks after it is asked for: close() comes first,
+    // as when enrichRows' caller breaks out while a granted lookup is on its way out.
+    const pending = transport.request({ method: 'GET', path: '/reverse_lookup/email', query: { email_address: 'late@b.com' } });
+    transport.close();
+    await expect(pending).rejects.toBeInstanceOf(ClientClosedError);
+    await expect(transport.request({ method: 'GET', path: '/account/credits' })).rejects.toBeInstanceOf(ClientClosedError);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(tiny.seen).toEqual([]);
   });
 
   it('keeps unknown fields at every level and timestamps exactly as sent', async () => {

@@ -104,9 +104,10 @@ describe('enrichRows', () => {
     } finally {
       agent.addRequest = addRequest;
     }
+    // What reached the server was made before the loop ended (a request got had not yet put on
+    // the wire is refused at the closed agent, and never sent).
     expect(atBreak).toBeGreaterThan(5);
-    expect(issued).toBe(atBreak);
-    expect(lookups(s)).toBeLessThanOrEqual(atBreak);
+    expect(s.stats.requests).toBeLessThanOrEqual(atBreak);
     expect(atBreak).toBeLessThan(100);
   });
 

@@ -9,6 +9,7 @@ import {
   ApiFailedError,
   BadRequestError,
   BadResponseError,
+  ClientClosedError,
   ConfigError,
   LeadEnrichError,
   NetworkError,
@@ -56,9 +57,10 @@ export class Transport {
   readonly #maxBodyBytes: number;
   readonly #userAgent: string;
   readonly #agents = {
-    http: new http.Agent({ keepAlive: true, keepAliveMsecs: 1000 }),
-    https: new https.Agent({ keepAlive: true, keepAliveMsecs: 1000 }),
+    http: refusingOnceClosed(new http.Agent({ keepAlive: true, keepAliveMsecs: 1000 }), () => this.#closed),
+    https: refusingOnceClosed(new https.Agent({ keepAlive: true, keepAliveMsecs: 1000 }), () => this.#closed),
   };
+  #closed = false;
   /**
    * got with every option that never changes set once: got validates and merges each option it
    * is given on every request, which was the largest cost per lookup in the no-limit benchmark.
@@ -94,6 +96,7 @@ export class Transport {
   }
 
   async request<T>(spec: RequestSpec): Promise<ApiResponse<T>> {
+    if (this.#closed) throw new ClientClosedError();
     const url = new URL(this.baseUrl + spec.path);
     for (const [name, value] of Object.entries(spec.query ?? {})) url.searchParams.set(name, value);
     let oversize = false;
@@ -112,6 +115,7 @@ export class Transport {
       });
       response = await pending;
     } catch (error) {
+      if (this.#closed) throw new ClientClosedError();
       throw this.#scrub(mapRequestFailure(error, spec.path, oversize, this.#maxBodyBytes));
     }
     try {
@@ -139,10 +143,27 @@ export class Transport {
     return error;
   }
 
+  /** Ends the connections; a request not on the wire yet (got makes it a few ticks later) is never sent. */
   close(): void {
+    this.#closed = true;
     this.#agents.http.destroy();
     this.#agents.https.destroy();
   }
+}
+
+/**
+ * After close() the agent opens no connection: got puts a request on the wire a few ticks after
+ * it is asked for, and a destroyed agent would still open a new socket for it, so a lookup the
+ * caller no longer waits for (enrichRows' break) would be sent, and paid, after all.
+ */
+function refusingOnceClosed<A extends http.Agent>(agent: A, closed: () => boolean): A {
+  const open = agent.createConnection.bind(agent) as (options: object, callback: (error: Error | null, socket?: unknown) => void) => unknown;
+  (agent as unknown as { createConnection: typeof open }).createConnection = (options, callback) => {
+    if (!closed()) return open(options, callback);
+    callback(new ClientClosedError());
+    return undefined;
+  };
+  return agent;
 }
 
 function mapRequestFailure(error: unknown, path: string, oversize: boolean, maxBodyBytes: number): LeadEnrichError {
