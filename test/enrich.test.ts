@@ -332,6 +332,46 @@ describe('enrich: credits', () => {
   });
 });
 
+describe('enrich: the last balance reading', () => {
+  it('waits out a 429 on the last reading and asks again: "credits after" exact, the 429 counted', async () => {
+    // A server whose window is used up when the run reads its balance at the end: that reading
+    // is refused once (Retry-After: 1), then answered.
+    let creditReads = 0;
+    let balance = 1000;
+    const server = http.createServer((req, res) => {
+      const url = new URL(req.url!, 'http://x');
+      res.setHeader('content-type', 'application/json');
+      if (url.pathname.endsWith('/account/credits')) {
+        creditReads += 1;
+        if (creditReads === 2) {
+          res.writeHead(429, { 'retry-after': '1' });
+          return res.end(JSON.stringify({ status: 'failed', error: { code: 1030, message: 'Too many requests' } }));
+        }
+        return res.end(JSON.stringify({ status: 'success', data: { total_remaining_credits: balance, plan_remaining_credits: {}, low_credit_balance_min_threshold: 0 } }));
+      }
+      if (url.pathname.endsWith('/account/limits')) {
+        const reset = new Date(Date.now() + 60_000).toISOString();
+        return res.end(JSON.stringify({ status: 'success', data: { email_verify: { api_rate_limit: { total: '6000 RPM', remaining: '6000 RPM', next_limit_reset: reset } } } }));
+      }
+      balance -= 4;
+      return res.end(JSON.stringify({ status: 'success', data: { email_address: url.searchParams.get('email_address'), lead: { name: 'Ann' } } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const dir = makeTempDir();
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(3).map((e) => [e])]);
+      const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/v2`;
+      const summary = await enrich({ input, baseUrl, token: 't', store: ':memory:' });
+      expect(creditReads).toBe(3);
+      expect(summary.rateLimited).toBe(1);
+      expect(summary.credits).toMatchObject({ before: 1000, after: 988, spent: 12, exact: true });
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
+
 describe('enrich: progress', () => {
   it('reports rows as they are written, not once per read batch, on a paced run', async () => {
     // 150 rows fit in one read batch; at 1200 RPM (20 a second) they take about 7 seconds.

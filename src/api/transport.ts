@@ -115,7 +115,9 @@ export class Transport {
       });
       response = await pending;
     } catch (error) {
-      if (this.#closed) throw new ClientClosedError();
+      // Refused at the closed agent (got copies the cause's code); one cut off in flight by
+      // close() stays the network failure it is.
+      if ((error as { code?: unknown }).code === 'client_closed') throw new ClientClosedError();
       throw this.#scrub(mapRequestFailure(error, spec.path, oversize, this.#maxBodyBytes));
     }
     try {

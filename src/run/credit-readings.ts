@@ -1,14 +1,14 @@
 // Readings of /account/credits during a run: one at a time, through the rate gate like every
 // request, now and then while requests are made (to correct the estimate the reserve guard keeps),
 // when the guard wants to confirm the reserve is reached, and once at the end (what the run spent).
-import type { LeadClient } from '../api/client.js';
+import { RateLimitedError } from '../api/errors.js';
+import type { Credits } from '../api/types.js';
 import type { CreditAccount } from '../lookup/credits.js';
-import type { RateGate } from '../lookup/rate/rate-gate.js';
 import type { RunMetrics } from './metrics.js';
 
 export class CreditReadings {
-  readonly #client: LeadClient;
-  readonly #gate: RateGate;
+  /** One reading through the rate gate, whose 429s are counted and pause the run (with-gate.ts). */
+  readonly #read: () => Promise<Credits>;
   readonly #credits: CreditAccount;
   readonly #metrics: RunMetrics;
   #reading: Promise<void> | undefined;
@@ -16,17 +16,15 @@ export class CreditReadings {
   #requestsAtLast = 0;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(client: LeadClient, gate: RateGate, credits: CreditAccount, metrics: RunMetrics) {
-    this.#client = client;
-    this.#gate = gate;
+  constructor(read: () => Promise<Credits>, credits: CreditAccount, metrics: RunMetrics) {
+    this.#read = read;
     this.#credits = credits;
     this.#metrics = metrics;
   }
 
   /** A fresh balance, single-flight. */
   refresh(): Promise<void> {
-    this.#reading ??= this.#gate
-      .schedule(() => this.#client.getCredits())
+    this.#reading ??= this.#readOnceMore()
       .then(async (fresh) => {
         await this.#credits.reading(fresh.total_remaining_credits);
         this.#lastAt = Date.now();
@@ -36,6 +34,20 @@ export class CreditReadings {
         this.#reading = undefined;
       });
     return this.#reading;
+  }
+
+  /**
+   * A 429 paused the gate until the window's end: asked again, the reading waits for it. Once:
+   * the last reading of a run that used its whole window would otherwise leave "credits after"
+   * an estimate.
+   */
+  async #readOnceMore(): Promise<Credits> {
+    try {
+      return await this.#read();
+    } catch (error) {
+      if (!(error instanceof RateLimitedError)) throw error;
+      return this.#read();
+    }
   }
 
   /** Re-reads the balance every `everyMs` while requests are being made. */

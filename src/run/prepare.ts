@@ -6,12 +6,14 @@ import { randomUUID } from 'node:crypto';
 import { LeadClient } from '../api/client.js';
 import { ConfigError, RateLimitedError } from '../api/errors.js';
 import { parseServiceLimits } from '../api/limits.js';
+import type { Credits } from '../api/types.js';
 import type { Coordinator } from '../cluster/coordinator.js';
 import { CreditGuard, SharedCreditGuard, type CreditAccount } from '../lookup/credits.js';
 import { Lookups } from '../lookup/lookups.js';
 import { RateGate } from '../lookup/rate/rate-gate.js';
 import { requestPath } from '../lookup/request-path/request-path.js';
 import { RetryPolicy } from '../lookup/request-path/retry-policy.js';
+import { withGate } from '../lookup/request-path/with-gate.js';
 import { rateFor, type RatePlan } from '../options/rate-plan.js';
 import type { EnrichSettings } from '../options/resolve-options.js';
 import { BatchPlanner } from '../plan/batch-planner.js';
@@ -79,7 +81,8 @@ export async function prepareLookups(settings: EnrichSettings, metrics: RunMetri
   const gate = await openGate(settings, rate, account, client, coordinator, metrics);
   resources.defer(() => gate.stop());
   wireStops(settings, stop, gate, coordinator);
-  const readings = new CreditReadings(client, gate, credits, metrics);
+  const readCredits = withGate<void>(() => client.getCredits(), gate, metrics, stop.signal);
+  const readings = new CreditReadings(() => readCredits() as Promise<Credits>, credits, metrics);
   resources.defer(() => readings.stop());
   readings.startPeriodic(settings.tuning.creditsRefreshMs);
   const lookups = new Lookups({
