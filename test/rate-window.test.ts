@@ -80,10 +80,10 @@ describe('RateWindow', () => {
     w.refill(T0 + 10_250, 0);
     for (let i = 0; i < 30; i += 1) {
       w.started(T0 + 11_000 + i);
-      w.settled(T0 + 11_000 + i, false);
+      w.settled(T0 + 11_000 + i, false, T0 + 11_050 + i);
     }
     w.started(T0 + 12_000);
-    w.settled(T0 + 12_000, true); // 429
+    w.settled(T0 + 12_000, true, T0 + 12_001); // 429
     w.learnAtNextEdge(T0 + 12_001);
     expect(w.refill(T0 + 70_250, 0)).toBe(30);
     expect(w.allowance).toBe(30);
@@ -91,44 +91,58 @@ describe('RateWindow', () => {
     expect(w.refill(T0 + 130_250, 0)).toBe(30);
   });
 
-  it('ignores answers to requests started before the current window when learning', () => {
+  it('ignores answers that came back before the current window began when learning', () => {
     const w = windowAt({ resetAt: T0 + 10_000 });
+    w.settled(T0 + 5_000, false, T0 + 5_050); // the previous window's, answered in it
     w.refill(T0 + 10_250, 0);
-    w.settled(T0 + 5_000, false); // started in the previous window
     w.learnAtNextEdge(T0 + 10_300);
     expect(w.refill(T0 + 70_250, 0)).toBe(1); // at least one
   });
 
-  it('counts answers to requests started after (or just before) the edge but answered before its refill in the new window', () => {
+  it('counts in the new window every answer that may have reached the server after the edge, even one answered before its refill', () => {
     // A fast burst at the edge: 30 requests start and are answered within the margin, before the
     // refill; then the 429s come, and the allowance is learned at the end of that window.
     const w = windowAt({ allowance: 6000, resetAt: T0 + 10_000 });
     for (let i = 0; i < 30; i += 1) {
       w.started(T0 + 10_010 + i);
-      w.settled(T0 + 10_010 + i, false);
+      w.settled(T0 + 10_010 + i, false, T0 + 10_100 + i);
     }
-    // Two that left just before the edge (within the margin) may have reached the server after it.
-    w.settled(T0 + 9_900, false);
-    w.settled(T0 + 9_950, false);
-    // One that left well before it is the old window's.
-    w.settled(T0 + 9_000, false);
+    // Two that left before the edge (one of them 600 ms before, longer than any margin) and were
+    // answered after it: on a busy machine they may have reached the server after the edge.
+    w.settled(T0 + 9_400, false, T0 + 10_010);
+    w.settled(T0 + 9_950, false, T0 + 10_020);
+    // One that was answered before the edge is the old window's.
+    w.settled(T0 + 9_000, false, T0 + 9_500);
     w.refill(T0 + 10_250, 0);
-    w.settled(T0 + 10_300, true); // 429
+    w.settled(T0 + 10_300, true, T0 + 10_301); // 429
     w.learnAtNextEdge(T0 + 10_301);
-    expect(w.refill(T0 + 70_250, 0)).toBe(32);
+    // And one that left before the edge, answered after the refill.
+    w.settled(T0 + 9_900, false, T0 + 10_400);
+    expect(w.refill(T0 + 70_250, 0)).toBe(33);
+  });
+
+  it('counts an answer whose request straddled the edge in both windows: a few too many, never too few', () => {
+    const w = windowAt({ allowance: 6000, resetAt: T0 + 10_000 });
+    w.refill(T0 + 10_250, 0);
+    for (let i = 0; i < 30; i += 1) w.settled(T0 + 10_500 + i, false, T0 + 10_600 + i);
+    w.learnAtNextEdge(T0 + 11_000);
+    // Five left before the edge and came back after it: the server counted each in one of the two.
+    for (let i = 0; i < 5; i += 1) w.settled(T0 + 69_990, false, T0 + 70_010 + i);
+    expect(w.refill(T0 + 70_250, 0)).toBe(35);
+    expect(w.allowance).toBe(35);
   });
 
   it('learns from the window a 429 came in, even when it came between the edge and its refill', () => {
     const w = windowAt({ allowance: 6000, resetAt: T0 + 10_000 });
     // The old window accepted 3; the new one's burst is refused before the refill (edge + margin).
-    for (let i = 0; i < 3; i += 1) w.settled(T0 + 9_000 + i, false);
+    for (let i = 0; i < 3; i += 1) w.settled(T0 + 9_000 + i, false, T0 + 9_100 + i);
     for (let i = 0; i < 30; i += 1) w.started(T0 + 10_001 + i);
     w.learnAtNextEdge(T0 + 10_100);
     // The refill of that edge does not learn from the old window's 3...
     w.refill(T0 + 10_250, 30);
     expect(w.allowance).toBe(6000);
     // ...the end of the new window learns its 30 (answered after the refill).
-    for (let i = 0; i < 30; i += 1) w.settled(T0 + 10_001 + i, false);
+    for (let i = 0; i < 30; i += 1) w.settled(T0 + 10_001 + i, false, T0 + 10_300 + i);
     expect(w.refill(T0 + 70_250, 0)).toBe(30);
     expect(w.allowance).toBe(30);
   });

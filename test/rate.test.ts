@@ -119,6 +119,19 @@ describe('RateGate', () => {
     expect(gate.stats.started).toBe(6);
   });
 
+  it('starts at once with the whole window when the reset the account reading named has passed (a slow start)', async () => {
+    // The reading said 0 remain until a reset that is already past: a new window has begun.
+    // Waiting for the next edge with the old count would idle the run for a whole minute.
+    for (const rpm of [60, 6000]) {
+      const gate = new RateGate({ rpm, windowMs: 60_000, facts: { remaining: 0, resetAt: new Date(Date.now() - 5) } });
+      const started = Date.now();
+      const times = await Promise.race([starts(gate, 2), sleep(5_000).then(() => [] as number[])]);
+      await gate.stop();
+      expect(times, `rpm ${rpm}`).toHaveLength(2);
+      expect(times[0]! - started).toBeLessThan(5_000);
+    }
+  });
+
   it('asks the server when to resume after a 429 without a hint', async () => {
     let asked = 0;
     const gate = new RateGate({

@@ -99,7 +99,12 @@ export class RateGate {
   }
 
   #makeEngine(options: RateGateOptions): Engine {
-    const initial = Math.max(0, Math.min(this.rpm, options.facts?.remaining ?? this.rpm));
+    // What remained was of the server's window at the reading; a reset that passed since (a slow
+    // start) began a new window, whole: waiting for the next edge with the old count would idle
+    // the run for up to a window.
+    const resetAt = options.facts?.resetAt?.getTime();
+    const remaining = resetAt !== undefined && resetAt <= this.#now() ? this.rpm : options.facts?.remaining;
+    const initial = Math.max(0, Math.min(this.rpm, remaining ?? this.rpm));
     const minTime = this.windowMs / this.rpm;
     const concurrency = this.stats.concurrency;
     if (options.coordinator) {
@@ -171,8 +176,9 @@ export class RateGate {
         throw error;
       })
       .finally(() => {
-        this.#window.settled(started, refused);
-        this.#observe(this.#now() - started);
+        const settled = this.#now();
+        this.#window.settled(started, refused, settled);
+        this.#observe(settled - started);
       });
   }
 

@@ -30,8 +30,8 @@ export class RateWindow {
   #windowStart = 0;
   #acceptedInWindow = 0;
   /**
-   * Accepted requests that started after the edge (or just before it), answered before its refill
-   * (which comes `marginMs` later): they belong to the new window's count, not the old one's.
+   * Accepted requests answered after the edge but before its refill (which comes `marginMs`
+   * later, or after a pause): the new window's count starts with them.
    */
   #acceptedAfterEdge = 0;
   /** When a 429 without a hint came; the allowance is learned at the end of its window. */
@@ -66,16 +66,18 @@ export class RateWindow {
     if (this.#recentStarts.length > MAX_RECENT_STARTS) this.#recentStarts = this.#recentStarts.filter((t) => t >= at - 3 * this.marginMs);
   }
 
-  /** A request that left at `startedAt` was answered: the server counted it unless it refused it (429). */
-  settled(startedAt: number, refused: boolean): void {
+  /**
+   * A request that left at `startedAt` was answered at `settledAt`: the server counted it, unless
+   * it refused it (429), in the window it reached, somewhere between the two. It is counted in
+   * every window that span touches: better to learn a few too many (the next refused window
+   * lowers the allowance again) than too few (an allowance learned is never raised: a run that
+   * learned 3 of 30 crawled), and on a busy machine a request can reach the server long after it
+   * left, or be answered long after it arrived.
+   */
+  settled(startedAt: number, refused: boolean, settledAt: number): void {
     if (refused) return;
-    // One that left within the margin before an edge may have reached the server after it, and
-    // is counted in the later window: better to learn one too many (the next refused window
-    // lowers the allowance again) than one too few (an allowance learned is never raised).
-    const counted = startedAt + this.marginMs;
-    if (counted < this.#windowStart) return;
-    if (counted >= this.#windowEnd) this.#acceptedAfterEdge += 1;
-    else this.#acceptedInWindow += 1;
+    if (startedAt < this.#windowEnd && settledAt >= this.#windowStart) this.#acceptedInWindow += 1;
+    if (settledAt >= this.#windowEnd) this.#acceptedAfterEdge += 1;
   }
 
   /**
