@@ -1,13 +1,16 @@
 // Readings of /account/credits during a run: one at a time, through the rate gate like every
 // request, now and then while requests are made (to correct the estimate the reserve guard keeps),
 // when the guard wants to confirm the reserve is reached, and once at the end (what the run spent).
-import { RateLimitedError } from '../api/errors.js';
 import type { Credits } from '../api/types.js';
 import type { CreditAccount } from '../lookup/credits.js';
 import type { RunMetrics } from './metrics.js';
 
 export class CreditReadings {
-  /** One reading through the rate gate, whose 429s are counted and pause the run (with-gate.ts). */
+  /**
+   * One reading through the request path's retry and rate gate (prepare.ts): its 429s are counted
+   * and pause the run, and a refused reading is asked once more after the pause, so the last one of
+   * a run that used its whole window still makes "credits after" exact.
+   */
   readonly #read: () => Promise<Credits>;
   readonly #credits: CreditAccount;
   readonly #metrics: RunMetrics;
@@ -24,7 +27,7 @@ export class CreditReadings {
 
   /** A fresh balance, single-flight. */
   refresh(): Promise<void> {
-    this.#reading ??= this.#readOnceMore()
+    this.#reading ??= this.#read()
       .then(async (fresh) => {
         await this.#credits.reading(fresh.total_remaining_credits);
         this.#lastAt = Date.now();
@@ -34,20 +37,6 @@ export class CreditReadings {
         this.#reading = undefined;
       });
     return this.#reading;
-  }
-
-  /**
-   * A 429 paused the gate until the window's end: asked again, the reading waits for it. Once:
-   * the last reading of a run that used its whole window would otherwise leave "credits after"
-   * an estimate.
-   */
-  async #readOnceMore(): Promise<Credits> {
-    try {
-      return await this.#read();
-    } catch (error) {
-      if (!(error instanceof RateLimitedError)) throw error;
-      return this.#read();
-    }
   }
 
   /** Re-reads the balance every `everyMs` while requests are being made. */

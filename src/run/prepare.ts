@@ -14,6 +14,7 @@ import { RateGate } from '../lookup/rate/rate-gate.js';
 import { requestPath } from '../lookup/request-path/request-path.js';
 import { RetryPolicy } from '../lookup/request-path/retry-policy.js';
 import { withGate } from '../lookup/request-path/with-gate.js';
+import { withRetry } from '../lookup/request-path/with-retry.js';
 import { rateFor, type RatePlan } from '../options/rate-plan.js';
 import type { EnrichSettings } from '../options/resolve-options.js';
 import { BatchPlanner } from '../plan/batch-planner.js';
@@ -63,6 +64,9 @@ export async function prepare(settings: EnrichSettings, metrics: RunMetrics, res
   return { settings, ...input, ...lookups, writer };
 }
 
+/** A balance reading is asked again only after a 429 (once: the gate holds it until the pause ends). */
+const READING_RETRY = new RetryPolicy({ retries: 0, maxRateLimited: 1 });
+
 export type PreparedLookups = Pick<PreparedRun, 'client' | 'credits' | 'reserve' | 'rate' | 'gate' | 'coordinator' | 'stop' | 'readings' | 'lookups'>;
 
 /** Everything between a row's key and its answer: client, store, account, credit guard, gate, request path. */
@@ -81,7 +85,7 @@ export async function prepareLookups(settings: EnrichSettings, metrics: RunMetri
   const gate = await openGate(settings, rate, account, client, coordinator, metrics);
   resources.defer(() => gate.stop());
   wireStops(settings, stop, gate, coordinator);
-  const readCredits = withGate<void>(() => client.getCredits(), gate, metrics, stop.signal);
+  const readCredits = withRetry(withGate<void>(() => client.getCredits(), gate, metrics, stop.signal), READING_RETRY, metrics, stop.requestsSignal);
   const readings = new CreditReadings(() => readCredits() as Promise<Credits>, credits, metrics);
   resources.defer(() => readings.stop());
   readings.startPeriodic(settings.tuning.creditsRefreshMs);

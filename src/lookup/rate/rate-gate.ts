@@ -134,16 +134,16 @@ export class RateGate {
         const granted = await Promise.race([
           dropped,
           this.#engine.schedule((): Promise<T | typeof HELD> => {
+            if (this.#stopped) return Promise.reject(new GateStoppedError());
+            // Still waiting (stop() drops it) until the pause ends.
+            if (this.#now() < this.#window.pausedUntil) return Promise.resolve(HELD);
             this.#waiting.delete(drop);
             this.#unrefWhenIdle();
-            if (this.#stopped) return Promise.reject(new GateStoppedError());
-            if (this.#now() < this.#window.pausedUntil) return Promise.resolve(HELD);
             ran = true;
             return this.#run(task);
           }),
         ]);
         if (granted !== HELD) return granted;
-        this.#waiting.add(drop);
         await Promise.race([dropped, this.#pauseEnd()]);
       }
     } catch (error) {
