@@ -59,6 +59,23 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
+interface PackInfo {
+  filename: string;
+  files: { path: string }[];
+}
+
+/**
+ * What `npm pack --json` printed: npm 10 and 11 print an array of one entry, npm 12 an object
+ * keyed by the package's name. Anything a lifecycle script printed before it is skipped.
+ */
+function packInfo(printed: string): PackInfo {
+  const start = printed.search(/^[[{]/m);
+  const parsed = JSON.parse(printed.slice(start)) as PackInfo[] | Record<string, PackInfo>;
+  const info = Array.isArray(parsed) ? parsed[0] : Object.values(parsed)[0];
+  if (!info?.filename || !Array.isArray(info.files)) throw new Error(`npm pack --json printed no package: ${printed.slice(0, 200)}`);
+  return info;
+}
+
 /** `npm pack` into a temporary folder, unpacked as the project's node_modules/lead-enrich. */
 async function packIntoProject(): Promise<void> {
   const built = path.join(REPO_ROOT, 'dist', 'index.js');
@@ -72,7 +89,7 @@ async function packIntoProject(): Promise<void> {
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`npm pack exited ${code}`))));
   });
-  const [info] = JSON.parse(pack.slice(pack.indexOf('['))) as [{ filename: string; files: { path: string }[] }];
+  const info = packInfo(pack);
   packed = { files: info.files.map((f) => f.path) };
   project = path.join(tmp, 'project');
   const installed = path.join(project, 'node_modules', 'lead-enrich');

@@ -3,7 +3,7 @@
 // v1 and v2 are migrated (their answers rendered once) and still answer a re-run with no request.
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqliteFile } from './helpers/sqlite.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { enrich, type EnrichOptions } from '../src/run/enrich.js';
 import { sandboxAnswer } from '../src/sandbox/data.js';
@@ -33,14 +33,14 @@ const V1_SCHEMA = `
 
 /** A store file of schema v1 holding `answers` (op, key, data) for `service`. */
 function writeV1Store(file: string, service: string, answers: Array<[op: string, key: string, found: boolean, data: unknown]>): void {
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
+  const db = openSqliteFile(file);
+  db.exec('PRAGMA journal_mode = WAL');
   db.exec(V1_SCHEMA);
-  db.prepare('INSERT INTO services (id, name) VALUES (1, ?)').run(service);
-  const insert = db.prepare('INSERT INTO results (service_id, op, key, found, data, fetched_at, run_id) VALUES (1, ?, ?, ?, ?, ?, ?)');
-  for (const [op, key, found, data] of answers) insert.run(op, key, found ? 1 : 0, JSON.stringify(data), Date.now(), 'v1-run');
-  db.pragma('application_id = 1279610450'); // 'LENR'
-  db.pragma('user_version = 1');
+  db.run('INSERT INTO services (id, name) VALUES (1, ?)', service);
+  const insert = 'INSERT INTO results (service_id, op, key, found, data, fetched_at, run_id) VALUES (1, ?, ?, ?, ?, ?, ?)';
+  for (const [op, key, found, data] of answers) db.run(insert, op, key, found ? 1 : 0, JSON.stringify(data), Date.now(), 'v1-run');
+  db.exec('PRAGMA application_id = 1279610450'); // 'LENR'
+  db.exec('PRAGMA user_version = 1');
   db.close();
 }
 
@@ -49,13 +49,13 @@ function writeV1Store(file: string, service: string, answers: Array<[op: string,
  * array led by the layout of CELLS_VERSION 1 (the form this version replaced).
  */
 function upgradeToV2(file: string): void {
-  const db = new Database(file);
+  const db = openSqliteFile(file);
   db.exec('ALTER TABLE results ADD COLUMN cells TEXT');
-  const rows = db.prepare("SELECT rowid, data FROM results WHERE op = 'lookup_email'").raw(true).all() as Array<[number, string]>;
+  const rows = db.rows("SELECT rowid, data FROM results WHERE op = 'lookup_email'") as Array<[number, string]>;
   for (const [rowid, data] of rows) {
-    db.prepare('UPDATE results SET cells = ? WHERE rowid = ?').run(JSON.stringify([`1:${cellsLayout('lookup_email')!.slice(2)}`, ...answerCells('lookup_email', JSON.parse(data))!]), rowid);
+    db.run('UPDATE results SET cells = ? WHERE rowid = ?', JSON.stringify([`1:${cellsLayout('lookup_email')!.slice(2)}`, ...answerCells('lookup_email', JSON.parse(data))!]), rowid);
   }
-  db.pragma('user_version = 2');
+  db.exec('PRAGMA user_version = 2');
   db.close();
 }
 
@@ -139,11 +139,11 @@ describe('answer cells', () => {
       store.close();
     }
     // b's cells as a version with other columns would have left them, c's in schema v2's JSON form.
-    const db = new Database(file);
+    const db = openSqliteFile(file);
     const layout = cellsLayout('lookup_email')!;
-    expect(db.prepare("SELECT cells FROM results WHERE key = 'a@x.test'").pluck().get()).toBe(storedCells('lookup_email', LEAD));
-    db.prepare("UPDATE results SET cells = ? WHERE key = 'b@x.test'").run(storedText('2:00000000', answerCells('lookup_email', LEAD)!.slice(1)));
-    db.prepare("UPDATE results SET cells = ? WHERE key = 'c@x.test'").run(JSON.stringify(['1:' + layout.slice(2), ...answerCells('lookup_email', LEAD)!]));
+    expect(db.value("SELECT cells FROM results WHERE key = 'a@x.test'")).toBe(storedCells('lookup_email', LEAD));
+    db.run("UPDATE results SET cells = ? WHERE key = 'b@x.test'", storedText('2:00000000', answerCells('lookup_email', LEAD)!.slice(1)));
+    db.run("UPDATE results SET cells = ? WHERE key = 'c@x.test'", JSON.stringify(['1:' + layout.slice(2), ...answerCells('lookup_email', LEAD)!]));
     db.close();
     const reopened = ResultStore.open({ path: file });
     try {
@@ -218,9 +218,9 @@ function expectMigrated(file: string, from: number): void {
   // Once: the next open finds the current schema.
   ResultStore.open({ path: file, onUpgrade: (a, b) => upgrades.push([a, b]) }).close();
   expect(upgrades).toHaveLength(1);
-  const db = new Database(file, { readonly: true });
-  expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-  expect(db.prepare("SELECT cells FROM results WHERE op = 'mx'").pluck().get()).toBeNull();
+  const db = openSqliteFile(file, { readonly: true });
+  expect(db.pragma('user_version')).toBe(SCHEMA_VERSION);
+  expect(db.value("SELECT cells FROM results WHERE op = 'mx'")).toBeNull();
   db.close();
 }
 

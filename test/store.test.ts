@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import { openSqliteFile } from './helpers/sqlite.js';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/api/errors.js';
@@ -32,9 +32,9 @@ function tmpStorePath(): string {
 
 /** Read a store file through an independent connection: shows what is committed, nothing more. */
 function committedCount(file: string): number {
-  const db = new Database(file, { readonly: true });
+  const db = openSqliteFile(file, { readonly: true });
   try {
-    return db.prepare('SELECT count(*) FROM results').pluck().get() as number;
+    return db.value('SELECT count(*) FROM results') as number;
   } finally {
     db.close();
   }
@@ -302,9 +302,9 @@ describe('ResultStore: file', () => {
     expect(fs.statSync(path.join(base, 'a')).mode & 0o777).toBe(0o700);
     expect(fs.statSync(path.join(base, 'a', 'b')).mode & 0o777).toBe(0o700);
     store.close();
-    const db = new Database(file, { readonly: true });
-    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    const db = openSqliteFile(file, { readonly: true });
+    expect(db.pragma('journal_mode')).toBe('wal');
+    expect(db.pragma('user_version')).toBe(SCHEMA_VERSION);
     db.close();
   });
 
@@ -321,8 +321,9 @@ describe('ResultStore: file', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const message = (error as ConfigError).message;
-    expect(message).toContain(`Cannot open the result store at ${file}: a part of the path is not a directory.`);
-    expect(message).toContain('Pass --store PATH or set LEAD_ENRICH_STORE to a writable location.');
+    expect(message).toBe(
+      `Cannot open the result store at ${file}: a part of the path is not a directory; check the path, or pass --store PATH or set LEAD_ENRICH_STORE to use another file`,
+    );
     expect(message).not.toContain('\n');
     expect((error as ConfigError).code).toBe('config');
   });
@@ -330,7 +331,7 @@ describe('ResultStore: file', () => {
   it('reports a directory given as the store path', () => {
     const dir = tmpDir();
     expect(() => ResultStore.open({ path: dir })).toThrow(
-      new ConfigError(`Cannot open the result store at ${dir}: it is a directory. Pass --store PATH or set LEAD_ENRICH_STORE to a writable location.`),
+      new ConfigError(`Cannot open the result store at ${dir}: it is a directory; give a file inside it (--store ${path.join(dir, 'results.sqlite')})`),
     );
   });
 
@@ -351,14 +352,32 @@ describe('ResultStore: file', () => {
     const content = 'email\n'.repeat(200);
     fs.writeFileSync(file, content);
     expect(() => ResultStore.open({ path: file })).toThrow(
-      /^Cannot open the result store at .*contacts\.csv: the file exists but is not a SQLite database\. Pass --store PATH/,
+      new ConfigError(
+        `Cannot open the result store at ${file}: it is not a SQLite database (another program's file?); it was left untouched; pass --store PATH or set LEAD_ENRICH_STORE to use another file`,
+      ),
     );
     expect(fs.readFileSync(file, 'utf8')).toBe(content);
   });
 
+  it('says a damaged store is damaged, and how to move it aside', () => {
+    const file = tmpStorePath();
+    const store = ResultStore.open({ path: file });
+    store.put(SERVICE, 'mx', 'x.example', { found: true, data: { a: 1 } }, RUN);
+    store.close();
+    // Bytes over the schema's own b-tree page (page 1, after the 100-byte file header).
+    const fd = fs.openSync(file, 'r+');
+    fs.writeSync(fd, Buffer.alloc(200, 0xab), 0, 200, 100);
+    fs.closeSync(fd);
+    expect(() => ResultStore.open({ path: file })).toThrow(
+      new ConfigError(
+        `Cannot open the result store at ${file}: the database file is damaged; move it aside (mv '${file}' '${file}.damaged') and run again (answers are bought again only when needed), or pass --store PATH or set LEAD_ENRICH_STORE to use another file`,
+      ),
+    );
+  });
+
   it('refuses a SQLite database that is not a result store', () => {
     const file = path.join(tmpDir(), 'other.sqlite');
-    const db = new Database(file);
+    const db = openSqliteFile(file);
     db.exec('CREATE TABLE t (x)');
     db.close();
     expect(() => ResultStore.open({ path: file })).toThrow(ConfigError);
@@ -368,8 +387,8 @@ describe('ResultStore: file', () => {
   it('refuses a store written by a newer schema', () => {
     const file = tmpStorePath();
     ResultStore.open({ path: file }).close();
-    const db = new Database(file);
-    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    const db = openSqliteFile(file);
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
     db.close();
     expect(() => ResultStore.open({ path: file })).toThrow(/newer lead-enrich/);
   });

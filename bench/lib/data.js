@@ -117,10 +117,10 @@ export async function prefilledStore(rows, { every = 1 } = {}) {
 
 /** PRAGMA user_version of a store file (its schema version). */
 async function schemaOf(file) {
-  const { default: Database } = await import('better-sqlite3');
-  const db = new Database(file, { readonly: true });
+  const { DatabaseSync } = await import('node:sqlite');
+  const db = new DatabaseSync(file, { readOnly: true });
   try {
-    return db.pragma('user_version', { simple: true });
+    return db.prepare('PRAGMA user_version').get().user_version;
   } finally {
     db.close();
   }

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import Database from 'better-sqlite3';
+import { DatabaseSync } from 'node:sqlite';
 import { startSandbox } from '../../dist/index.js';
 import { contactsCsv, prefilledStore } from '../lib/data.js';
 import { OUT_DIR, list, log, mb, median, num, pct, removeStore, runNode, seconds } from '../lib/util.js';
@@ -125,7 +125,7 @@ function breakdown(label, u) {
 /** A copy of a pre-filled store (built for service 'bench') whose answers belong to `baseUrl`. */
 function copyStoreFor(source, target, baseUrl) {
   fs.copyFileSync(source, target);
-  const db = new Database(target);
+  const db = new DatabaseSync(target);
   try {
     db.prepare('UPDATE services SET name = ? WHERE name = ?').run(baseUrl, 'bench');
   } finally {

@@ -107,13 +107,21 @@ export class Transport {
         ...(spec.body ? { json: spec.body } : {}),
         ...(spec.timeoutMs === undefined ? {} : { timeout: { request: spec.timeoutMs } }),
       });
+      // got 15 dropped cancel(): the oversize body is cut off at its socket's request instead
+      // (an AbortController per request would cost every lookup for a case that is rare).
+      let request: { destroy(error?: Error): unknown } | undefined;
+      pending.on('request', (made) => {
+        request = made;
+      });
       pending.on('downloadProgress', (progress) => {
-        if (progress.transferred > this.#maxBodyBytes) {
+        if (progress.transferred > this.#maxBodyBytes && !oversize) {
           oversize = true;
-          pending.cancel();
+          request?.destroy(new Error('response body too large'));
         }
       });
       response = await pending;
+      // A body that arrived whole before the cut-off took effect is refused all the same.
+      if (oversize) throw new Error('response body too large');
     } catch (error) {
       // Refused at the closed agent (got copies the cause's code); one cut off in flight by
       // close() stays the network failure it is.

@@ -1,70 +1,11 @@
 #!/usr/bin/env node
 // The command line's entry point and the only place that exits the process: every command
 // reports a status through CliIo, and every error ends here as one line on stderr.
-import { createRequire } from 'node:module';
-import yargs from 'yargs';
-import { hideBin } from 'yargs/helpers';
+// Nothing else is imported before the Node.js version is checked: on an older Node the first
+// module that needs a newer one would fail with a stack trace instead of one clear line.
 import { LeadEnrichError } from '../api/errors.js';
-import { accountCommand } from './account-command.js';
-import { enrichCommand } from './enrich-command.js';
 import type { CliIo } from './io.js';
-import { lookupCommand } from './lookup-command.js';
-import { resolveCommand } from './resolve-command.js';
-import { sandboxCommand } from './sandbox-command.js';
-import { protectStdin } from './stdin-argument.js';
-import { storeCommand } from './store-command.js';
-
-const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
-
-class UsageError extends Error {}
-
-/**
- * yargs' usage messages, cleaned: "Unknown arguments: foo-bar, fooBar" names each unknown option
- * once, as the user typed it (yargs adds the camel-case alias it made); no trailing stop, since
- * main() adds the next sentence ("Did you mean enrich?." read badly).
- */
-function usageMessage(text: string): string {
-  const unknown = /^Unknown arguments?: (.*)$/s.exec(text);
-  if (unknown) {
-    const all = unknown[1]!.split(', ');
-    const names = all.filter((name) => !(/[A-Z]/.test(name) && all.includes(name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`))));
-    text = `Unknown ${names.length === 1 ? 'argument' : 'arguments'}: ${names.join(', ')}`;
-  }
-  return text.trim().replace(/\.$/, '');
-}
-
-export async function runCli(argv: string[], io: CliIo): Promise<void> {
-  await yargs(protectStdin(argv))
-    .scriptName('lead-enrich')
-    .usage('$0 <command> [options]\n\nEnrich contact CSV files through the Lead Lookup API.')
-    .command(enrichCommand(io))
-    .command(lookupCommand(io))
-    .command(resolveCommand(io, 'mx'))
-    .command(resolveCommand(io, 'whois'))
-    .command(accountCommand(io))
-    .command(storeCommand(io))
-    .command(sandboxCommand(io))
-    .demandCommand(1, 'Name a command: enrich, lookup, mx, whois, account, store or sandbox')
-    .recommendCommands()
-    .strict()
-    .example('$0 enrich contacts.csv --sandbox', 'enrich a file against the embedded sandbox')
-    .example('$0 enrich contacts.csv -o out.csv --json', 'enrich with the real API (LEAD_API_TOKEN, LEAD_API_BASE_URL)')
-    .example('$0 account', 'plan, credits and rate limit')
-    .epilogue('Token: LEAD_API_TOKEN or "token"/"tokenFile" in --config. Base URL: --base-url, LEAD_API_BASE_URL or "baseUrl".')
-    .wrap(Math.min(110, process.stdout.columns || 100))
-    .exitProcess(false)
-    .fail((message, error) => {
-      // yargs' own messages are usage errors; errors from handlers pass through unchanged.
-      // Some of yargs' checks (requiresArg: "Not enough arguments following: base-url") arrive
-      // as a YError, not as a message: those are usage errors too, not "unexpected failures".
-      if (error && error.name !== 'YError') throw error;
-      throw new UsageError(usageMessage(message || error?.message || 'invalid usage'));
-    })
-    .help()
-    .alias('h', 'help')
-    .version(version)
-    .parseAsync();
-}
+import { unsupportedNode } from './node-version.js';
 
 async function main(): Promise<void> {
   let status = 0;
@@ -79,8 +20,14 @@ async function main(): Promise<void> {
   // The contract promises ONE line on stderr for a fatal error: yargs' "Invalid values:\n  Argument: ..."
   // and multi-line server messages are folded into it.
   const oneLine = (text: string): string => text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  const tooOld = unsupportedNode(process.versions.node);
+  if (tooOld) {
+    io.err(`lead-enrich: ${tooOld}`);
+    process.exit(1);
+  }
+  const { runCli, UsageError } = await import('./commands.js');
   try {
-    await runCli(hideBin(process.argv), io);
+    await runCli(process.argv.slice(2), io);
   } catch (error) {
     status = 1;
     if (error instanceof UsageError) {

@@ -1,4 +1,4 @@
-// Flush every open store when the process exits normally or through process.exit(): better-sqlite3
+// Flush every open store when the process exits normally or through process.exit(): node:sqlite
 // is synchronous, so this works in an 'exit' handler. (SIGKILL cannot be caught: that is what the
 // store's flush timer is for. SIGINT/SIGTERM must be handled by the CLI, which should close() the store.)
 

@@ -4,9 +4,9 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { ConfigError } from '../api/errors.js';
 import { migrate, type UpgradeNotice } from './schema.js';
+import { openSqlite, sqliteCode, SQLITE, type Database } from './sqlite.js';
 
 /** Long enough for another process's flush (a few ms) or checkpoint to finish. */
 const BUSY_TIMEOUT_MS = 5_000;
@@ -54,59 +54,84 @@ export function prepareFile(filePath: string, readonly: boolean): void {
  * up, brings its schema up to date and hands it to `use`. When any of it fails the connection is
  * closed and a ConfigError thrown.
  */
-export function openDatabase<T>(filePath: string, readonly: boolean, use: (db: Database.Database) => T, onUpgrade: UpgradeNotice = () => {}): T {
-  let db: Database.Database | undefined;
+export function openDatabase<T>(filePath: string, readonly: boolean, use: (db: Database) => T, onUpgrade: UpgradeNotice = () => {}): T {
+  let db: Database | undefined;
   try {
-    db = new Database(filePath, { readonly, fileMustExist: readonly });
-    // First, so every statement below (and every later write) waits for another process's lock.
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // The busy timeout is the constructor's, so every statement below (and every later write)
+    // waits for another process's lock.
+    db = openSqlite(filePath, { readOnly: readonly, timeoutMs: BUSY_TIMEOUT_MS });
     // Per connection, allocated only as used. Hits are random b-tree reads: the 2 MiB default
     // misses on stores of a few 10k entries (~15% more hits/s with 64 MiB at 100k). 8 MiB holds
     // the whole key index of a 100k-entry store; on a 1M-entry store a probe measured 3.7 µs at
     // 16 MiB or 64 MiB and 4.1 µs at 4 MiB, so more cache buys little there, and it is RSS.
-    db.pragma(`cache_size = -${CACHE_KIB}`);
+    db.exec(`PRAGMA cache_size = -${CACHE_KIB}`);
     migrate(db, filePath, readonly, onUpgrade);
     return use(db);
   } catch (error) {
-    db?.close();
+    if (db?.isOpen) db.close();
     if (error instanceof ConfigError) throw error;
     throw openError(filePath, error);
   }
 }
 
-function openError(filePath: string, error: unknown): ConfigError {
-  return new ConfigError(
-    `Cannot open the result store at ${filePath}: ${reason(error)}. ` +
-      'Pass --store PATH or set LEAD_ENRICH_STORE to a writable location.',
-    { cause: error },
-  );
+/** One line: what is wrong with the store's file, and the advice that fits that cause. */
+export function openError(filePath: string, error: unknown): ConfigError {
+  const { why, advice } = diagnose(error, filePath);
+  return new ConfigError(`Cannot open the result store at ${filePath}: ${why}; ${advice}`, { cause: error });
 }
 
-const REASONS: Record<string, string> = {
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EROFS: 'the file system is read-only',
-  ENOTDIR: 'a part of the path is not a directory',
-  EISDIR: 'it is a directory',
-  ENOSPC: 'no space left on the device',
-  ENAMETOOLONG: 'the path is too long',
-  ELOOP: 'too many symbolic links in the path',
-  SQLITE_NOTADB: 'the file exists but is not a SQLite database',
-  SQLITE_CORRUPT: 'the database file is corrupt',
-  SQLITE_CANTOPEN: 'unable to open the database file',
-  SQLITE_READONLY: 'the file is read-only',
-  SQLITE_BUSY: 'the file is locked by another process',
-  SQLITE_FULL: 'no space left on the device',
-};
+const ELSEWHERE = 'pass --store PATH or set LEAD_ENRICH_STORE to use another file';
 
-function reason(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string') {
-    const known = REASONS[code] ?? (code.startsWith('SQLITE_IOERR') ? 'an I/O error' : undefined);
-    if (known !== undefined) return known;
+interface Diagnosis {
+  why: string;
+  advice: string;
+}
+
+/** The cause of a failure to open or use the store's file, in words, with what to do about it. */
+export function diagnose(error: unknown, filePath: string): Diagnosis {
+  // node:sqlite's errors carry SQLite's own code (`errcode`); the file system's, an errno name.
+  const errno = (error as { code?: unknown } | null)?.code;
+  switch (sqliteCode(error) ?? errno) {
+    case 'EACCES':
+    case 'EPERM':
+      return { why: 'permission denied', advice: `check who may write the file and its folder (ls -l), or ${ELSEWHERE}` };
+    case 'EROFS':
+      return { why: 'the file system is read-only', advice: ELSEWHERE };
+    case SQLITE.READONLY:
+      return { why: 'the file is read-only', advice: `check its permissions (ls -l), or ${ELSEWHERE}` };
+    case 'ENOTDIR':
+    case 'ELOOP':
+    case 'ENAMETOOLONG':
+      return { why: PATH_PROBLEMS[errno as string]!, advice: `check the path, or ${ELSEWHERE}` };
+    case 'EISDIR':
+      return { why: 'it is a directory', advice: `give a file inside it (--store ${path.join(filePath, 'results.sqlite')})` };
+    case 'ENOSPC':
+    case 'EDQUOT':
+    case SQLITE.FULL:
+      return { why: 'no space left on the device', advice: `free some space on that disk, or ${ELSEWHERE} on another disk` };
+    case SQLITE.NOTADB:
+      return { why: "it is not a SQLite database (another program's file?)", advice: `it was left untouched; ${ELSEWHERE}` };
+    case SQLITE.CORRUPT:
+      return {
+        why: 'the database file is damaged',
+        advice: `move it aside (mv '${filePath}' '${filePath}.damaged') and run again (answers are bought again only when needed), or ${ELSEWHERE}`,
+      };
+    case SQLITE.BUSY:
+      return { why: 'another program holds a lock on it', advice: 'wait for it to finish, then run again' };
+    case SQLITE.CANTOPEN:
+      return { why: 'SQLite cannot open the file', advice: `check the path and its permissions, or ${ELSEWHERE}` };
+    case SQLITE.IOERR:
+      return { why: 'an I/O error', advice: `check the disk, or ${ELSEWHERE}` };
+    default:
+      return { why: oneLine(error), advice: ELSEWHERE };
   }
-  return oneLine(error);
 }
+
+const PATH_PROBLEMS: Record<string, string> = {
+  ENOTDIR: 'a part of the path is not a directory',
+  ELOOP: 'too many symbolic links in the path',
+  ENAMETOOLONG: 'the path is too long',
+};
 
 /** An error's message on one line, for messages that must stay one line. */
 export function oneLine(error: unknown): string {

@@ -15,7 +15,6 @@
 // Nothing secret is stored: the API token never reaches this module.
 
 import path from 'node:path';
-import type Database from 'better-sqlite3';
 import { ConfigError } from '../api/errors.js';
 import { cellsLayout, storedCells } from '../write/columns.js';
 import { recordOf } from '../write/stored-cells.js';
@@ -23,13 +22,14 @@ import type { Operation } from '../api/types.js';
 import { openStores } from './exit-flush.js';
 import { openDatabase, prepareFile } from './open-database.js';
 import { SCHEMA_VERSION as CURRENT_SCHEMA } from './schema.js';
+import { immediateTransaction, prepareRaw, type Database, type Statement } from './sqlite.js';
 import { readStats } from './store-stats.js';
 import { resolveOptions, type ResultStoreOptions, type ResultStoreStats, type StoreSettings } from './store-options.js';
 
 export type { ResultStoreOptions, ResultStoreStats } from './store-options.js';
 
-// Declared here, not re-exported from schema.ts: the published types of ResultStore must not reach
-// schema.ts or store-stats.ts, whose better-sqlite3 types a library user does not have.
+// Declared here, not re-exported from schema.ts: the published types of ResultStore stay within
+// this file and store-options.ts.
 /** The schema version this code writes (PRAGMA user_version). */
 export const SCHEMA_VERSION: number = CURRENT_SCHEMA;
 
@@ -74,7 +74,7 @@ export class ResultStore {
   readonly path: string;
   readonly readonly: boolean;
 
-  private readonly db: Database.Database;
+  private readonly db: Database;
   private readonly options: StoreSettings;
   private pending = new Map<string, Pending>();
   private timer: NodeJS.Timeout | undefined;
@@ -84,68 +84,60 @@ export class ResultStore {
   /** Committed service ids only (see writeBatch). */
   private readonly serviceIds = new Map<string, number>();
 
-  private readonly selectResult: Database.Statement<[number, string, string], ResultRow>;
-  private readonly selectServiceId: Database.Statement<[string], number>;
-  private readonly insertService: Database.Statement<[string]> | undefined;
-  private readonly upsertResult:
-    | Database.Statement<[number, string, string, number, string | null, number, string, string | null]>
-    | undefined;
-  private readonly writeBatch: ((batch: Map<string, Pending>) => void) | undefined;
+  private readonly selectResult: Statement;
+  private readonly selectServiceId: Statement;
+  private readonly insertService: Statement | undefined;
+  private readonly upsertResult: Statement | undefined;
 
-  private constructor(db: Database.Database, filePath: string, options: StoreSettings) {
+  private constructor(db: Database, filePath: string, options: StoreSettings) {
     this.db = db;
     this.path = filePath;
     this.options = options;
     this.readonly = options.readonly;
 
-    // raw(): arrays are cheaper to build than objects on the per-row hot path.
-    this.selectResult = db
-      .prepare<[number, string, string], ResultRow>(
-        'SELECT found, data, fetched_at, run_id FROM results WHERE service_id = ? AND op = ? AND key = ?',
-      )
-      .raw(true);
-    this.selectServiceId = db
-      .prepare<[string], number>('SELECT id FROM services WHERE name = ?')
-      .pluck(true);
-
+    // Raw arrays: cheaper to build than objects on the per-row hot path.
+    this.selectResult = prepareRaw(db, 'SELECT found, data, fetched_at, run_id FROM results WHERE service_id = ? AND op = ? AND key = ?');
+    this.selectServiceId = prepareRaw(db, 'SELECT id FROM services WHERE name = ?');
     if (!this.readonly) {
-      const insertService = db.prepare<[string]>(
-        'INSERT INTO services (name) VALUES (?) ON CONFLICT (name) DO NOTHING',
-      );
-      const upsertResult = db.prepare<[number, string, string, number, string | null, number, string, string | null]>(
+      this.insertService = db.prepare('INSERT INTO services (name) VALUES (?) ON CONFLICT (name) DO NOTHING');
+      this.upsertResult = db.prepare(
         `INSERT INTO results (service_id, op, key, found, data, fetched_at, run_id, cells)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (service_id, op, key) DO UPDATE SET
            found = excluded.found, data = excluded.data,
            fetched_at = excluded.fetched_at, run_id = excluded.run_id, cells = excluded.cells`,
       );
-      this.insertService = insertService;
-      this.upsertResult = upsertResult;
-      const transaction = db.transaction((batch: Map<string, Pending>) => {
-        // Ids of services first inserted here are cached only after COMMIT: a rolled-back id could
-        // later belong to another service, and results would then mix.
-        const fresh = new Map<string, number>();
-        for (const entry of batch.values()) {
-          let serviceId = this.serviceIds.get(entry.service) ?? fresh.get(entry.service);
-          if (serviceId === undefined) {
-            insertService.run(entry.service);
-            serviceId = this.selectServiceId.get(entry.service);
-            if (serviceId === undefined) throw new Error(`could not register service ${entry.service}`);
-            fresh.set(entry.service, serviceId);
-          }
-          upsertResult.run(
-            serviceId, entry.op, entry.key, entry.found ? 1 : 0, entry.json, entry.fetchedAt, entry.runId, entry.cells,
-          );
-        }
-        return fresh;
-      });
-      // IMMEDIATE takes the write lock up front, so busy_timeout applies; a DEFERRED transaction
-      // that reads then writes can fail at once with SQLITE_BUSY when another process committed.
-      this.writeBatch = (batch) => {
-        const fresh = transaction.immediate(batch);
-        for (const [name, id] of fresh) this.serviceIds.set(name, id);
-      };
     }
+  }
+
+  /**
+   * Writes a batch in one IMMEDIATE transaction (it takes the write lock up front, so the busy
+   * timeout applies). Ids of services first inserted here are cached only after COMMIT: a
+   * rolled-back id could later belong to another service, and results would then mix.
+   */
+  private writeBatch(batch: Map<string, Pending>): void {
+    const insertService = this.insertService;
+    const upsertResult = this.upsertResult;
+    if (insertService === undefined || upsertResult === undefined) return;
+    const fresh = immediateTransaction(this.db, () => {
+      const registered = new Map<string, number>();
+      for (const entry of batch.values()) {
+        let serviceId = this.serviceIds.get(entry.service) ?? registered.get(entry.service);
+        if (serviceId === undefined) {
+          insertService.run(entry.service);
+          serviceId = this.selectedServiceId(entry.service);
+          if (serviceId === undefined) throw new Error(`could not register service ${entry.service}`);
+          registered.set(entry.service, serviceId);
+        }
+        upsertResult.run(serviceId, entry.op, entry.key, entry.found ? 1 : 0, entry.json, entry.fetchedAt, entry.runId, entry.cells);
+      }
+      return registered;
+    });
+    for (const [name, id] of fresh) this.serviceIds.set(name, id);
+  }
+
+  private selectedServiceId(service: string): number | undefined {
+    return (this.selectServiceId.get(service) as unknown as [number] | undefined)?.[0];
   }
 
   /**
@@ -199,7 +191,7 @@ export class ResultStore {
 
     const serviceId = this.lookupServiceId(service);
     if (serviceId === undefined) return undefined;
-    const row = this.selectResult.get(serviceId, op, key);
+    const row = this.selectResult.get(serviceId, op, key) as unknown as ResultRow | undefined;
     if (row === undefined) return undefined;
     // Age is checked before parsing: a stale entry costs no JSON.parse.
     if (row[2] < minFetchedAt) return undefined;
@@ -227,7 +219,7 @@ export class ResultStore {
       for (let start = 0; start < keys.length; start += GET_MANY_CHUNK) {
         const chunk = start === 0 && keys.length <= GET_MANY_CHUNK ? keys : keys.slice(start, start + GET_MANY_CHUNK);
         let foreign: string[] | undefined;
-        for (const row of this.selectMany(chunk.length, form).all(serviceId, op, ...chunk)) {
+        for (const row of this.selectMany(chunk.length, form).all(serviceId, op, ...chunk) as unknown as ManyRow[]) {
           if (row[4] < minFetchedAt) continue;
           // Cells another version rendered (another layout: stored-cells.ts) are never used.
           const record = row[2] === null ? undefined : recordOf(row[2], layout);
@@ -254,18 +246,17 @@ export class ResultStore {
   }
 
   /** Prepared `key IN (?, …)` statements, one per form and chunk size seen (at most GET_MANY_CHUNK). */
-  private readonly selectManyBySize = new Map<string, Database.Statement<unknown[], ManyRow>>();
-  private selectMany(size: number, form: StoredForm): Database.Statement<unknown[], ManyRow> {
+  private readonly selectManyBySize = new Map<string, Statement>();
+  private selectMany(size: number, form: StoredForm): Statement {
     const id = `${form}/${size}`;
     let statement = this.selectManyBySize.get(id);
     if (!statement) {
       // 'cells': the ~1 KB JSON body is read only for an answer with no cells (an mx/whois one).
       const columns = form === 'cells' ? 'cells, CASE WHEN cells IS NULL THEN data END' : 'NULL, data';
-      statement = this.db
-        .prepare<unknown[], ManyRow>(
-          `SELECT key, found, ${columns}, fetched_at, run_id FROM results WHERE service_id = ? AND op = ? AND key IN (${new Array(size).fill('?').join(', ')})`,
-        )
-        .raw(true);
+      statement = prepareRaw(
+        this.db,
+        `SELECT key, found, ${columns}, fetched_at, run_id FROM results WHERE service_id = ? AND op = ? AND key IN (${new Array(size).fill('?').join(', ')})`,
+      );
       this.selectManyBySize.set(id, statement);
     }
     return statement;
@@ -309,7 +300,7 @@ export class ResultStore {
   flush(): void {
     if (this.closed) return;
     this.clearTimer();
-    if (this.pending.size === 0 || this.writeBatch === undefined) return;
+    if (this.pending.size === 0 || this.readonly) return;
     const batch = this.pending;
     this.writeBatch(batch);
     this.pending = new Map();
@@ -363,16 +354,16 @@ export class ResultStore {
     return this.lookupServiceId(service) ?? -1;
   }
 
-  private deleteWhere(sql: string, params: unknown[]): number {
+  private deleteWhere(sql: string, params: Array<number | string>): number {
     if (this.closed) throw closedError(this.path);
     if (this.readonly) throw new Error(`The result store at ${this.path} was opened read-only`);
     this.flush();
-    const { changes } = this.db.prepare(sql).run(...params);
+    const changes = Number(this.db.prepare(sql).run(...params).changes);
     if (changes > 0) {
       // Give the freed pages back to the file system (auto_vacuum = INCREMENTAL, set at creation),
       // then checkpoint so the shrink reaches the main file and the WAL is emptied.
-      this.db.pragma('incremental_vacuum');
-      if (this.path !== ':memory:') this.db.pragma('wal_checkpoint(TRUNCATE)');
+      this.db.exec('PRAGMA incremental_vacuum');
+      if (this.path !== ':memory:') this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     }
     return changes;
   }
@@ -405,7 +396,7 @@ export class ResultStore {
       // Not cached: maybe another process (or an earlier run) registered it. Only found ids are
       // cached; a service with no entries anywhere costs one indexed query per get, and every
       // such get is a miss that goes to the network anyway.
-      id = this.selectServiceId.get(service);
+      id = this.selectedServiceId(service);
       if (id !== undefined) this.serviceIds.set(service, id);
     }
     return id;

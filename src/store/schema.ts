@@ -2,9 +2,9 @@
 // (user_version) and how an older one is brought up to date. Opening the file is open-database.ts;
 // reading and writing entries is result-store.ts.
 
-import type Database from 'better-sqlite3';
 import { ConfigError } from '../api/errors.js';
 import { storedCells } from '../write/columns.js';
+import { immediateTransaction, pragma, prepareRaw, type Database } from './sqlite.js';
 
 /** Marks the file as ours ('LENR'), so a stranger SQLite database is refused, not modified. */
 const APPLICATION_ID = 0x4c454e52;
@@ -22,7 +22,7 @@ const APPLICATION_ID = 0x4c454e52;
  *   the size where WITHOUT ROWID pays off.
  * - The fetched_at index makes prune() and stats()'s oldest/newest cheap on large stores.
  */
-const MIGRATIONS: ReadonlyArray<string | ((db: Database.Database) => void)> = [
+const MIGRATIONS: ReadonlyArray<string | ((db: Database) => void)> = [
   `
   CREATE TABLE services (
     id   INTEGER PRIMARY KEY,
@@ -60,7 +60,7 @@ const BACKFILL_CHUNK = 5_000;
  * holds cells of another layout, is still read correctly from `data`. The existing answers are
  * rendered by the v3 step, which always follows: rendering them here too would do it twice.
  */
-function addAnswerCells(db: Database.Database): void {
+function addAnswerCells(db: Database): void {
   db.exec('ALTER TABLE results ADD COLUMN cells TEXT');
 }
 
@@ -69,15 +69,14 @@ function addAnswerCells(db: Database.Database): void {
  * run writes as it is, instead of v2's JSON array. Every stored lookup answer is rendered, once, so
  * a store written by an older version answers as fast as a new one.
  */
-function renderAnswerCells(db: Database.Database): void {
-  const select = db
-    .prepare<[number, number], [number, string, string | null]>(
-      `SELECT rowid, op, data FROM results WHERE rowid > ? AND op IN ('lookup_email', 'lookup_url', 'lookup_domain') ORDER BY rowid LIMIT ?`,
-    )
-    .raw(true);
-  const update = db.prepare<[string, number]>('UPDATE results SET cells = ? WHERE rowid = ?');
+function renderAnswerCells(db: Database): void {
+  const select = prepareRaw(
+    db,
+    `SELECT rowid, op, data FROM results WHERE rowid > ? AND op IN ('lookup_email', 'lookup_url', 'lookup_domain') ORDER BY rowid LIMIT ?`,
+  );
+  const update = db.prepare('UPDATE results SET cells = ? WHERE rowid = ?');
   for (let after = 0; ; ) {
-    const rows = select.all(after, BACKFILL_CHUNK);
+    const rows = select.all(after, BACKFILL_CHUNK) as unknown as Array<[number, string, string | null]>;
     if (rows.length === 0) return;
     for (const [rowid, op, data] of rows) {
       const cells = storedCells(op, data === null ? undefined : JSON.parse(data));
@@ -95,12 +94,12 @@ interface Header {
   tables: number;
 }
 
-function readHeader(db: Database.Database): Header {
+function readHeader(db: Database): Header {
   return {
     // The first read of the file: this is where a non-database file fails (SQLITE_NOTADB).
-    version: db.pragma('user_version', { simple: true }) as number,
-    appId: db.pragma('application_id', { simple: true }) as number,
-    tables: db.prepare<[], number>("SELECT count(*) FROM sqlite_schema WHERE type = 'table'").pluck(true).get() ?? 0,
+    version: pragma(db, 'user_version') as number,
+    appId: pragma(db, 'application_id') as number,
+    tables: (prepareRaw(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'").get() as unknown as [number])[0],
   };
 }
 
@@ -126,7 +125,7 @@ function checkHeader(header: Header, filePath: string): boolean {
 export type UpgradeNotice = (fromVersion: number, toVersion: number) => void;
 
 /** Settings, ownership check, and schema creation/upgrade. Throws ConfigError for a foreign file. */
-export function migrate(db: Database.Database, filePath: string, readonly: boolean, onUpgrade: UpgradeNotice = () => {}): void {
+export function migrate(db: Database, filePath: string, readonly: boolean, onUpgrade: UpgradeNotice = () => {}): void {
   const header = readHeader(db);
   const empty = checkHeader(header, filePath);
 
@@ -142,15 +141,15 @@ export function migrate(db: Database.Database, filePath: string, readonly: boole
 
   if (empty) {
     // Must precede the first table; lets prune()/clear() shrink the file.
-    db.pragma('auto_vacuum = INCREMENTAL');
+    db.exec('PRAGMA auto_vacuum = INCREMENTAL');
   }
   // Persistent in the file; readers never block the writer and vice versa, and a second process
   // can share the store. NORMAL: a commit survives a process crash (not necessarily a power cut).
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA synchronous = NORMAL');
 
   if (header.version === SCHEMA_VERSION) return;
-  db.transaction(() => {
+  immediateTransaction(db, () => {
     // Read again under the write lock: another process may have migrated meanwhile.
     const current = readHeader(db);
     checkHeader(current, filePath);
@@ -160,7 +159,7 @@ export function migrate(db: Database.Database, filePath: string, readonly: boole
       if (typeof step === 'string') db.exec(step);
       else step(db);
     }
-    db.pragma(`application_id = ${APPLICATION_ID}`);
-    db.pragma(`user_version = ${SCHEMA_VERSION}`);
-  }).immediate();
+    db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+  });
 }

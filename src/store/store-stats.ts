@@ -2,24 +2,23 @@
 // the oldest and newest, and the size of its files.
 
 import fs from 'node:fs';
-import type Database from 'better-sqlite3';
+import { pragma, prepareRaw, type Database } from './sqlite.js';
 import type { ResultStoreStats } from './store-options.js';
 
 export type { ResultStoreStats } from './store-options.js';
 
 /** Counts from the database; committed entries only (the store flushes first); of one service when `serviceId` is given. */
-export function readStats(db: Database.Database, filePath: string, serviceId?: number): ResultStoreStats {
+export function readStats(db: Database, filePath: string, serviceId?: number): ResultStoreStats {
   const where = serviceId === undefined ? '' : ' WHERE service_id = ?';
   const params = serviceId === undefined ? [] : [serviceId];
   const names = new Map<number, string>();
-  for (const [id, name] of db.prepare<[], [number, string]>('SELECT id, name FROM services').raw(true).all()) {
+  for (const [id, name] of prepareRaw(db, 'SELECT id, name FROM services').all() as unknown as Array<[number, string]>) {
     names.set(id, name);
   }
   // Grouped by the primary key's prefix: answered from that index, without reading the JSON.
-  const groups = db
-    .prepare<unknown[], [number, string, number]>(`SELECT service_id, op, count(*) FROM results${where} GROUP BY service_id, op`)
-    .raw(true)
-    .all(...params);
+  const groups = prepareRaw(db, `SELECT service_id, op, count(*) FROM results${where} GROUP BY service_id, op`).all(...params) as unknown as Array<
+    [number, string, number]
+  >;
   let entries = 0;
   const byOperation: Record<string, number> = {};
   const byService: Record<string, number> = {};
@@ -30,18 +29,19 @@ export function readStats(db: Database.Database, filePath: string, serviceId?: n
     byService[name] = (byService[name] ?? 0) + count;
   }
   // Two statements: SQLite's min/max index shortcut only applies to a lone min() or max().
-  const oldest = db.prepare<unknown[], number | null>(`SELECT min(fetched_at) FROM results${where}`).pluck(true).get(...params);
-  const newest = db.prepare<unknown[], number | null>(`SELECT max(fetched_at) FROM results${where}`).pluck(true).get(...params);
+  const first = (sql: string) => (prepareRaw(db, sql).get(...params) as unknown as [number | null] | undefined)?.[0];
+  const oldest = first(`SELECT min(fetched_at) FROM results${where}`);
+  const newest = first(`SELECT max(fetched_at) FROM results${where}`);
   const stats: ResultStoreStats = { entries, byOperation, byService, sizeBytes: sizeBytes(db, filePath), path: filePath };
   if (oldest !== null && oldest !== undefined) stats.oldest = oldest;
   if (newest !== null && newest !== undefined) stats.newest = newest;
   return stats;
 }
 
-function sizeBytes(db: Database.Database, filePath: string): number {
+function sizeBytes(db: Database, filePath: string): number {
   if (filePath === ':memory:') {
-    const pageCount = db.pragma('page_count', { simple: true }) as number;
-    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    const pageCount = pragma(db, 'page_count') as number;
+    const pageSize = pragma(db, 'page_size') as number;
     return pageCount * pageSize;
   }
   let total = 0;
