@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { companyDomainOf, isFreeMailDomain } from '../src/plan/company-domain.js';
-import { planRun } from '../src/plan/dry-run.js';
+import { planRun } from '../src/run/dry-run.js';
 import { enrich } from '../src/run/enrich.js';
 import { sandboxesPerTest } from './helpers/sandboxes.js';
 import { makeTempDir, readCsvObjects, writeCsv } from './helpers/files.js';

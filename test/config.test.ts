@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/api/errors.js';
-import { readConfigFile, requireTarget, resolveConfig } from '../src/config.js';
+import { readConfigFile, requireTarget, resolveConfig } from '../src/options/config-file.js';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -178,18 +178,19 @@ describe('config file validation', () => {
   );
 
   it.each([
-    ['timeoutMs', '30000', 'must be a positive integer', '"30000"'],
+    ['timeoutMs', 'soon', 'must be a positive integer', '"soon"'],
     ['timeoutMs', 0, 'must be a positive integer', '0'],
     ['retries', -1, 'must be a whole number, 0 or more', '-1'],
     ['retries', 1.5, 'must be a whole number, 0 or more', '1.5'],
     ['baseUrl', '', 'must be a non-empty string', '""'],
     ['token', 42, 'must be a non-empty string', '42'],
-    ['format', 'xml', 'must be one of "csv", "jsonl"', '"xml"'],
-    ['with', 'mx', 'must be an array of "mx", "whois" and/or "company"', '"mx"'],
-    ['with', ['mx', 'dns'], 'must be an array of "mx", "whois" and/or "company"', '["mx","dns"]'],
-    ['maxAge', 'bad', 'must be a duration such as "30d"', '"bad"'],
-    ['maxAge', '30', 'must be a duration such as "30d"', '"30"'],
-    ['maxAge', 30, 'must be a duration such as "30d"', '30'],
+    ['format', 'xml', 'must be csv or jsonl', '"xml"'],
+    ['with', 'dns', 'must be mx, whois or company, or a list such as mx,company', '"dns"'],
+    ['with', ['mx', 'dns'], 'must be mx, whois or company, or a list such as mx,company', '"dns"'],
+    ['maxAge', 'bad', 'must be a duration such as 30d, 12h or 15m', '"bad"'],
+    ['maxAge', '30', 'must be a duration such as 30d, 12h or 15m', '"30"'],
+    ['maxAge', 30, 'must be a duration such as 30d, 12h or 15m', '30'],
+    ['maxErrors', 'many', 'must be a whole number of rows such as 10, or a percentage such as 5%', '"many"'],
   ])('rejects %s = %j, naming the key, the rule and the value', (key, value, rule, shown) => {
     const configPath = writeConfig({ [key]: value });
     const e = configError(() => readConfigFile(configPath));

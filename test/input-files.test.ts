@@ -197,7 +197,7 @@ describe('files that are not CSV, and files that must never be overwritten', () 
 
 describe('the dry run warns when the key column or the delimiter looks wrong', () => {
   it("a semicolon file read with --delimiter ',' : most rows have no usable key", async () => {
-    const { planRun } = await import('../src/plan/dry-run.js');
+    const { planRun } = await import('../src/run/dry-run.js');
     const input = copy('excel-de-semicolon-windows1252.csv');
     const plan = await planRun({ input, baseUrl: s.baseUrl, token: s.token, store: ':memory:', delimiter: ',', by: 'email', column: 'Vorname;Nachname;E-Mail;Firma;Umsatz' });
     expect(plan.warning).toMatch(/3 of 3 rows have no usable key .*the key column looks wrong, or the delimiter: detected ','/);

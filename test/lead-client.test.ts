@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LeadClient } from '../src/api/client.js';
+import { LeadClient } from '../src/lookup/lead-client.js';
 import {
   BadRequestError,
   ClientClosedError,

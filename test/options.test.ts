@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, LeadEnrichError } from '../src/api/errors.js';
 import { DEFAULTS } from '../src/options/defaults.js';
-import { rateFor } from '../src/options/rate-plan.js';
-import { resolveOptions } from '../src/options/resolve-options.js';
+import { rateFor } from '../src/lookup/rate/rate-plan.js';
+import { resolveOptions } from '../src/run/settings.js';
 import { enrich } from '../src/run/enrich.js';
 
 const input = 'contacts.csv';

@@ -161,7 +161,7 @@ describe('detectTarget: errors', () => {
 
   it('--by with an unknown kind', () => {
     const e = configError(() => detectTarget(['Email'], { by: 'phone' as LookupKind }));
-    expect(e.message).toBe("Invalid option --by: must be email, url or domain, got 'phone'");
+    expect(e.message).toBe("Invalid option --by: must be email, url or domain, or a list of them in the order to try, such as email,url, got 'phone'");
     expect(() => parseLookupKind('linkedin')).toThrow(ConfigError);
   });
 

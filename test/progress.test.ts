@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { etaOf, oneLineSummary, progressView } from '../src/cli/progress.js';
 import { stderrLines } from '../src/cli/stderr-lines.js';
-import type { EnrichProgress } from '../src/options/enrich-options.js';
+import type { EnrichProgress } from '../src/run/enrich-options.js';
 import type { EnrichSummary } from '../src/run/summary.js';
 
 const progress = (p: Partial<EnrichProgress>): EnrichProgress => ({

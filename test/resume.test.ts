@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LeadClient } from '../src/api/client.js';
-import { planRun } from '../src/plan/dry-run.js';
+import { LeadClient } from '../src/lookup/lead-client.js';
+import { planRun } from '../src/run/dry-run.js';
 import { enrich, type EnrichOptions } from '../src/run/enrich.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/server.js';
 import { ResultStore } from '../src/store/result-store.js';

@@ -16,7 +16,7 @@ describe('RunStop', () => {
   it('an interrupt halts: the signal aborts, the queue is dropped, unstarted lookups are interrupted', () => {
     const stop = new RunStop();
     let dropped = 0;
-    stop.onDropQueue(() => (dropped += 1));
+    stop.requestsSignal.addEventListener('abort', () => (dropped += 1));
     stop.stop('interrupt');
     expect(stop.halted).toBe(true);
     expect(stop.signal.aborted).toBe(true);
@@ -28,7 +28,7 @@ describe('RunStop', () => {
   it('credits stop new paid lookups only: no halt, no dropped queue (requests in flight finish)', () => {
     const stop = new RunStop();
     let dropped = 0;
-    stop.onDropQueue(() => (dropped += 1));
+    stop.requestsSignal.addEventListener('abort', () => (dropped += 1));
     stop.stop('credits');
     expect(stop.halted).toBe(false);
     expect(dropped).toBe(0);
@@ -55,20 +55,22 @@ describe('RunStop', () => {
   it('max_errors drops the queue without halting (requests in flight finish)', () => {
     const stop = new RunStop();
     let dropped = 0;
-    stop.onDropQueue(() => (dropped += 1));
+    stop.requestsSignal.addEventListener('abort', () => (dropped += 1));
     stop.stop('max_errors');
     expect(dropped).toBe(1);
     expect(stop.halted).toBe(false);
     expect(stop.refusal()).toMatchObject({ kind: 'skipped', code: 'max_errors' });
   });
 
-  it('a listener registered after the queue was dropped is called at once, and each only once', () => {
+  it('the queue is dropped once, whatever the reasons that follow', () => {
     const stop = new RunStop();
+    let dropped = 0;
+    stop.requestsSignal.addEventListener('abort', () => (dropped += 1));
     stop.stop('interrupt');
     stop.stop('unauthorized', new UnauthorizedError('x'));
-    let dropped = 0;
-    stop.onDropQueue(() => (dropped += 1));
+    stop.stop('max_errors');
     expect(dropped).toBe(1);
+    expect(stop.requestsSignal.aborted).toBe(true);
   });
 
   it('the drain deadline is made once; a second interrupt ends it at once', async () => {

@@ -9,13 +9,13 @@ import { enrich, type EnrichOptions } from '../src/run/enrich.js';
 import { sandboxAnswer } from '../src/sandbox/data.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/server.js';
 import { ResultStore, SCHEMA_VERSION } from '../src/store/result-store.js';
-import { answerCells, cellsLayout, columnsFor, storedCells, type ColumnChoice } from '../src/write/columns.js';
+import { ANSWER_CELLS, answerCells, cellsLayout, columnsFor, storedCells, type ColumnChoice } from '../src/write/columns.js';
 import { escapeFormula } from '../src/write/csv-lines.js';
 import { RowWriter } from '../src/write/row-writer.js';
 import { layoutOf, recordOf, splitRecord, storedText } from '../src/write/stored-cells.js';
 import { toBytes } from '../src/read/index.js';
 import { parse } from 'csv-parse/sync';
-import type { FinishedRow } from '../src/run/finished-row.js';
+import type { FinishedRow } from '../src/core/rows.js';
 import { emails, makeTempDir, readCsvObjects, writeCsv } from './helpers/files.js';
 
 /** The schema a v1 store was created with (schema.ts, MIGRATIONS[0]), as an older lead-enrich wrote it. */
@@ -108,12 +108,12 @@ describe('answer cells', () => {
     const store = ResultStore.open({ path: ':memory:', flushIntervalMs: 60_000, flushBatchSize: 1000 });
     const record = recordOf(storedCells('lookup_email', LEAD)!, cellsLayout('lookup_email')!);
     try {
-      store.put('svc', 'lookup_email', 'a@x.test', { found: true, data: LEAD }, 'r1');
-      const pending = store.getMany('svc', 'lookup_email', ['a@x.test'], undefined, 'cells').get('a@x.test');
+      store.put('svc', 'lookup_email', 'a@x.test', { found: true, data: LEAD, cells: ANSWER_CELLS.render('lookup_email', LEAD) }, 'r1');
+      const pending = store.getMany('svc', 'lookup_email', ['a@x.test'], undefined, cellsLayout('lookup_email')).get('a@x.test');
       expect(pending).toMatchObject({ found: true, data: undefined, cellsRecord: record });
       expect(store.getMany('svc', 'lookup_email', ['a@x.test']).get('a@x.test')?.data).toEqual(LEAD);
       store.flush();
-      const committed = store.getMany('svc', 'lookup_email', ['a@x.test', 'b@x.test'], undefined, 'cells');
+      const committed = store.getMany('svc', 'lookup_email', ['a@x.test', 'b@x.test'], undefined, cellsLayout('lookup_email'));
       expect([...committed.keys()]).toEqual(['a@x.test']);
       expect(committed.get('a@x.test')).toMatchObject({ data: undefined, cellsRecord: record });
       const asData = store.getMany('svc', 'lookup_email', ['a@x.test']).get('a@x.test');
@@ -122,7 +122,7 @@ describe('answer cells', () => {
       // MX answers have no cells: they come as data either way.
       store.put('svc', 'mx', 'x.test', { found: true, data: { mx_records: [{ exchange: 'mx.x.test', priority: 10 }] } }, 'r1');
       store.flush();
-      const mx = store.getMany('svc', 'mx', ['x.test'], undefined, 'cells').get('x.test');
+      const mx = store.getMany('svc', 'mx', ['x.test'], undefined, cellsLayout('mx')).get('x.test');
       expect(mx?.data).toEqual({ mx_records: [{ exchange: 'mx.x.test', priority: 10 }] });
       expect(mx?.cellsRecord).toBeUndefined();
     } finally {
@@ -134,7 +134,7 @@ describe('answer cells', () => {
     const file = path.join(makeTempDir(), 'store.sqlite');
     const store = ResultStore.open({ path: file, flushIntervalMs: 0 });
     try {
-      for (const key of ['a@x.test', 'b@x.test', 'c@x.test']) store.put('svc', 'lookup_email', key, { found: true, data: LEAD }, 'r1');
+      for (const key of ['a@x.test', 'b@x.test', 'c@x.test']) store.put('svc', 'lookup_email', key, { found: true, data: LEAD, cells: ANSWER_CELLS.render('lookup_email', LEAD) }, 'r1');
     } finally {
       store.close();
     }
@@ -147,7 +147,7 @@ describe('answer cells', () => {
     db.close();
     const reopened = ResultStore.open({ path: file });
     try {
-      const got = reopened.getMany('svc', 'lookup_email', ['a@x.test', 'b@x.test', 'c@x.test'], undefined, 'cells');
+      const got = reopened.getMany('svc', 'lookup_email', ['a@x.test', 'b@x.test', 'c@x.test'], undefined, layout);
       expect(got.get('a@x.test')).toMatchObject({ data: undefined, cellsRecord: recordOf(storedCells('lookup_email', LEAD)!, layout) });
       for (const key of ['b@x.test', 'c@x.test']) {
         expect(got.get(key)?.cellsRecord).toBeUndefined();
@@ -201,10 +201,10 @@ describe('answer cells', () => {
 function expectMigrated(file: string, from: number): void {
   const layout = cellsLayout('lookup_email')!;
   const upgrades: Array<[number, number]> = [];
-  const store = ResultStore.open({ path: file, onUpgrade: (a, b) => upgrades.push([a, b]) });
+  const store = ResultStore.open({ path: file, onUpgrade: (a, b) => upgrades.push([a, b]), cells: ANSWER_CELLS });
   expect(upgrades).toEqual([[from, SCHEMA_VERSION]]);
   try {
-    expect(store.getMany('svc', 'lookup_email', ['a@x.test', 'b@x.test'], undefined, 'cells')).toEqual(
+    expect(store.getMany('svc', 'lookup_email', ['a@x.test', 'b@x.test'], undefined, cellsLayout('lookup_email'))).toEqual(
       new Map([
         ['a@x.test', expect.objectContaining({ found: true, runId: 'v1-run', cellsRecord: recordOf(storedCells('lookup_email', LEAD)!, layout) })],
         ['b@x.test', expect.objectContaining({ found: false, cellsRecord: ','.repeat(14) })],

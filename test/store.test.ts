@@ -8,7 +8,7 @@ import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/api/errors.js';
 import { defaultStorePath } from '../src/store/default-path.js';
-import { formatDuration, parseDuration } from '../src/store/duration.js';
+import { formatDuration, parseDuration } from '../src/core/duration.js';
 import { ResultStore, SCHEMA_VERSION } from '../src/store/result-store.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -223,11 +223,11 @@ describe('ResultStore: durability', () => {
   });
 
   describe('in a child process', () => {
-    // No TS loader exists for a plain `node` child here, so the store and its one import are
+    // No TS loader exists for a plain `node` child here, so the store and its imports are
     // transpiled into a temporary package that links the project's node_modules.
     function buildChildPackage(): string {
       const dir = tmpDir();
-      for (const rel of [...fs.readdirSync(path.join(ROOT, 'src/store')).map((name) => `src/store/${name}`), 'src/api/errors.ts', 'src/write/columns.ts', 'src/write/stored-cells.ts', 'src/write/csv-lines.ts']) {
+      for (const rel of [...fs.readdirSync(path.join(ROOT, 'src/store')).map((name) => `src/store/${name}`), 'src/api/errors.ts', 'src/options/defaults.ts']) {
         const source = fs.readFileSync(path.join(ROOT, rel), 'utf8');
         const out = ts.transpileModule(source, {
           compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
@@ -529,14 +529,14 @@ describe('parseDuration / formatDuration', () => {
     (text) => {
       expect(() => parseDuration(text, '--max-age')).toThrow(ConfigError);
       expect(() => parseDuration(text, '--max-age')).toThrow(
-        `Invalid --max-age: must be a duration such as 30d, 12h or 15m, got '${text}'`,
+        `Invalid option --max-age: must be a duration such as 30d, 12h or 15m, got '${text}'`,
       );
     },
   );
 
   it('explains why a bare number is refused', () => {
     expect(() => parseDuration('30', '--older-than')).toThrow(
-      "Invalid --older-than: must be a duration such as 30d, 12h or 15m, got '30' (a bare number is ambiguous: add a unit, one of ms, s, m, h, d, w)",
+      "Invalid option --older-than: must be a duration such as 30d, 12h or 15m, got '30' (a bare number is ambiguous: add a unit, one of ms, s, m, h, d, w)",
     );
   });
 

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { planRun } from '../src/plan/dry-run.js';
+import { planRun } from '../src/run/dry-run.js';
 import { enrich, type EnrichOptions } from '../src/run/enrich.js';
 import type { Sandbox } from '../src/sandbox/server.js';
 import { sandboxesPerTest } from './helpers/sandboxes.js';

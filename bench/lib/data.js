@@ -96,6 +96,8 @@ export async function prefilledStore(rows, { every = 1 } = {}) {
   removeStore(file);
   const { ResultStore, normalizeKey } = await import('../../dist/index.js');
   const { sandboxAnswer } = await import('../../dist/sandbox/data.js');
+  // The answers' cells as a run keeps them (the store itself renders none: store/answer-cells.ts).
+  const { ANSWER_CELLS } = await import('../../dist/write/columns.js');
   log(`pre-filling ${file} with ${Math.ceil(rows / every)} sandbox answers`);
   const started = Date.now();
   const store = ResultStore.open({ path: file, flushBatchSize: 5000, flushIntervalMs: 60_000 });
@@ -105,7 +107,7 @@ export async function prefilledStore(rows, { every = 1 } = {}) {
       if (!normalized.ok) throw new Error(`generated email ${contactEmail(i)} is invalid: ${normalized.reason}`);
       const a = sandboxAnswer('lookup_email', normalized.key);
       if (a.kind === 'rejected') throw new Error(`the sandbox rejects generated email ${normalized.key}`);
-      store.put('bench', 'lookup_email', normalized.key, { found: a.kind === 'found', data: a.data }, 'warm');
+      store.put('bench', 'lookup_email', normalized.key, { found: a.kind === 'found', data: a.data, cells: ANSWER_CELLS.render('lookup_email', a.data) }, 'warm');
     }
   } finally {
     store.close();

@@ -1,10 +1,9 @@
-// One typed method per operation of the interface (lead-api-interface.md, part 4), for library
-// users: calls retry and share one paced rate limit as the CLI's do (call-path.ts). `direct` is
-// the same transport with single, ungated attempts, for the pipeline, which has its own.
-import { CallPath } from './call-path.js';
-import { checkClientOptions, type LeadClientOptions } from './client-options.js';
+// The plain client: one typed method per operation of the interface (lead-api-interface.md,
+// part 4), each a single attempt through the transport, its answer checked for the members the
+// pipeline relies on. No retry and no rate limit here: those are the request path's
+// (src/lookup/request-path/), and the library's LeadClient adds them (src/lookup/lead-client.ts).
 import { BadResponseError, InvalidInputError } from './errors.js';
-import { Transport, type ApiResponse } from './transport.js';
+import { Transport, type ApiResponse, type TransportOptions } from './transport.js';
 import {
   OPERATION_PATHS,
   type Credits,
@@ -17,10 +16,6 @@ import {
   type UrlLookupData,
   type WhoisResult,
 } from './types.js';
-
-export type { ClientRetryOptions, LeadClientOptions } from './client-options.js';
-/** The former name of LeadClientOptions. */
-export type ClientOptions = LeadClientOptions;
 
 /** Interface 4.4/4.5: server-side timeout in ms, default 90000, at most 110000. */
 export const RESOLVE_TIMEOUT_MAX_MS = 110_000;
@@ -60,44 +55,24 @@ export interface OperationOutput {
   limits: ServiceLimits;
 }
 
-interface Call {
-  op: Operation;
-  input: unknown;
-}
-
-export class LeadClient {
+export class ApiClient {
   readonly transport: Transport;
-  /**
-   * The same transport with no retry and no gate: one attempt per call. For a caller that has
-   * its own retry and rate gate (the enrich pipeline), so that nothing is retried or paced twice.
-   */
-  readonly direct: LeadClient;
-  readonly #path: CallPath<Call> | undefined;
 
-  /** Over an existing Transport: single, ungated attempts (what `direct` is). */
-  constructor(options: LeadClientOptions | Transport) {
-    if (options instanceof Transport) {
-      this.transport = options;
-      this.direct = this;
-      return;
-    }
-    const settings = checkClientOptions(options);
-    this.transport = new Transport(settings.transport);
-    const direct = new LeadClient(this.transport);
-    this.direct = direct;
-    if (settings.retry || settings.rpm !== undefined) {
-      const attempt = ({ op, input }: Call) => direct.call(op, input as never);
-      this.#path = new CallPath(attempt, { ...settings, readLimits: () => direct.getLimits() });
-    }
+  constructor(options: TransportOptions | Transport) {
+    this.transport = options instanceof Transport ? options : new Transport(options);
   }
 
   get baseUrl(): string {
     return this.transport.baseUrl;
   }
 
+  /** Single attempts: this client itself (a LeadClient's `direct` is its ApiClient). */
+  get direct(): ApiClient {
+    return this;
+  }
+
   /** Any operation with its response metadata (rate-limit headers); the typed methods below wrap it. */
   async call<Op extends Operation>(op: Op, input: OperationInput[Op]): Promise<ApiResponse<OperationOutput[Op]>> {
-    if (this.#path) return (await this.#path.send({ op, input })) as ApiResponse<OperationOutput[Op]>;
     const response = await this.#send(op, input);
     checkShape(op, response.data as unknown as Record<string, unknown>);
     return response;
@@ -153,9 +128,8 @@ export class LeadClient {
     return (await this.call('limits', {})).data;
   }
 
-  /** Stops the rate gate (calls still waiting for it reject with ClientClosedError) and closes the connections. */
+  /** Closes the connections: a call not on the wire yet is never sent. */
   async close(): Promise<void> {
-    await this.#path?.close();
     this.transport.close();
   }
 }

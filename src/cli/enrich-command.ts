@@ -3,13 +3,11 @@
 // The pipeline, the store and the progress bar are imported when the command runs, not when
 // the command line is parsed: `--help` stays fast (issue 6, start-up).
 import type { CommandModule } from 'yargs';
-import type { EnrichOptions } from '../options/enrich-options.js';
+import type { EnrichOptions } from '../run/enrich-options.js';
 import type { EnrichSummary } from '../run/summary.js';
-import type { DryRunPlan } from '../plan/dry-run.js';
+import type { DryRunPlan } from '../run/dry-run.js';
 import { ConfigError } from '../api/errors.js';
-import { parseKinds } from '../plan/targets.js';
-import { parseDuration } from '../store/duration.js';
-import { delimiterOption, extrasList, maxErrorsOption, nonNegativeInteger, positiveInteger, shardOption } from '../options/rules.js';
+import { readOption, type OptionName, type OptionValue } from '../options/option-table.js';
 import { printJson, type CliIo } from './io.js';
 import { openTarget, targetOptions, type Target, type TargetArgs } from './target.js';
 import { STDIN_ARGUMENT } from './stdin-argument.js';
@@ -32,7 +30,7 @@ interface EnrichArgs extends TargetArgs {
   retries?: string;
   dryRun?: boolean;
   json?: boolean;
-  format?: 'csv' | 'jsonl';
+  format?: string;
   store?: string;
   maxAge?: string;
   refresh?: boolean;
@@ -111,7 +109,7 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .option('delimiter', { alias: 'd', type: 'string', requiresArg: true, describe: "the input's field delimiter: one character, or tab (default: detected among , ; tab |)" })
     .option('tabs', { alias: 't', type: 'boolean', describe: 'the input is tab-separated (same as --delimiter tab)' })
     .option('encoding', { type: 'string', requiresArg: true, describe: "the input's encoding, any WHATWG label: utf-8, utf-16le, windows-1252, ... (default: detected)" })
-    .option('header', { type: 'boolean', default: true, describe: 'the first line is a header; --no-header: it is data (columns column_1, ...; --column N is a position)' })
+    .option('header', { type: 'boolean', describe: 'the first line is a header; --no-header: it is data (columns column_1, ...; --column N is a position)' })
     // Not an array option: `--with mx contacts.csv` would take the file name as a second value.
     // A comma list, or the option repeated.
     .option('with', { type: 'string', requiresArg: true, describe: "also look up the row's domain: mx, whois, and/or company (the company by domain; never a free mail domain): mx,company" })
@@ -123,7 +121,7 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .option('retries', { type: 'string', requiresArg: true, describe: 'retries of a transient failure (default 4)' })
     .option('dry-run', { type: 'boolean', describe: 'plan only: keys, known answers, credits and time needed; no lookup' })
     .option('json', { type: 'boolean', describe: 'print the summary (or the dry-run plan) as one JSON object on stdout' })
-    .option('format', { choices: ['csv', 'jsonl'] as const, describe: 'enriched output format (default csv)' })
+    .option('format', { type: 'string', requiresArg: true, describe: 'enriched output format: csv or jsonl (default csv)' })
     .option('store', { type: 'string', requiresArg: true, describe: 'result store path (env LEAD_ENRICH_STORE; default: per-user cache, results.sandbox.sqlite there with --sandbox)' })
     .option('max-age', { type: 'string', requiresArg: true, describe: 'reuse stored answers younger than this (default 30d)' })
     .option('refresh', { type: 'boolean', describe: 'ignore answers stored by earlier runs' })
@@ -144,45 +142,50 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .epilogue(EXIT_STATUSES);
 }
 
-/** The command line (flags, then environment, then config file) as the library's options. */
+/**
+ * The command line as the library's options: each flag read by its one rule (options/option-table.ts,
+ * named as typed), else the environment, else the config file (already read by the same rules).
+ */
 function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
   const file = target.config.file;
+  const flag = <K extends OptionName>(name: K, raw: unknown): OptionValue<K> | undefined => readOption(name, raw, 'flag') ?? (file[name] as OptionValue<K> | undefined);
   if (args.tabs && args.delimiter !== undefined && args.delimiter.toLowerCase() !== 'tab') {
     throw new ConfigError(`Invalid option --tabs: contradicts --delimiter '${args.delimiter}'; give one of them`);
   }
-  const rateWindowMs = positiveInteger('--rate-window', args.rateWindow);
+  const windowMs = flag('windowMs', args.rateWindow);
+  const maxAgeMs = flag('maxAge', args.maxAge);
   return {
     input: args.input === STDIN_ARGUMENT ? '-' : args.input,
-    delimiter: args.tabs ? 'tab' : delimiterOption('--delimiter', args.delimiter),
-    encoding: args.encoding,
-    header: args.header ?? true,
+    delimiter: args.tabs ? '\t' : flag('delimiter', args.delimiter),
+    encoding: flag('encoding', args.encoding),
+    header: args.header ?? file.header,
     output: args.output,
     errors: args.errors,
-    by: args.by === undefined ? undefined : parseKinds('--by', args.by),
-    column: args.column,
-    with: extrasList('--with', args.with) ?? file.with,
+    by: flag('by', args.by),
+    column: flag('column', args.column),
+    with: flag('with', args.with),
     // Undefined unless given: `-o x.jsonl` then means JSON Lines.
-    format: args.format ?? file.format,
-    prefix: args.prefix,
-    fields: args.fields,
+    format: flag('format', args.format),
+    prefix: flag('prefix', args.prefix),
+    fields: flag('fields', args.fields),
     client: target.client,
     service: target.service,
-    rpm: positiveInteger('--rpm', args.rpm) ?? file.rpm,
-    concurrency: positiveInteger('--concurrency', args.concurrency) ?? file.concurrency,
-    minCredits: nonNegativeInteger('--min-credits', args.minCredits) ?? file.minCredits,
-    retries: nonNegativeInteger('--retries', args.retries) ?? file.retries,
+    rpm: flag('rpm', args.rpm),
+    concurrency: flag('concurrency', args.concurrency),
+    minCredits: flag('minCredits', args.minCredits),
+    retries: flag('retries', args.retries),
     store: target.storePath(args.store),
-    maxAgeMs: parseDuration(args.maxAge ?? file.maxAge ?? '30d', '--max-age'),
-    refresh: args.refresh ?? false,
-    redis: args.redis ?? (process.env.LEAD_ENRICH_REDIS || undefined) ?? file.redis,
-    shard: shardOption('--shard', args.shard),
-    maxErrors: maxErrorsOption('--max-errors', args.maxErrors) === undefined ? undefined : args.maxErrors,
-    ...(rateWindowMs === undefined ? {} : { tuning: { windowMs: rateWindowMs } }),
+    ...(maxAgeMs === undefined ? {} : { maxAgeMs }),
+    refresh: args.refresh ?? file.refresh ?? false,
+    redis: flag('redis', args.redis ?? (process.env.LEAD_ENRICH_REDIS || undefined)),
+    shard: flag('shard', args.shard),
+    maxErrors: readOption('maxErrors', args.maxErrors, 'flag') === undefined ? file.maxErrors : args.maxErrors,
+    ...(windowMs === undefined ? {} : { tuning: { windowMs } }),
   };
 }
 
 async function dryRun(io: CliIo, options: EnrichOptions, json: boolean): Promise<void> {
-  const { planRun } = await import('../plan/dry-run.js');
+  const { planRun } = await import('../run/dry-run.js');
   const plan = await planRun(options);
   if (json) printJson(io, plan);
   else io.err(formatPlan(plan));

@@ -2,9 +2,9 @@
 // line at most every 10 s otherwise (cron, CI; stamped by stderr-lines.ts), nothing with --quiet;
 // then the summary (one line for a quiet run that failed).
 import cliProgress from 'cli-progress';
-import type { EnrichProgress } from '../options/enrich-options.js';
+import type { EnrichProgress } from '../run/enrich-options.js';
 import type { EnrichSummary } from '../run/summary.js';
-import { formatDuration } from '../store/duration.js';
+import { formatDuration } from '../core/duration.js';
 import type { CliIo } from './io.js';
 
 export interface ProgressView {

@@ -9,7 +9,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../api/errors.js';
 import { validateBaseUrl, withoutUserInfo } from '../api/base-url.js';
 import { defaultStorePath, sandboxStorePath } from '../store/default-path.js';
-import { formatDuration, parseDuration } from '../store/duration.js';
+import { formatDuration, parseDuration } from '../core/duration.js';
 import type { ResultStore, ResultStoreStats } from '../store/result-store.js';
 import { printJson, type CliIo } from './io.js';
 
@@ -107,9 +107,10 @@ function storeExists(file: string): boolean {
 }
 
 async function withStore<R>(file: string, readonly: boolean, fn: (store: ResultStore) => R): Promise<R> {
-  // Imported here: better-sqlite3 is not needed to print --help.
-  const { ResultStore } = await import('../store/result-store.js');
-  const store = ResultStore.open({ path: file, readonly });
+  // Imported here: the store is not needed to print --help. The renderer: an older store this
+  // opens for writing is upgraded with its answers' cells rendered, as a run would.
+  const [{ ResultStore }, { ANSWER_CELLS }] = await Promise.all([import('../store/result-store.js'), import('../write/columns.js')]);
+  const store = ResultStore.open({ path: file, readonly, cells: ANSWER_CELLS });
   try {
     return fn(store);
   } finally {

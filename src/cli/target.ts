@@ -1,10 +1,10 @@
 // Turns the shared flags (--config, --base-url, --sandbox, --request-timeout) into a ready
 // client: the real service, or an embedded sandbox started in-process on 127.0.0.1.
 import type { Argv } from 'yargs';
-import type { LeadClient } from '../api/client.js';
-import { requireTarget, resolveConfig, type ResolvedConfig } from '../config.js';
+import type { LeadClient } from '../lookup/lead-client.js';
+import { requireTarget, resolveConfig, type ResolvedConfig } from '../options/config-file.js';
 import type { Sandbox } from '../sandbox/server.js';
-import { positiveInteger } from '../options/rules.js';
+import { readOption } from '../options/option-table.js';
 import { defaultStorePath, sandboxStorePath } from '../store/default-path.js';
 
 export interface TargetArgs {
@@ -44,14 +44,14 @@ export interface Target {
 }
 
 export async function openTarget(args: TargetArgs, warn: (line: string) => void): Promise<Target> {
-  const requestTimeout = positiveInteger('--request-timeout', args.requestTimeout);
+  const requestTimeout = readOption('timeoutMs', args.requestTimeout, 'flag');
   const config = resolveConfig({ configPath: args.config, baseUrlFlag: args.baseUrl, warn });
   const timeoutMs = requestTimeout ?? config.file.timeoutMs;
   let sandbox: Sandbox | undefined;
   let baseUrl: string;
   let token: string;
   // Imported here, not above: the client (got) and the sandbox are not needed to print --help.
-  const { LeadClient } = await import('../api/client.js');
+  const { LeadClient } = await import('../lookup/lead-client.js');
   if (args.sandbox) {
     const { startSandbox } = await import('../sandbox/server.js');
     sandbox = await startSandbox({ host: '127.0.0.1', port: 0 });

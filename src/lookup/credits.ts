@@ -3,10 +3,9 @@
 // The balance is known exactly only when /account/credits is read; in between we subtract what
 // found answers cost. The cost per operation starts at the published figure for a found person
 // (behaviour notes, "Credits": 4) and is learned from balance drops between readings.
-import type { Operation } from '../api/types.js';
+import type { BillableOperation } from '../core/kinds.js';
 
-/** Operations that may cost credits. */
-export type BillableOperation = Extract<Operation, 'lookup_url' | 'lookup_email' | 'lookup_domain' | 'mx' | 'whois'>;
+export type { BillableOperation } from '../core/kinds.js';
 
 export const PUBLISHED_FOUND_COST = 4;
 

@@ -3,13 +3,12 @@
 // other workers' answers and claims come next (shared-lookup.ts); misses go down the request path
 // (request-path/), then into the store.
 import { LeadEnrichError, PaymentRequiredError, UnauthorizedError, isTransient } from '../api/errors.js';
-import type { ResultStore, StoredForm, StoredResult } from '../store/result-store.js';
+import type { CellsRenderer, ResultStore, StoredResult } from '../store/result-store.js';
 import type { Coordinator } from '../cluster/coordinator.js';
-import { INTERRUPTED, RESERVE, type RunStop } from '../run/run-stop.js';
 import type { BillableOperation, CreditAccount } from './credits.js';
-import { asDuplicate, foundIn, type LookupOutcome } from './outcome.js';
+import { INTERRUPTED, asDuplicate, foundIn, type KeptAnswer, type LookupOutcome } from './outcome.js';
+import type { StopControl } from './stop-control.js';
 import { GateStoppedError } from './rate/rate-gate.js';
-import type { Send } from './request-path/request.js';
 import { CreditRefusedError } from './request-path/with-credits.js';
 import { SharedLookup } from './shared-lookup.js';
 
@@ -20,12 +19,14 @@ export interface LookupDeps {
   maxAgeMs: number;
   /** Ignore answers from earlier runs (but still share answers within this run). */
   refresh: boolean;
-  /** The request path (request-path.ts). */
-  send: Send;
+  /** A lookup down the request path (RequestPath.lookup): resolves with the answer's data. */
+  send(op: BillableOperation, key: string): Promise<unknown>;
   credits: CreditAccount;
-  stop: RunStop;
+  stop: StopControl;
   /** With --redis: claims and answers shared with the other workers of the account. */
   coordinator?: Coordinator | undefined;
+  /** Renders each answer's own added columns for the store to keep beside it (write/columns.ts). */
+  cells?: CellsRenderer | undefined;
   /**
    * 'cells' when the run needs only the answer's own CSV columns (a CSV output of one lookup kind,
    * no --with): stored answers then come as their cells, with no JSON.parse (issue 16). Default 'data'.
@@ -33,12 +34,8 @@ export interface LookupDeps {
   storedForm?: StoredForm | undefined;
 }
 
-/** An answer as the store keeps it. */
-export interface KeptAnswer {
-  found: boolean;
-  data: unknown;
-  fetchedAt?: number;
-}
+/** What a run reads of a stored answer: the parsed data, or (cheaper, for CSV output) its cells. */
+export type StoredForm = 'data' | 'cells';
 
 export class Lookups {
   readonly #deps: LookupDeps;
@@ -67,8 +64,8 @@ export class Lookups {
   prefetch(keysByOp: ReadonlyMap<BillableOperation, readonly string[]>): void {
     const { store, service, maxAgeMs } = this.#deps;
     this.#prefetched.clear();
-    const form = this.#deps.storedForm ?? 'data';
-    for (const [op, keys] of keysByOp) this.#prefetched.set(op, { keys: new Set(keys), answers: store.getMany(service, op, keys, maxAgeMs, form) });
+    const layoutOf = this.#deps.storedForm === 'cells' ? this.#deps.cells?.layout : undefined;
+    for (const [op, keys] of keysByOp) this.#prefetched.set(op, { keys: new Set(keys), answers: store.getMany(service, op, keys, maxAgeMs, layoutOf?.(op)) });
   }
 
   /**
@@ -78,7 +75,7 @@ export class Lookups {
   #keep(op: BillableOperation, key: string, answer: KeptAnswer): void {
     const { store, service, runId } = this.#deps;
     const kept = { found: answer.found, data: answer.data, fetchedAt: answer.fetchedAt ?? Date.now() };
-    store.put(service, op, key, kept, runId);
+    store.put(service, op, key, { ...kept, cells: this.#deps.cells?.render(op, answer.data) }, runId);
     const batch = this.#prefetched.get(op);
     if (batch?.keys.has(key)) batch.answers.set(key, { ...kept, runId });
   }
@@ -113,7 +110,7 @@ export class Lookups {
 
   async #fetch(op: BillableOperation, key: string): Promise<LookupOutcome> {
     try {
-      const data = await this.#deps.send({ op, key });
+      const data = await this.#deps.send(op, key);
       const found = foundIn(op, data);
       this.#keep(op, key, { found, data });
       return { kind: found ? 'found' : 'not_found', data, billing: found ? 'charged' : 'free' };
@@ -125,7 +122,7 @@ export class Lookups {
   /** Why a request has no answer, as the row will say it; a failure that must stop the run stops it. */
   #outcomeOf(error: unknown): LookupOutcome {
     const { stop, credits } = this.#deps;
-    if (error instanceof CreditRefusedError) return RESERVE;
+    if (error instanceof CreditRefusedError) return stop.turnAway('credits');
     const lost = stop.redisLost;
     if (lost) return { kind: 'error', code: lost.code, message: lost.message, billing: 'none' };
     // A request dropped by the stop, or whose retries the interrupt cut short, was not answered.
@@ -133,7 +130,7 @@ export class Lookups {
     if (error instanceof PaymentRequiredError) {
       credits.markExhausted();
       stop.stop('credits');
-      return { kind: 'skipped', code: 'credit_reserve', message: `not looked up: ${error.message}`, billing: 'none' };
+      return { ...stop.turnAway('credits'), message: `not looked up: ${error.message}` };
     }
     if (error instanceof UnauthorizedError) stop.stop('unauthorized', error);
     if (error instanceof LeadEnrichError) return { kind: 'error', code: error.code, message: error.message, billing: 'none' };

@@ -3,7 +3,9 @@
 import { isLeadFound } from '../api/client.js';
 import type { BillableOperation } from './credits.js';
 
-export type Billing = 'charged' | 'free' | 'cached' | 'duplicate' | 'none';
+import type { Billing } from '../core/rows.js';
+
+export type { Billing } from '../core/rows.js';
 
 export interface Answered {
   kind: 'found' | 'not_found';
@@ -21,6 +23,13 @@ export interface Unanswered {
 }
 export type LookupOutcome = Answered | Unanswered;
 
+/** An answer as the store keeps it. */
+export interface KeptAnswer {
+  found: boolean;
+  data: unknown;
+  fetchedAt?: number;
+}
+
 export function isAnswered(outcome: LookupOutcome): outcome is Answered {
   return outcome.kind === 'found' || outcome.kind === 'not_found';
 }
@@ -33,3 +42,22 @@ export function asDuplicate(outcome: LookupOutcome): LookupOutcome {
 export function foundIn(op: BillableOperation, data: unknown): boolean {
   return op === 'mx' || op === 'whois' ? true : isLeadFound(data as { lead?: unknown });
 }
+
+export const INTERRUPTED: Unanswered = {
+  kind: 'skipped',
+  code: 'interrupted',
+  message: 'not looked up: the run was stopped',
+  billing: 'none',
+};
+export const RESERVE: Unanswered = {
+  kind: 'skipped',
+  code: 'credit_reserve',
+  message: 'not looked up: the credit balance reached the reserve',
+  billing: 'none',
+};
+export const MAX_ERRORS: Unanswered = {
+  kind: 'skipped',
+  code: 'max_errors',
+  message: 'not looked up: the run stopped at --max-errors',
+  billing: 'none',
+};

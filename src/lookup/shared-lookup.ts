@@ -2,11 +2,10 @@
 // no two workers pay for it), fetch it, and share the answer. A claim held by another worker is
 // waited for; if that worker dies, its claim expires and the key is claimed again.
 import type { Coordinator, SharedAnswer } from '../cluster/coordinator.js';
-import { INTERRUPTED } from '../run/run-stop.js';
+import { INTERRUPTED } from './outcome.js';
 import type { BillableOperation } from './credits.js';
-import type { KeptAnswer } from './lookups.js';
-import type { LookupOutcome } from './outcome.js';
-import { sleep } from './request-path/retry-policy.js';
+import type { KeptAnswer, LookupOutcome } from './outcome.js';
+import { sleep } from '../core/clock.js';
 
 export interface SharedLookupDeps {
   coordinator: Coordinator;

@@ -31,6 +31,9 @@ export const DEFAULTS = {
   latencyGuessMs: 1 * SECOND,
   /** Automatic concurrency never goes above this (sockets are not free); --concurrency may. */
   maxAutoConcurrency: 256,
+  /** The store commits answers at least this often, or as soon as this many wait (store-options.ts). */
+  storeFlushIntervalMs: 100,
+  storeFlushBatchSize: 200,
   /** With Redis: the longest a request may run before the cluster stops counting it. */
   clusterJobExpirationMs: 2 * MINUTE,
 } as const;

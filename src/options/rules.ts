@@ -1,8 +1,11 @@
-// Validation rules for option values, shared by the library (`enrich({ rpm: 1.5 })`) and the
-// command line (`--rpm 1.5`): one message style, naming the option, the rule and what was got
-// (design.md, as csv-parse does): "Invalid option rpm: must be a positive integer, got 1.5".
-// Values typed on a command line arrive as strings; the library's as numbers: both are read here.
-import { ConfigError } from '../api/errors.js';
+// The rules option values follow, one function each. A rule reads a value from any door — a string
+// typed on the command line, a JSON value from the config file, a JavaScript value from the library
+// — and returns it typed, or throws RuleBroken with the rule in words (core/rule.ts). The table
+// that names each option's rule is option-table.ts; the doors word the failure there.
+import { EXTRAS, LOOKUP_KINDS, type Extra, type LookupKind } from '../core/kinds.js';
+import { RuleBroken } from '../core/rule.js';
+
+export type Rule<T> = (raw: unknown) => T;
 
 /** How a value is shown in a message: strings quoted as typed, anything else as JavaScript would print it. */
 export function shown(value: unknown): string {
@@ -17,10 +20,6 @@ export function shown(value: unknown): string {
   return String(value);
 }
 
-export function invalid(name: string, rule: string, got: unknown): ConfigError {
-  return new ConfigError(`Invalid option ${name}: ${rule}, got ${shown(got)}`);
-}
-
 function wholeNumber(raw: unknown): number | undefined {
   if (typeof raw === 'number') return Number.isSafeInteger(raw) ? raw : undefined;
   if (typeof raw === 'string' && /^\s*\d+\s*$/.test(raw)) {
@@ -31,40 +30,69 @@ function wholeNumber(raw: unknown): number | undefined {
 }
 
 /** A whole number ≥ 1 (rates, concurrency, timeouts). */
-export function positiveInteger(name: string, raw: unknown): number | undefined {
-  if (raw === undefined) return undefined;
+export const positiveInteger: Rule<number> = (raw) => {
   const n = wholeNumber(raw);
-  if (n === undefined || n < 1) throw invalid(name, 'must be a positive integer', raw);
+  if (n === undefined || n < 1) throw new RuleBroken('must be a positive integer', raw);
   return n;
-}
+};
 
 /** A whole number ≥ 0 (reserves, retry counts). */
-export function nonNegativeInteger(name: string, raw: unknown): number | undefined {
-  if (raw === undefined) return undefined;
+export const nonNegativeInteger: Rule<number> = (raw) => {
   const n = wholeNumber(raw);
-  if (n === undefined || n < 0) throw invalid(name, 'must be a whole number, 0 or more', raw);
+  if (n === undefined || n < 0) throw new RuleBroken('must be a whole number, 0 or more', raw);
   return n;
+};
+
+export function oneOf<T extends string>(choices: readonly T[]): Rule<T> {
+  const rule = `must be ${choices.length === 2 ? choices.join(' or ') : `one of ${choices.join(', ')}`}`;
+  return (raw) => {
+    if (typeof raw === 'string' && (choices as readonly string[]).includes(raw)) return raw as T;
+    throw new RuleBroken(rule, raw);
+  };
 }
 
-export function oneOf<T extends string>(name: string, raw: unknown, choices: readonly T[]): T | undefined {
-  if (raw === undefined) return undefined;
-  if (typeof raw === 'string' && (choices as readonly string[]).includes(raw)) return raw as T;
-  throw invalid(name, `must be ${choices.length === 2 ? choices.join(' or ') : `one of ${choices.join(', ')}`}`, raw);
+export const nonEmptyString: Rule<string> = (raw) => {
+  if (typeof raw === 'string' && raw.length > 0) return raw;
+  throw new RuleBroken('must be a non-empty string', raw);
+};
+
+export const yesOrNo: Rule<boolean> = (raw) => {
+  if (typeof raw === 'boolean') return raw;
+  throw new RuleBroken('must be true or false', raw);
+};
+
+/** A list given as an array or as one comma-separated string (also a repeated flag): its items, trimmed. */
+function listItems(raw: unknown): string[] {
+  return (Array.isArray(raw) ? raw : [raw]).flatMap((item) => String(item).split(',')).map((s) => s.trim()).filter(Boolean);
 }
 
-/** `with: ['mx', 'whois', 'company']`, or the command line's `--with mx,company` (also repeatable). */
-export function extrasList(name: string, raw: unknown): Array<'mx' | 'whois' | 'company'> | undefined {
-  if (raw === undefined) return undefined;
-  const items = (Array.isArray(raw) ? raw : [raw]).flatMap((item) => String(item).split(',')).map((s) => s.trim().toLowerCase()).filter(Boolean);
-  for (const item of items) {
-    if (item !== 'mx' && item !== 'whois' && item !== 'company') throw invalid(name, 'must be mx, whois or company, or a list such as mx,company', item);
-  }
-  return [...new Set(items)] as Array<'mx' | 'whois' | 'company'>;
-}
+/** `with: ['mx', 'company']`, or `mx,company`. */
+export const extras: Rule<Extra[]> = (raw) => {
+  const items = listItems(raw).map((s) => s.toLowerCase());
+  for (const item of items) if (!(EXTRAS as readonly string[]).includes(item)) throw new RuleBroken('must be mx, whois or company, or a list such as mx,company', item);
+  return [...new Set(items)] as Extra[];
+};
 
-/** `--shard K/N` (or `{ index, count }`): this worker takes shard K (1-based) of N. */
-export function shardOption(name: string, raw: unknown): { index: number; count: number } | undefined {
-  if (raw === undefined) return undefined;
+/** `by: 'email,url'` (a waterfall), a list, or one kind: the kinds in order, each once. */
+export const kinds: Rule<LookupKind[]> = (raw) => {
+  const rule = 'must be email, url or domain, or a list of them in the order to try, such as email,url';
+  const items = listItems(raw).map((s) => s.toLowerCase());
+  if (items.length === 0) throw new RuleBroken(rule, raw);
+  for (const item of items) if (!(LOOKUP_KINDS as readonly string[]).includes(item)) throw new RuleBroken(rule, item);
+  const twice = items.find((kind, i) => items.indexOf(kind) !== i);
+  if (twice) throw new RuleBroken(`${twice} is named twice in '${items.join(',')}'; name each kind once`, raw, true);
+  return items as LookupKind[];
+};
+
+/** The key column: one name, or one per kind of a waterfall. */
+export const columns: Rule<string[]> = (raw) => {
+  const list = Array.isArray(raw) ? raw : [raw];
+  if (list.length === 0 || list.some((name) => typeof name !== 'string' || name === '')) throw new RuleBroken('must name a header column, or one per kind of by', raw);
+  return list as string[];
+};
+
+/** `shard: '2/4'` (or `{ index, count }`): this worker takes shard K (1-based) of N. */
+export const shard: Rule<{ index: number; count: number }> = (raw) => {
   let index: number;
   let count: number;
   if (typeof raw === 'object' && raw !== null && 'index' in raw && 'count' in raw) {
@@ -75,34 +103,57 @@ export function shardOption(name: string, raw: unknown): { index: number; count:
     count = Number(match?.[2]);
   }
   if (!Number.isInteger(index) || !Number.isInteger(count) || count < 1 || index < 1 || index > count) {
-    throw invalid(name, 'must be K/N with 1 <= K <= N, such as 2/4', raw);
+    throw new RuleBroken('must be K/N with 1 <= K <= N, such as 2/4', raw);
   }
   return { index, count };
-}
+};
 
-/** `--max-errors 10` or `--max-errors 5%`: a count of rows, or a share of the rows looked up. */
-export function maxErrorsOption(name: string, raw: unknown): { count: number } | { percent: number } | undefined {
-  if (raw === undefined) return undefined;
+/** `maxErrors: 10` or `'5%'`: a count of rows, or a share of the rows looked up. */
+export const maxErrors: Rule<{ count: number } | { percent: number }> = (raw) => {
   const rule = 'must be a whole number of rows such as 10, or a percentage such as 5%';
+  // Already read (a config file's value handed on): taken as it is, if it is one.
+  if (typeof raw === 'object' && raw !== null) {
+    const { count, percent } = raw as { count?: unknown; percent?: unknown };
+    if (Number.isSafeInteger(count) && (count as number) >= 0) return { count: count as number };
+    if (typeof percent === 'number' && percent >= 0 && percent <= 100) return { percent };
+    throw new RuleBroken(rule, raw);
+  }
   if (typeof raw === 'number') {
-    if (!Number.isSafeInteger(raw) || raw < 0) throw invalid(name, rule, raw);
+    if (!Number.isSafeInteger(raw) || raw < 0) throw new RuleBroken(rule, raw);
     return { count: raw };
   }
   const match = typeof raw === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(%?)\s*$/.exec(raw) : null;
-  if (!match) throw invalid(name, rule, raw);
+  if (!match) throw new RuleBroken(rule, raw);
   const value = Number(match[1]);
   if (match[2] === '%') {
-    if (value > 100) throw invalid(name, 'a percentage must be from 0 to 100', raw);
+    if (value > 100) throw new RuleBroken('a percentage must be from 0 to 100', raw);
     return { percent: value };
   }
-  if (!Number.isSafeInteger(value)) throw invalid(name, rule, raw);
+  if (!Number.isSafeInteger(value)) throw new RuleBroken(rule, raw);
   return { count: value };
-}
+};
 
 /** One character, or `tab` (cli-contract: `-d, --delimiter CHAR`). */
-export function delimiterOption(name: string, raw: unknown): string | undefined {
-  if (raw === undefined) return undefined;
+export const delimiter: Rule<string> = (raw) => {
   if (typeof raw === 'string' && raw.toLowerCase() === 'tab') return '\t';
   if (typeof raw === 'string' && [...raw].length === 1 && !/[\r\n"]/.test(raw)) return raw;
-  throw invalid(name, 'must be one character such as ; or |, or tab', raw);
-}
+  throw new RuleBroken('must be one character such as ; or |, or tab', raw);
+};
+
+/** A WHATWG label; which labels exist is checked where the input is read (read/encoding.ts). */
+export const encoding: Rule<string> = (raw) => {
+  if (typeof raw === 'string' && raw.trim() !== '') return raw;
+  throw new RuleBroken('must be an encoding label such as utf-8, utf-16le or windows-1252', raw);
+};
+
+export const prefix: Rule<string> = (raw) => {
+  if (typeof raw === 'string' && !/[\r\n]/.test(raw)) return raw;
+  throw new RuleBroken('must be text on one line, such as new_', raw);
+};
+
+/** Added column names: an array, or a comma-separated list; each once, in order. */
+export const fields: Rule<string[]> = (raw) => {
+  const list = listItems(raw);
+  if (list.length === 0) throw new RuleBroken('must list added column names, such as lead_name,lead_title', raw);
+  return [...new Set(list)];
+};

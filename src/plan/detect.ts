@@ -49,6 +49,7 @@
 
 import { ConfigError } from '../api/errors.js';
 import { LOOKUP_KINDS, type LookupKind } from './normalize.js';
+import { readOption } from '../options/option-table.js';
 
 export interface LookupTarget {
   kind: LookupKind;
@@ -204,11 +205,11 @@ export function describeHeader(header: readonly string[]): string {
   return `(${names.join(', ')}${more > 0 ? `, ... ${more} more` : ''})`;
 }
 
-/** `--by` as typed on the command line; ConfigError for anything but email, url or domain. */
+/** `--by` as typed on the command line: one kind, by the option's one rule (options/option-table.ts). */
 export function parseLookupKind(value: string): LookupKind {
-  const v = String(value).trim().toLowerCase();
-  if ((LOOKUP_KINDS as readonly string[]).includes(v)) return v as LookupKind;
-  throw new ConfigError(`Invalid option --by: must be email, url or domain, got '${String(value)}'`);
+  const kinds = readOption('by', value, 'flag')!;
+  if (kinds.length === 1) return kinds[0]!;
+  throw new ConfigError(`Invalid option --by: one kind is looked up here, got '${String(value)}'`);
 }
 
 function findColumn(cells: readonly HeaderCell[], header: readonly string[], column: string): HeaderCell | undefined {

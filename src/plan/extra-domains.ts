@@ -3,7 +3,7 @@
 // the run will send. MX and Whois: the row's own domain (the email's, the key, or the domain
 // column), else for a profile URL the found lead's company_domain. Company: company-domain.ts.
 import type { CompanyLead, Lead } from '../api/types.js';
-import type { Extra } from '../options/enrich-options.js';
+import type { Extra } from '../core/kinds.js';
 import { companyDomainOf } from './company-domain.js';
 import { domainForRow, normalizeDomain, type WaterfallKey } from './plan.js';
 

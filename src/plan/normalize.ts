@@ -16,10 +16,10 @@
 
 import { domainToASCII } from 'node:url';
 
-export type LookupKind = 'email' | 'url' | 'domain';
+import { LOOKUP_KINDS, type LookupKind } from '../core/kinds.js';
 
-/** In detection priority order: the most precise person lookup first. */
-export const LOOKUP_KINDS: readonly LookupKind[] = ['email', 'url', 'domain'];
+// In detection priority order (core/kinds.ts): the most precise person lookup first.
+export { LOOKUP_KINDS, type LookupKind };
 
 export type NormalizeResult = { ok: true; key: string } | { ok: false; reason: string };
 

@@ -3,7 +3,6 @@
 // in detect.ts (its rules are documented there, for the README); key normalization in
 // normalize.ts. This module is the single import for the rest of the pipeline.
 
-import type { Operation } from '../api/types.js';
 import type { LookupTarget } from './detect.js';
 import { normalizeKey, type LookupKind, type NormalizeResult } from './normalize.js';
 import { fromBytes } from '../read/index.js';
@@ -20,12 +19,7 @@ export {
 export type { LookupTarget, DetectOptions } from './detect.js';
 export { detectTarget, detectDomainColumn, detectDomainColumnBeside, parseLookupKind, describeHeader } from './detect.js';
 
-/** The API operation behind each `--by` kind (interface 4.1-4.3). */
-export const LOOKUP_OPERATION: Record<LookupKind, Operation> = {
-  email: 'lookup_email',
-  url: 'lookup_url',
-  domain: 'lookup_domain',
-};
+export { LOOKUP_OPERATION } from '../core/kinds.js';
 
 /** `--shard K/N`: this worker takes the rows whose key hashes to shard `index` (1-based) of `count`. */
 export interface Shard {

@@ -2,22 +2,9 @@
 // (detected from the header when --by is not given), or a list tried in order, each with its own
 // column (given with --column in the same order, else detected).
 import { ConfigError } from '../api/errors.js';
-import { invalid } from '../options/rules.js';
-import type { Extra } from '../options/enrich-options.js';
+import type { Extra } from '../core/kinds.js';
 import { detectDomainColumn, detectDomainColumnBeside, detectTarget, type LookupTarget } from './detect.js';
-import { LOOKUP_KINDS, type LookupKind } from './normalize.js';
-
-/** `--by email,url` (or a list, or one kind): the kinds in order, each once. `name` is the option as the caller spells it. */
-export function parseKinds(name: string, raw: unknown): LookupKind[] | undefined {
-  if (raw === undefined) return undefined;
-  const rule = 'must be email, url or domain, or a list of them in the order to try, such as email,url';
-  const items = (Array.isArray(raw) ? raw : [raw]).flatMap((item) => String(item).split(',')).map((s) => s.trim().toLowerCase()).filter(Boolean);
-  if (items.length === 0) throw invalid(name, rule, raw);
-  for (const item of items) if (!(LOOKUP_KINDS as readonly string[]).includes(item)) throw invalid(name, rule, item);
-  const twice = items.find((kind, i) => items.indexOf(kind) !== i);
-  if (twice) throw new ConfigError(`Invalid option ${name}: ${twice} is named twice in '${items.join(',')}'; name each kind once`);
-  return items as LookupKind[];
-}
+import type { LookupKind } from './normalize.js';
 
 /** The target of each kind, in order. */
 export function detectTargets(header: readonly string[], kinds: readonly LookupKind[] | undefined, columns: readonly string[] | undefined): LookupTarget[] {

@@ -1,7 +1,7 @@
 // Finished rows handed to a library caller's loop (enrichRows) instead of a file: the run waits
 // until the caller has taken what it was given, so rows are read and looked up only as fast as
 // results are consumed (a slow consumer keeps memory flat).
-import type { FinishedRow } from './finished-row.js';
+import type { FinishedRow } from '../core/rows.js';
 import type { RowSink } from '../write/row-writer.js';
 
 export class ConsumerSink implements RowSink {

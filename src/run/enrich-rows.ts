@@ -4,20 +4,20 @@
 // consumed; breaking out of the loop stops the lookups and releases everything.
 import type { CompanyLead, Lead, MxResult, WhoisResult } from '../api/types.js';
 import { ConfigError, RowError, type ErrorCode } from '../api/errors.js';
-import type { EnrichOptions } from '../options/enrich-options.js';
-import { resolveOptions, type EnrichSettings } from '../options/resolve-options.js';
+import type { EnrichOptions } from './enrich-options.js';
+import { resolveOptions, type EnrichSettings } from './settings.js';
 import type { LookupKind } from '../plan/plan.js';
 import { domainColumnFor, detectTargets } from '../plan/targets.js';
 import { fromBytes } from '../read/byte-string.js';
 import { RowsSource, type InputRow } from '../read/rows-source.js';
 import { ConsumerSink } from './consumer-sink.js';
-import { ErrorBudget } from './error-budget.js';
 import { finish } from './finish.js';
-import type { Billing, FinishedRow, RowStatus } from './finished-row.js';
+import type { Billing, FinishedRow, RowStatus } from '../core/rows.js';
 import { RunMetrics } from './metrics.js';
-import { addedColumns, plannerFor, prepareLookups, type PreparedRun } from './prepare.js';
+import { addedColumns, type PreparedRun } from './prepare.js';
+import { prepareLookups } from './prepare-lookups.js';
 import { Resources } from './resources.js';
-import { runRows } from './run-rows.js';
+import { loopOf, runRows } from './run-rows.js';
 
 /** The options of enrich() that mean something for rows in memory, and the names of array rows' cells. */
 export type EnrichRowsOptions = Omit<EnrichOptions, 'input' | 'output' | 'errors' | 'format' | 'delimiter' | 'encoding' | 'header' | 'stdout'> & {
@@ -55,7 +55,7 @@ export function enrichRows(rows: Iterable<InputRow> | AsyncIterable<InputRow>, o
 }
 
 async function* results(source: RowsSource, settings: EnrichSettings): AsyncGenerator<RowResult> {
-  const metrics = new RunMetrics();
+  const startedAt = Date.now();
   const resources = new Resources();
   resources.defer(() => source.destroy());
   const sink = new ConsumerSink();
@@ -63,8 +63,8 @@ async function* results(source: RowsSource, settings: EnrichSettings): AsyncGene
   let running: Promise<unknown> | undefined;
   let run: PreparedRun | undefined;
   try {
-    run = await prepareRows(source, settings, metrics, resources, sink);
-    running = start(run, metrics, sink);
+    run = await prepareRows(source, settings, resources, sink);
+    running = start(run, startedAt, sink);
     for (let row = await sink.next(); row !== undefined; row = await sink.next()) yield resultOf(row, source, run);
     await running;
     failed = false;
@@ -78,31 +78,19 @@ async function* results(source: RowsSource, settings: EnrichSettings): AsyncGene
   }
 }
 
-async function prepareRows(source: RowsSource, settings: EnrichSettings, metrics: RunMetrics, resources: Resources, sink: ConsumerSink): Promise<PreparedRun> {
+async function prepareRows(source: RowsSource, settings: EnrichSettings, resources: Resources, sink: ConsumerSink): Promise<PreparedRun> {
   await source.start();
   const header = source.header.map(fromBytes);
   const targets = detectTargets(header, settings.by, settings.columns);
   const input = { source, targets, domainColumn: domainColumnFor(header, targets, settings.extras), headerLine: true, columns: addedColumns(settings, targets, header) };
-  const lookups = await prepareLookups(settings, metrics, resources);
-  metrics.kind = targets.length === 1 ? targets[0]!.kind : undefined;
+  const lookups = await prepareLookups(settings, resources);
   return { settings, ...input, ...lookups, writer: sink };
 }
 
 /** The run in the background: its rows go to the sink; a failure reaches the caller's next(). */
-function start(run: PreparedRun, metrics: RunMetrics, sink: ConsumerSink): Promise<unknown> {
-  const { settings } = run;
-  const planner = plannerFor(run, metrics);
-  const done = runRows({
-    source: run.source,
-    planner,
-    writer: sink,
-    metrics,
-    stop: run.stop,
-    reorderWindow: settings.tuning.reorderWindow,
-    drainTimeoutMs: settings.tuning.drainTimeoutMs,
-    errorBudget: settings.maxErrors ? new ErrorBudget(settings.maxErrors, run.stop) : undefined,
-    concurrency: () => run.gate.stats.concurrency,
-  }).then(() => finish(run, metrics));
+function start(run: PreparedRun, startedAt: number, sink: ConsumerSink): Promise<unknown> {
+  const metrics = new RunMetrics(run.targets.length === 1 ? run.targets[0]!.kind : undefined, startedAt);
+  const done = runRows(loopOf(run, metrics, sink)).then(() => finish(run, metrics));
   done.catch((error: unknown) => sink.fail(error));
   return done;
 }

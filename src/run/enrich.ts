@@ -2,50 +2,40 @@
 //   prepare (options, input header, store, account, gate, writer) → run (read → plan → look up →
 //   write, through the ordered window) → finish (last balance, outputs in place, summary).
 import { keyWarning } from '../plan/key-warning.js';
-import type { EnrichOptions } from '../options/enrich-options.js';
-import { resolveOptions } from '../options/resolve-options.js';
-import { ErrorBudget } from './error-budget.js';
+import type { EnrichOptions } from './enrich-options.js';
+import { resolveOptions } from './settings.js';
 import { finish } from './finish.js';
 import { RunMetrics } from './metrics.js';
-import { plannerFor, prepare } from './prepare.js';
+import { prepare } from './prepare.js';
 import { Resources } from './resources.js';
-import { runRows } from './run-rows.js';
+import { loopOf, runRows } from './run-rows.js';
 import { progressOf, type EnrichSummary } from './summary.js';
 
-export type { EnrichOptions, EnrichProgress, EnrichTuning } from '../options/enrich-options.js';
+export type { EnrichOptions, EnrichProgress, EnrichTuning } from './enrich-options.js';
 export type { EnrichSummary } from './summary.js';
 
 /** Runs the whole pipeline and returns its summary. Throws only for fatal errors (config, input, 401). */
 export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
-  const metrics = new RunMetrics();
+  const startedAt = Date.now();
   const settings = resolveOptions(options);
   const resources = new Resources();
   let failed = true;
   try {
-    const run = await prepare(settings, metrics, resources);
-    metrics.kind = run.targets.length === 1 ? run.targets[0]!.kind : undefined;
+    const run = await prepare(settings, resources);
+    const metrics = new RunMetrics(run.targets.length === 1 ? run.targets[0]!.kind : undefined, startedAt);
     if (settings.onProgress) {
       const onProgress = settings.onProgress;
       const timer = setInterval(() => onProgress(progressOf(run, metrics)), settings.tuning.progressIntervalMs);
       timer.unref();
       resources.defer(() => clearInterval(timer));
     }
-    const planner = plannerFor(run, metrics);
     await runRows({
-      source: run.source,
-      planner,
-      writer: run.writer,
-      metrics,
-      stop: run.stop,
-      reorderWindow: settings.tuning.reorderWindow,
-      drainTimeoutMs: settings.tuning.drainTimeoutMs,
-      errorBudget: settings.maxErrors ? new ErrorBudget(settings.maxErrors, run.stop) : undefined,
+      ...loopOf(run, metrics, run.writer),
       onFirstPlan: (planned) => {
         const unusable = (code: string) => planned.filter((p) => typeof p.result !== 'function' && p.result.errorCode === code).length;
         const warning = keyWarning({ rows: planned.length, invalidRows: unusable('invalid_input'), noKeyRows: unusable('no_key') }, run.source, run.targets);
         if (warning) settings.warn(`${warning}; looking up the rows that have one`);
       },
-      concurrency: () => run.gate.stats.concurrency,
     });
     const summary = await finish(run, metrics);
     failed = false;

@@ -4,7 +4,7 @@
 // written, so a dead API is noticed at once. Rows that were never looked up count for nothing:
 // a malformed key (`invalid_input`) is the input's fault, not the API's, and rows skipped by a
 // stop were not tried.
-import type { FinishedRow } from './finished-row.js';
+import type { FinishedRow } from '../core/rows.js';
 import type { RunStop } from './run-stop.js';
 
 export type MaxErrors = { count: number } | { percent: number };

@@ -6,10 +6,11 @@ import { summaryOf, type EnrichSummary } from './summary.js';
 
 export async function finish(run: PreparedRun, metrics: RunMetrics): Promise<EnrichSummary> {
   let balanceAfter = run.credits.estimatedBalance;
-  let exact = metrics.requests === 0;
-  if (!exact && !run.stop.halted) {
+  let exact = run.path.counts.requests === 0;
+  const readings = run.path.readings;
+  if (!exact && !run.stop.halted && readings) {
     try {
-      await run.readings.refresh();
+      await readings.refresh();
       balanceAfter = run.credits.estimatedBalance;
       exact = true;
     } catch {

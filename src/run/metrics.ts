@@ -1,49 +1,94 @@
-// The one metrics object of a run: the request path counts requests, retries and 429s into it,
-// the run counts rows into it as they are written; the progress line and the summary read it.
-import type { RequestCounters } from '../lookup/request-path/request.js';
-import type { LookupKind } from '../plan/normalize.js';
-import type { Billing, FinishedRow, RowStatus } from './finished-row.js';
+// What a run has done with its rows: read, written, by status, billing and error code. Owned by
+// the run loop (run-rows.ts), which counts each batch as it is read and each row as it is
+// written; everyone else reads it (the progress line, the summary). What the requests did is the
+// request path's own count (RequestPath.counts), not kept here.
+import type { LookupKind } from '../core/kinds.js';
+import type { Billing, FinishedRow, RowStatus } from '../core/rows.js';
+import { hasInvalidUtf8 } from '../read/index.js';
 
-export class RunMetrics implements RequestCounters {
-  readonly startedAt = Date.now();
-  requests = 0;
-  retries = 0;
-  rateLimited = 0;
-  /** Rows read (parsed) so far: ahead of `rows` by the rows in the window. */
-  rowsRead = 0;
-  /** Rows written. */
-  rows = 0;
-  /** In a file read as UTF-8: cells holding bytes that are not UTF-8 (copied through unchanged). */
-  readonly invalidUtf8 = { cells: 0 };
-  /** Rows written whose answer came from a request, not from the store. */
-  rowsLookedUp = 0;
-  readonly status: Record<RowStatus, number> = { found: 0, not_found: 0, error: 0, skipped: 0 };
-  readonly billing: Record<Billing, number> = { charged: 0, free: 0, cached: 0, duplicate: 0, none: 0 };
-  readonly errorCodes: Record<string, number> = {};
-  /** How each --with operation was billed, row by row (mx_billing, whois_billing, company_billing). */
-  readonly extraBilling: Partial<Record<'mx' | 'whois' | 'company', Record<Billing, number>>> = {};
-  /** Rows found, per lookup kind (with one kind, all of them under it). */
-  readonly foundBy: Partial<Record<LookupKind, number>> = {};
+type ExtraName = 'mx' | 'whois' | 'company';
+
+export class RunMetrics {
+  /** When the run began (before its start-up reads): the summary's elapsed time counts from here. */
+  readonly startedAt: number;
   /** The one lookup kind of a run that is not a waterfall (its rows carry no `source`). */
-  kind: LookupKind | undefined;
+  readonly #kind: LookupKind | undefined;
+  #rowsRead = 0;
+  #rows = 0;
+  #rowsLookedUp = 0;
+  #invalidUtf8Cells = 0;
+  readonly #status: Record<RowStatus, number> = { found: 0, not_found: 0, error: 0, skipped: 0 };
+  readonly #billing: Record<Billing, number> = { charged: 0, free: 0, cached: 0, duplicate: 0, none: 0 };
+  readonly #errorCodes: Record<string, number> = {};
+  readonly #extraBilling: Partial<Record<ExtraName, Record<Billing, number>>> = {};
+  readonly #foundBy: Partial<Record<LookupKind, number>> = {};
+
+  constructor(kind: LookupKind | undefined, startedAt: number = Date.now()) {
+    this.#kind = kind;
+    this.startedAt = startedAt;
+  }
+
+  /**
+   * A batch was read. `utf8` when the input is read as UTF-8 and has shown bytes that are not:
+   * then its cells holding such bytes (copied through unchanged) are counted for the summary.
+   */
+  read(batch: readonly string[][], utf8: boolean): void {
+    this.#rowsRead += batch.length;
+    if (!utf8) return;
+    for (const cells of batch) for (const cell of cells) if (hasInvalidUtf8(cell)) this.#invalidUtf8Cells += 1;
+  }
 
   /** A row was written. */
   count(row: FinishedRow): void {
-    this.rows += 1;
-    this.status[row.status] += 1;
-    this.billing[row.billing] += 1;
-    if (row.billing === 'charged' || row.billing === 'free' || (row.status === 'error' && row.errorCode !== 'invalid_input')) this.rowsLookedUp += 1;
+    this.#rows += 1;
+    this.#status[row.status] += 1;
+    this.#billing[row.billing] += 1;
+    if (row.billing === 'charged' || row.billing === 'free' || (row.status === 'error' && row.errorCode !== 'invalid_input')) this.#rowsLookedUp += 1;
     if (row.extraBilling) {
-      for (const [extra, billing] of Object.entries(row.extraBilling) as Array<['mx' | 'whois' | 'company', Billing]>) {
-        const counts = (this.extraBilling[extra] ??= { charged: 0, free: 0, cached: 0, duplicate: 0, none: 0 });
+      for (const [extra, billing] of Object.entries(row.extraBilling) as Array<[ExtraName, Billing]>) {
+        const counts = (this.#extraBilling[extra] ??= { charged: 0, free: 0, cached: 0, duplicate: 0, none: 0 });
         counts[billing] += 1;
       }
     }
     if (row.status === 'found') {
-      const kind = row.source ?? this.kind;
-      if (kind) this.foundBy[kind] = (this.foundBy[kind] ?? 0) + 1;
+      const kind = row.source ?? this.#kind;
+      if (kind) this.#foundBy[kind] = (this.#foundBy[kind] ?? 0) + 1;
     }
-    if (row.errorCode) this.errorCodes[row.errorCode] = (this.errorCodes[row.errorCode] ?? 0) + 1;
+    if (row.errorCode) this.#errorCodes[row.errorCode] = (this.#errorCodes[row.errorCode] ?? 0) + 1;
+  }
+
+  /** Rows read (parsed) so far: ahead of `rows` by the rows in the window. */
+  get rowsRead(): number {
+    return this.#rowsRead;
+  }
+  /** Rows written. */
+  get rows(): number {
+    return this.#rows;
+  }
+  /** Rows written whose answer came from a request, not from the store. */
+  get rowsLookedUp(): number {
+    return this.#rowsLookedUp;
+  }
+  /** In a file read as UTF-8: cells holding bytes that are not UTF-8 (copied through unchanged). */
+  get invalidUtf8Cells(): number {
+    return this.#invalidUtf8Cells;
+  }
+  get status(): Readonly<Record<RowStatus, number>> {
+    return this.#status;
+  }
+  get billing(): Readonly<Record<Billing, number>> {
+    return this.#billing;
+  }
+  get errorCodes(): Readonly<Record<string, number>> {
+    return this.#errorCodes;
+  }
+  /** How each --with operation was billed, row by row (mx_billing, whois_billing, company_billing). */
+  get extraBilling(): Readonly<Partial<Record<ExtraName, Record<Billing, number>>>> {
+    return this.#extraBilling;
+  }
+  /** Rows found, per lookup kind (with one kind, all of them under it). */
+  get foundBy(): Readonly<Partial<Record<LookupKind, number>>> {
+    return this.#foundBy;
   }
 
   get elapsedMs(): number {

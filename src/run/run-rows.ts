@@ -2,14 +2,15 @@
 // A row answered synchronously (store, malformed key) is ready at once; the others wait in the
 // window, and the reader waits when the window is full or when too many rows wait for the network.
 import { DEFAULTS } from '../options/defaults.js';
-import type { BatchPlanner, PlannedRow } from '../plan/batch-planner.js';
+import type { BatchPlanner, PlannedRow } from '../lookup/batch-lookups.js';
 import type { CsvSource } from '../read/index.js';
 import type { RowSink } from '../write/row-writer.js';
-import type { ErrorBudget } from './error-budget.js';
-import type { FinishedRow } from './finished-row.js';
+import { ErrorBudget } from './error-budget.js';
+import type { FinishedRow } from '../core/rows.js';
 import type { RunMetrics } from './metrics.js';
 import { OrderedWindow } from './ordered-window.js';
 import { INTERRUPTED, type RunStop } from './run-stop.js';
+import { plannerFor, type PreparedRun } from './prepare.js';
 
 export interface RowLoop {
   source: CsvSource;
@@ -24,8 +25,27 @@ export interface RowLoop {
   errorBudget: ErrorBudget | undefined;
   /** Looks at the first batch's plan before any of it is looked up (the key-column warning). */
   onFirstPlan?: ((planned: readonly PlannedRow[]) => void) | undefined;
+  /** Whether the input is read as UTF-8 and has shown bytes that are not (their cells are counted). */
+  countInvalidUtf8(): boolean;
   /** The gate's concurrency now: rows waiting for the network are bounded by twice that. */
   concurrency(): number;
+}
+
+/** The loop of a prepared run, the same for enrich (its writer) and enrichRows (the caller's loop). */
+export function loopOf(run: PreparedRun, metrics: RunMetrics, writer: RowSink): RowLoop {
+  const { settings, source } = run;
+  return {
+    source,
+    planner: plannerFor(run),
+    writer,
+    metrics,
+    stop: run.stop,
+    reorderWindow: settings.tuning.reorderWindow,
+    drainTimeoutMs: settings.tuning.drainTimeoutMs,
+    errorBudget: settings.maxErrors ? new ErrorBudget(settings.maxErrors, run.stop) : undefined,
+    countInvalidUtf8: () => source.encoding === 'utf-8' && source.sawInvalidUtf8(),
+    concurrency: () => run.gate.stats.concurrency,
+  };
 }
 
 export async function runRows(loop: RowLoop): Promise<void> {
@@ -37,7 +57,7 @@ export async function runRows(loop: RowLoop): Promise<void> {
   const maxWaiting = (): number => Math.max(DEFAULTS.minWaitingRows, 2 * loop.concurrency());
   for await (const batch of source.batches) {
     const firstRow = metrics.rowsRead + 1;
-    metrics.rowsRead += batch.length;
+    metrics.read(batch, loop.countInvalidUtf8());
     const planned = planner.plan(batch, firstRow);
     if (firstRow === 1) loop.onFirstPlan?.(planned);
     for (const { row, cells, result } of planned) {

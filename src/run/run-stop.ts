@@ -11,21 +11,27 @@
 // - max_errors (--max-errors): no new request; those in flight finish; `skipped`/`max_errors`.
 import { setMaxListeners } from 'node:events';
 import type { LeadEnrichError } from '../api/errors.js';
-import type { Unanswered } from '../lookup/outcome.js';
+import { INTERRUPTED, MAX_ERRORS, RESERVE, type Unanswered } from '../lookup/outcome.js';
+import type { StopControl, StopReason } from '../lookup/stop-control.js';
 
-export type StopReason = 'interrupt' | 'unauthorized' | 'redis' | 'credits' | 'max_errors';
+export type { StopReason } from '../lookup/stop-control.js';
+export { INTERRUPTED, MAX_ERRORS, RESERVE } from '../lookup/outcome.js';
+
+/** Why lookups stopped early, as the summary says it (exit statuses 130, 2, 4 and 3). */
+export type StoppedBy = 'credits' | 'interrupt' | 'redis' | 'max_errors';
 
 /** Reasons after which no queued request may start (the gate drops its queue). */
 const DROPS_QUEUE: ReadonlySet<StopReason> = new Set(['interrupt', 'unauthorized', 'redis', 'max_errors']);
 /** Reasons after which requests in flight give up their retries and rows in flight are drained. */
 const HALTS: ReadonlySet<StopReason> = new Set(['interrupt', 'unauthorized']);
 
-export class RunStop {
+export class RunStop implements StopControl {
   readonly #reasons = new Set<StopReason>();
   readonly #halt = new AbortController();
   readonly #noMoreRequests = new AbortController();
   readonly #errors = new Map<StopReason, LeadEnrichError>();
-  readonly #onDropQueue: Array<() => void> = [];
+  /** Rows the credit reserve turned away: only then did credits stop the run early. */
+  #turnedAwayForCredits = 0;
   #quit: (() => void) | undefined;
   #quitting = false;
   #drain: Promise<void> | undefined;
@@ -71,12 +77,6 @@ export class RunStop {
     return this.#errors.get('redis');
   }
 
-  /** Called (once) when queued requests must be dropped: the rate gate's stop. */
-  onDropQueue(listener: () => void): void {
-    if ([...this.#reasons].some((r) => DROPS_QUEUE.has(r))) listener();
-    else this.#onDropQueue.push(listener);
-  }
-
   stop(reason: StopReason, error?: LeadEnrichError): void {
     if (reason === 'interrupt' && this.#reasons.has('interrupt')) {
       this.#quitting = true;
@@ -86,10 +86,8 @@ export class RunStop {
     if (this.#reasons.has(reason)) return;
     this.#reasons.add(reason);
     if (error) this.#errors.set(reason, error);
-    if (DROPS_QUEUE.has(reason)) {
-      this.#noMoreRequests.abort();
-      for (const listener of this.#onDropQueue.splice(0)) listener();
-    }
+    // The request path drops the gate's queue and sends nothing more when this aborts.
+    if (DROPS_QUEUE.has(reason)) this.#noMoreRequests.abort();
     if (HALTS.has(reason)) this.#halt.abort();
   }
 
@@ -109,7 +107,25 @@ export class RunStop {
     if (lost) return { kind: 'error', code: lost.code, message: lost.message, billing: 'none' };
     if (this.halted) return INTERRUPTED;
     if (this.#reasons.has('max_errors')) return MAX_ERRORS;
-    if (this.#reasons.has('credits')) return RESERVE;
+    if (this.#reasons.has('credits')) return this.turnAway('credits');
+    return undefined;
+  }
+
+  turnAway(_reason: 'credits'): Unanswered {
+    this.#turnedAwayForCredits += 1;
+    return RESERVE;
+  }
+
+  /**
+   * Why lookups stopped early, the one answer the summary and the exit status read: Redis lost,
+   * an interrupt, --max-errors, or the credits, when they turned at least one row away (a run at
+   * the reserve whose rows the store all answers did not stop early).
+   */
+  get stoppedBy(): StoppedBy | undefined {
+    if (this.redisLost) return 'redis';
+    if (this.#reasons.has('interrupt')) return 'interrupt';
+    if (this.#reasons.has('max_errors')) return 'max_errors';
+    if (this.#turnedAwayForCredits > 0) return 'credits';
     return undefined;
   }
 
@@ -130,22 +146,3 @@ export class RunStop {
     return this.#drain;
   }
 }
-
-export const INTERRUPTED: Unanswered = {
-  kind: 'skipped',
-  code: 'interrupted',
-  message: 'not looked up: the run was stopped',
-  billing: 'none',
-};
-export const RESERVE: Unanswered = {
-  kind: 'skipped',
-  code: 'credit_reserve',
-  message: 'not looked up: the credit balance reached the reserve',
-  billing: 'none',
-};
-export const MAX_ERRORS: Unanswered = {
-  kind: 'skipped',
-  code: 'max_errors',
-  message: 'not looked up: the run stopped at --max-errors',
-  billing: 'none',
-};

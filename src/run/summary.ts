@@ -1,8 +1,8 @@
 // What a run reports: the progress snapshots while it runs and the summary when it ends, both read
 // from the run's one metrics object.
-import type { EnrichProgress, Extra } from '../options/enrich-options.js';
+import type { EnrichProgress, Extra } from './enrich-options.js';
 import type { LookupKind, Shard } from '../plan/plan.js';
-import type { Billing, RowStatus } from './finished-row.js';
+import type { Billing, RowStatus } from '../core/rows.js';
 import type { RunMetrics } from './metrics.js';
 import type { PreparedRun } from './prepare.js';
 
@@ -44,8 +44,8 @@ export function progressOf(run: PreparedRun, metrics: RunMetrics): EnrichProgres
     notFound: metrics.status.not_found,
     errors: metrics.status.error,
     skipped: metrics.status.skipped,
-    requests: metrics.requests,
-    rateLimited: metrics.rateLimited,
+    requests: run.path.counts.requests,
+    rateLimited: run.path.counts.rateLimited,
     creditsSpent: Math.max(0, run.credits.startBalance - run.credits.estimatedBalance),
     bytesRead: run.source.bytesRead(),
     totalBytes: run.source.totalBytes,
@@ -62,15 +62,7 @@ export interface FinalFacts {
 export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFacts): EnrichSummary {
   const { settings, credits, stop } = run;
   const elapsedMs = metrics.elapsedMs;
-  const stoppedBy = stop.redisLost
-    ? 'redis'
-    : stop.has('interrupt')
-      ? 'interrupt'
-      : stop.has('max_errors')
-        ? 'max_errors'
-        : metrics.errorCodes.credit_reserve
-          ? 'credits'
-          : undefined;
+  const stoppedBy = stop.stoppedBy;
   return {
     input: typeof settings.input === 'string' ? settings.input : '(stream)',
     output: final.files.output ?? (settings.output === '-' ? '-' : typeof settings.output === 'string' ? undefined : '(stream)'),
@@ -87,15 +79,15 @@ export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFac
     billing: metrics.billing,
     withBilling: metrics.extraBilling,
     errorCodes: metrics.errorCodes,
-    requests: metrics.requests,
-    retries: metrics.retries,
-    rateLimited: metrics.rateLimited,
+    requests: run.path.counts.requests,
+    retries: run.path.counts.retries,
+    rateLimited: run.path.counts.rateLimited,
     credits: { before: credits.startBalance, after: final.balanceAfter, spent: credits.startBalance - final.balanceAfter, reserve: run.reserve, exact: final.exact },
     rpm: run.rate.rpm,
     concurrency: run.gate.stats.concurrency,
     elapsedMs,
     rowsPerMinute: elapsedMs > 0 ? Math.round((metrics.rows * 60_000) / elapsedMs) : metrics.rows,
-    invalidUtf8Cells: metrics.invalidUtf8.cells,
+    invalidUtf8Cells: metrics.invalidUtf8Cells,
     stoppedBy,
     shard: settings.shard,
   };

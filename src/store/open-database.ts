@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../api/errors.js';
-import { migrate, type UpgradeNotice } from './schema.js';
+import { migrate, type Upgrade } from './schema.js';
 import { openSqlite, sqliteCode, SQLITE, type Database } from './sqlite.js';
 
 /** Long enough for another process's flush (a few ms) or checkpoint to finish. */
@@ -54,7 +54,7 @@ export function prepareFile(filePath: string, readonly: boolean): void {
  * up, brings its schema up to date and hands it to `use`. When any of it fails the connection is
  * closed and a ConfigError thrown.
  */
-export function openDatabase<T>(filePath: string, readonly: boolean, use: (db: Database) => T, onUpgrade: UpgradeNotice = () => {}): T {
+export function openDatabase<T>(filePath: string, readonly: boolean, use: (db: Database) => T, upgrade?: Upgrade): T {
   let db: Database | undefined;
   try {
     // The busy timeout is the constructor's, so every statement below (and every later write)
@@ -65,7 +65,7 @@ export function openDatabase<T>(filePath: string, readonly: boolean, use: (db: D
     // the whole key index of a 100k-entry store; on a 1M-entry store a probe measured 3.7 µs at
     // 16 MiB or 64 MiB and 4.1 µs at 4 MiB, so more cache buys little there, and it is RSS.
     db.exec(`PRAGMA cache_size = -${CACHE_KIB}`);
-    migrate(db, filePath, readonly, onUpgrade);
+    migrate(db, filePath, readonly, upgrade);
     return use(db);
   } catch (error) {
     if (db?.isOpen) db.close();

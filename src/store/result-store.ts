@@ -16,8 +16,7 @@
 
 import path from 'node:path';
 import { ConfigError } from '../api/errors.js';
-import { cellsLayout, storedCells } from '../write/columns.js';
-import { recordOf } from '../write/stored-cells.js';
+import { cellsText, recordOf, type AnswerCells } from './answer-cells.js';
 import type { Operation } from '../api/types.js';
 import { openStores } from './exit-flush.js';
 import { openDatabase, prepareFile } from './open-database.js';
@@ -43,14 +42,14 @@ export interface StoredResult {
   /** The run that fetched it: lets the pipeline tell "duplicate in this run" from "cached before". */
   runId: string;
   /**
-   * With getMany(…, 'cells'): the answer's own added columns as one CSV record (write/stored-cells.ts);
+   * With getMany(…, layout): the answer's own added columns as one record, rendered by the caller
+   * (store/answer-cells.ts);
    * `data` is then undefined. Absent for an operation with no such columns, or when asked for data.
    */
   cellsRecord?: string | undefined;
 }
 
-/** What getMany reads of each answer: the parsed `data`, or (cheaper, for CSV output) its cells record. */
-export type StoredForm = 'data' | 'cells';
+export type { AnswerCells, CellsRenderer } from './answer-cells.js';
 
 interface Pending {
   service: string;
@@ -59,7 +58,7 @@ interface Pending {
   found: boolean;
   /** JSON text, serialized at put() time so later changes to the caller's object are not stored. */
   json: string | null;
-  /** The answer's cells as the store keeps them (write/stored-cells.ts), or null for mx/whois. */
+  /** The answer's cells as the caller rendered them (`<layout>,<record>`), or null. */
   cells: string | null;
   fetchedAt: number;
   runId: string;
@@ -163,7 +162,7 @@ export class ResultStore {
         openStores.add(store);
         return store;
       },
-      settings.onUpgrade,
+      { notice: settings.onUpgrade, cells: options.cells },
     );
   }
 
@@ -206,15 +205,17 @@ export class ResultStore {
   /**
    * The stored answers for many keys of one operation at once: one query per chunk of keys
    * instead of one per key, which is what lets rows answered by the store run at CSV speed.
-   * Keys without a (fresh enough) answer are absent from the result. `form` 'cells': each answer
-   * comes as its cells where the store has them (no JSON.parse of the lead; issue 16), else as data.
+   * Keys without a (fresh enough) answer are absent from the result. With `cellsLayout`, each answer
+   * comes as its cells where the store has them in that layout (no JSON.parse of the lead; issue 16),
+   * else as data.
    */
-  getMany(service: string, op: Operation, keys: readonly string[], maxAgeMs?: number, form: StoredForm = 'data'): Map<string, StoredResult> {
+  getMany(service: string, op: Operation, keys: readonly string[], maxAgeMs?: number, cellsLayout?: string): Map<string, StoredResult> {
     if (this.closed) throw closedError(this.path);
     const found = new Map<string, StoredResult>();
     const minFetchedAt = maxAgeMs === undefined ? -Infinity : this.options.now() - maxAgeMs;
     const serviceId = this.lookupServiceId(service);
-    const layout = cellsLayout(op) ?? '';
+    const form = cellsLayout === undefined ? 'data' : 'cells';
+    const layout = cellsLayout ?? '';
     if (serviceId !== undefined) {
       for (let start = 0; start < keys.length; start += GET_MANY_CHUNK) {
         const chunk = start === 0 && keys.length <= GET_MANY_CHUNK ? keys : keys.slice(start, start + GET_MANY_CHUNK);
@@ -226,7 +227,7 @@ export class ResultStore {
           if (row[2] !== null && record === undefined) (foreign ??= []).push(row[0]);
           else found.set(row[0], storedOf(row[1] === 1, record, row[3], row[4], row[5]));
         }
-        if (foreign) for (const [key, stored] of this.getMany(service, op, foreign, maxAgeMs, 'data')) found.set(key, stored);
+        if (foreign) for (const [key, stored] of this.getMany(service, op, foreign, maxAgeMs)) found.set(key, stored);
       }
     }
     // Answers put() but not yet committed win over what the file holds.
@@ -238,7 +239,7 @@ export class ResultStore {
           found.delete(key);
           continue;
         }
-        const record = form === 'cells' && entry.cells !== null ? recordOf(entry.cells, layout) : undefined;
+        const record = cellsLayout !== undefined && entry.cells !== null ? recordOf(entry.cells, layout) : undefined;
         found.set(key, storedOf(entry.found, record, entry.json, entry.fetchedAt, entry.runId));
       }
     }
@@ -247,7 +248,7 @@ export class ResultStore {
 
   /** Prepared `key IN (?, …)` statements, one per form and chunk size seen (at most GET_MANY_CHUNK). */
   private readonly selectManyBySize = new Map<string, Statement>();
-  private selectMany(size: number, form: StoredForm): Statement {
+  private selectMany(size: number, form: 'data' | 'cells'): Statement {
     const id = `${form}/${size}`;
     let statement = this.selectManyBySize.get(id);
     if (!statement) {
@@ -270,13 +271,14 @@ export class ResultStore {
     service: string,
     op: Operation,
     key: string,
-    result: { found: boolean; data: unknown; fetchedAt?: number | undefined },
+    result: { found: boolean; data: unknown; fetchedAt?: number | undefined; cells?: AnswerCells | undefined },
     runId: string,
   ): void {
     if (this.closed) throw closedError(this.path);
     if (this.readonly) throw new Error(`The result store at ${this.path} was opened read-only`);
     const json = result.data === undefined ? null : JSON.stringify(result.data);
-    const cells = storedCells(op, result.data);
+    // Kept in every run (JSONL, waterfall, --with too): a later CSV run reads them.
+    const cells = result.cells === undefined ? null : cellsText(result.cells);
     const now = this.options.now();
     if (this.pending.size === 0) this.pendingSince = now;
     // An answer fetched earlier (by another worker) keeps its own date, so --max-age still applies.

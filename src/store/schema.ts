@@ -3,7 +3,9 @@
 // reading and writing entries is result-store.ts.
 
 import { ConfigError } from '../api/errors.js';
-import { storedCells } from '../write/columns.js';
+import type { Operation } from '../api/types.js';
+import type { CellsRenderer } from './answer-cells.js';
+import { cellsText } from './answer-cells.js';
 import { immediateTransaction, pragma, prepareRaw, type Database } from './sqlite.js';
 
 /** Marks the file as ours ('LENR'), so a stranger SQLite database is refused, not modified. */
@@ -22,7 +24,7 @@ const APPLICATION_ID = 0x4c454e52;
  *   the size where WITHOUT ROWID pays off.
  * - The fetched_at index makes prune() and stats()'s oldest/newest cheap on large stores.
  */
-const MIGRATIONS: ReadonlyArray<string | ((db: Database) => void)> = [
+const MIGRATIONS: ReadonlyArray<string | ((db: Database, upgrade: Upgrade) => void)> = [
   `
   CREATE TABLE services (
     id   INTEGER PRIMARY KEY,
@@ -55,7 +57,7 @@ const BACKFILL_CHUNK = 5_000;
 
 /**
  * v2 (issue 16): `cells` holds an answer's own added columns, rendered when the answer is stored
- * (storedCells in write/columns.ts), so a stored answer becomes CSV without JSON.parse of the whole
+ * (by the caller: store/answer-cells.ts), so a stored answer becomes CSV without JSON.parse of the whole
  * lead. NULL for operations that fill no such columns (mx, whois); a row whose `cells` is NULL, or
  * holds cells of another layout, is still read correctly from `data`. The existing answers are
  * rendered by the v3 step, which always follows: rendering them here too would do it twice.
@@ -66,10 +68,14 @@ function addAnswerCells(db: Database): void {
 
 /**
  * v3 (issue 16): the cells as one comma-separated CSV record (write/stored-cells.ts), which a CSV
- * run writes as it is, instead of v2's JSON array. Every stored lookup answer is rendered, once, so
- * a store written by an older version answers as fast as a new one.
+ * run writes as it is, instead of v2's JSON array. Every stored lookup answer is rendered, once, by
+ * the renderer the opener handed over, so a store written by an older version answers as fast as a
+ * new one. Opened without one (a library caller's ResultStore.open), the cells stay empty: the
+ * answers are still read, from their JSON.
  */
-function renderAnswerCells(db: Database): void {
+function renderAnswerCells(db: Database, upgrade: Upgrade): void {
+  const renderer = upgrade.cells;
+  if (renderer === undefined) return;
   const select = prepareRaw(
     db,
     `SELECT rowid, op, data FROM results WHERE rowid > ? AND op IN ('lookup_email', 'lookup_url', 'lookup_domain') ORDER BY rowid LIMIT ?`,
@@ -79,8 +85,8 @@ function renderAnswerCells(db: Database): void {
     const rows = select.all(after, BACKFILL_CHUNK) as unknown as Array<[number, string, string | null]>;
     if (rows.length === 0) return;
     for (const [rowid, op, data] of rows) {
-      const cells = storedCells(op, data === null ? undefined : JSON.parse(data));
-      if (cells !== null) update.run(cells, rowid);
+      const cells = renderer.render(op as Operation, data === null ? undefined : JSON.parse(data));
+      if (cells !== undefined) update.run(cellsText(cells), rowid);
     }
     after = rows[rows.length - 1]![0];
   }
@@ -124,8 +130,14 @@ function checkHeader(header: Header, filePath: string): boolean {
 /** Told before an older store is upgraded (the upgrade may take a while: the caller says so). */
 export type UpgradeNotice = (fromVersion: number, toVersion: number) => void;
 
+/** What an upgrade needs from the opener: whom to tell, and how answers' cells are rendered. */
+export interface Upgrade {
+  notice: UpgradeNotice;
+  cells: CellsRenderer | undefined;
+}
+
 /** Settings, ownership check, and schema creation/upgrade. Throws ConfigError for a foreign file. */
-export function migrate(db: Database, filePath: string, readonly: boolean, onUpgrade: UpgradeNotice = () => {}): void {
+export function migrate(db: Database, filePath: string, readonly: boolean, upgrade: Upgrade = { notice: () => {}, cells: undefined }): void {
   const header = readHeader(db);
   const empty = checkHeader(header, filePath);
 
@@ -153,11 +165,11 @@ export function migrate(db: Database, filePath: string, readonly: boolean, onUpg
     // Read again under the write lock: another process may have migrated meanwhile.
     const current = readHeader(db);
     checkHeader(current, filePath);
-    if (current.version > 0) onUpgrade(current.version, SCHEMA_VERSION);
+    if (current.version > 0) upgrade.notice(current.version, SCHEMA_VERSION);
     for (let version = current.version; version < SCHEMA_VERSION; version++) {
       const step = MIGRATIONS[version]!;
       if (typeof step === 'string') db.exec(step);
-      else step(db);
+      else step(db, upgrade);
     }
     db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);

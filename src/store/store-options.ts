@@ -1,11 +1,13 @@
 // The result store's options, their defaults, and their validation.
 
 import { ConfigError } from '../api/errors.js';
+import { DEFAULTS } from '../options/defaults.js';
+import type { CellsRenderer } from './answer-cells.js';
 
 export interface ResultStoreOptions {
   /** File path, or ':memory:'. */
   path: string;
-  /** Pending writes are committed at least this often. Default 100. 0 = commit on every put. */
+  /** Pending writes are committed at least this often. Default 100 (options/defaults.ts). 0 = commit on every put. */
   flushIntervalMs?: number;
   /** ...or as soon as this many are pending. Default 200. */
   flushBatchSize?: number;
@@ -18,6 +20,8 @@ export interface ResultStoreOptions {
    * which may render every stored answer again (about 30 s per million on a 2-core machine).
    */
   onUpgrade?: (fromVersion: number, toVersion: number) => void;
+  /** Renders the cells of answers an older version stored, when this open upgrades the file (answer-cells.ts). */
+  cells?: CellsRenderer;
 }
 
 /** What `store.stats()` returns (store-stats.ts reads it). */
@@ -32,15 +36,8 @@ export interface ResultStoreStats {
 }
 
 /** Every option but the path, with defaults filled in. */
-export type StoreSettings = Required<Omit<ResultStoreOptions, 'path'>>;
+export type StoreSettings = Required<Omit<ResultStoreOptions, 'path' | 'cells'>>;
 
-const DEFAULTS: StoreSettings = {
-  flushIntervalMs: 100,
-  flushBatchSize: 200,
-  readonly: false,
-  now: Date.now,
-  onUpgrade: () => {},
-};
 
 /** The settings of `options`, defaults filled in; ConfigError for a missing path or a bad value. */
 export function resolveOptions(options: ResultStoreOptions): StoreSettings {
@@ -51,11 +48,11 @@ export function resolveOptions(options: ResultStoreOptions): StoreSettings {
     );
   }
   const settings = {
-    flushIntervalMs: options.flushIntervalMs ?? DEFAULTS.flushIntervalMs,
-    flushBatchSize: options.flushBatchSize ?? DEFAULTS.flushBatchSize,
-    readonly: options.readonly ?? DEFAULTS.readonly,
-    now: options.now ?? DEFAULTS.now,
-    onUpgrade: options.onUpgrade ?? DEFAULTS.onUpgrade,
+    flushIntervalMs: options.flushIntervalMs ?? DEFAULTS.storeFlushIntervalMs,
+    flushBatchSize: options.flushBatchSize ?? DEFAULTS.storeFlushBatchSize,
+    readonly: options.readonly ?? false,
+    now: options.now ?? Date.now,
+    onUpgrade: options.onUpgrade ?? (() => {}),
   };
   // setTimeout clamps anything above 2^31-1 ms to 1 ms: refuse rather than flush constantly.
   if (!Number.isFinite(settings.flushIntervalMs) || settings.flushIntervalMs < 0 || settings.flushIntervalMs > 2 ** 31 - 1) {

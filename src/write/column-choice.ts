@@ -3,7 +3,7 @@
 // closest one; an added column whose name equals an input column is refused with --prefix.
 import { ConfigError } from '../api/errors.js';
 import { didYouMean } from '../options/did-you-mean.js';
-import type { LookupKind } from '../plan/plan.js';
+import type { LookupKind } from '../core/kinds.js';
 import { addedColumnNames, type ColumnChoice, type ColumnFlags } from './columns.js';
 
 export function checkColumnChoice(

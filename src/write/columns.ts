@@ -1,18 +1,14 @@
 // The columns `enrich` adds after the input header and `lead_status`, and how each is taken from
 // the API's answers (README, "Added columns"). Nested data is flattened: the first address,
 // MX exchanges joined in priority order, Whois contacts by their main fields.
-import type { CompanyLead, Lead, MxResult, WhoisResult } from '../api/types.js';
-import type { LookupKind } from '../plan/plan.js';
-import type { FinishedRow } from '../run/finished-row.js';
-import { layoutOf, splitRecord, storedText } from './stored-cells.js';
+import type { CompanyLead, Lead } from '../api/types.js';
+import type { LookupKind } from '../core/kinds.js';
+import type { FinishedRow, RowData } from '../core/rows.js';
+import type { Operation } from '../api/types.js';
+import type { AnswerCells, CellsRenderer } from '../store/answer-cells.js';
+import { layoutOf, recordText, splitRecord, storedText } from './stored-cells.js';
 
-export interface RowData {
-  lead?: Lead | CompanyLead | undefined;
-  mx?: MxResult | undefined;
-  whois?: WhoisResult | undefined;
-  /** With --with company: the company found by domain (interface 4.3). */
-  company?: CompanyLead | undefined;
-}
+export type { RowData } from '../core/rows.js';
 
 type Column = readonly [name: string, value: (row: RowData) => unknown];
 
@@ -146,6 +142,15 @@ export function storedCells(op: string, data: unknown): string | null {
   const cells = answerCells(op, data);
   return cells === undefined ? null : storedText(cellsLayout(op)!, cells);
 }
+
+/** The renderer the store is handed (store/answer-cells.ts): it keeps the cells, knowing no column. */
+export const ANSWER_CELLS: CellsRenderer = {
+  layout: (op: Operation) => cellsLayout(op),
+  render: (op: Operation, data: unknown): AnswerCells | undefined => {
+    const cells = answerCells(op, data);
+    return cells === undefined ? undefined : { layout: cellsLayout(op)!, record: recordText(cells) };
+  },
+};
 
 /** Which groups of columns a run adds besides its lookup's: --with mx/whois, and `lead_source` for a waterfall. */
 export interface ColumnFlags {

@@ -1,4 +1,4 @@
-import type { FinishedRow } from '../run/finished-row.js';
+import type { FinishedRow } from '../core/rows.js';
 import { fromBytes } from '../read/index.js';
 
 /** `--format jsonl`: the input as an object (duplicate header names get _2, _3) and the full results. */

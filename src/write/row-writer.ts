@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import fs from 'node:fs';
 import type { Writable } from 'node:stream';
-import type { FinishedRow } from '../run/finished-row.js';
+import type { FinishedRow } from '../core/rows.js';
 import type { ColumnSet } from './columns.js';
 import { csvLines, escapeFormula } from './csv-lines.js';
 import { jsonRow } from './json-row.js';
@@ -15,7 +15,7 @@ import { UnwritableOutputError } from '../api/errors.js';
 import { toBytes } from '../read/index.js';
 
 export { csvLines } from './csv-lines.js';
-export type { FinishedRow, RowStatus, Billing } from '../run/finished-row.js';
+export type { FinishedRow, RowStatus, Billing } from '../core/rows.js';
 
 /** Where finished rows go, in input order: the CSV/JSONL writer, or a library caller's loop. */
 export interface RowSink {

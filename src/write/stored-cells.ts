@@ -11,7 +11,10 @@
 // The layout (CELLS_VERSION and a hash of the column names) makes cells of any other layout
 // "foreign": the store then reads the answer itself, so changing a column cannot shift cached rows.
 import { createHash } from 'node:crypto';
+import { cellsText } from '../store/answer-cells.js';
 import { csvLines, escapeFormula } from './csv-lines.js';
+
+export { recordOf } from '../store/answer-cells.js';
 
 /** Bump when the value or the format of a stored cell changes while the column names do not. */
 const CELLS_VERSION = 2;
@@ -21,17 +24,14 @@ export function layoutOf(names: readonly string[]): string {
   return `${CELLS_VERSION}:${createHash('sha1').update(names.join(',')).digest('hex').slice(0, 8)}`;
 }
 
-/** What the store keeps: the layout, then the cells, formula-escaped, as one comma-separated record. */
-export function storedText(layout: string, cells: readonly string[]): string {
-  return `${layout},${csvLines([cells.map(escapeFormula)], '', ',')}`;
+/** The cells, formula-escaped, as one comma-separated record. */
+export function recordText(cells: readonly string[]): string {
+  return csvLines([cells.map(escapeFormula)], '', ',');
 }
 
-/**
- * The record after the layout cell when `text` was rendered with `layout`; undefined for cells of
- * another layout (or of the JSON form of schema v2, which starts with `[`).
- */
-export function recordOf(text: string, layout: string): string | undefined {
-  return text.length > layout.length && text.charCodeAt(layout.length) === 44 /* , */ && text.startsWith(layout) ? text.slice(layout.length + 1) : undefined;
+/** What the store keeps: the layout, then the record (store/answer-cells.ts). */
+export function storedText(layout: string, cells: readonly string[]): string {
+  return cellsText({ layout, record: recordText(cells) });
 }
 
 /** The cells of a record written by csvLines with ',' (RFC 4180: quoted cells, quotes doubled). */

@@ -20,7 +20,7 @@ export { GateStoppedError } from './gate-stopped-error.js';
 const HELD: unique symbol = Symbol('held until the pause ends');
 
 export interface RateGateOptions {
-  /** Requests per window this run may use. */
+  /** Requests per window this run may use: a positive integer (checked where it is given: options/option-table.ts). */
   rpm: number;
   /** Length of the server's rate window (behaviour notes: 60 s). Tests shorten it. */
   windowMs?: number;
@@ -71,7 +71,6 @@ export class RateGate {
   #resyncing = false;
 
   constructor(options: RateGateOptions) {
-    if (!(Number.isInteger(options.rpm) && options.rpm > 0)) throw new RangeError(`rpm must be a positive integer, got ${options.rpm}`);
     this.rpm = options.rpm;
     this.windowMs = options.windowMs ?? DEFAULTS.windowMs;
     this.#now = options.now ?? Date.now;

@@ -1,33 +1,170 @@
-// The request path of a lookup, outermost first:
-//   reserve check → retry → rate gate (429 pause) → credit ticket → HTTP request
+// The one way a request travels, for every call of a run (lookups, the start-up account reads,
+// the balance re-reads, the gate's resync) and every call of a LeadClient. Outermost first:
+//
+//   reserve check → retry → rate gate (its 429 pause) → credit reservation → one attempt
+//
 // The retry sits outside the gate so that each attempt waits for its own slot in the rate window;
-// the credit ticket sits inside it so that a request waiting for its slot reserves nothing; the
-// reserve check sits outside the retries because it asks the gate for a balance reading itself.
-import type { LeadClient } from '../../api/client.js';
-import type { RunStop } from '../../run/run-stop.js';
+// the credit reservation inside it so that a call waiting for its slot reserves nothing; the
+// reserve check outside the retries because it asks for a balance reading itself. Before a gate
+// is open (the reads that size it) or without one (a LeadClient with no `rpm`), a 429 makes the
+// call itself wait for the server's window (with-pause.ts) instead of pausing a gate.
+//
+// This file is the only one that composes the parts (with-*.ts, one job each) and the only owner
+// of the counts they keep.
+import type { ApiResponse } from '../../api/transport.js';
+import { RateLimitedError } from '../../api/errors.js';
+import type { Credits, Operation } from '../../api/types.js';
+import type { OperationInput } from '../../api/client.js';
+import { parseServiceLimits } from '../../api/limits.js';
+import { systemClock, type Clock } from '../../core/clock.js';
+import type { BillableOperation } from '../../core/kinds.js';
+import { CreditReadings } from '../credit-readings.js';
 import type { CreditAccount } from '../credits.js';
-import type { RateGate } from '../rate/rate-gate.js';
-import { sendWith, type RequestCounters, type Send } from './request.js';
-import type { RetryPolicy } from './retry-policy.js';
+import { GateStoppedError, RateGate, type RateGateOptions } from '../rate/rate-gate.js';
+import { lookupCall, type ApiCall, type RequestCounts, type Send } from './request.js';
+import { RetryPolicy } from './retry-policy.js';
 import { withCredits, withReserveCheck } from './with-credits.js';
 import { withGate } from './with-gate.js';
+import { withPause } from './with-pause.js';
 import { withRetry } from './with-retry.js';
 
-export interface RequestPathDeps {
-  client: LeadClient;
-  gate: RateGate;
+/** One attempt at a call: the API client's single, ungated request. */
+export type Attempt = (op: Operation, input: OperationInput[Operation]) => Promise<ApiResponse<unknown>>;
+
+export interface RequestPathSettings {
+  /** Transient failures of a call (lookups, account reads, a LeadClient's calls). */
   retry: RetryPolicy;
-  credits: CreditAccount;
-  counters: RequestCounters;
-  stop: RunStop;
-  /** A fresh balance reading (single-flight, through the gate). */
-  refreshCredits(): Promise<void>;
+  /** The server's rate window (behaviour notes: 60 s): the longest a 429 without a gate waits. */
+  windowMs: number;
+  /** Aborted once no call may start or be retried any more (the gate's queue is dropped). */
+  noMoreRequests: AbortSignal;
+  /** Aborted once the run halts (interrupt, 401): a grant that comes after it is not sent. */
+  halt: AbortSignal;
+  clock?: Clock;
 }
 
-export function requestPath(deps: RequestPathDeps): Send {
-  const { client, gate, retry, credits, counters, stop } = deps;
-  const send = withCredits(sendWith(client, counters), credits);
-  const gated = withGate(send, gate, counters, stop.signal);
-  const retried = withRetry(gated, retry, counters, stop.requestsSignal);
-  return withReserveCheck(retried, credits, deps.refreshCredits, () => stop.stop('credits'));
+/** The credit reserve on the path: the run's (a LeadClient has none). */
+export interface CreditGuarding {
+  credits: CreditAccount;
+  /** The reserve was reached (confirmed by a fresh reading): no more lookups. */
+  onReserveReached(): void;
+  /** Balance re-reads while lookups are made. */
+  refreshEveryMs: number;
+}
+
+/** A balance reading is asked again only after a 429 (once: the gate holds it until the pause ends). */
+const READING_RETRY = new RetryPolicy({ retries: 0, maxRateLimited: 1 });
+
+export class RequestPath {
+  readonly #settings: RequestPathSettings;
+  readonly #clock: Clock;
+  readonly #counts: RequestCounts = { requests: 0, retries: 0, rateLimited: 0 };
+  /** One attempt, refused once no call may start. */
+  readonly #attempt: Send;
+  #gate: RateGate | undefined;
+  #guarding: CreditGuarding | undefined;
+  #readings: CreditReadings | undefined;
+  #lookup: Send | undefined;
+
+  constructor(attempt: Attempt, settings: RequestPathSettings) {
+    this.#settings = settings;
+    this.#clock = settings.clock ?? systemClock;
+    const { noMoreRequests } = settings;
+    this.#attempt = (call) => (noMoreRequests.aborted ? Promise.reject(new GateStoppedError()) : attempt(call.op, call.input));
+  }
+
+  get windowMs(): number {
+    return this.#settings.windowMs;
+  }
+
+  /** What the path has counted so far. */
+  get counts(): Readonly<RequestCounts> {
+    return this.#counts;
+  }
+
+  /** The gate, once open: its concurrency and stats are the run's. */
+  get gate(): RateGate | undefined {
+    return this.#gate;
+  }
+
+  /** The balance re-reads of a run that guards the reserve. */
+  get readings(): CreditReadings | undefined {
+    return this.#readings;
+  }
+
+  /** Any call, retried as `policy` says (the path's own by default), paced once a gate is open. */
+  call<Op extends Operation>(op: Op, input: OperationInput[Op], policy: RetryPolicy = this.#settings.retry): Promise<ApiResponse<unknown>> {
+    const send = withRetry(this.#pace(this.#attempt, policy), policy, this.#counts, this.#settings.noMoreRequests);
+    return send({ op, input } as ApiCall);
+  }
+
+  /** A lookup of `key`: the whole path, the credit reserve included once it is guarded. */
+  async lookup(op: BillableOperation, key: string): Promise<unknown> {
+    this.#lookup ??= this.#composeLookup();
+    return (await this.#lookup(lookupCall(op, key))).data;
+  }
+
+  /**
+   * One attempt, outside the gate and the retries, its 429 counted: the gate's question "when does
+   * the window reset?" after a 429 that said nothing, asked while the gate holds everything else.
+   */
+  async probe<Op extends Operation>(op: Op, input: OperationInput[Op]): Promise<ApiResponse<unknown>> {
+    try {
+      return await this.#attempt({ op, input } as ApiCall);
+    } catch (error) {
+      if (error instanceof RateLimitedError) this.#counts.rateLimited += 1;
+      throw error;
+    }
+  }
+
+  /** Paces every later call through one gate; its queue is dropped when no call may start any more. */
+  openGate(options: Omit<RateGateOptions, 'resync'>): RateGate {
+    const gate = new RateGate({ ...options, resync: async () => parseServiceLimits((await this.probe('limits', {})).data as never).resetAt });
+    this.#gate = gate;
+    this.#lookup = undefined;
+    const { noMoreRequests } = this.#settings;
+    if (noMoreRequests.aborted) void gate.stop();
+    else noMoreRequests.addEventListener('abort', () => void gate.stop(), { once: true });
+    return gate;
+  }
+
+  /** Guards the credit reserve for every later lookup, and keeps the balance fresh while they are made. */
+  guardCredits(guarding: CreditGuarding): CreditReadings {
+    this.#guarding = guarding;
+    this.#lookup = undefined;
+    this.#readings = new CreditReadings({
+      read: async () => (await this.call('credits', {}, READING_RETRY)).data as Credits,
+      credits: guarding.credits,
+      lookupsSent: () => this.#counts.requests,
+      now: () => this.#clock.now(),
+    });
+    this.#readings.startPeriodic(guarding.refreshEveryMs);
+    return this.#readings;
+  }
+
+  /** Stops the balance re-reads and the gate (calls still waiting for it reject with GateStoppedError). */
+  async close(): Promise<void> {
+    this.#readings?.stop();
+    await this.#gate?.stop();
+  }
+
+  /** The gate once it is open; before (or without) one, a 429 waits here when `policy` will send the call again. */
+  #pace(next: Send, policy: RetryPolicy): Send {
+    const { halt, windowMs } = this.#settings;
+    if (this.#gate) return withGate(next, this.#gate, this.#counts, halt);
+    return withPause(next, { counts: this.#counts, clock: this.#clock, windowMs, signal: halt, wait: policy.retriesRateLimited });
+  }
+
+  #composeLookup(): Send {
+    const counted: Send = (call) => {
+      this.#counts.requests += 1;
+      return this.#attempt(call);
+    };
+    const guarding = this.#guarding;
+    const { retry, noMoreRequests } = this.#settings;
+    const paced = this.#pace(guarding ? withCredits(counted, guarding.credits) : counted, retry);
+    const retried = withRetry(paced, retry, this.#counts, noMoreRequests);
+    if (!guarding) return retried;
+    return withReserveCheck(retried, guarding.credits, () => this.#readings!.refresh(), guarding.onReserveReached);
+  }
 }

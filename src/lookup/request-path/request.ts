@@ -1,43 +1,39 @@
-// The request path is a chain of small wrappers around one function, the way octokit composes
-// `retry(throttle(request))` (request-path.ts composes them). Each takes the next `Send` and
-// returns one.
-import type { LeadClient, OperationInput } from '../../api/client.js';
-import type { BillableOperation } from '../credits.js';
+// The shapes the request path's parts share. Each part (with-*.ts) takes the next `Send` and
+// returns one, the way octokit composes `retry(throttle(request))`; only request-path.ts composes them.
+import type { ApiResponse } from '../../api/transport.js';
+import type { Operation } from '../../api/types.js';
+import type { OperationInput } from '../../api/client.js';
+import type { BillableOperation } from '../../core/kinds.js';
 
-export interface LookupRequest {
-  op: BillableOperation;
-  /** The normalized key (plan phase). */
-  key: string;
+/** One call of an operation. */
+export interface ApiCall {
+  op: Operation;
+  input: OperationInput[Operation];
 }
 
-/** Sends a request and resolves with the answer's `data` (the library's LeadClient sends its own request type). */
-export type Send<Request = LookupRequest> = (request: Request) => Promise<unknown>;
+/** A call's way down the path: resolves with the API's answer (data and rate headers). */
+export type Send = (call: ApiCall) => Promise<ApiResponse<unknown>>;
 
-/** The counters the request path keeps; the progress line and the summary read them. */
-export interface RequestCounters {
+/** What the request path counts; read-only outside it (RequestPath.counts). */
+export interface RequestCounts {
+  /** Lookup requests sent (account reads are not counted here). */
   requests: number;
+  /** Retries after a transient failure, of any call. */
   retries: number;
+  /** 429 answers, to any call (lookups, account reads, the gate's resync). */
   rateLimited: number;
 }
 
-function inputFor(op: BillableOperation, key: string): OperationInput[BillableOperation] {
+/** The API's input for a lookup of `key`. */
+export function lookupCall(op: BillableOperation, key: string): ApiCall {
   switch (op) {
     case 'lookup_email':
-      return { email: key };
+      return { op, input: { email: key } };
     case 'lookup_url':
-      return { url: key };
+      return { op, input: { url: key } };
     case 'lookup_domain':
-      return { name: key };
+      return { op, input: { name: key } };
     default:
-      return { domain: key };
+      return { op, input: { domain: key } };
   }
-}
-
-/** The innermost step: one HTTP request through the client, counted. */
-export function sendWith(client: LeadClient, counters: RequestCounters): Send {
-  return async ({ op, key }) => {
-    counters.requests += 1;
-    const response = await client.call(op, inputFor(op, key) as never);
-    return response.data as unknown;
-  };
 }

@@ -1,12 +1,13 @@
 // The one retry policy of the project (got's own retry is off, transport.ts).
 // - 429: not a failure of the request: the gate pauses everyone until the server's reset
-//   (with-gate.ts), then the same request is sent again. Bounded so a server that never lets go
-//   cannot loop forever.
+//   (with-gate.ts; without a gate, with-pause.ts waits), then the same request is sent again.
+//   Bounded so a server that never lets go cannot loop forever.
 // - Transient failures (5xx, resets, timeouts, truncated or unparseable bodies, "failed" at 200):
 //   exponential backoff with full jitter, a bounded number of times.
 // - Everything else (400, 401, 402, ...) is permanent and returned at once: retrying would waste
 //   requests and, for 402, could not succeed.
 import { RateLimitedError, isTransient } from '../../api/errors.js';
+import { systemClock, type Clock } from '../../core/clock.js';
 import { DEFAULTS } from '../../options/defaults.js';
 
 export interface RetryPolicyOptions {
@@ -19,14 +20,11 @@ export interface RetryPolicyOptions {
   /** 429s tolerated for one request before it is given up as `rate_limited`. Default 20. */
   maxRateLimited?: number;
   random?: () => number;
+  /** Waits the backoff. Default: real timers. */
+  clock?: Clock;
 }
 
 export interface RetryHooks {
-  /**
-   * Called on every 429; the request is sent again once it returns (or its promise settles).
-   * Without it the request is sent again at once: the rate gate holds it until the pause ends.
-   */
-  onRateLimited?(error: RateLimitedError): void | Promise<void>;
   /** Called before each backoff wait. */
   onRetry?(error: unknown, attempt: number): void;
   /** Resolves early when the run is being interrupted. */
@@ -39,6 +37,7 @@ export class RetryPolicy {
   readonly #max: number;
   readonly #maxRateLimited: number;
   readonly #random: () => number;
+  readonly #clock: Clock;
 
   constructor(options: RetryPolicyOptions = {}) {
     this.retries = options.retries ?? DEFAULTS.retries;
@@ -46,6 +45,12 @@ export class RetryPolicy {
     this.#max = options.maxDelayMs ?? DEFAULTS.retryMaxDelayMs;
     this.#maxRateLimited = options.maxRateLimited ?? DEFAULTS.maxRateLimited;
     this.#random = options.random ?? Math.random;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  /** Whether a call refused with 429 is sent again (after the pause). */
+  get retriesRateLimited(): boolean {
+    return this.#maxRateLimited > 0;
   }
 
   /** Backoff before retry number `attempt` (1-based): full jitter over an exponential ceiling. */
@@ -64,28 +69,16 @@ export class RetryPolicy {
         if (hooks.signal?.aborted) throw error;
         if (error instanceof RateLimitedError) {
           rateLimited += 1;
+          // Sent again at once: the part below (the rate gate, or the pause without one) held it
+          // until the server's window allowed it.
           if (rateLimited > this.#maxRateLimited) throw error;
-          await hooks.onRateLimited?.(error);
           continue;
         }
         if (!isTransient(error) || failures >= this.retries) throw error;
         failures += 1;
         hooks.onRetry?.(error, failures);
-        await sleep(this.delayFor(failures), hooks.signal);
+        await this.#clock.sleep(this.delayFor(failures), hooks.signal);
       }
     }
   }
-}
-
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

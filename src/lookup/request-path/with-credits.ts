@@ -1,5 +1,6 @@
 // The credit reserve on the request path (credits.ts keeps the account): a request starts only
 // when its worst-case cost fits above the reserve, and its answer settles what it cost.
+import type { BillableOperation } from '../../core/kinds.js';
 import type { CreditAccount } from '../credits.js';
 import { foundIn } from '../outcome.js';
 import type { Send } from './request.js';
@@ -14,14 +15,15 @@ export class CreditRefusedError extends Error {
 
 /** Inside the gate: reserve the worst case, send, then settle (a found answer is charged). */
 export function withCredits(next: Send, credits: CreditAccount): Send {
-  return async (request) => {
-    const ticket = await credits.tryBegin(request.op);
+  return async (call) => {
+    const op = call.op as BillableOperation;
+    const ticket = await credits.tryBegin(op);
     if (!ticket) throw new CreditRefusedError();
     let charged = false;
     try {
-      const data = await next(request);
-      charged = foundIn(request.op, data);
-      return data;
+      const response = await next(call);
+      charged = foundIn(op, response.data);
+      return response;
     } finally {
       await credits.finish(ticket, charged);
     }
@@ -33,15 +35,15 @@ export function withCredits(next: Send, credits: CreditAccount): Send {
  * the real balance (a fresh /account/credits reading) before the reserve is declared reached.
  */
 export function withReserveCheck(next: Send, credits: CreditAccount, refreshCredits: () => Promise<void>, onReached: () => void): Send {
-  return async (request) => {
+  return async (call) => {
     try {
-      return await next(request);
+      return await next(call);
     } catch (error) {
       if (!(error instanceof CreditRefusedError)) throw error;
       if (!credits.exhausted) {
         await refreshCredits().catch(() => {});
         try {
-          return await next(request);
+          return await next(call);
         } catch (again) {
           if (!(again instanceof CreditRefusedError)) throw again;
         }

@@ -1,20 +1,20 @@
-// Every request waits for the rate gate, and the gate's 429 policy applies here: a 429 pauses
-// the whole run until the server's reset (RateGate.pause), then with-retry sends the request again.
+// Every call waits for the rate gate, and the gate's 429 policy applies here: a 429 pauses the
+// whole run until the server's reset (RateGate.pause), then with-retry sends the call again.
 import { RateLimitedError } from '../../api/errors.js';
 import { GateStoppedError, type RateGate } from '../rate/rate-gate.js';
-import type { RequestCounters, Send } from './request.js';
+import type { RequestCounts, Send } from './request.js';
 
-export function withGate<Request>(next: Send<Request>, gate: RateGate, counters: RequestCounters, halt: AbortSignal): Send<Request> {
-  return async (request) => {
+export function withGate(next: Send, gate: RateGate, counts: RequestCounts, halt: AbortSignal): Send {
+  return async (call) => {
     try {
       return await gate.schedule(() => {
         // Granted after the run halted: not sent.
         if (halt.aborted) throw new GateStoppedError();
-        return next(request);
+        return next(call);
       });
     } catch (error) {
       if (error instanceof RateLimitedError) {
-        counters.rateLimited += 1;
+        counts.rateLimited += 1;
         gate.pause(error.retryAt);
       }
       throw error;

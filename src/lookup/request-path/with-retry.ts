@@ -1,23 +1,24 @@
-// The one place that retries: transient failures with backoff, 429s at once (the gate below holds
-// them until the server's pause ends). Permanent failures pass through (retry-policy.ts).
+// The one place that retries: transient failures with backoff, 429s at once (the part below, the
+// gate or the pause, held them until the server's window allows). Permanent failures pass
+// through (retry-policy.ts).
 import { GateStoppedError } from '../rate/rate-gate.js';
 import type { RetryPolicy } from './retry-policy.js';
-import type { RequestCounters, Send } from './request.js';
+import type { RequestCounts, Send } from './request.js';
 
-export function withRetry<Request>(next: Send<Request>, policy: RetryPolicy, counters: RequestCounters, signal: AbortSignal): Send<Request> {
+export function withRetry(next: Send, policy: RetryPolicy, counts: RequestCounts, signal: AbortSignal): Send {
   const hooks = {
     signal,
     onRetry: () => {
-      counters.retries += 1;
+      counts.retries += 1;
     },
   };
-  return async (request) => {
-    // A retry the gate refuses (the run is stopping) leaves the row with the failure it had: it
-    // was looked up, and failed; it is not a row that was never tried.
+  return async (call) => {
+    // A retry the gate refuses (the run is stopping) leaves the call with the failure it had: it
+    // was made, and failed; it is not a call that was never tried.
     let failure: unknown;
-    const attempt = async (): Promise<unknown> => {
+    const attempt = async () => {
       try {
-        return await next(request);
+        return await next(call);
       } catch (error) {
         if (!(error instanceof GateStoppedError)) failure = error;
         throw error;

@@ -2,9 +2,10 @@
 // unknown names are refused (a typo such as `rmp` would otherwise silently mean "no rate limit"),
 // and every message names the option, the rule and what was got (src/options/rules.ts).
 import { didYouMean } from '../options/did-you-mean.js';
+import { checked } from '../options/option-table.js';
 import { nonNegativeInteger, positiveInteger, shown } from '../options/rules.js';
-import { ConfigError } from './errors.js';
-import type { TransportOptions } from './transport.js';
+import { ConfigError } from '../api/errors.js';
+import type { TransportOptions } from '../api/transport.js';
 
 /** How single calls are retried (the pipeline's policy, src/lookup/request-path/retry-policy.ts). */
 export interface ClientRetryOptions {
@@ -65,9 +66,10 @@ function retryOptions(raw: unknown): ClientRetryOptions | undefined {
   if (raw === false) return undefined;
   if (!isPlainObject(raw)) throw new ConfigError(`Invalid LeadClient option retry: must be true, false or { retries, baseDelayMs, maxDelayMs }, got ${shown(raw)}`);
   refuseUnknown('retry.', raw, RETRY_KEYS);
-  const retries = nonNegativeInteger('retry.retries', raw.retries);
-  const baseDelayMs = nonNegativeInteger('retry.baseDelayMs', raw.baseDelayMs);
-  const maxDelayMs = nonNegativeInteger('retry.maxDelayMs', raw.maxDelayMs);
+  const count = (name: keyof ClientRetryOptions) => (raw[name] === undefined ? undefined : checked(raw[name], 'library', `retry.${name}`, name, nonNegativeInteger));
+  const retries = count('retries');
+  const baseDelayMs = count('baseDelayMs');
+  const maxDelayMs = count('maxDelayMs');
   return {
     ...(retries === undefined ? {} : { retries }),
     ...(baseDelayMs === undefined ? {} : { baseDelayMs }),
@@ -76,9 +78,9 @@ function retryOptions(raw: unknown): ClientRetryOptions | undefined {
 }
 
 function rpmOption(raw: unknown): number | 'account' | undefined {
-  if (raw === 'account') return raw;
+  if (raw === undefined || raw === 'account') return raw;
   try {
-    return positiveInteger('rpm', raw);
+    return positiveInteger(raw);
   } catch {
     throw new ConfigError(`Invalid LeadClient option rpm: must be a positive whole number or 'account', got ${shown(raw)}`);
   }
@@ -95,6 +97,6 @@ export function checkClientOptions(options: unknown): ClientSettings {
     transport: transport as unknown as TransportOptions,
     retry: retryOptions(options.retry),
     rpm: rpmOption(options.rpm),
-    windowMs: positiveInteger('windowMs', options.windowMs),
+    windowMs: options.windowMs === undefined ? undefined : checked(options.windowMs, 'library', 'windowMs', 'windowMs', positiveInteger),
   };
 }

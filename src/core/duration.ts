@@ -3,6 +3,7 @@
 // cache age either wastes credits (too short) or serves stale answers (too long).
 
 import { ConfigError } from '../api/errors.js';
+import { RuleBroken } from './rule.js';
 
 const UNIT_MS = {
   ms: 1,
@@ -20,16 +21,16 @@ type Unit = keyof typeof UNIT_MS;
 // rejected on purpose: "1M" reads as a month to many people.
 const PART = /(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)/y;
 
+export const DURATION_RULE = 'must be a duration such as 30d, 12h or 15m';
+
 /**
- * Parse a duration such as `30d`, `12h`, `15m`, `45s`, `500ms`, `2w`, `1d12h` or `1d 12h` into
- * milliseconds (rounded to a whole millisecond). `what` names the option in the error message.
+ * A duration such as `30d`, `12h`, `15m`, `45s`, `500ms`, `2w`, `1d12h` or `1d 12h` in milliseconds
+ * (rounded to a whole millisecond). RuleBroken for anything else (options/option-table.ts words it).
  */
-export function parseDuration(text: string, what: string): number {
-  const input = typeof text === 'string' ? text.trim() : '';
+export function durationMs(raw: unknown): number {
+  const input = typeof raw === 'string' ? raw.trim() : '';
   const fail = (hint = ''): never => {
-    throw new ConfigError(
-      `Invalid ${what}: must be a duration such as 30d, 12h or 15m, got '${String(text)}'${hint}`,
-    );
+    throw new RuleBroken(DURATION_RULE, raw, false, hint);
   };
   if (input === '') fail();
   if (/^\d+(?:\.\d+)?$/.test(input)) fail(' (a bare number is ambiguous: add a unit, one of ms, s, m, h, d, w)');
@@ -48,6 +49,16 @@ export function parseDuration(text: string, what: string): number {
   }
   if (!Number.isFinite(total) || total > Number.MAX_SAFE_INTEGER) fail(' (too large)');
   return Math.round(total);
+}
+
+/** durationMs for a command line's flag, `what` (e.g. `--older-than`): a ConfigError naming it. */
+export function parseDuration(text: string, what: string): number {
+  try {
+    return durationMs(text);
+  } catch (error) {
+    if (!(error instanceof RuleBroken)) throw error;
+    throw new ConfigError(`Invalid option ${what}: ${error.rule}, got '${String(text)}'${error.hint}`);
+  }
 }
 
 const FORMAT_UNITS: ReadonlyArray<[string, number]> = [

@@ -2,11 +2,12 @@
 // resolve-options.ts turns them into the settings a run uses, validated once, defaults filled
 // from defaults.ts.
 import type { Readable, Writable } from 'node:stream';
-import type { LeadClient } from '../api/client.js';
-import type { LookupKind, Shard } from '../plan/plan.js';
+import type { LeadClient } from '../lookup/lead-client.js';
+import type { Extra, LookupKind } from '../core/kinds.js';
+import type { Shard } from '../plan/plan.js';
 import type { ResultStore } from '../store/result-store.js';
 
-export type Extra = 'mx' | 'whois' | 'company';
+export type { Extra } from '../core/kinds.js';
 
 export interface EnrichOptions {
   /** CSV path, '-' for stdin, or a readable stream. */
@@ -39,6 +40,8 @@ export interface EnrichOptions {
   client?: LeadClient | undefined;
   baseUrl?: string | undefined;
   token?: string | undefined;
+  /** Per-request timeout in ms of the client the run makes from baseUrl and token (default 30000). */
+  timeoutMs?: number | undefined;
   /** Names the server in the store, so answers of different services never mix. Default: the base URL. */
   service?: string | undefined;
 
@@ -65,7 +68,7 @@ export interface EnrichOptions {
    * percentage such as '5%' of the rows looked up, judged after 50): the rest are `skipped`
    * with `max_errors`, and the summary's stoppedBy is 'max_errors'.
    */
-  maxErrors?: number | string | undefined;
+  maxErrors?: number | string | { count: number } | { percent: number } | undefined;
 
   /** Share the rate limit, credit reserve and answers with other workers through this Redis. */
   redis?: string | undefined;

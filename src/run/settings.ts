@@ -3,18 +3,17 @@
 // from defaults.ts; what leaves is the settings object the run's phases read.
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import type { LeadClient } from '../api/client.js';
+import type { LeadClient } from '../lookup/lead-client.js';
 import { ConfigError } from '../api/errors.js';
 import type { LookupKind, Shard } from '../plan/plan.js';
-import { parseKinds } from '../plan/targets.js';
 import { defaultStorePath } from '../store/default-path.js';
-import { parseDuration } from '../store/duration.js';
 import { assertDistinctFiles } from '../read/index.js';
 import { ResultStore } from '../store/result-store.js';
-import type { MaxErrors } from '../run/error-budget.js';
-import { DEFAULTS } from './defaults.js';
+import type { MaxErrors } from './error-budget.js';
+import { DEFAULTS } from '../options/defaults.js';
 import type { EnrichOptions, EnrichProgress, EnrichTuning, Extra } from './enrich-options.js';
-import { delimiterOption, extrasList, invalid, maxErrorsOption, nonNegativeInteger, oneOf, positiveInteger, shardOption } from './rules.js';
+import { checked, invalid, readOption } from '../options/option-table.js';
+import { nonNegativeInteger, positiveInteger } from '../options/rules.js';
 
 export interface EnrichSettings {
   input: string | Readable;
@@ -34,6 +33,8 @@ export interface EnrichSettings {
   client: LeadClient | undefined;
   baseUrl: string;
   token: string;
+  /** Per-request timeout of a client the run makes itself (`client` keeps its own). */
+  timeoutMs: number | undefined;
   service: string | undefined;
   rpm: number | undefined;
   concurrency: number | undefined;
@@ -54,7 +55,7 @@ export interface EnrichSettings {
 }
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
-  'input', 'delimiter', 'encoding', 'header', 'output', 'errors', 'by', 'column', 'with', 'format', 'prefix', 'fields', 'client', 'baseUrl', 'token', 'service',
+  'input', 'delimiter', 'encoding', 'header', 'output', 'errors', 'by', 'column', 'with', 'format', 'prefix', 'fields', 'client', 'baseUrl', 'token', 'timeoutMs', 'service',
   'rpm', 'concurrency', 'minCredits', 'retries', 'maxErrors', 'store', 'maxAge', 'maxAgeMs', 'refresh', 'redis', 'shard',
   'signal', 'quit', 'onProgress', 'onWarning', 'stdout', 'tuning',
 ]);
@@ -72,7 +73,7 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
   }
   const input = inputOf(options.input);
   const format = formatOf(options.format, options.output);
-  const shard = shardOption('shard', options.shard);
+  const shard = readOption('shard', options.shard, 'library');
   const output = outputOf(options.output, input, format, shard);
   const errors = errorsOf(options.errors, output, input);
   const store = options.store instanceof ResultStore ? options.store : (options.store ?? defaultStorePath());
@@ -85,30 +86,31 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
   ]);
   return {
     input,
-    delimiter: delimiterOption('delimiter', options.delimiter),
-    encoding: encodingOf(options.encoding),
-    header: options.header ?? true,
+    delimiter: readOption('delimiter', options.delimiter, 'library'),
+    encoding: readOption('encoding', options.encoding, 'library'),
+    header: readOption('header', options.header, 'library') ?? true,
     output,
     errors,
     format,
-    by: parseKinds('by', options.by),
-    columns: columnsOf(options.column),
-    extras: extrasList('with', options.with) ?? [],
-    prefix: prefixOf(options.prefix),
-    fields: fieldsOf(options.fields),
+    by: readOption('by', options.by, 'library'),
+    columns: readOption('column', options.column, 'library'),
+    extras: readOption('with', options.with, 'library') ?? [],
+    prefix: readOption('prefix', options.prefix, 'library') ?? '',
+    fields: readOption('fields', options.fields, 'library'),
     client: options.client,
     baseUrl: options.baseUrl ?? '',
     token: options.token ?? '',
     service: options.service,
-    rpm: positiveInteger('rpm', options.rpm),
-    concurrency: positiveInteger('concurrency', options.concurrency),
-    minCredits: nonNegativeInteger('minCredits', options.minCredits),
-    retries: nonNegativeInteger('retries', options.retries) ?? DEFAULTS.retries,
-    maxErrors: maxErrorsOption('maxErrors', options.maxErrors),
+    timeoutMs: readOption('timeoutMs', options.timeoutMs, 'library'),
+    rpm: readOption('rpm', options.rpm, 'library'),
+    concurrency: readOption('concurrency', options.concurrency, 'library'),
+    minCredits: readOption('minCredits', options.minCredits, 'library'),
+    retries: readOption('retries', options.retries, 'library') ?? DEFAULTS.retries,
+    maxErrors: readOption('maxErrors', options.maxErrors, 'library'),
     store,
     maxAgeMs: maxAgeOf(options),
-    refresh: options.refresh ?? false,
-    redis: options.redis,
+    refresh: readOption('refresh', options.refresh, 'library') ?? false,
+    redis: readOption('redis', options.redis, 'library'),
     shard,
     signal: options.signal,
     quit: options.quit,
@@ -124,20 +126,6 @@ function inputOf(input: unknown): string | Readable {
   const stream = input as Readable | undefined;
   if (stream && typeof stream.pipe === 'function' && typeof stream.on === 'function') return stream;
   throw invalid('input', "must be a CSV path, '-' for stdin, or a readable stream", input);
-}
-
-function encodingOf(encoding: unknown): string | undefined {
-  if (encoding === undefined) return undefined;
-  // The label itself is checked where the input is read (read/encoding.ts knows every WHATWG label).
-  if (typeof encoding !== 'string' || encoding.trim() === '') throw invalid('encoding', 'must be an encoding label such as utf-8, utf-16le or windows-1252', encoding);
-  return encoding;
-}
-
-function columnsOf(column: unknown): string[] | undefined {
-  if (column === undefined) return undefined;
-  const list = Array.isArray(column) ? column : [column];
-  if (list.length === 0 || list.some((name) => typeof name !== 'string')) throw invalid('column', 'must name a header column, or one per kind of by', column);
-  return list as string[];
 }
 
 /** The output as given, or its default; a stream input has no name to make one from. */
@@ -165,7 +153,7 @@ function isWritable(value: unknown): value is Writable {
 
 /** `--format`, or what the output's name says: `-o x.jsonl` means JSON Lines; the two must agree. */
 function formatOf(format: unknown, output: unknown): 'csv' | 'jsonl' {
-  const given = oneOf('format', format, ['csv', 'jsonl'] as const);
+  const given = readOption('format', format, 'library');
   const named = typeof output === 'string' && /\.jsonl(\.gz)?$/i.test(output) ? 'jsonl' : undefined;
   if (given === 'csv' && named === 'jsonl') {
     throw new ConfigError(`Invalid option --format: csv contradicts the output's name ${output} (JSON Lines): drop one of them`);
@@ -173,38 +161,29 @@ function formatOf(format: unknown, output: unknown): 'csv' | 'jsonl' {
   return given ?? named ?? DEFAULTS.format;
 }
 
-function prefixOf(prefix: unknown): string {
-  if (prefix === undefined) return '';
-  if (typeof prefix !== 'string' || /[\r\n]/.test(prefix)) throw invalid('prefix', 'must be text on one line, such as new_', prefix);
-  return prefix;
-}
-
-function fieldsOf(fields: unknown): string[] | undefined {
-  if (fields === undefined) return undefined;
-  const list = (Array.isArray(fields) ? fields : [fields]).flatMap((item) => String(item).split(',')).map((name) => name.trim()).filter(Boolean);
-  if (list.length === 0 || list.some((name) => typeof name !== 'string')) throw invalid('fields', 'must list added column names, such as lead_name,lead_title', fields);
-  return [...new Set(list)];
-}
-
 function maxAgeOf(options: EnrichOptions): number {
-  if (options.maxAge !== undefined) return parseDuration(options.maxAge, 'option maxAge');
-  return nonNegativeInteger('maxAgeMs', options.maxAgeMs) ?? DEFAULTS.maxAgeMs;
+  return readOption('maxAge', options.maxAge, 'library') ?? checkedOrUndefined('maxAgeMs', options.maxAgeMs, nonNegativeInteger) ?? DEFAULTS.maxAgeMs;
+}
+
+/** A library value no flag or config key has (maxAgeMs, the tuning knobs), by its rule. */
+function checkedOrUndefined<T>(name: string, raw: unknown, rule: (raw: unknown) => T): T | undefined {
+  return raw === undefined ? undefined : checked(raw, 'library', name, name, rule);
 }
 
 function tuningOf(tuning: EnrichTuning): EnrichSettings['tuning'] {
   for (const key of Object.keys(tuning)) {
     if (!(TUNING_KEYS as readonly string[]).includes(key)) throw new ConfigError(`Invalid option tuning.${key}: not a tuning knob (${TUNING_KEYS.join(', ')})`);
   }
-  const value = (key: (typeof TUNING_KEYS)[number]): number | undefined => nonNegativeInteger(`tuning.${key}`, tuning[key]);
+  const value = (key: (typeof TUNING_KEYS)[number]): number | undefined => checkedOrUndefined(`tuning.${key}`, tuning[key], nonNegativeInteger);
   return {
-    windowMs: positiveInteger('tuning.windowMs', tuning.windowMs) ?? DEFAULTS.windowMs,
-    progressIntervalMs: positiveInteger('tuning.progressIntervalMs', tuning.progressIntervalMs) ?? DEFAULTS.progressIntervalMs,
+    windowMs: checkedOrUndefined('tuning.windowMs', tuning.windowMs, positiveInteger) ?? DEFAULTS.windowMs,
+    progressIntervalMs: checkedOrUndefined('tuning.progressIntervalMs', tuning.progressIntervalMs, positiveInteger) ?? DEFAULTS.progressIntervalMs,
     retryBaseDelayMs: value('retryBaseDelayMs') ?? DEFAULTS.retryBaseDelayMs,
     retryMaxDelayMs: value('retryMaxDelayMs') ?? DEFAULTS.retryMaxDelayMs,
     creditsRefreshMs: value('creditsRefreshMs') ?? DEFAULTS.creditsRefreshMs,
     drainTimeoutMs: value('drainTimeoutMs') ?? DEFAULTS.drainTimeoutMs,
     edgeMarginMs: value('edgeMarginMs') ?? DEFAULTS.edgeMarginMs,
-    reorderWindow: positiveInteger('tuning.reorderWindow', tuning.reorderWindow) ?? DEFAULTS.reorderWindow,
+    reorderWindow: checkedOrUndefined('tuning.reorderWindow', tuning.reorderWindow, positiveInteger) ?? DEFAULTS.reorderWindow,
     storeFlushIntervalMs: value('storeFlushIntervalMs'),
   };
 }

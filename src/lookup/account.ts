@@ -1,11 +1,10 @@
 // The account reads before the first lookup (the balance, and the rate window), shared by the run
-// and its dry run. No gate exists yet: a 429 here waits for the server's hint (or a second) and
-// tries again; other transient failures are retried as any request.
-import type { LeadClient } from '../api/client.js';
-import { LeadEnrichError, PaymentRequiredError, RateLimitedError, UnauthorizedError } from '../api/errors.js';
+// and its dry run. They go down the request path before its gate is open: a 429 here waits for
+// the server's hint (with-pause.ts) and tries again; other transient failures are retried as any call.
+import { LeadEnrichError, PaymentRequiredError, UnauthorizedError } from '../api/errors.js';
 import { parseServiceLimits, type RateLimitFacts } from '../api/limits.js';
-import type { Credits } from '../api/types.js';
-import { sleep, type RetryPolicy } from '../lookup/request-path/retry-policy.js';
+import type { Credits, ServiceLimits } from '../api/types.js';
+import type { RequestPath } from './request-path/request-path.js';
 
 export interface AccountReading {
   balance: number;
@@ -18,22 +17,20 @@ export interface AccountReading {
   latencyMs: number;
 }
 
-export async function readAccount(client: LeadClient, retry: RetryPolicy, windowMs: number, rpm: number | undefined): Promise<AccountReading> {
-  const hooks = {
-    onRateLimited: (error: RateLimitedError) => sleep(Math.min(windowMs, Math.max(1000, (error.retryAt?.getTime() ?? 0) - Date.now()))),
-  };
+export async function readAccount(path: RequestPath, rpm: number | undefined, now: () => number = Date.now): Promise<AccountReading> {
   // A server at zero balance may answer 402 to everything: that is a balance of nothing, not a
   // fatal error. No lookup is made; every row is still written.
   let outOfCredits = false;
-  const credits: Pick<Credits, 'total_remaining_credits' | 'low_credit_balance_min_threshold'> = await retry
-    .run(() => client.getCredits(), hooks)
+  const credits: Pick<Credits, 'total_remaining_credits' | 'low_credit_balance_min_threshold'> = await path
+    .call('credits', {})
+    .then((response) => response.data as Credits)
     .catch((error: unknown) => {
       if (!(error instanceof PaymentRequiredError)) return rethrowStartup(error);
       outOfCredits = true;
       return { total_remaining_credits: 0, low_credit_balance_min_threshold: 0 };
     });
-  const asked = Date.now();
-  const limits = await retry.run(() => client.getLimits(), hooks).then(parseServiceLimits, (error: unknown): RateLimitFacts => {
+  const asked = now();
+  const limits = await path.call('limits', {}).then((response) => parseServiceLimits(response.data as ServiceLimits), (error: unknown): RateLimitFacts => {
     // Out of credits the rate does not matter: nothing will be sent.
     if (!(error instanceof PaymentRequiredError)) return rethrowStartup(error);
     outOfCredits = true;
@@ -44,7 +41,7 @@ export async function readAccount(client: LeadClient, retry: RetryPolicy, window
     threshold: credits.low_credit_balance_min_threshold ?? 0,
     limits,
     outOfCredits,
-    latencyMs: Date.now() - asked,
+    latencyMs: now() - asked,
   };
 }
 

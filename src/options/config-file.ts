@@ -5,59 +5,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError } from './api/errors.js';
-import { parseDuration } from './store/duration.js';
+import { ConfigError } from '../api/errors.js';
+import { didYouMean } from './did-you-mean.js';
+import { OPTIONS, readOption, type OptionName, type OptionValue } from './option-table.js';
 
-export interface FileConfig {
-  baseUrl?: string;
-  token?: string;
-  tokenFile?: string;
-  timeoutMs?: number;
-  retries?: number;
-  rpm?: number;
-  concurrency?: number;
-  minCredits?: number;
-  with?: Array<'mx' | 'whois' | 'company'>;
-  maxAge?: string;
-  store?: string;
-  format?: 'csv' | 'jsonl';
-  redis?: string;
-}
+/**
+ * The config file's values, each read by its option's one rule (option-table.ts): a run option
+ * here means what its flag means (`maxAge` in milliseconds once read, `with` as a list).
+ */
+export type FileConfig = { [K in OptionName]?: OptionValue<K> };
 
-type Rule = (value: unknown) => string | undefined;
-const string: Rule = (v) => (typeof v === 'string' && v.length > 0 ? undefined : 'must be a non-empty string');
-const positiveInt: Rule = (v) => (Number.isInteger(v) && (v as number) > 0 ? undefined : 'must be a positive integer');
-const nonNegativeInt: Rule = (v) => (Number.isInteger(v) && (v as number) >= 0 ? undefined : 'must be a whole number, 0 or more');
-const oneOf =
-  (...allowed: string[]): Rule =>
-  (v) =>
-    typeof v === 'string' && allowed.includes(v) ? undefined : `must be one of ${allowed.map((a) => `"${a}"`).join(', ')}`;
-const duration: Rule = (v) => {
-  try {
-    parseDuration(v as string, 'maxAge');
-    return undefined;
-  } catch {
-    return 'must be a duration such as "30d", "12h" or "1d12h" (units ms, s, m, h, d, w)';
-  }
-};
-const withList: Rule = (v) =>
-  Array.isArray(v) && v.every((x) => x === 'mx' || x === 'whois' || x === 'company') ? undefined : 'must be an array of "mx", "whois" and/or "company"';
-
-const RULES: Record<keyof FileConfig, Rule> = {
-  baseUrl: string,
-  token: string,
-  tokenFile: string,
-  timeoutMs: positiveInt,
-  retries: nonNegativeInt,
-  rpm: positiveInt,
-  concurrency: positiveInt,
-  minCredits: nonNegativeInt,
-  with: withList,
-  maxAge: duration,
-  store: string,
-  format: oneOf('csv', 'jsonl'),
-  redis: string,
-};
+const KEYS = Object.keys(OPTIONS) as OptionName[];
 
 export interface ConfigSources {
   /** Path given with --config. */
@@ -99,19 +57,18 @@ export function readConfigFile(configPath: string, warn: (line: string) => void 
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new ConfigError(`Invalid config file ${configPath}: must hold a JSON object like config.example.json`);
   }
-  const config = parsed as Record<string, unknown>;
-  for (const [key, value] of Object.entries(config)) {
+  const config: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
     if (key.startsWith('$') || key === '_comment') continue; // "$schema" and comments are allowed
     // Own keys only: "toString", "constructor" or "__proto__" must be unknown keys, not
     // Object.prototype members called as rules.
-    const rule = Object.hasOwn(RULES, key) ? RULES[key as keyof FileConfig] : undefined;
-    if (!rule) {
-      throw new ConfigError(`Invalid config file ${configPath}: unknown key "${key}"; remove or rename it (allowed: ${Object.keys(RULES).join(', ')})`);
+    if (!Object.hasOwn(OPTIONS, key)) {
+      const guess = didYouMean(key, KEYS);
+      throw new ConfigError(
+        `Invalid config file ${configPath}: unknown key "${key}"${guess ? ` (did you mean "${guess}"?)` : ''}; remove or rename it (allowed: ${KEYS.join(', ')})`,
+      );
     }
-    const problem = rule(value);
-    if (problem) {
-      throw new ConfigError(`Invalid config file ${configPath}: "${key}" ${problem}, got ${JSON.stringify(value)}`);
-    }
+    config[key] = readOption(key as OptionName, value, { configFile: configPath });
   }
   if (typeof config.token === 'string' && isWorldReadable(file)) {
     warn(`Warning: ${configPath} holds a token and is readable by other users; run: chmod 600 ${configPath}`);

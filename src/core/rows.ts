@@ -1,11 +1,21 @@
-// One input row once the run is done with it: what the writer writes and the tally counts.
-import type { Billing } from '../lookup/outcome.js';
-import type { LookupKind } from '../plan/normalize.js';
-import type { RowData } from '../write/columns.js';
-
-export type { Billing } from '../lookup/outcome.js';
+// One input row once the run is done with it: what the look-up step hands to the writer and the
+// run's tally. Shared by lookup/, write/ and run/, so it lives below all three.
+import type { CompanyLead, Lead, MxResult, WhoisResult } from '../api/types.js';
+import type { LookupKind } from './kinds.js';
 
 export type RowStatus = 'found' | 'not_found' | 'error' | 'skipped';
+
+/** How a row's answer was obtained (`lead_billing`, README "Billing"). */
+export type Billing = 'charged' | 'free' | 'cached' | 'duplicate' | 'none';
+
+/** The API's answers for one row, as the writer turns them into added columns. */
+export interface RowData {
+  lead?: Lead | CompanyLead | undefined;
+  mx?: MxResult | undefined;
+  whois?: WhoisResult | undefined;
+  /** With --with company: the company found by domain (interface 4.3). */
+  company?: CompanyLead | undefined;
+}
 
 export interface FinishedRow {
   /** 1-based data row number in the input (cli-contract.md, "The error sidecar"). */

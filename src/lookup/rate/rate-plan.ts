@@ -1,6 +1,6 @@
 // The rate a run uses, computed once for the run and its dry run from the settings and what
 // /account/limits said.
-import type { RateLimitFacts } from '../api/limits.js';
+import type { RateLimitFacts } from '../../api/limits.js';
 
 export interface RatePlan {
   /** Requests per window this run may make. */

@@ -4,15 +4,15 @@
 // email,url`) tries the row's keys in order until one is found; `--with mx,whois` adds the
 // domain's answers once the row's own lookup is done.
 import type { CompanyLead, Lead, MxResult, WhoisResult } from '../api/types.js';
-import type { BillableOperation } from '../lookup/credits.js';
-import type { Lookups } from '../lookup/lookups.js';
-import { isAnswered, type LookupOutcome } from '../lookup/outcome.js';
-import type { Extra } from '../options/enrich-options.js';
-import { fromBytes, hasInvalidUtf8 } from '../read/index.js';
-import { extraDomains } from './extra-domains.js';
-import type { FinishedRow } from '../run/finished-row.js';
-import type { RowData } from '../write/columns.js';
-import { LOOKUP_OPERATION, planRow, planWaterfallRow, type LookupTarget, type Shard, type WaterfallKey } from './plan.js';
+import type { BillableOperation } from './credits.js';
+import type { Lookups } from './lookups.js';
+import { isAnswered, type LookupOutcome } from './outcome.js';
+import type { Extra } from '../core/kinds.js';
+import { fromBytes } from '../read/index.js';
+import { extraDomains } from '../plan/extra-domains.js';
+import type { FinishedRow } from '../core/rows.js';
+import type { RowData } from '../core/rows.js';
+import { LOOKUP_OPERATION, planRow, planWaterfallRow, type LookupTarget, type Shard, type WaterfallKey } from '../plan/plan.js';
 
 export interface BatchPlannerOptions {
   /** The kinds to try, in order, each with its column: one, or a waterfall. */
@@ -24,10 +24,6 @@ export interface BatchPlannerOptions {
   /** The header's width. */
   width: number;
   shard: Shard | undefined;
-  /** Set for a file read as UTF-8: counts the cells holding bytes that are not UTF-8 (copied unchanged). */
-  invalidUtf8?: { cells: number } | undefined;
-  /** Whether the input has shown any such bytes yet: until it has, no cell is searched. */
-  sawInvalidUtf8?: (() => boolean) | undefined;
 }
 
 /** A planned row: finished already, or the function that finishes it. */
@@ -66,9 +62,7 @@ export class BatchPlanner {
       if (!keys) keysByOp.set(op, (keys = new Set()));
       keys.add(key);
     };
-    const invalidUtf8 = this.#options.invalidUtf8 && this.#options.sawInvalidUtf8?.() !== false ? this.#options.invalidUtf8 : undefined;
     for (let i = 0; i < batch.length; i += 1) {
-      if (invalidUtf8) for (const cell of batch[i]!) if (hasInvalidUtf8(cell)) invalidUtf8.cells += 1;
       const p = this.#planOne(batch[i]!, firstRow + i);
       if (p === undefined) continue;
       planned.push(p);

@@ -1,0 +1,20 @@
+// What the look-up step asks of the run's one stop (run/run-stop.ts owns it): whether a lookup may
+// start, what a row that may not becomes, and how a failure stops the run. Declared here, below
+// the run, so that lookup/ never imports run/.
+import type { LeadEnrichError } from '../api/errors.js';
+import type { Unanswered } from './outcome.js';
+
+export type StopReason = 'interrupt' | 'unauthorized' | 'redis' | 'credits' | 'max_errors';
+
+export interface StopControl {
+  /** Aborted once the run halts (interrupt, 401): waits give up, rows in flight drain. */
+  readonly signal: AbortSignal;
+  readonly halted: boolean;
+  /** Why Redis was lost, with --redis. */
+  readonly redisLost: LeadEnrichError | undefined;
+  /** What a lookup that may not start now becomes (and the stop records that it turned a row away), or undefined. */
+  refusal(): Unanswered | undefined;
+  /** What a lookup refused for `reason` becomes; recorded as a row turned away for it. */
+  turnAway(reason: 'credits'): Unanswered;
+  stop(reason: StopReason, error?: LeadEnrichError): void;
+}

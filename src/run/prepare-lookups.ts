@@ -1,0 +1,148 @@
+// Everything between a row's key and its answer, made before the first row is read: the API
+// client, the store, the request path and what sizes it (the account's balance and rate, read
+// down the path itself), the Redis coordinator, the credit reserve, the rate gate, and the
+// look-up step. Whether the run stops before it starts (credits) is decided here too. Each
+// resource is registered for release as it is made.
+import { randomUUID } from 'node:crypto';
+import { ApiClient } from '../api/client.js';
+import { ConfigError } from '../api/errors.js';
+import type { Coordinator } from '../cluster/coordinator.js';
+import { readAccount, type AccountReading } from '../lookup/account.js';
+import { CreditGuard, SharedCreditGuard, type CreditAccount } from '../lookup/credits.js';
+import { Lookups } from '../lookup/lookups.js';
+import type { RateGate } from '../lookup/rate/rate-gate.js';
+import { rateFor, type RatePlan } from '../lookup/rate/rate-plan.js';
+import { RequestPath } from '../lookup/request-path/request-path.js';
+import { RetryPolicy } from '../lookup/request-path/retry-policy.js';
+import type { StoredForm } from '../lookup/lookups.js';
+import { ResultStore } from '../store/result-store.js';
+import { ANSWER_CELLS } from '../write/columns.js';
+import type { Resources } from './resources.js';
+import { RunStop } from './run-stop.js';
+import type { EnrichSettings } from './settings.js';
+
+export interface PreparedLookups {
+  /** The one request path of the run: its counts are the summary's requests, retries and 429s. */
+  path: RequestPath;
+  credits: CreditAccount;
+  reserve: number;
+  rate: RatePlan;
+  gate: RateGate;
+  coordinator: Coordinator | undefined;
+  stop: RunStop;
+  lookups: Lookups;
+}
+
+export async function prepareLookups(settings: EnrichSettings, resources: Resources, storedForm: StoredForm = 'data'): Promise<PreparedLookups> {
+  const api = settings.client?.direct ?? new ApiClient({ baseUrl: settings.baseUrl, token: settings.token, ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }) });
+  if (!settings.client) resources.defer(() => api.close());
+  const service = settings.service ?? api.baseUrl;
+  const store = openStore(settings, resources);
+  const stop = new RunStop();
+  const path = new RequestPath((op, input) => api.call(op, input as never), {
+    retry: new RetryPolicy({ retries: settings.retries, baseDelayMs: settings.tuning.retryBaseDelayMs, maxDelayMs: settings.tuning.retryMaxDelayMs }),
+    windowMs: settings.tuning.windowMs,
+    noMoreRequests: stop.requestsSignal,
+    halt: stop.signal,
+  });
+  const account = await readAccount(path, settings.rpm);
+  const reserve = settings.minCredits ?? account.threshold;
+  const coordinator = settings.redis ? await connectCoordinator(settings.redis, service, api, resources) : undefined;
+  const credits = await creditAccount(account, reserve, coordinator, stop, settings.warn);
+  const rate = rateFor(settings.rpm, account.limits);
+  if (rate.rpm < 1) throw new ConfigError(`The account allows no requests (rate limit ${account.limits.rpm} RPM): nothing can be looked up`);
+  const gate = await openGate(path, settings, rate, account, coordinator);
+  // After the coordinator's: released before it (the gate's engine may still talk to Redis).
+  resources.defer(() => path.close());
+  wireStops(settings, stop, coordinator);
+  path.guardCredits({ credits, onReserveReached: () => stop.stop('credits'), refreshEveryMs: settings.tuning.creditsRefreshMs });
+  const lookups = new Lookups({
+    store,
+    service,
+    runId: randomUUID(),
+    maxAgeMs: settings.maxAgeMs,
+    refresh: settings.refresh,
+    send: (op, key) => path.lookup(op, key),
+    credits,
+    stop,
+    coordinator,
+    cells: ANSWER_CELLS,
+    storedForm,
+  });
+  return { path, credits, reserve, rate, gate, coordinator, stop, lookups };
+}
+
+function openStore(settings: EnrichSettings, resources: Resources): ResultStore {
+  if (settings.store instanceof ResultStore) return settings.store;
+  const flush = settings.tuning.storeFlushIntervalMs;
+  const store = ResultStore.open({
+    path: settings.store,
+    ...(flush === undefined ? {} : { flushIntervalMs: flush }),
+    cells: ANSWER_CELLS,
+    // A silent pause of half a minute at start would look like a hang.
+    onUpgrade: (from, to) =>
+      settings.warn(`Upgrading the result store at ${settings.store} from schema v${from} to v${to}, once: about 30 s per million stored answers`),
+  });
+  resources.defer(() => store.close());
+  return store;
+}
+
+async function connectCoordinator(url: string, service: string, api: ApiClient, resources: Resources): Promise<Coordinator> {
+  // Loaded only with --redis: ioredis is the costliest import of all.
+  const { Coordinator } = await import('../cluster/coordinator.js');
+  const coordinator = await Coordinator.connect({ url, service, tokenFingerprint: api.transport.tokenFingerprint() });
+  resources.defer(() => coordinator.close());
+  return coordinator;
+}
+
+/** The reserve guard, alone or shared through Redis; a run that may spend nothing stops here. */
+async function creditAccount(
+  account: AccountReading,
+  reserve: number,
+  coordinator: Coordinator | undefined,
+  stop: RunStop,
+  warn: (line: string) => void,
+): Promise<CreditAccount> {
+  const options = { balance: account.balance, reserve };
+  const credits: CreditAccount = coordinator ? await SharedCreditGuard.create(options, coordinator) : new CreditGuard(options);
+  if (account.outOfCredits) {
+    warn('The API answered 402 (out of credits) to the account read: no lookups will be made');
+    credits.markExhausted();
+    stop.stop('credits');
+  } else if (credits.atReserve) {
+    warn(`The balance (${account.balance}) is at or below the credit reserve (${reserve}): no lookups will be made`);
+    credits.stop();
+    stop.stop('credits');
+  }
+  return credits;
+}
+
+async function openGate(path: RequestPath, settings: EnrichSettings, rate: RatePlan, account: AccountReading, coordinator: Coordinator | undefined): Promise<RateGate> {
+  const gate = path.openGate({
+    rpm: rate.rpm,
+    windowMs: settings.tuning.windowMs,
+    facts: rate.facts,
+    ...(settings.concurrency === undefined ? {} : { maxConcurrency: settings.concurrency }),
+    edgeMarginMs: settings.tuning.edgeMarginMs,
+    ...(coordinator ? { coordinator, latencyHintMs: account.latencyMs } : {}),
+  });
+  // The shared reservoir did not see our two start-up calls (credits, limits): count them in
+  // the window the server counted them in (the credits call may be in the one before: counting
+  // it later errs on the safe side).
+  if (coordinator && account.limits.resetAt) await gate.chargeOutside(2, account.limits.resetAt.getTime());
+  return gate;
+}
+
+/** The caller's abort is an interrupt (a second: quit); Redis lost stops lookups. */
+function wireStops(settings: EnrichSettings, stop: RunStop, coordinator: Coordinator | undefined): void {
+  const signal = settings.signal;
+  if (signal?.aborted) stop.stop('interrupt');
+  else signal?.addEventListener('abort', () => stop.stop('interrupt'), { once: true });
+  if (settings.quit?.aborted) stop.quit();
+  else settings.quit?.addEventListener('abort', () => stop.quit(), { once: true });
+  coordinator?.onLost((error) => {
+    settings.warn(error.message);
+    stop.stop('redis', error);
+  });
+  if (coordinator?.lost) stop.stop('redis', coordinator.lost);
+}
