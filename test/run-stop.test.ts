@@ -89,7 +89,7 @@ describe('RunStop', () => {
       const stop = new RunStop();
       if (before) stop.stop('interrupt');
       stop.quit();
-      expect(stop.has('interrupt')).toBe(true);
+      expect(stop.stoppedBy).toBe('interrupt');
       expect(stop.halted).toBe(true);
       expect(stop.quitting).toBe(true);
       await stop.drainDeadline(60_000);
@@ -101,5 +101,27 @@ describe('RunStop', () => {
     stop.stop('interrupt');
     stop.stop('interrupt');
     await stop.drainDeadline(60_000);
+  });
+});
+
+describe('RunStop: why the run stopped, as the summary says it', () => {
+  it('credits stopped the run only once they turned a row away (a run the store answers whole did not stop early)', () => {
+    const stop = new RunStop();
+    stop.stop('credits');
+    expect(stop.stoppedBy).toBeUndefined();
+    expect(stop.refusal()).toMatchObject({ code: 'credit_reserve' });
+    expect(stop.stoppedBy).toBe('credits');
+  });
+
+  it('Redis lost, then an interrupt, then --max-errors, then credits', () => {
+    const stop = new RunStop();
+    stop.turnAway('credits');
+    expect(stop.stoppedBy).toBe('credits');
+    stop.stop('max_errors');
+    expect(stop.stoppedBy).toBe('max_errors');
+    stop.stop('interrupt');
+    expect(stop.stoppedBy).toBe('interrupt');
+    stop.stop('redis', new CoordinationLostError('Lost the connection to Redis', undefined));
+    expect(stop.stoppedBy).toBe('redis');
   });
 });

@@ -1,8 +1,8 @@
-// The plan step for a batch of rows: each row is finished at once (a malformed or empty key), or
-// comes with the function that looks it up, synchronous when every answer is already known. The
-// caller starts each one, so it decides how many wait for the network. A waterfall (`--by
-// email,url`) tries the row's keys in order until one is found; `--with mx,whois` adds the
-// domain's answers once the row's own lookup is done.
+// The look-up step for a batch of rows, planned by plan/ (planRow): each row is finished at once
+// (a malformed or empty key), or comes with the function that looks it up, synchronous when every
+// answer is already known (one store query per batch). The caller starts each one, so it decides
+// how many wait for the network. A waterfall (`--by email,url`) tries the row's keys in order until
+// one is found; `--with mx,whois,company` adds the domain's answers once the row's own lookup is done.
 import type { CompanyLead, Lead, MxResult, WhoisResult } from '../api/types.js';
 import type { BillableOperation } from './credits.js';
 import type { Lookups } from './lookups.js';
@@ -14,7 +14,7 @@ import type { FinishedRow } from '../core/rows.js';
 import type { RowData } from '../core/rows.js';
 import { LOOKUP_OPERATION, planRow, planWaterfallRow, type LookupTarget, type Shard, type WaterfallKey } from '../plan/plan.js';
 
-export interface BatchPlannerOptions {
+export interface BatchLookupsOptions {
   /** The kinds to try, in order, each with its column: one, or a waterfall. */
   targets: LookupTarget[];
   /** The column the --with domain comes from, when there is one besides the key. */
@@ -43,11 +43,11 @@ interface KeyedRow {
 
 const opOf = (target: LookupTarget): BillableOperation => LOOKUP_OPERATION[target.kind] as BillableOperation;
 
-export class BatchPlanner {
-  readonly #options: BatchPlannerOptions;
+export class BatchLookups {
+  readonly #options: BatchLookupsOptions;
   readonly #waterfall: boolean;
 
-  constructor(options: BatchPlannerOptions) {
+  constructor(options: BatchLookupsOptions) {
     this.#options = options;
     this.#waterfall = options.targets.length > 1;
   }

@@ -1,5 +1,5 @@
 // Which domain each --with operation of a row asks about, once the row's answer is known: the
-// same rule for the run (batch-planner.ts) and its dry run (dry-run.ts), so the plan counts what
+// same rule for the run (lookup/batch-lookups.ts) and its dry run (dry-run.ts), so the plan counts what
 // the run will send. MX and Whois: the row's own domain (the email's, the key, or the domain
 // column), else for a profile URL the found lead's company_domain. Company: company-domain.ts.
 import type { CompanyLead, Lead } from '../api/types.js';

@@ -2,7 +2,7 @@
 // header and key columns and the columns the run adds (checked before any request), the look-up
 // side (prepare-lookups.ts: store, request path, account, credits, gate), and the writer. Each
 // resource is registered for release as it is made.
-import { BatchPlanner } from '../lookup/batch-lookups.js';
+import { BatchLookups } from '../lookup/batch-lookups.js';
 import { keyColumns } from '../plan/key-columns.js';
 import type { LookupTarget } from '../plan/plan.js';
 import { columnKind, domainColumnFor } from '../plan/targets.js';
@@ -80,9 +80,9 @@ function openWriter(settings: EnrichSettings, input: OpenedInput): RowWriter {
   });
 }
 
-/** The planner of a prepared run's rows (plan → look up), the same for enrich and enrichRows. */
-export function plannerFor(run: Pick<PreparedRun, 'settings' | 'source' | 'targets' | 'domainColumn' | 'lookups'>): BatchPlanner {
-  return new BatchPlanner({
+/** The look-up step of a prepared run's rows (plan → look up), the same for enrich and enrichRows. */
+export function batchLookupsFor(run: Pick<PreparedRun, 'settings' | 'source' | 'targets' | 'domainColumn' | 'lookups'>): BatchLookups {
+  return new BatchLookups({
     targets: run.targets,
     domainColumn: run.domainColumn,
     extras: run.settings.extras,

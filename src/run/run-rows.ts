@@ -2,7 +2,7 @@
 // A row answered synchronously (store, malformed key) is ready at once; the others wait in the
 // window, and the reader waits when the window is full or when too many rows wait for the network.
 import { DEFAULTS } from '../options/defaults.js';
-import type { BatchPlanner, PlannedRow } from '../lookup/batch-lookups.js';
+import type { BatchLookups, PlannedRow } from '../lookup/batch-lookups.js';
 import type { CsvSource } from '../read/index.js';
 import type { RowSink } from '../write/row-writer.js';
 import { ErrorBudget } from './error-budget.js';
@@ -10,11 +10,11 @@ import type { FinishedRow } from '../core/rows.js';
 import type { RunMetrics } from './metrics.js';
 import { OrderedWindow } from './ordered-window.js';
 import { INTERRUPTED, type RunStop } from './run-stop.js';
-import { plannerFor, type PreparedRun } from './prepare.js';
+import { batchLookupsFor, type PreparedRun } from './prepare.js';
 
 export interface RowLoop {
   source: CsvSource;
-  planner: BatchPlanner;
+  lookups: BatchLookups;
   writer: RowSink;
   metrics: RunMetrics;
   stop: RunStop;
@@ -36,7 +36,7 @@ export function loopOf(run: PreparedRun, metrics: RunMetrics, writer: RowSink): 
   const { settings, source } = run;
   return {
     source,
-    planner: plannerFor(run),
+    lookups: batchLookupsFor(run),
     writer,
     metrics,
     stop: run.stop,
@@ -49,7 +49,7 @@ export function loopOf(run: PreparedRun, metrics: RunMetrics, writer: RowSink): 
 }
 
 export async function runRows(loop: RowLoop): Promise<void> {
-  const { source, planner, metrics, stop } = loop;
+  const { source, lookups, metrics, stop } = loop;
   const window = new OrderedWindow<FinishedRow>(loop.reorderWindow);
   // Rows waiting for the network each hold a chain of promises and a place in the limiter's queue;
   // queuing more of them than the gate can have in flight buys nothing but memory. Rows the store
@@ -58,7 +58,7 @@ export async function runRows(loop: RowLoop): Promise<void> {
   for await (const batch of source.batches) {
     const firstRow = metrics.rowsRead + 1;
     metrics.read(batch, loop.countInvalidUtf8());
-    const planned = planner.plan(batch, firstRow);
+    const planned = lookups.plan(batch, firstRow);
     if (firstRow === 1) loop.onFirstPlan?.(planned);
     for (const { row, cells, result } of planned) {
       const answer = typeof result === 'function' ? result() : result;

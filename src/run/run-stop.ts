@@ -63,10 +63,6 @@ export class RunStop implements StopControl {
     return this.#halt.signal.aborted;
   }
 
-  has(reason: StopReason): boolean {
-    return this.#reasons.has(reason);
-  }
-
   /** The failure that ends the run with an error once it is wound down (401). */
   get fatal(): LeadEnrichError | undefined {
     return this.#errors.get('unauthorized');
