@@ -26,5 +26,5 @@ export { ResultStore } from './store/result-store.js';
 export type { StoredResult, ResultStoreOptions, ResultStoreStats } from './store/result-store.js';
 export { defaultStorePath } from './store/default-path.js';
 export { startSandbox } from './sandbox/server.js';
-export type { Sandbox, SandboxOptions, SandboxStats, SandboxWindowStats, FaultKind } from './sandbox/server.js';
+export type { Sandbox, SandboxOptions, SandboxStats, SandboxWindowStats, FaultKind, OutageKind, OutageOptions } from './sandbox/server.js';
 export type { SandboxCosts } from './sandbox/account-data.js';

@@ -22,12 +22,37 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-describe('--max-errors and -q: a dead API fails the job loudly', () => {
-  it('exits 4 within seconds with the one-line summary on stderr, and sends nothing after the stop', async () => {
+describe('--patience, --max-errors and -q: a failing API fails the job loudly', () => {
+  it('an API that is down: exit 2 after --patience with the one-line summary on stderr, and a few probes, not a request per row', async () => {
     let lookups = 0;
     const api = await accountOnlyServer(() => {
       lookups += 1;
       return { status: 503, body: '' };
+    });
+    closers.push(api.close);
+    const dir = tempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(500, 'down').map((e) => [e])]);
+    const started = Date.now();
+    const r = await runCli(['enrich', input, '--max-errors', '10', '-q', '--concurrency', '4', '--retries', '1', '--patience', '3s'], {
+      env: { LEAD_API_BASE_URL: api.baseUrl, LEAD_API_TOKEN: 't', LEAD_ENRICH_STORE: path.join(dir, 's.sqlite') },
+    });
+    expect(r.code, r.stderr).toBe(2);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    const out = lines(r.stderr);
+    expect(out, r.stderr).toHaveLength(1);
+    expect(out[0]).toMatch(STAMP);
+    expect(out[0]).toMatch(/the API stayed unavailable past --patience \(3s\): 500 rows .*api_unavailable \d+/);
+    const sidecar = fs.readFileSync(path.join(dir, 'in.enriched.errors.csv'), 'utf8').trim().split('\n');
+    expect(sidecar).toHaveLength(501);
+    expect(sidecar.filter((line) => line.includes(',api_unavailable,')).length).toBeGreaterThan(480);
+    expect(lookups).toBeLessThanOrEqual(30);
+  }, 20_000);
+
+  it('lookups that fail (answers the interface does not allow): exit 4 within seconds at --max-errors, one line, nothing sent after the stop', async () => {
+    let lookups = 0;
+    const api = await accountOnlyServer(() => {
+      lookups += 1;
+      return { status: 200, body: JSON.stringify({ status: 'success', data: { email_address: 'x', lead: 'nobody' } }) };
     });
     closers.push(api.close);
     const dir = tempDir();
@@ -45,7 +70,7 @@ describe('--max-errors and -q: a dead API fails the job loudly', () => {
     const sidecar = fs.readFileSync(path.join(dir, 'in.enriched.errors.csv'), 'utf8').trim().split('\n');
     expect(sidecar).toHaveLength(501);
     // At most the first attempt and the one retry of each row written as an error.
-    const errors = sidecar.filter((line) => line.includes(',server_error,')).length;
+    const errors = sidecar.filter((line) => line.includes(',bad_response,')).length;
     expect(errors).toBeGreaterThan(10);
     expect(lookups).toBeLessThanOrEqual(errors * 2);
   }, 20_000);
@@ -59,7 +84,7 @@ describe('--max-errors and -q: a dead API fails the job loudly', () => {
     expect(ok.code).toBe(0);
     expect(ok.stderr).toBe('');
     const failed = await runCli(['enrich', bad, '-q'], { env: e });
-    expect(failed.code).toBe(2);
+    expect(failed.code).toBe(5); // the file's own problem: a malformed key
     expect(lines(failed.stderr)).toHaveLength(1);
     expect(failed.stderr).toMatch(/1 rows are errors: 2 rows .*invalid_input 1; see .*bad\.enriched\.errors\.csv/);
   });

@@ -35,10 +35,10 @@ describe('lead-enrich enrich (CLI)', () => {
     expect(readCsvObjects(path.join(dir, 'contacts.enriched.errors.csv'))).toHaveLength(0);
   });
 
-  it('exits 2 when rows are in error, and lists them in the sidecar (an empty email is skipped, not an error)', async () => {
+  it("exits 5 when the only rows in error are the file's own (a malformed key), and lists them in the sidecar (an empty email is skipped, not an error)", async () => {
     const { dir, file } = copyFixture('contacts-messy.csv');
     const result = await runCli(['enrich', file, '-o', path.join(dir, 'out.csv'), '--json'], { env });
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(5);
     const summary = JSON.parse(result.stdout);
     expect(summary.status.error).toBe(1);
     expect(summary.status.skipped).toBe(1);

@@ -1,5 +1,7 @@
-// --max-errors: a run against a dead API stops looking up, finishes what is in flight, writes the
-// rest as skipped/max_errors, and says so (exit 4 on the command line).
+// --max-errors: a run whose lookups fail (answers the API should not give, for every key) stops
+// looking up, finishes what is in flight, writes the rest as skipped/max_errors, and says so (exit
+// 4 on the command line). A dead API is another matter (issue 21): its rows are held, not errors,
+// and the run gives up on it after --patience (test/api-outage.test.ts); here, it cannot reach the budget.
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { enrich } from '../src/run/enrich.js';
@@ -12,7 +14,18 @@ afterEach(() => {
   for (const close of closers.splice(0)) close();
 });
 
-/** A server that fails every lookup with a 500, counting them. */
+/** A server that answers every lookup with a body the interface does not allow (bad_response, retried), counting them. */
+async function failingApi() {
+  let lookups = 0;
+  const server = await accountOnlyServer(() => {
+    lookups += 1;
+    return { status: 200, body: JSON.stringify({ status: 'success', data: { email_address: 'x', lead: 'nobody' } }) };
+  });
+  closers.push(server.close);
+  return { ...server, lookups: () => lookups };
+}
+
+/** A server that fails every lookup with a 500: an API that is down. */
 async function deadApi() {
   let lookups = 0;
   const server = await accountOnlyServer(() => {
@@ -25,7 +38,7 @@ async function deadApi() {
 
 describe('--max-errors', () => {
   it('stops looking up after more than N rows are errors: the rest are skipped with max_errors', async () => {
-    const api = await deadApi();
+    const api = await failingApi();
     const dir = makeTempDir();
     const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(300, 'dead').map((e) => [e])]);
     const summary = await enrich({
@@ -57,11 +70,11 @@ describe('--max-errors', () => {
 
   it('judges a percentage only after 50 rows were looked up', async () => {
     let n = 0;
-    // Every third lookup fails: 33 % of rows.
+    // Every third lookup fails (an answer of the wrong shape, the API's fault): 33 % of rows.
     const api = await accountOnlyServer(() => {
       n += 1;
       return n % 3 === 0
-        ? { status: 400, body: JSON.stringify({ status: 'failed', error: { code: 400, message: 'bad' } }) }
+        ? { status: 200, body: JSON.stringify({ status: 'success', data: { email_address: 'x', lead: 'nobody' } }) }
         : { status: 200, body: JSON.stringify({ status: 'success', data: { email_address: 'x', lead: {} } }) };
     });
     closers.push(api.close);
@@ -77,6 +90,44 @@ describe('--max-errors', () => {
     const lookedUp = over.status.not_found + over.status.error;
     expect(lookedUp).toBeGreaterThanOrEqual(50);
     expect(lookedUp).toBeLessThanOrEqual(52);
+  });
+
+  it('a dead API does not reach it: its rows are held, not errors, until the run gives up after --patience (at most N + in flight are errors)', async () => {
+    const api = await deadApi();
+    const dir = makeTempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(300, 'dead').map((e) => [e])]);
+    const summary = await enrich({
+      input,
+      baseUrl: api.baseUrl,
+      token: 't',
+      store: ':memory:',
+      maxErrors: 10,
+      concurrency: 4,
+      patience: '2s',
+      tuning: { retryBaseDelayMs: 1, retryMaxDelayMs: 2 },
+    });
+    expect(summary.stoppedBy).toBe('api_unavailable');
+    expect(summary.rows).toBe(300);
+    expect(summary.status.error).toBeLessThanOrEqual(10 + 4);
+    expect(summary.errorCodes.api_unavailable).toBe(300 - summary.status.error);
+    expect(api.lookups()).toBeLessThanOrEqual(30);
+  });
+
+  it("does not count the file's own problems: malformed keys (never looked up) and keys the API refuses (400)", async () => {
+    let n = 0;
+    const refusing = await accountOnlyServer(() => {
+      n += 1;
+      return n % 2 === 0
+        ? { status: 400, body: JSON.stringify({ status: 'failed', error: { message: 'validation failed', reasons: [{ messages: ['"email" is invalid'] }] } }) }
+        : { status: 200, body: JSON.stringify({ status: 'success', data: { email_address: 'x', lead: {} } }) };
+    });
+    closers.push(refusing.close);
+    const dir = makeTempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(120, 'half').map((e) => [e])]);
+    const summary = await enrich({ input, baseUrl: refusing.baseUrl, token: 't', store: ':memory:', maxErrors: '5%', concurrency: 1 });
+    expect(summary.stoppedBy).toBeUndefined();
+    expect(summary.errorCodes.bad_request).toBe(60);
+    expect(summary.fileErrors).toBe(60);
   });
 
   it('does not count malformed keys: they were never looked up', async () => {

@@ -49,8 +49,8 @@ describe('result store', () => {
     const lookups = s.stats.byOperation.lookup_email;
     const second = await run(s, { input, store, output: path.join(dir, 'b.csv') });
     expect(s.stats.creditsCharged).toBe(charged);
-    // Only the rejected key (400, not stored) is asked again.
-    expect(s.stats.byOperation.lookup_email).toBe(lookups! + 1);
+    // No key is asked again, the one the API refused (400) neither: that answer is kept too.
+    expect(s.stats.byOperation.lookup_email).toBe(lookups!);
     expect(second.billing).toMatchObject({ charged: 0, free: 0, duplicate: 0, cached: first.billing.charged + first.billing.free + first.billing.duplicate });
     expect(withoutBilling(path.join(dir, 'b.csv'))).toEqual(withoutBilling(path.join(dir, 'a.csv')));
     expect(fs.readFileSync(path.join(dir, 'b.errors.csv'), 'utf8')).toBe(fs.readFileSync(path.join(dir, 'a.errors.csv'), 'utf8'));

@@ -22,7 +22,9 @@ export type ErrorCode =
   | 'no_key'
   | 'credit_reserve'
   | 'interrupted'
-  | 'max_errors';
+  | 'max_errors'
+  | 'api_unavailable'
+  | 'complete';
 
 export interface ErrorDetails {
   cause?: unknown;
@@ -160,6 +162,13 @@ export class UnwritableOutputError extends LeadEnrichError {
 export class RowError extends LeadEnrichError {
   constructor(code: ErrorCode, message: string) {
     super(code, message);
+  }
+}
+
+/** The API stayed down longer than the patience (--patience): the run gave up on it; nothing was sent for this row. */
+export class ApiUnavailableError extends LeadEnrichError {
+  constructor(message: string) {
+    super('api_unavailable', message);
   }
 }
 

@@ -39,6 +39,7 @@ interface EnrichArgs extends TargetArgs {
   shard?: string;
   rateWindow?: string;
   maxErrors?: string;
+  patience?: string;
   prefix?: string;
   fields?: string;
 }
@@ -46,11 +47,12 @@ interface EnrichArgs extends TargetArgs {
 /** Exit statuses of `enrich` (cli-contract.md). */
 export function exitStatusOf(summary: EnrichSummary): number {
   if (summary.stoppedBy === 'interrupt') return 130;
-  if (summary.stoppedBy === 'redis') return 2;
+  if (summary.stoppedBy === 'redis' || summary.stoppedBy === 'api_unavailable') return 2;
   if (summary.stoppedBy === 'credits') return 3;
   if (summary.stoppedBy === 'max_errors') return 4;
-  if (summary.status.error > 0) return 2;
-  return 0;
+  if (summary.status.error === 0) return 0;
+  // Only the file's own problems (keys malformed or refused by the API): scripts may accept 5.
+  return summary.status.error === summary.fileErrors ? 5 : 2;
 }
 
 function formatPlan(plan: DryRunPlan): string {
@@ -93,7 +95,10 @@ const EXIT_STATUSES = [
   'Exit statuses:',
   '  0    every row found or not found (or skipped for an empty key)',
   '  1    fatal: bad usage or configuration, unreadable input, rejected token; nothing written',
-  '  2    the run finished and at least one row is an error (see the sidecar)',
+  "  2    at least one row is an error for a reason of the API or the network, or the API stayed",
+  '       down past --patience (the rows not looked up are skipped); see the sidecar',
+  "  5    the API worked, and the only errors are the file's own: malformed keys (invalid_input)",
+  '       or keys the API refused (bad_request); cron and CI jobs accept 0 and 5',
   '  3    stopped early at the credit reserve; the rows not looked up are skipped',
   '  4    stopped at --max-errors; the rows not looked up are skipped',
   '  130  interrupted (SIGINT/SIGTERM; a second Ctrl-C quits at once); outputs are complete',
@@ -126,7 +131,8 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .option('max-age', { type: 'string', requiresArg: true, describe: 'reuse stored answers younger than this (default 30d)' })
     .option('refresh', { type: 'boolean', describe: 'ignore answers stored by earlier runs' })
     .option('quiet', { alias: 'q', type: 'boolean', describe: 'no progress and no summary on success (a run that does not exit 0 still prints its one-line summary)' })
-    .option('max-errors', { type: 'string', requiresArg: true, describe: 'stop looking up once more than N rows (or N% of the rows looked up, judged after 50) are errors; exit 4' })
+    .option('max-errors', { type: 'string', requiresArg: true, describe: "stop looking up once more than N rows (or N% of the rows looked up, judged after 50) are errors of the API's; exit 4" })
+    .option('patience', { type: 'string', requiresArg: true, describe: 'how long to wait for an API that is down before giving up on it (default 10m); then exit 2, the rest skipped' })
     .option('redis', { type: 'string', requiresArg: true, describe: 'share rate limit, credit reserve and answers with other workers (env LEAD_ENRICH_REDIS)' })
     .option('shard', { type: 'string', requiresArg: true, describe: 'process only shard K of N of the rows (stable hash of the key), e.g. 2/4' })
     .option('rate-window', { type: 'string', requiresArg: true, describe: "the server's rate window in ms (default 60000; for a sandbox run with --window-ms)" })
@@ -180,8 +186,14 @@ function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
     redis: flag('redis', args.redis ?? (process.env.LEAD_ENRICH_REDIS || undefined)),
     shard: flag('shard', args.shard),
     maxErrors: readOption('maxErrors', args.maxErrors, 'flag') === undefined ? file.maxErrors : args.maxErrors,
+    patience: readOption('patience', args.patience, 'flag') === undefined ? patienceOf(file.patience) : args.patience,
     ...(windowMs === undefined ? {} : { tuning: { windowMs } }),
   };
+}
+
+/** The config file's patience (milliseconds, once read) as the duration the library reads. */
+function patienceOf(ms: number | undefined): string | undefined {
+  return ms === undefined ? undefined : `${ms}ms`;
 }
 
 async function dryRun(io: CliIo, options: EnrichOptions, json: boolean): Promise<void> {
@@ -210,6 +222,9 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
       quit: signals.quit,
       onProgress: (p) => view.update(p),
       onWarning: (line) => say(`lead-enrich: ${line}`),
+      // Quiet is for runs that end well: an outage the run outlived is no news; one it gave up on
+      // is in the one-line summary.
+      onAvailability: (line) => (args.quiet ? undefined : say(`lead-enrich: ${line}`)),
       tuning: { progressIntervalMs: io.isTty ? 200 : 1000, ...options.tuning },
     });
   } finally {

@@ -15,7 +15,13 @@ export interface ProgressView {
 const PLAIN_EVERY_MS = 10_000;
 
 function counts(p: EnrichProgress): string {
-  return `found ${p.found}, not found ${p.notFound}, errors ${p.errors}, skipped ${p.skipped}, credits ${p.creditsSpent}`;
+  const down = p.apiUnavailableSince === undefined ? '' : `API unavailable since ${clockTime(p.apiUnavailableSince)}; `;
+  return `${down}found ${p.found}, not found ${p.notFound}, errors ${p.errors}, skipped ${p.skipped}, credits ${p.creditsSpent}`;
+}
+
+/** HH:MM:SS in local time. */
+function clockTime(epochMs: number): string {
+  return new Date(epochMs).toTimeString().slice(0, 8);
 }
 
 /**
@@ -104,7 +110,9 @@ export function oneLineSummary(s: EnrichSummary): string {
           ? 'interrupted'
           : s.stoppedBy === 'redis'
             ? 'Redis was lost'
-            : `${s.status.error} rows are errors`;
+            : s.stoppedBy === 'api_unavailable'
+              ? `the API stayed unavailable past --patience (${formatDuration(s.patienceMs)})`
+              : `${s.status.error} rows are errors`;
   const codes = Object.entries(s.errorCodes).map(([code, n]) => `${code} ${n}`).join(', ');
   const where = s.errorsFile ? `; see ${s.errorsFile}` : '';
   return `${why}: ${s.rows} rows (found ${s.status.found}, not found ${s.status.not_found}, errors ${s.status.error}, skipped ${s.status.skipped})${codes ? `; ${codes}` : ''}${where}`;
@@ -130,5 +138,9 @@ export function formatSummary(s: EnrichSummary): string {
   if (s.shard) lines.push(`Shard: ${s.shard.index} of ${s.shard.count} (only this shard's rows are in the outputs)`);
   if (s.stoppedBy === 'interrupt') lines.push('Interrupted: run the same command again to finish; answers already paid for are reused.');
   if (s.stoppedBy === 'max_errors') lines.push('Stopped at --max-errors: too many lookups failed (see the sidecar); fix the cause and run the same command again.');
+  if (s.apiUnavailableMs > 0 && s.stoppedBy !== 'api_unavailable') lines.push(`The API was unavailable for ${formatDuration(s.apiUnavailableMs)} in all; the rows waited for it.`);
+  if (s.stoppedBy === 'api_unavailable') {
+    lines.push(`Stopped: the API stayed unavailable (waited ${formatDuration(s.apiUnavailableMs)}, --patience ${formatDuration(s.patienceMs)}); the rows not looked up are skipped with api_unavailable. Run the same command again to finish.`);
+  }
   return lines.join('\n');
 }

@@ -2,7 +2,8 @@
 import { once } from 'node:events';
 import type { CommandModule } from 'yargs';
 import { ConfigError } from '../api/errors.js';
-import type { FaultKind, SandboxOptions } from '../sandbox/server.js';
+import { parseDuration } from '../core/duration.js';
+import type { FaultKind, OutageKind, OutageOptions, SandboxOptions } from '../sandbox/server.js';
 import type { CliIo } from './io.js';
 
 // Numbers are read as strings and checked here: yargs' number type turns "abc" into NaN, and the
@@ -18,6 +19,9 @@ interface SandboxArgs {
   fault?: string[];
   seed?: string;
   notFoundRate?: string;
+  outageAfter?: string;
+  outageFor?: string;
+  outageKind?: string;
 }
 
 function numberOption(option: string, raw: string | undefined): number | undefined {
@@ -53,6 +57,20 @@ function parseFaults(items: string[]): Partial<Record<FaultKind, number>> {
   return faults;
 }
 
+const OUTAGE_KINDS: Record<string, OutageKind> = { '503': 'error503', error503: 'error503', reset: 'reset', hang: 'hang' };
+
+/** --outage-after, --outage-for, --outage-kind as the sandbox's outage; undefined when none is asked for. */
+function outageOf(args: SandboxArgs): OutageOptions | undefined {
+  if (args.outageAfter === undefined && args.outageFor === undefined && args.outageKind === undefined) return undefined;
+  const kind = args.outageKind === undefined ? undefined : OUTAGE_KINDS[args.outageKind];
+  if (args.outageKind !== undefined && kind === undefined) throw new ConfigError(`Invalid option --outage-kind: must be 503, reset or hang, got '${args.outageKind}'`);
+  return {
+    afterMs: args.outageAfter === undefined ? 0 : parseDuration(args.outageAfter, '--outage-after'),
+    ...(args.outageFor === undefined ? {} : { forMs: parseDuration(args.outageFor, '--outage-for') }),
+    ...(kind === undefined ? {} : { kind }),
+  };
+}
+
 export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
   return {
     command: 'sandbox',
@@ -69,8 +87,13 @@ export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
         .option('fault', { type: 'string', array: true, describe: `inject faults: KIND=P, KIND one of ${FAULTS.join(', ')}` })
         .option('not-found-rate', { type: 'string', requiresArg: true, describe: 'share of ordinary keys never found (default 0.1)' })
         .option('seed', { type: 'string', requiresArg: true, describe: 'seed for latency and faults, so runs repeat' })
+        .option('outage-after', { type: 'string', requiresArg: true, describe: 'an outage of the lookups begins this long after the start, e.g. 30s (default: none)' })
+        .option('outage-for', { type: 'string', requiresArg: true, describe: 'how long the outage lasts, e.g. 2m (default: for good)' })
+        .option('outage-kind', { type: 'string', requiresArg: true, describe: 'how lookups fail while down: 503, reset or hang (default 503)' })
         .example('$0 sandbox --port 8080', 'serve on http://127.0.0.1:8080/v2')
-        .example('$0 sandbox --rpm 60 --latency 50-150 --fault error503=0.05', 'a slow, flaky, tightly limited server') as never,
+        .example('$0 sandbox --rpm 60 --latency 50-150 --fault error503=0.05', 'a slow, flaky, tightly limited server')
+        .example('$0 sandbox --outage-after 20s --outage-for 1m', 'lookups answer 503 for a minute, 20 s after the start: watch a run wait, then go on')
+        .example('$0 sandbox --outage-after 0s --outage-kind hang', 'lookups never answer: a run gives up after --patience') as never,
     handler: async (args) => {
       const options: SandboxOptions = { host: args.host, port: numberOption('port', args.port) ?? 0 };
       const numbers = { rpm: args.rpm, windowMs: args.windowMs, credits: args.credits, threshold: args.threshold, seed: args.seed, notFoundRate: args.notFoundRate };
@@ -81,6 +104,8 @@ export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
       }
       if (args.latency !== undefined) options.latencyMs = parseLatency(args.latency);
       if (args.fault !== undefined) options.faults = parseFaults(args.fault);
+      const outage = outageOf(args);
+      if (outage) options.outage = outage;
       let sandbox;
       try {
         const { startSandbox } = await import('../sandbox/server.js');

@@ -87,12 +87,16 @@ export class BatchLookups {
     return planned.kind === 'elsewhere' ? undefined : unplanned(cells, row, planned);
   }
 
-  /** Tries the row's key number `i`; a `not_found` answer passes on to the next key (cli-contract, "Waterfall"). */
+  /**
+   * Tries the row's key number `i`; a `not_found` answer, or a key the API refuses (`bad_request`),
+   * passes on to the next key (cli-contract, "Waterfall").
+   */
   #tryFrom(p: KeyedRow, i: number): FinishedRow | Promise<FinishedRow> {
     const attempt = i === 0 ? p.first : p.rest![i - 1]!;
     const outcome = this.#options.lookups.resolve(opOf(attempt.target), attempt.key);
+    const passesOn = (o: LookupOutcome) => o.kind === 'not_found' || (o.kind === 'error' && o.code === 'bad_request');
     const settle = (o: LookupOutcome): FinishedRow | Promise<FinishedRow> =>
-      o.kind === 'not_found' && i < (p.rest?.length ?? 0) ? this.#tryFrom(p, i + 1) : this.#finish(p, attempt, o);
+      passesOn(o) && i < (p.rest?.length ?? 0) ? this.#tryFrom(p, i + 1) : this.#finish(p, attempt, o);
     return outcome instanceof Promise ? outcome.then(settle) : settle(outcome);
   }
 

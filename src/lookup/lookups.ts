@@ -2,11 +2,11 @@
 // reach the network nor the limiter); concurrent requests for one key share one call; with Redis,
 // other workers' answers and claims come next (shared-lookup.ts); misses go down the request path
 // (request-path/), then into the store.
-import { LeadEnrichError, PaymentRequiredError, UnauthorizedError, isTransient } from '../api/errors.js';
+import { ApiUnavailableError, BadRequestError, LeadEnrichError, PaymentRequiredError, UnauthorizedError, isTransient } from '../api/errors.js';
 import type { CellsRenderer, ResultStore, StoredResult } from '../store/result-store.js';
 import type { Coordinator } from '../cluster/coordinator.js';
 import type { BillableOperation, CreditAccount } from './credits.js';
-import { INTERRUPTED, asDuplicate, foundIn, type KeptAnswer, type LookupOutcome } from './outcome.js';
+import { API_UNAVAILABLE, INTERRUPTED, asDuplicate, foundIn, refusedOutcome, type KeptAnswer, type LookupOutcome } from './outcome.js';
 import type { StopControl } from './stop-control.js';
 import { GateStoppedError } from './rate/rate-gate.js';
 import { CreditRefusedError } from './request-path/with-credits.js';
@@ -74,8 +74,9 @@ export class Lookups {
    */
   #keep(op: BillableOperation, key: string, answer: KeptAnswer): void {
     const { store, service, runId } = this.#deps;
-    const kept = { found: answer.found, data: answer.data, fetchedAt: answer.fetchedAt ?? Date.now() };
-    store.put(service, op, key, { ...kept, cells: this.#deps.cells?.render(op, answer.data) }, runId);
+    const kept = { found: answer.found, data: answer.data, fetchedAt: answer.fetchedAt ?? Date.now(), refused: answer.refused };
+    const cells = answer.refused === undefined ? this.#deps.cells?.render(op, answer.data) : undefined;
+    store.put(service, op, key, { ...kept, cells }, runId);
     const batch = this.#prefetched.get(op);
     if (batch?.keys.has(key)) batch.answers.set(key, { ...kept, runId });
   }
@@ -86,6 +87,7 @@ export class Lookups {
     const batch = this.#prefetched.get(op);
     const stored = batch?.keys.has(key) ? batch.answers.get(key) : store.get(service, op, key, maxAgeMs);
     if (!stored || (refresh && stored.runId !== runId)) return undefined;
+    if (stored.refused !== undefined) return refusedOutcome(stored.refused);
     return {
       kind: stored.found ? 'found' : 'not_found',
       data: stored.data,
@@ -115,6 +117,12 @@ export class Lookups {
       this.#keep(op, key, { found, data });
       return { kind: found ? 'found' : 'not_found', data, billing: found ? 'charged' : 'free' };
     } catch (error) {
+      // The API refused the key (400): an answer about the key, kept like a miss until --max-age,
+      // so that a re-run does not send it again (cli-contract, "The file's problems are not the API's").
+      if (error instanceof BadRequestError && error.status === 400) {
+        this.#keep(op, key, { found: false, data: undefined, refused: error.message });
+        return refusedOutcome(error.message);
+      }
       return this.#outcomeOf(error);
     }
   }
@@ -125,14 +133,18 @@ export class Lookups {
     if (error instanceof CreditRefusedError) return stop.turnAway('credits');
     const lost = stop.redisLost;
     if (lost) return { kind: 'error', code: lost.code, message: lost.message, billing: 'none' };
-    // A request dropped by the stop, or whose retries the interrupt cut short, was not answered.
+    // A request dropped by the stop, or whose retries the interrupt cut short, was not answered;
+    // nor was one held while the API was down when the run gave up on it (or whose retry it cut short).
     if (error instanceof GateStoppedError || (stop.halted && isTransient(error))) return stop.refusal() ?? INTERRUPTED;
+    if (error instanceof ApiUnavailableError || (isTransient(error) && stop.apiUnavailable)) return API_UNAVAILABLE;
     if (error instanceof PaymentRequiredError) {
       credits.markExhausted();
       stop.stop('credits');
       return { ...stop.turnAway('credits'), message: `not looked up: ${error.message}` };
     }
     if (error instanceof UnauthorizedError) stop.stop('unauthorized', error);
+    // Another 4xx (a 404: usually a wrong base URL) refuses the request, not the key: not the file's problem.
+    if (error instanceof BadRequestError) return { kind: 'error', code: 'request_rejected', message: error.message, billing: 'none' };
     if (error instanceof LeadEnrichError) return { kind: 'error', code: error.code, message: error.message, billing: 'none' };
     throw error;
   }

@@ -28,6 +28,13 @@ export interface KeptAnswer {
   found: boolean;
   data: unknown;
   fetchedAt?: number;
+  /** The API refused the key (400): why. */
+  refused?: string | undefined;
+}
+
+/** A key the API refused (400): the row's `error` with `bad_request`, its own problem, not the API's. */
+export function refusedOutcome(message: string): Unanswered {
+  return { kind: 'error', code: 'bad_request', message, billing: 'none' };
 }
 
 export function isAnswered(outcome: LookupOutcome): outcome is Answered {
@@ -59,5 +66,11 @@ export const MAX_ERRORS: Unanswered = {
   kind: 'skipped',
   code: 'max_errors',
   message: 'not looked up: the run stopped at --max-errors',
+  billing: 'none',
+};
+export const API_UNAVAILABLE: Unanswered = {
+  kind: 'skipped',
+  code: 'api_unavailable',
+  message: 'not looked up: the API stayed unavailable longer than --patience',
   billing: 'none',
 };

@@ -4,12 +4,14 @@
 import type { LeadEnrichError } from '../api/errors.js';
 import type { Unanswered } from './outcome.js';
 
-export type StopReason = 'interrupt' | 'unauthorized' | 'redis' | 'credits' | 'max_errors';
+export type StopReason = 'interrupt' | 'unauthorized' | 'redis' | 'credits' | 'max_errors' | 'api_unavailable';
 
 export interface StopControl {
   /** Aborted once the run halts (interrupt, 401): waits give up, rows in flight drain. */
   readonly signal: AbortSignal;
   readonly halted: boolean;
+  /** The run gave up on an API that stayed down past --patience. */
+  readonly apiUnavailable: boolean;
   /** Why Redis was lost, with --redis. */
   readonly redisLost: LeadEnrichError | undefined;
   /** What a lookup that may not start now becomes (and the stop records that it turned a row away), or undefined. */

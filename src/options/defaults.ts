@@ -34,6 +34,11 @@ export const DEFAULTS = {
   /** The store commits answers at least this often, or as soon as this many wait (store-options.ts). */
   storeFlushIntervalMs: 100,
   storeFlushBatchSize: 200,
+  /** How long a run waits for an API that is down before it gives up on it (--patience). */
+  patienceMs: 10 * MINUTE,
+  /** While the API is down, one probe this long after it went down, then half as long again each time, up to probeMaxMs. */
+  probeMinMs: 1 * SECOND,
+  probeMaxMs: 30 * SECOND,
   /** With Redis: the longest a request may run before the cluster stops counting it. */
   clusterJobExpirationMs: 2 * MINUTE,
 } as const;

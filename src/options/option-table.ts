@@ -37,6 +37,7 @@ export const OPTIONS = {
   retries: option('--retries', rules.nonNegativeInteger),
   maxErrors: option('--max-errors', rules.maxErrors),
   maxAge: option('--max-age', durationMs),
+  patience: option('--patience', durationMs),
   refresh: option('--refresh', rules.yesOrNo),
   store: option('--store', rules.nonEmptyString),
   redis: option('--redis', rules.nonEmptyString),

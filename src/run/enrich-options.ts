@@ -70,6 +70,13 @@ export interface EnrichOptions {
    */
   maxErrors?: number | string | { count: number } | { percent: number } | undefined;
 
+  /**
+   * How long to wait for an API that is down before giving up on it: a duration ('10m', '30s').
+   * Default 10m. Then the rows not looked up are `skipped` with `api_unavailable` (cli-contract,
+   * "An API that fails"), and the summary's stoppedBy is 'api_unavailable'.
+   */
+  patience?: string | undefined;
+
   /** Share the rate limit, credit reserve and answers with other workers through this Redis. */
   redis?: string | undefined;
   /** Process only the rows whose key hashes to shard `index` (1-based) of `count`. */
@@ -84,6 +91,8 @@ export interface EnrichOptions {
   quit?: AbortSignal | undefined;
   onProgress?: ((progress: EnrichProgress) => void) | undefined;
   onWarning?: ((line: string) => void) | undefined;
+  /** The lines that say the API became unavailable, is back, or was given up on. Default: onWarning. */
+  onAvailability?: ((line: string) => void) | undefined;
   stdout?: Writable | undefined;
   /** Knobs for tests and benchmarks. */
   tuning?: EnrichTuning | undefined;
@@ -119,4 +128,6 @@ export interface EnrichProgress {
   bytesRead: number;
   totalBytes: number | undefined;
   elapsedMs: number;
+  /** While the API is down: since when (epoch ms); undefined while it answers. */
+  apiUnavailableSince?: number | undefined;
 }

@@ -1,10 +1,12 @@
 // --max-errors: how many looked-up rows may end in `error` before the run stops looking up
 // (cli-contract.md: "stop looking up once more than N rows (or N % of the rows looked up,
 // judged after 50) are error; exit 4"). Rows are judged as their lookups finish, not as they are
-// written, so a dead API is noticed at once. Rows that were never looked up count for nothing:
-// a malformed key (`invalid_input`) is the input's fault, not the API's, and rows skipped by a
-// stop were not tried.
+// written. Rows that were never looked up count for nothing: a malformed key (`invalid_input`) is
+// the input's fault, not the API's, and rows skipped by a stop were not tried. A key the API refused
+// (`bad_request`) was looked up, but it is the file's problem too: never an error here. A dead API
+// no longer reaches this budget at all: its rows are held (request-path/breaker.ts).
 import type { FinishedRow } from '../core/rows.js';
+import { FILE_PROBLEMS } from './metrics.js';
 import type { RunStop } from './run-stop.js';
 
 export type MaxErrors = { count: number } | { percent: number };
@@ -27,7 +29,8 @@ export class ErrorBudget {
   observe(row: FinishedRow): void {
     if (row.status === 'skipped' || row.errorCode === 'invalid_input') return;
     this.#lookedUp += 1;
-    if (row.status !== 'error') return;
+    // The file's own problems (a malformed key, one the API refuses) are not the API's failures.
+    if (row.status !== 'error' || FILE_PROBLEMS.has(row.errorCode ?? '')) return;
     this.#errors += 1;
     if (this.#exceeded()) this.#stop.stop('max_errors');
   }

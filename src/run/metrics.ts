@@ -8,6 +8,9 @@ import { hasInvalidUtf8 } from '../read/index.js';
 
 type ExtraName = 'mx' | 'whois' | 'company';
 
+/** Error codes that are the input's own (cli-contract, "The file's problems are not the API's"). */
+export const FILE_PROBLEMS: ReadonlySet<string> = new Set(['invalid_input', 'bad_request']);
+
 export class RunMetrics {
   /** When the run began (before its start-up reads): the summary's elapsed time counts from here. */
   readonly startedAt: number;
@@ -17,6 +20,7 @@ export class RunMetrics {
   #rows = 0;
   #rowsLookedUp = 0;
   #invalidUtf8Cells = 0;
+  #fileErrors = 0;
   readonly #status: Record<RowStatus, number> = { found: 0, not_found: 0, error: 0, skipped: 0 };
   readonly #billing: Record<Billing, number> = { charged: 0, free: 0, cached: 0, duplicate: 0, none: 0 };
   readonly #errorCodes: Record<string, number> = {};
@@ -55,6 +59,12 @@ export class RunMetrics {
       if (kind) this.#foundBy[kind] = (this.#foundBy[kind] ?? 0) + 1;
     }
     if (row.errorCode) this.#errorCodes[row.errorCode] = (this.#errorCodes[row.errorCode] ?? 0) + 1;
+    if (row.status === 'error' && FILE_PROBLEMS.has(row.errorCode ?? '')) this.#fileErrors += 1;
+  }
+
+  /** Rows in `error` for the file's own problem: a malformed key, or one the API refused (exit 5). */
+  get fileErrors(): number {
+    return this.#fileErrors;
   }
 
   /** Rows read (parsed) so far: ahead of `rows` by the rows in the window. */

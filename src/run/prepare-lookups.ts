@@ -12,7 +12,9 @@ import { CreditGuard, SharedCreditGuard, type CreditAccount } from '../lookup/cr
 import { Lookups } from '../lookup/lookups.js';
 import type { RateGate } from '../lookup/rate/rate-gate.js';
 import { rateFor, type RatePlan } from '../lookup/rate/rate-plan.js';
+import type { Availability } from '../lookup/request-path/breaker.js';
 import { RequestPath } from '../lookup/request-path/request-path.js';
+import { formatDuration } from '../core/duration.js';
 import { RetryPolicy } from '../lookup/request-path/retry-policy.js';
 import type { StoredForm } from '../lookup/lookups.js';
 import { ResultStore } from '../store/result-store.js';
@@ -44,6 +46,7 @@ export async function prepareLookups(settings: EnrichSettings, resources: Resour
     windowMs: settings.tuning.windowMs,
     noMoreRequests: stop.requestsSignal,
     halt: stop.signal,
+    breaker: { patienceMs: settings.patienceMs, onChange: (event) => tellAvailability(event, settings, stop) },
   });
   const account = await readAccount(path, settings.rpm);
   const reserve = settings.minCredits ?? account.threshold;
@@ -72,6 +75,23 @@ export async function prepareLookups(settings: EnrichSettings, resources: Resour
   return { path, credits, reserve, rate, gate, coordinator, stop, lookups };
 }
 
+/** An API that goes down and comes back is one event: one line each way (cli-contract, "An API that fails"). */
+function tellAvailability(event: Availability, settings: EnrichSettings, stop: RunStop): void {
+  const patience = formatDuration(settings.patienceMs);
+  switch (event.kind) {
+    case 'unavailable':
+      settings.tellAvailability(`The API is unavailable (${event.failure}): holding the rows, one request at a time until it answers, for up to --patience ${patience}`);
+      return;
+    case 'back':
+      settings.tellAvailability(`The API is back after ${formatDuration(event.downMs)}: going on at full pace`);
+      return;
+    case 'gave_up':
+      settings.tellAvailability(`The API stayed unavailable for ${formatDuration(event.downMs)} (--patience ${patience}): the rows not looked up are skipped; the same command finishes the work later`);
+      stop.stop('api_unavailable');
+      return;
+  }
+}
+
 function openStore(settings: EnrichSettings, resources: Resources): ResultStore {
   if (settings.store instanceof ResultStore) return settings.store;
   const flush = settings.tuning.storeFlushIntervalMs;
@@ -80,8 +100,8 @@ function openStore(settings: EnrichSettings, resources: Resources): ResultStore 
     ...(flush === undefined ? {} : { flushIntervalMs: flush }),
     cells: ANSWER_CELLS,
     // A silent pause of half a minute at start would look like a hang.
-    onUpgrade: (from, to) =>
-      settings.warn(`Upgrading the result store at ${settings.store} from schema v${from} to v${to}, once: about 30 s per million stored answers`),
+    onUpgrade: (from, to, slow) =>
+      settings.warn(`Upgrading the result store at ${settings.store} from schema v${from} to v${to}, once${slow ? ': about 30 s per million stored answers' : ''}`),
   });
   resources.defer(() => store.close());
   return store;

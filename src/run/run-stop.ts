@@ -9,19 +9,21 @@
 // - credits (the reserve was reached, or 402): no new paid request; requests in flight finish,
 //   answers the store knows are still written; the rows not looked up are `skipped`/`credit_reserve`.
 // - max_errors (--max-errors): no new request; those in flight finish; `skipped`/`max_errors`.
+// - api_unavailable (the API stayed down past --patience): no new request; the rows not looked up
+//   are `skipped`/`api_unavailable`; exit 2.
 import { setMaxListeners } from 'node:events';
 import type { LeadEnrichError } from '../api/errors.js';
-import { INTERRUPTED, MAX_ERRORS, RESERVE, type Unanswered } from '../lookup/outcome.js';
+import { API_UNAVAILABLE, INTERRUPTED, MAX_ERRORS, RESERVE, type Unanswered } from '../lookup/outcome.js';
 import type { StopControl, StopReason } from '../lookup/stop-control.js';
 
 export type { StopReason } from '../lookup/stop-control.js';
-export { INTERRUPTED, MAX_ERRORS, RESERVE } from '../lookup/outcome.js';
+export { API_UNAVAILABLE, INTERRUPTED, MAX_ERRORS, RESERVE } from '../lookup/outcome.js';
 
-/** Why lookups stopped early, as the summary says it (exit statuses 130, 2, 4 and 3). */
-export type StoppedBy = 'credits' | 'interrupt' | 'redis' | 'max_errors';
+/** Why lookups stopped early, as the summary says it (exit statuses 130, 2, 4, 2 and 3). */
+export type StoppedBy = 'credits' | 'interrupt' | 'redis' | 'max_errors' | 'api_unavailable';
 
 /** Reasons after which no queued request may start (the gate drops its queue). */
-const DROPS_QUEUE: ReadonlySet<StopReason> = new Set(['interrupt', 'unauthorized', 'redis', 'max_errors']);
+const DROPS_QUEUE: ReadonlySet<StopReason> = new Set(['interrupt', 'unauthorized', 'redis', 'max_errors', 'api_unavailable']);
 /** Reasons after which requests in flight give up their retries and rows in flight are drained. */
 const HALTS: ReadonlySet<StopReason> = new Set(['interrupt', 'unauthorized']);
 
@@ -68,6 +70,10 @@ export class RunStop implements StopControl {
     return this.#errors.get('unauthorized');
   }
 
+  get apiUnavailable(): boolean {
+    return this.#reasons.has('api_unavailable');
+  }
+
   /** Why Redis was lost, with --redis. */
   get redisLost(): LeadEnrichError | undefined {
     return this.#errors.get('redis');
@@ -103,6 +109,7 @@ export class RunStop implements StopControl {
     if (lost) return { kind: 'error', code: lost.code, message: lost.message, billing: 'none' };
     if (this.halted) return INTERRUPTED;
     if (this.#reasons.has('max_errors')) return MAX_ERRORS;
+    if (this.#reasons.has('api_unavailable')) return API_UNAVAILABLE;
     if (this.#reasons.has('credits')) return this.turnAway('credits');
     return undefined;
   }
@@ -121,6 +128,7 @@ export class RunStop implements StopControl {
     if (this.redisLost) return 'redis';
     if (this.#reasons.has('interrupt')) return 'interrupt';
     if (this.#reasons.has('max_errors')) return 'max_errors';
+    if (this.#reasons.has('api_unavailable')) return 'api_unavailable';
     if (this.#turnedAwayForCredits > 0) return 'credits';
     return undefined;
   }

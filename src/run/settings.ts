@@ -41,6 +41,7 @@ export interface EnrichSettings {
   minCredits: number | undefined;
   retries: number;
   maxErrors: MaxErrors | undefined;
+  patienceMs: number;
   store: string | ResultStore;
   maxAgeMs: number;
   refresh: boolean;
@@ -50,14 +51,16 @@ export interface EnrichSettings {
   quit: AbortSignal | undefined;
   onProgress: ((progress: EnrichProgress) => void) | undefined;
   warn: (line: string) => void;
+  /** Where the lines about the API's availability go (default: warn). */
+  tellAvailability: (line: string) => void;
   stdout: Writable | undefined;
   tuning: Required<Omit<EnrichTuning, 'storeFlushIntervalMs'>> & Pick<EnrichTuning, 'storeFlushIntervalMs'>;
 }
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'input', 'delimiter', 'encoding', 'header', 'output', 'errors', 'by', 'column', 'with', 'format', 'prefix', 'fields', 'client', 'baseUrl', 'token', 'timeoutMs', 'service',
-  'rpm', 'concurrency', 'minCredits', 'retries', 'maxErrors', 'store', 'maxAge', 'maxAgeMs', 'refresh', 'redis', 'shard',
-  'signal', 'quit', 'onProgress', 'onWarning', 'stdout', 'tuning',
+  'rpm', 'concurrency', 'minCredits', 'retries', 'maxErrors', 'patience', 'store', 'maxAge', 'maxAgeMs', 'refresh', 'redis', 'shard',
+  'signal', 'quit', 'onProgress', 'onWarning', 'onAvailability', 'stdout', 'tuning',
 ]);
 const TUNING_KEYS = [
   'windowMs', 'progressIntervalMs', 'retryBaseDelayMs', 'retryMaxDelayMs', 'creditsRefreshMs',
@@ -107,6 +110,7 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     minCredits: readOption('minCredits', options.minCredits, 'library'),
     retries: readOption('retries', options.retries, 'library') ?? DEFAULTS.retries,
     maxErrors: readOption('maxErrors', options.maxErrors, 'library'),
+    patienceMs: readOption('patience', options.patience, 'library') ?? DEFAULTS.patienceMs,
     store,
     maxAgeMs: maxAgeOf(options),
     refresh: readOption('refresh', options.refresh, 'library') ?? false,
@@ -116,6 +120,7 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     quit: options.quit,
     onProgress: options.onProgress,
     warn: options.onWarning ?? (() => {}),
+    tellAvailability: options.onAvailability ?? options.onWarning ?? (() => {}),
     stdout: options.stdout,
     tuning: tuningOf(options.tuning ?? {}),
   };

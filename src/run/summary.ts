@@ -4,6 +4,7 @@ import type { EnrichProgress, Extra } from './enrich-options.js';
 import type { LookupKind, Shard } from '../plan/plan.js';
 import type { Billing, RowStatus } from '../core/rows.js';
 import type { RunMetrics } from './metrics.js';
+import type { StoppedBy } from './run-stop.js';
 import type { PreparedRun } from './prepare.js';
 
 export interface EnrichSummary {
@@ -20,6 +21,8 @@ export interface EnrichSummary {
   /** How the --with operations were billed, per operation (their credits are in `credits.spent` too). */
   withBilling: Partial<Record<Extra, Record<Billing, number>>>;
   errorCodes: Record<string, number>;
+  /** Rows in `error` for the file's own problems (invalid_input, bad_request): when they are all the errors, exit 5. */
+  fileErrors: number;
   requests: number;
   retries: number;
   rateLimited: number;
@@ -31,7 +34,11 @@ export interface EnrichSummary {
   /** Input cells holding bytes that are not valid UTF-8 (in a file read as UTF-8), copied through unchanged. */
   invalidUtf8Cells: number;
   /** Why lookups stopped early, if they did. */
-  stoppedBy: 'credits' | 'interrupt' | 'redis' | 'max_errors' | undefined;
+  stoppedBy: StoppedBy | undefined;
+  /** How long the API was unavailable during the run, in all (ms); 0 when it never was. */
+  apiUnavailableMs: number;
+  /** The --patience the run waited with for an API that was down (ms). */
+  patienceMs: number;
   shard: Shard | undefined;
 }
 
@@ -50,6 +57,7 @@ export function progressOf(run: PreparedRun, metrics: RunMetrics): EnrichProgres
     bytesRead: run.source.bytesRead(),
     totalBytes: run.source.totalBytes,
     elapsedMs: metrics.elapsedMs,
+    apiUnavailableSince: run.path.breaker?.unavailableSince,
   };
 }
 
@@ -79,6 +87,7 @@ export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFac
     billing: metrics.billing,
     withBilling: metrics.extraBilling,
     errorCodes: metrics.errorCodes,
+    fileErrors: metrics.fileErrors,
     requests: run.path.counts.requests,
     retries: run.path.counts.retries,
     rateLimited: run.path.counts.rateLimited,
@@ -89,6 +98,8 @@ export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFac
     rowsPerMinute: elapsedMs > 0 ? Math.round((metrics.rows * 60_000) / elapsedMs) : metrics.rows,
     invalidUtf8Cells: metrics.invalidUtf8Cells,
     stoppedBy,
+    apiUnavailableMs: run.path.breaker?.downMs ?? 0,
+    patienceMs: settings.patienceMs,
     shard: settings.shard,
   };
 }

@@ -8,6 +8,7 @@ import { ConfigError } from '../api/errors.js';
 import { DEFAULT_SANDBOX_COSTS, type SandboxCosts } from './account-data.js';
 import { DEFAULT_NOT_FOUND_RATE } from './data.js';
 import { validateFaults, type FaultKind, type FaultRates } from './faults.js';
+import { resolveOutage, type OutageOptions } from './outage.js';
 
 export interface SandboxOptions {
   /** Interface to listen on. Default '127.0.0.1'. */
@@ -34,6 +35,8 @@ export interface SandboxOptions {
   faults?: Partial<Record<FaultKind, number>>;
   /** Seeds the PRNG for latency and faults. Default 1. */
   seed?: number;
+  /** An outage: down for a while (or for good), then back (outage.ts). Default: none. */
+  outage?: OutageOptions;
   /** How 429s look. Defaults: retryAfter 'none', rateLimitHeaders true, message 'code1030'. */
   rateLimitStyle?: {
     retryAfter?: 'none' | 'seconds' | 'http-date';
@@ -57,6 +60,7 @@ export interface ResolvedSandboxOptions {
   notFoundRate: number;
   faults: FaultRates;
   seed: number;
+  outage: OutageOptions | undefined;
   rateLimitStyle: {
     retryAfter: 'none' | 'seconds' | 'http-date';
     rateLimitHeaders: boolean;
@@ -96,7 +100,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 const OPTION_KEYS = [
   'host', 'port', 'token', 'credits', 'threshold', 'rpm', 'windowMs', 'latencyMs', 'costs',
-  'notFoundRate', 'faults', 'seed', 'rateLimitStyle',
+  'notFoundRate', 'faults', 'seed', 'rateLimitStyle', 'outage',
 ] as const;
 
 function generateToken(): string {
@@ -182,6 +186,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     notFoundRate,
     faults: validateFaults(o.faults),
     seed,
+    outage: o.outage === undefined ? undefined : (resolveOutage(o.outage as OutageOptions, Date.now()), o.outage as OutageOptions),
     rateLimitStyle,
   };
 }

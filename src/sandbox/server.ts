@@ -24,6 +24,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import { SandboxAccount } from './account.js';
 import { applyFault, FaultInjector, type FaultKind } from './faults.js';
+import { outageFault, resolveOutage, type Outage, type OutageOptions } from './outage.js';
 import type { SandboxKeyOperation } from './keys.js';
 import { Latency } from './latency.js';
 import { resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions } from './options.js';
@@ -34,6 +35,7 @@ import { createSandboxStats, type SandboxStats } from './stats.js';
 
 // The names this module has always offered, now defined beside it.
 export type { FaultKind } from './faults.js';
+export type { OutageKind, OutageOptions } from './outage.js';
 export { resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions } from './options.js';
 export type { SandboxStats, SandboxWindowStats } from './stats.js';
 
@@ -50,6 +52,8 @@ export interface Sandbox {
   revokeToken(): void;
   /** Replaces the fault probabilities (kinds not named become 0). */
   setFaults(f: Partial<Record<FaultKind, number>>): void;
+  /** Begins an outage (times counted from now), or ends the current one (undefined). */
+  setOutage(outage: OutageOptions | undefined): void;
   /** Stops listening and destroys every open socket (hanging and keep-alive ones included). */
   close(): Promise<void>;
 }
@@ -69,6 +73,7 @@ class SandboxServer {
   readonly stats: SandboxStats = createSandboxStats();
   readonly account: SandboxAccount;
   readonly faults: FaultInjector;
+  outage: Outage | undefined;
   private readonly latency: Latency;
   private readonly rate: RateWindow;
   private readonly routes: SandboxRoutes;
@@ -79,6 +84,8 @@ class SandboxServer {
   constructor(opts: ResolvedSandboxOptions) {
     // Separate seeded streams, so a fault draw never shifts the latencies (random.ts).
     this.faults = new FaultInjector(opts.faults, createRandom(deriveSeed(opts.seed, 0)));
+    // Counted from the server's start (resolveOutage checked the options already).
+    this.outage = opts.outage === undefined ? undefined : resolveOutage(opts.outage, Date.now());
     this.latency = new Latency(opts.latencyMs, createRandom(deriveSeed(opts.seed, 1)));
     this.account = new SandboxAccount(opts, this.stats);
     this.rate = new RateWindow(opts, this.stats);
@@ -134,7 +141,16 @@ class SandboxServer {
     const op = routeOf(req.method, q < 0 ? url : url.slice(0, q));
     stats.byOperation[op ?? 'unknown'] = (stats.byOperation[op ?? 'unknown'] ?? 0) + 1;
 
-    // 1. Faults: drawn first, so a faulted request never reaches auth, the window or the balance.
+    // 1. Faults: an outage first, then one drawn, so a faulted request never reaches auth, the
+    //    window or the balance.
+    const down = outageFault(this.outage, arrival, op);
+    if (down !== undefined) {
+      stats.outage.requests++;
+      if (op !== undefined && !['myplans', 'credits', 'limits'].includes(op)) stats.outage.lookups++;
+      stats.faults[down]++;
+      applyFault(down, req, res);
+      return;
+    }
     const fault = this.faults.pick();
     const latency = this.latency.draw();
     if (fault !== undefined) {
@@ -229,6 +245,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     setFaults(f: Partial<Record<FaultKind, number>>): void {
       faults.setRates(f);
+    },
+    setOutage(outage: OutageOptions | undefined): void {
+      server.outage = outage === undefined ? undefined : resolveOutage(outage, Date.now());
     },
     close(): Promise<void> {
       return server.close();

@@ -27,6 +27,8 @@ export interface SandboxStats {
   /** `${operation}:${normalizedKey}` -> number of found (billable) answers sent for it. */
   charges: Map<string, number>;
   faults: Record<FaultKind, number>;
+  /** Requests received while an outage was on (outage.ts), in all and of lookups and domain helpers. */
+  outage: { requests: number; lookups: number };
   /** One entry per fixed rate window that received at least one request, oldest first. */
   windows: SandboxWindowStats[];
 }
@@ -44,6 +46,7 @@ export function createSandboxStats(): SandboxStats {
     creditsCharged: 0,
     charges: new Map(),
     faults: emptyFaultCounts(),
+    outage: { requests: 0, lookups: 0 },
     windows: [],
   };
 }

@@ -22,6 +22,7 @@ import { openStores } from './exit-flush.js';
 import { openDatabase, prepareFile } from './open-database.js';
 import { SCHEMA_VERSION as CURRENT_SCHEMA } from './schema.js';
 import { immediateTransaction, prepareRaw, type Database, type Statement } from './sqlite.js';
+import { pendingKey, storedOf, type ManyRow, type Pending, type ResultRow, type StoredResult } from './stored-result.js';
 import { readStats } from './store-stats.js';
 import { resolveOptions, type ResultStoreOptions, type ResultStoreStats, type StoreSettings } from './store-options.js';
 
@@ -32,40 +33,9 @@ export type { ResultStoreOptions, ResultStoreStats } from './store-options.js';
 /** The schema version this code writes (PRAGMA user_version). */
 export const SCHEMA_VERSION: number = CURRENT_SCHEMA;
 
-export interface StoredResult {
-  /** false = the API answered "not found": a valid (and free) answer worth keeping too. */
-  found: boolean;
-  /** The JSON `data` object of the API answer, as received (unknown fields kept). */
-  data: unknown;
-  /** When it was fetched, epoch ms. */
-  fetchedAt: number;
-  /** The run that fetched it: lets the pipeline tell "duplicate in this run" from "cached before". */
-  runId: string;
-  /**
-   * With getMany(…, layout): the answer's own added columns as one record, rendered by the caller
-   * (store/answer-cells.ts);
-   * `data` is then undefined. Absent for an operation with no such columns, or when asked for data.
-   */
-  cellsRecord?: string | undefined;
-}
-
 export type { AnswerCells, CellsRenderer } from './answer-cells.js';
+export type { StoredResult } from './stored-result.js';
 
-interface Pending {
-  service: string;
-  op: Operation;
-  key: string;
-  found: boolean;
-  /** JSON text, serialized at put() time so later changes to the caller's object are not stored. */
-  json: string | null;
-  /** The answer's cells as the caller rendered them (`<layout>,<record>`), or null. */
-  cells: string | null;
-  fetchedAt: number;
-  runId: string;
-}
-
-type ResultRow = [found: number, data: string | null, fetchedAt: number, runId: string];
-type ManyRow = [key: string, found: number, cells: string | null, data: string | null, fetchedAt: number, runId: string];
 /** Keys per `IN (…)` query in getMany: large enough to amortize the call, small enough to prepare. */
 const GET_MANY_CHUNK = 100;
 
@@ -95,16 +65,16 @@ export class ResultStore {
     this.readonly = options.readonly;
 
     // Raw arrays: cheaper to build than objects on the per-row hot path.
-    this.selectResult = prepareRaw(db, 'SELECT found, data, fetched_at, run_id FROM results WHERE service_id = ? AND op = ? AND key = ?');
+    this.selectResult = prepareRaw(db, 'SELECT found, data, fetched_at, run_id, refused FROM results WHERE service_id = ? AND op = ? AND key = ?');
     this.selectServiceId = prepareRaw(db, 'SELECT id FROM services WHERE name = ?');
     if (!this.readonly) {
       this.insertService = db.prepare('INSERT INTO services (name) VALUES (?) ON CONFLICT (name) DO NOTHING');
       this.upsertResult = db.prepare(
-        `INSERT INTO results (service_id, op, key, found, data, fetched_at, run_id, cells)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO results (service_id, op, key, found, data, fetched_at, run_id, cells, refused)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (service_id, op, key) DO UPDATE SET
            found = excluded.found, data = excluded.data,
-           fetched_at = excluded.fetched_at, run_id = excluded.run_id, cells = excluded.cells`,
+           fetched_at = excluded.fetched_at, run_id = excluded.run_id, cells = excluded.cells, refused = excluded.refused`,
       );
     }
   }
@@ -128,7 +98,7 @@ export class ResultStore {
           if (serviceId === undefined) throw new Error(`could not register service ${entry.service}`);
           registered.set(entry.service, serviceId);
         }
-        upsertResult.run(serviceId, entry.op, entry.key, entry.found ? 1 : 0, entry.json, entry.fetchedAt, entry.runId, entry.cells);
+        upsertResult.run(serviceId, entry.op, entry.key, entry.found ? 1 : 0, entry.json, entry.fetchedAt, entry.runId, entry.cells, entry.refused);
       }
       return registered;
     });
@@ -179,12 +149,7 @@ export class ResultStore {
       const entry = this.pending.get(pendingKey(service, op, key));
       if (entry !== undefined) {
         if (entry.fetchedAt < minFetchedAt) return undefined;
-        return {
-          found: entry.found,
-          data: entry.json === null ? undefined : JSON.parse(entry.json),
-          fetchedAt: entry.fetchedAt,
-          runId: entry.runId,
-        };
+        return storedOf(entry.found, undefined, entry.json, entry.fetchedAt, entry.runId, entry.refused);
       }
     }
 
@@ -194,12 +159,7 @@ export class ResultStore {
     if (row === undefined) return undefined;
     // Age is checked before parsing: a stale entry costs no JSON.parse.
     if (row[2] < minFetchedAt) return undefined;
-    return {
-      found: row[0] === 1,
-      data: row[1] === null ? undefined : JSON.parse(row[1]),
-      fetchedAt: row[2],
-      runId: row[3],
-    };
+    return storedOf(row[0] === 1, undefined, row[1], row[2], row[3], row[4]);
   }
 
   /**
@@ -225,7 +185,7 @@ export class ResultStore {
           // Cells another version rendered (another layout: stored-cells.ts) are never used.
           const record = row[2] === null ? undefined : recordOf(row[2], layout);
           if (row[2] !== null && record === undefined) (foreign ??= []).push(row[0]);
-          else found.set(row[0], storedOf(row[1] === 1, record, row[3], row[4], row[5]));
+          else found.set(row[0], storedOf(row[1] === 1, record, row[3], row[4], row[5], row[6]));
         }
         if (foreign) for (const [key, stored] of this.getMany(service, op, foreign, maxAgeMs)) found.set(key, stored);
       }
@@ -240,7 +200,7 @@ export class ResultStore {
           continue;
         }
         const record = cellsLayout !== undefined && entry.cells !== null ? recordOf(entry.cells, layout) : undefined;
-        found.set(key, storedOf(entry.found, record, entry.json, entry.fetchedAt, entry.runId));
+        found.set(key, storedOf(entry.found, record, entry.json, entry.fetchedAt, entry.runId, entry.refused));
       }
     }
     return found;
@@ -256,7 +216,7 @@ export class ResultStore {
       const columns = form === 'cells' ? 'cells, CASE WHEN cells IS NULL THEN data END' : 'NULL, data';
       statement = prepareRaw(
         this.db,
-        `SELECT key, found, ${columns}, fetched_at, run_id FROM results WHERE service_id = ? AND op = ? AND key IN (${new Array(size).fill('?').join(', ')})`,
+        `SELECT key, found, ${columns}, fetched_at, run_id, refused FROM results WHERE service_id = ? AND op = ? AND key IN (${new Array(size).fill('?').join(', ')})`,
       );
       this.selectManyBySize.set(id, statement);
     }
@@ -271,7 +231,7 @@ export class ResultStore {
     service: string,
     op: Operation,
     key: string,
-    result: { found: boolean; data: unknown; fetchedAt?: number | undefined; cells?: AnswerCells | undefined },
+    result: { found: boolean; data: unknown; fetchedAt?: number | undefined; cells?: AnswerCells | undefined; refused?: string | undefined },
     runId: string,
   ): void {
     if (this.closed) throw closedError(this.path);
@@ -283,7 +243,7 @@ export class ResultStore {
     if (this.pending.size === 0) this.pendingSince = now;
     // An answer fetched earlier (by another worker) keeps its own date, so --max-age still applies.
     this.pending.set(pendingKey(service, op, key), {
-      service, op, key, found: result.found, json, cells, fetchedAt: result.fetchedAt ?? now, runId,
+      service, op, key, found: result.found, json, cells, refused: result.refused ?? null, fetchedAt: result.fetchedAt ?? now, runId,
     });
     if (
       this.pending.size >= this.options.flushBatchSize ||
@@ -403,17 +363,6 @@ export class ResultStore {
     }
     return id;
   }
-}
-
-/** A stored answer from its columns: its cells record when there is one, else the parsed data. */
-function storedOf(found: boolean, cellsRecord: string | undefined, json: string | null, fetchedAt: number, runId: string): StoredResult {
-  if (cellsRecord !== undefined) return { found, data: undefined, fetchedAt, runId, cellsRecord };
-  return { found, data: json === null ? undefined : JSON.parse(json), fetchedAt, runId };
-}
-
-// Unit separator: cannot appear in a normalized key, service name or operation.
-function pendingKey(service: string, op: string, key: string): string {
-  return `${service}\u001f${op}\u001f${key}`;
 }
 
 function closedError(filePath: string): Error {

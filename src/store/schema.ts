@@ -50,6 +50,9 @@ const MIGRATIONS: ReadonlyArray<string | ((db: Database, upgrade: Upgrade) => vo
   `,
   addAnswerCells,
   renderAnswerCells,
+  // v4 (issue 21): a key the API refused (400) is an answer about the key, kept like a miss so that
+  // a re-run does not send it again; `refused` says why (NULL for every other answer).
+  'ALTER TABLE results ADD COLUMN refused TEXT',
 ];
 
 /** Rows rendered per statement while migrating: bounds the memory of a 1 M-entry store's upgrade. */
@@ -94,6 +97,9 @@ function renderAnswerCells(db: Database, upgrade: Upgrade): void {
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
+/** The schema from which stored answers have their cells: an upgrade from before renders them all. */
+const RENDERED_FROM = 3;
+
 interface Header {
   version: number;
   appId: number;
@@ -128,7 +134,7 @@ function checkHeader(header: Header, filePath: string): boolean {
 }
 
 /** Told before an older store is upgraded (the upgrade may take a while: the caller says so). */
-export type UpgradeNotice = (fromVersion: number, toVersion: number) => void;
+export type UpgradeNotice = (fromVersion: number, toVersion: number, slow: boolean) => void;
 
 /** What an upgrade needs from the opener: whom to tell, and how answers' cells are rendered. */
 export interface Upgrade {
@@ -165,7 +171,8 @@ export function migrate(db: Database, filePath: string, readonly: boolean, upgra
     // Read again under the write lock: another process may have migrated meanwhile.
     const current = readHeader(db);
     checkHeader(current, filePath);
-    if (current.version > 0) upgrade.notice(current.version, SCHEMA_VERSION);
+    // Slow only when every stored answer is rendered again (v2 → v3); adding a column is instant.
+    if (current.version > 0) upgrade.notice(current.version, SCHEMA_VERSION, current.version < RENDERED_FROM);
     for (let version = current.version; version < SCHEMA_VERSION; version++) {
       const step = MIGRATIONS[version]!;
       if (typeof step === 'string') db.exec(step);

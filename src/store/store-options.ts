@@ -19,7 +19,7 @@ export interface ResultStoreOptions {
    * Called once before a store written by an older version is brought up to this one's schema,
    * which may render every stored answer again (about 30 s per million on a 2-core machine).
    */
-  onUpgrade?: (fromVersion: number, toVersion: number) => void;
+  onUpgrade?: (fromVersion: number, toVersion: number, slow: boolean) => void;
   /** Renders the cells of answers an older version stored, when this open upgrades the file (answer-cells.ts). */
   cells?: CellsRenderer;
 }

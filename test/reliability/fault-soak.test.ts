@@ -42,6 +42,8 @@ describe('fault soak', () => {
     expect(summary.retries).toBeGreaterThan(100);
     expect(summary.rows).toBe(keys.length);
     expect(summary.status.error + summary.status.skipped).toBe(0);
+    // A flaky API (15 % of answers fail, here and there) is not a dead one: the breaker stays closed.
+    expect(summary.apiUnavailableMs).toBe(0);
 
     // Every row, in input order, exactly once, answered as the sandbox answers its key.
     expectRowsMatchSandbox(output, keys);

@@ -38,10 +38,11 @@ describe('csv-spectrum through the CLI', () => {
     const json = JSON.parse(fs.readFileSync(path.join(corpus, 'json', `${name}.json`), 'utf8')) as unknown;
     const expected = (Array.isArray(json) ? json : [json]) as Array<Record<string, string>>;
     const header = Object.keys(expected[0]!);
-    // No column of the corpus is a key: every row is invalid input (exit 2) and no request is made.
+    // No column of the corpus is a key: every row is invalid input (exit 5: the file's own
+    // problem, not the API's) and no request is made.
     const result = await runCli(['enrich', input, '--by', 'email', '--column', header[0]!, '--json'], { env: envFor(s, dir) });
     expectNoCrash(result);
-    expect(result.code, result.stderr).toBe(2);
+    expect(result.code, result.stderr).toBe(5);
     expect(JSON.parse(result.stdout)).toMatchObject({ rows: expected.length, requests: 0 });
     const inputCells = readCsvBytes(input);
     const output = path.join(dir, `${name}.enriched.csv`);
@@ -112,14 +113,14 @@ describe.concurrent('one file with everything at once', () => {
     });
   }
 
-  it('as a file: exit 2, BOM, CRLF and every byte kept, the two bad rows in the sidecar, no request for them', async () => {
+  it("as a file: exit 5 (the file's own bad keys only), BOM, CRLF and every byte kept, the two bad rows in the sidecar, no request for them", async () => {
     const dir = makeTempDir();
     const input = path.join(dir, 'hostile.csv');
     fs.writeFileSync(input, hostile);
     const own = await sandbox(); // its own, to count its lookups while other tests run
     const result = await runCli(['enrich', input, '--json', ...asUtf8], { env: envFor(own, dir) });
     expectNoCrash(result);
-    expect(result.code, result.stderr).toBe(2);
+    expect(result.code, result.stderr).toBe(5);
     const summary = JSON.parse(result.stdout);
     expect(summary).toMatchObject({ rows: 8, status: { error: 1, skipped: 0 }, errorCodes: { invalid_input: 1 } });
     // Seven valid keys, one request each; none for the invalid ones.
@@ -143,7 +144,7 @@ describe.concurrent('one file with everything at once', () => {
     const output = path.join(dir, 'from-stdin.csv');
     const result = await runCli(['enrich', '-', '-o', output, '--quiet', ...asUtf8], { env: envFor(s, dir), input: hostile });
     expectNoCrash(result);
-    expect(result.code, result.stderr).toBe(2);
+    expect(result.code, result.stderr).toBe(5);
     check(output, path.join(dir, 'hostile.csv'));
     expect(readCsvBytes(path.join(dir, 'from-stdin.errors.csv'))).toHaveLength(1 + invalidRows.length);
   }, 30_000);
@@ -154,7 +155,7 @@ describe.concurrent('one file with everything at once', () => {
     fs.writeFileSync(input, hostile);
     const result = await runCli(['enrich', input, '--format', 'jsonl', '--quiet', ...asUtf8], { env: envFor(s, dir) });
     expectNoCrash(result);
-    expect(result.code, result.stderr).toBe(2);
+    expect(result.code, result.stderr).toBe(5);
     const text = fs.readFileSync(path.join(dir, 'hostile.enriched.jsonl'), 'utf8');
     const objects = text.trimEnd().split('\n').map((line) => JSON.parse(line) as { row: number; lead_status: string; input: Record<string, string>; error?: { code: string } });
     expect(objects.map((o) => o.row)).toEqual(emailsByRow.map((_, i) => i + 1));
@@ -197,7 +198,7 @@ describe.concurrent('a key that is not valid UTF-8', () => {
     expect(raw.includes(Buffer.concat([key, Buffer.from(',Jos\xe9,', 'latin1')]))).toBe(true);
     const side = readCsvBytes(path.join(dir, 'cp1252.enriched.errors.csv'));
     expect(side.slice(1).map((r) => [r[0], r[1], r[3]])).toEqual([['1', key.toString('latin1'), 'invalid_input']]);
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(5);
     expect(lookupsSeen(own)).toBe(1); // ok@acme.com only
   }, 30_000);
 });

@@ -101,8 +101,9 @@ describe('kill -9, then the same command again', () => {
       referenceRun(args, path.join(refDir, 'in.csv'), path.join(refDir, 'out.jsonl')),
     ]);
     expectNoCrash(final);
-    expect(final.code, final.stderr).toBe(2); // the rejected and invalid keys are errors
-    expect(ref.code).toBe(2);
+    // The rejected and invalid keys are the only errors: the file's own problems, exit 5.
+    expect(final.code, final.stderr).toBe(5);
+    expect(ref.code).toBe(5);
     expect(jsonlWithoutBilling(output)).toEqual(jsonlWithoutBilling(path.join(refDir, 'out.jsonl')));
     expect(fs.readFileSync(sidecar)).toEqual(fs.readFileSync(path.join(refDir, 'out.errors.csv')));
     const lines = jsonlWithoutBilling(output) as Array<{ row: number; lead_status: string; error?: { code: string } }>;
@@ -175,7 +176,7 @@ describe('kill -9, then the same command again', () => {
     // The uninterrupted run tells what complete files look like.
     const complete = path.join(dir, 'complete.jsonl');
     const full = await runCli(args(complete), { env, timeoutMs: 60_000 });
-    expect(full.code, full.stderr).toBe(2);
+    expect(full.code, full.stderr).toBe(5); // invalid keys only: the file's own problem
     const completeSize = fs.statSync(complete).size;
     const completeSidecar = fs.readFileSync(path.join(dir, 'complete.errors.csv'));
     expect(lookupsSeen(s)).toBe(0);
@@ -218,7 +219,7 @@ describe('kill -9, then the same command again', () => {
     // And the same command again completes the job.
     const out = path.join(dir, 'attempt-0.jsonl');
     const again = await runCli(args(out), { env, timeoutMs: 60_000 });
-    expect(again.code, again.stderr).toBe(2);
+    expect(again.code, again.stderr).toBe(5);
     // (Buffer.equals: a deep toEqual of megabytes takes seconds.)
     expect(fs.readFileSync(out).equals(fs.readFileSync(complete))).toBe(true);
     expect(fs.readFileSync(path.join(dir, 'attempt-0.errors.csv'))).toEqual(completeSidecar);

@@ -35,7 +35,8 @@ function echo(status: number, shape: 'error' | 'reasons' | 'html' = 'error'): Lo
 describe.concurrent('the token never shows', () => {
   // [what the server sends, handler, exit status, what the kept message shows instead of the token]
   const echoes: Array<[string, LookupHandler, number, RegExp]> = [
-    ['400 with the token in the message and the reasons', echo(400, 'reasons'), 2, /denied for Bearer \*\*\*; token=\*\*\*/],
+    // A key the API refuses (400) is the file's own problem: exit 5.
+    ['400 with the token in the message and the reasons', echo(400, 'reasons'), 5, /denied for Bearer \*\*\*; token=\*\*\*/],
     ['500 with the token in the message', echo(500), 2, /denied for Bearer \*\*\*; token=\*\*\*/],
     ['"failed" at 200 with the token in the message', echo(200), 2, /denied for Bearer \*\*\*; token=\*\*\*/],
     ['402 with the token in the message', echo(402), 3, /denied for Bearer \*\*\*; token=\*\*\*|credit/],
@@ -141,9 +142,9 @@ describe.concurrent('configuration', () => {
     const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['ann@acme.com']]);
     const result = await runCli(['enrich', input, '--json'], { env: envFor(server, dir) });
     expectNoCrash(result);
-    expect(result.code, result.stderr).toBe(2);
+    expect(result.code, result.stderr).toBe(2); // the API refused the request (a 302), not the key
     expect(stranger.hits.size).toBe(0);
-    expect(readCsvObjects(path.join(dir, 'in.enriched.errors.csv'))[0]!.error_code).toBe('bad_request');
+    expect(readCsvObjects(path.join(dir, 'in.enriched.errors.csv'))[0]!.error_code).toBe('request_rejected');
     expectNoSecret([result.stdout, result.stderr], [dir]);
   }, 30_000);
 });
@@ -176,7 +177,7 @@ describe.concurrent('formula injection', () => {
     ]);
     const result = await runCli(['enrich', input, '--quiet'], { env: envFor(server, dir) });
     expectNoCrash(result);
-    expect(result.code, result.stderr).toBe(2);
+    expect(result.code, result.stderr).toBe(5); // the one malformed key: the file's own problem
     const out = readCsvBytes(path.join(dir, 'in.enriched.csv'));
     const header = out[0]!;
     expect(header.slice(0, 2)).toEqual(['=Email', 'note']);
@@ -205,7 +206,7 @@ describe.concurrent('formula injection', () => {
 
     // JSON Lines is not a spreadsheet: the values are exactly as the API sent them.
     const jsonl = await runCli(['enrich', input, '--format', 'jsonl', '--quiet'], { env: envFor(server, dir) });
-    expect(jsonl.code, jsonl.stderr).toBe(2);
+    expect(jsonl.code, jsonl.stderr).toBe(5);
     const first = JSON.parse(fs.readFileSync(path.join(dir, 'in.enriched.jsonl'), 'utf8').split('\n')[0]!);
     expect(first.lead).toEqual(lead);
     expect(first.input).toEqual({ '=Email': 'ann@acme.com', note: '=1+1' });

@@ -10,11 +10,12 @@
 import Bottleneck from 'bottleneck';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Coordinator } from '../../cluster/coordinator.js';
-import { GateStoppedError } from './gate-stopped-error.js';
+import { GateStoppedError } from './gate-errors.js';
 
 /** What the rate gate needs from the engine that runs the jobs. */
 export interface Engine {
-  schedule<T>(task: () => Promise<T>): Promise<T>;
+  /** `first`: ahead of every job waiting (the probe while the API is down: breaker.ts). */
+  schedule<T>(task: () => Promise<T>, first?: boolean): Promise<T>;
   /** Settles once the new value is in force (with Redis: stored). */
   setReservoir(n: number): Promise<void>;
   setConcurrency(n: number): void;
@@ -73,9 +74,10 @@ export function bottleneckEngine(
       })()
     : undefined;
   ready?.catch(() => {});
-  const run = <T>(task: () => Promise<T>): Promise<T> => limiter.schedule(jobOptions, task);
+  // Bottleneck's priorities: 0 is served first, 5 is its default.
+  const run = <T>(task: () => Promise<T>, first = false): Promise<T> => limiter.schedule({ ...jobOptions, priority: first ? 0 : 5 }, task);
   return {
-    schedule: (task) => (local ? local(() => ready!.then(() => run(task))) : run(task)),
+    schedule: (task, first) => (local ? local(() => ready!.then(() => run(task, first))) : run(task, first)),
     // Only the reservoir and maxConcurrent are ever updated: no reservoir refresh is configured,
     // so Bottleneck's #185 (updateSettings stops the refresh) cannot bite.
     // (updateSettings returns a promise, whatever Bottleneck's typings say.)

@@ -10,11 +10,11 @@ import { DEFAULTS } from '../../options/defaults.js';
 import { ClusterRefill } from './cluster-refill.js';
 import { ConcurrencyModel, eventLoopBusy } from './concurrency.js';
 import { FAST_RATE_PER_SECOND, bottleneckEngine, fastEngine, type Engine } from './engines.js';
-import { GateStoppedError } from './gate-stopped-error.js';
+import { GateStoppedError, NotSentError } from './gate-errors.js';
 import { RateWindow } from './rate-window.js';
 
 export { FAST_RATE_PER_SECOND } from './engines.js';
-export { GateStoppedError } from './gate-stopped-error.js';
+export { GateStoppedError, NotSentError } from './gate-errors.js';
 
 /** What a grant that arrived during a pause resolves with instead of sending its request. */
 const HELD: unique symbol = Symbol('held until the pause ends');
@@ -117,8 +117,12 @@ export class RateGate {
     return 1000 / minTime > FAST_RATE_PER_SECOND ? fastEngine(initial, concurrency) : bottleneckEngine(initial, minTime, concurrency);
   }
 
-  /** Runs `task` when the rate allows. Rejects with GateStoppedError once stop() was called. */
-  async schedule<T>(task: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `task` when the rate allows; `first`: ahead of the jobs already waiting (the probe of an
+   * API that is down, which must not wait behind lookups that will only be held). Rejects with
+   * GateStoppedError once stop() was called.
+   */
+  async schedule<T>(task: () => Promise<T>, first = false): Promise<T> {
     if (this.#stopped) throw new GateStoppedError();
     let ran = false;
     let drop: (error: Error) => void = () => {};
@@ -140,7 +144,7 @@ export class RateGate {
             this.#unrefWhenIdle();
             ran = true;
             return this.#run(task);
-          }),
+          }, first),
         ]);
         if (granted !== HELD) return granted;
         await Promise.race([dropped, this.#pauseEnd()]);
@@ -163,18 +167,29 @@ export class RateGate {
     return new Promise((resolve) => setTimeout(resolve, Math.max(0, this.#window.pausedUntil - this.#now())).unref());
   }
 
-  /** A granted job: counted as started, and as accepted by the server unless it answered 429. */
+  /**
+   * A granted job: counted as started, and as accepted by the server unless it answered 429. One
+   * that sent nothing after all (NotSentError) gives its place in the window back.
+   */
   #run<T>(task: () => Promise<T>): Promise<T> {
     const started = this.#now();
     this.#window.started(started);
     this.stats.started += 1;
     let refused = false;
+    let sent = true;
     return task()
       .catch((error: unknown) => {
         refused = error instanceof RateLimitedError;
+        sent = !(error instanceof NotSentError);
         throw error;
       })
       .finally(() => {
+        if (!sent) {
+          this.#window.unstarted(started);
+          this.stats.started -= 1;
+          void this.#engine.charge(-1).catch(() => {});
+          return;
+        }
         const settled = this.#now();
         this.#window.settled(started, refused, settled);
         this.#observe(settled - started);

@@ -66,6 +66,12 @@ export class RateWindow {
     if (this.#recentStarts.length > MAX_RECENT_STARTS) this.#recentStarts = this.#recentStarts.filter((t) => t >= at - 3 * this.marginMs);
   }
 
+  /** A start that sent nothing after all (NotSentError): it no longer counts. */
+  unstarted(at: number): void {
+    const index = this.#recentStarts.lastIndexOf(at);
+    if (index >= 0) this.#recentStarts.splice(index, 1);
+  }
+
   /**
    * A request that left at `startedAt` was answered at `settledAt`: the server counted it, unless
    * it refused it (429), in the window it reached, somewhere between the two. It is counted in

@@ -1,11 +1,13 @@
 // The one way a request travels, for every call of a run (lookups, the start-up account reads,
 // the balance re-reads, the gate's resync) and every call of a LeadClient. Outermost first:
 //
-//   reserve check → retry → rate gate (its 429 pause) → credit reservation → one attempt
+//   reserve check → retry → circuit breaker → rate gate (its 429 pause) → credit reservation → one attempt
 //
 // The retry sits outside the gate so that each attempt waits for its own slot in the rate window;
 // the credit reservation inside it so that a call waiting for its slot reserves nothing; the
-// reserve check outside the retries because it asks for a balance reading itself. Before a gate
+// reserve check outside the retries because it asks for a balance reading itself; the breaker
+// (lookups only) inside the retries, so that a lookup held while the API is down uses none of them,
+// and outside the gate, so that a held lookup takes no place in the window. Before a gate
 // is open (the reads that size it) or without one (a LeadClient with no `rpm`), a 429 makes the
 // call itself wait for the server's window (with-pause.ts) instead of pausing a gate.
 //
@@ -18,11 +20,13 @@ import type { OperationInput } from '../../api/client.js';
 import { parseServiceLimits } from '../../api/limits.js';
 import { systemClock, type Clock } from '../../core/clock.js';
 import type { BillableOperation } from '../../core/kinds.js';
+import { CircuitBreaker, type BreakerSettings } from './breaker.js';
 import { CreditReadings } from '../credit-readings.js';
 import type { CreditAccount } from '../credits.js';
 import { GateStoppedError, RateGate, type RateGateOptions } from '../rate/rate-gate.js';
 import { lookupCall, type ApiCall, type RequestCounts, type Send } from './request.js';
 import { RetryPolicy } from './retry-policy.js';
+import { withBreaker, withBreakerCheck } from './with-breaker.js';
 import { withCredits, withReserveCheck } from './with-credits.js';
 import { withGate } from './with-gate.js';
 import { withPause } from './with-pause.js';
@@ -40,6 +44,8 @@ export interface RequestPathSettings {
   noMoreRequests: AbortSignal;
   /** Aborted once the run halts (interrupt, 401): a grant that comes after it is not sent. */
   halt: AbortSignal;
+  /** Lookups through a circuit breaker (a run's; a LeadClient's calls are not held). */
+  breaker?: Omit<BreakerSettings, 'clock'> | undefined;
   clock?: Clock;
 }
 
@@ -62,6 +68,7 @@ export class RequestPath {
   /** One attempt, refused once no call may start. */
   readonly #attempt: Send;
   #gate: RateGate | undefined;
+  readonly #breaker: CircuitBreaker | undefined;
   #guarding: CreditGuarding | undefined;
   #readings: CreditReadings | undefined;
   #lookup: Send | undefined;
@@ -71,6 +78,12 @@ export class RequestPath {
     this.#clock = settings.clock ?? systemClock;
     const { noMoreRequests } = settings;
     this.#attempt = (call) => (noMoreRequests.aborted ? Promise.reject(new GateStoppedError()) : attempt(call.op, call.input));
+    this.#breaker = settings.breaker && new CircuitBreaker({ ...settings.breaker, clock: this.#clock });
+  }
+
+  /** Whether the API is up, and how long it was down: the run's, when it has one. */
+  get breaker(): CircuitBreaker | undefined {
+    return this.#breaker;
   }
 
   get windowMs(): number {
@@ -162,8 +175,10 @@ export class RequestPath {
     };
     const guarding = this.#guarding;
     const { retry, noMoreRequests } = this.#settings;
-    const paced = this.#pace(guarding ? withCredits(counted, guarding.credits) : counted, retry);
-    const retried = withRetry(paced, retry, this.#counts, noMoreRequests);
+    const reserved = guarding ? withCredits(counted, guarding.credits) : counted;
+    const paced = this.#pace(this.#breaker ? withBreakerCheck(reserved, this.#breaker) : reserved, retry);
+    const held = this.#breaker ? withBreaker(paced, this.#breaker, noMoreRequests) : paced;
+    const retried = withRetry(held, retry, this.#counts, noMoreRequests);
     if (!guarding) return retried;
     return withReserveCheck(retried, guarding.credits, () => this.#readings!.refresh(), guarding.onReserveReached);
   }

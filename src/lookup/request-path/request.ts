@@ -11,6 +11,14 @@ export interface ApiCall {
   input: OperationInput[Operation];
 }
 
+/** A call as the circuit breaker let it through (breaker.ts): the probe of an API that is down, or not. */
+export type AdmittedCall = ApiCall & { admission?: 'closed' | 'probe' };
+
+/** The probe goes first at the gate: lookups waiting there now would only be held. */
+export function isProbe(call: ApiCall): boolean {
+  return (call as AdmittedCall).admission === 'probe';
+}
+
 /** A call's way down the path: resolves with the API's answer (data and rate headers). */
 export type Send = (call: ApiCall) => Promise<ApiResponse<unknown>>;
 

@@ -5,3 +5,9 @@ export class GateStoppedError extends Error {
     this.name = 'GateStoppedError';
   }
 }
+
+/**
+ * A granted job that sent nothing after all (the API went down while it waited for its slot:
+ * request-path/breaker.ts). The gate gives its place in the window back: the server never saw it.
+ */
+export class NotSentError extends Error {}

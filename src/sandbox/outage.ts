@@ -1,0 +1,60 @@
+// An outage of the sandbox (issue 21: "An API that fails"): from `afterMs` after it starts (or
+// after setOutage()), for `forMs`, every lookup (or, with scope 'all', every request) fails the
+// same way — 503 with no body, a reset connection, or no answer at all (hang) — then the server is
+// back. The account reads answer throughout unless the scope is 'all', as when only the lookup
+// service is down. Requests received while down are counted, so tests can bound what a client sent.
+import { inspect } from 'node:util';
+import { ConfigError } from '../api/errors.js';
+
+export type OutageKind = 'error503' | 'reset' | 'hang';
+
+export interface OutageOptions {
+  /** When it begins, ms after the server starts (or after setOutage()). Default 0. */
+  afterMs?: number;
+  /** How long it lasts, ms. Default: for good. */
+  forMs?: number;
+  /** How a request fails while down. Default 'error503'. */
+  kind?: OutageKind;
+  /** What is down: the lookups and domain helpers, or every request. Default 'lookups'. */
+  scope?: 'lookups' | 'all';
+}
+
+export interface Outage {
+  from: number;
+  until: number;
+  kind: OutageKind;
+  scope: 'lookups' | 'all';
+}
+
+const KINDS: readonly OutageKind[] = ['error503', 'reset', 'hang'];
+const ACCOUNT_OPERATIONS = new Set(['myplans', 'credits', 'limits']);
+
+function invalid(name: string, rule: string, got: unknown): ConfigError {
+  return new ConfigError(`Invalid sandbox option outage.${name}: ${rule}, got ${inspect(got)}`);
+}
+
+/** The outage as absolute times, counted from `now`; ConfigError naming what is wrong. */
+export function resolveOutage(options: OutageOptions, now: number): Outage {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new ConfigError(`Invalid sandbox option outage: must be an object such as { afterMs: 1000, forMs: 8000 }, got ${inspect(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!['afterMs', 'forMs', 'kind', 'scope'].includes(key)) throw invalid(key, 'unknown option (expected afterMs, forMs, kind or scope)', key);
+  }
+  const afterMs = options.afterMs ?? 0;
+  const forMs = options.forMs ?? Infinity;
+  if (!(Number.isFinite(afterMs) && afterMs >= 0)) throw invalid('afterMs', 'must be a number of ms, 0 or more', afterMs);
+  if (!(forMs > 0)) throw invalid('forMs', 'must be a number of ms above 0 (or Infinity)', forMs);
+  const kind = options.kind ?? 'error503';
+  if (!KINDS.includes(kind)) throw invalid('kind', `must be one of ${KINDS.join(', ')}`, kind);
+  const scope = options.scope ?? 'lookups';
+  if (scope !== 'lookups' && scope !== 'all') throw invalid('scope', "must be 'lookups' or 'all'", scope);
+  return { from: now + afterMs, until: now + afterMs + forMs, kind, scope };
+}
+
+/** The way a request fails now, or undefined when the outage does not reach it. */
+export function outageFault(outage: Outage | undefined, at: number, operation: string | undefined): OutageKind | undefined {
+  if (!outage || at < outage.from || at >= outage.until) return undefined;
+  if (outage.scope === 'lookups' && operation !== undefined && ACCOUNT_OPERATIONS.has(operation)) return undefined;
+  return outage.kind;
+}

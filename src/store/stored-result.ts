@@ -1,0 +1,55 @@
+// An answer as the store holds it, and the rows it is read from: the types and the one function
+// that turns a row into a StoredResult (result-store.ts reads and writes them).
+import type { Operation } from '../api/types.js';
+
+export interface StoredResult {
+  /** false = the API answered "not found": a valid (and free) answer worth keeping too. */
+  found: boolean;
+  /** The JSON `data` object of the API answer, as received (unknown fields kept). */
+  data: unknown;
+  /** When it was fetched, epoch ms. */
+  fetchedAt: number;
+  /** The run that fetched it: lets the pipeline tell "duplicate in this run" from "cached before". */
+  runId: string;
+  /**
+   * With getMany(…, layout): the answer's own added columns as one record, rendered by the caller
+   * (store/answer-cells.ts);
+   * `data` is then undefined. Absent for an operation with no such columns, or when asked for data.
+   */
+  cellsRecord?: string | undefined;
+  /**
+   * The API refused the key (400: the key is malformed in its eyes, `bad_request`): why. An answer
+   * about the key like a miss, kept so that a re-run does not send it again; `found` is false.
+   */
+  refused?: string | undefined;
+}
+
+export interface Pending {
+  service: string;
+  op: Operation;
+  key: string;
+  found: boolean;
+  /** JSON text, serialized at put() time so later changes to the caller's object are not stored. */
+  json: string | null;
+  /** The answer's cells as the caller rendered them (`<layout>,<record>`), or null. */
+  cells: string | null;
+  /** Why the API refused the key, or null. */
+  refused: string | null;
+  fetchedAt: number;
+  runId: string;
+}
+
+export type ResultRow = [found: number, data: string | null, fetchedAt: number, runId: string, refused: string | null];
+export type ManyRow = [key: string, found: number, cells: string | null, data: string | null, fetchedAt: number, runId: string, refused: string | null];
+/** A stored answer from its columns: its cells record when there is one, else the parsed data. */
+export function storedOf(found: boolean, cellsRecord: string | undefined, json: string | null, fetchedAt: number, runId: string, refused: string | null): StoredResult {
+  if (typeof refused === 'string') return { found: false, data: undefined, fetchedAt, runId, refused };
+  if (cellsRecord !== undefined) return { found, data: undefined, fetchedAt, runId, cellsRecord };
+  return { found, data: json === null ? undefined : JSON.parse(json), fetchedAt, runId };
+}
+
+// Unit separator: cannot appear in a normalized key, service name or operation.
+export function pendingKey(service: string, op: string, key: string): string {
+  return `${service}\u001f${op}\u001f${key}`;
+}
+
