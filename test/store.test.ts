@@ -227,7 +227,7 @@ describe('ResultStore: durability', () => {
     // transpiled into a temporary package that links the project's node_modules.
     function buildChildPackage(): string {
       const dir = tmpDir();
-      for (const rel of [...fs.readdirSync(path.join(ROOT, 'src/store')).map((name) => `src/store/${name}`), 'src/api/errors.ts', 'src/options/defaults.ts']) {
+      for (const rel of [...fs.readdirSync(path.join(ROOT, 'src/store')).map((name) => `src/store/${name}`), 'src/api/errors.ts', 'src/options/defaults.ts', 'src/core/processes.ts']) {
         const source = fs.readFileSync(path.join(ROOT, rel), 'utf8');
         const out = ts.transpileModule(source, {
           compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
@@ -370,7 +370,7 @@ describe('ResultStore: file', () => {
     fs.closeSync(fd);
     expect(() => ResultStore.open({ path: file })).toThrow(
       new ConfigError(
-        `Cannot open the result store at ${file}: the database file is damaged; move it aside (mv '${file}' '${file}.damaged') and run again (answers are bought again only when needed), or pass --store PATH or set LEAD_ENRICH_STORE to use another file`,
+        `Cannot open the result store at ${file}: the database file is damaged; see what is wrong with lead-enrich store check --store '${file}'; move it aside (mv '${file}' '${file}.damaged') and run again (answers are bought again only when needed), or pass --store PATH or set LEAD_ENRICH_STORE to use another file`,
       ),
     );
   });

@@ -16,6 +16,8 @@ export type ErrorCode =
   | 'config'
   | 'unreadable_input'
   | 'unwritable_output'
+  | 'output_locked'
+  | 'store_failed'
   | 'redis_unavailable'
   | 'client_closed'
   // Why a row was not looked up (the sidecar's words, cli-contract "The error sidecar").
@@ -152,6 +154,23 @@ export class UnreadableInputError extends LeadEnrichError {
 export class UnwritableOutputError extends LeadEnrichError {
   constructor(message: string, details: ErrorDetails = {}) {
     super('unwritable_output', message, details);
+  }
+}
+
+/** Another run is writing the same output or sidecar file (cli-contract, "Durability"). */
+export class OutputLockedError extends LeadEnrichError {
+  constructor(message: string) {
+    super('output_locked', message);
+  }
+}
+
+/**
+ * The result store could not be written or read during a run: a full disk, a damaged file, an I/O
+ * error. The message names the file, the cause and what to do (store/open-database.ts, diagnose).
+ */
+export class StoreFailedError extends LeadEnrichError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('store_failed', message, details);
   }
 }
 

@@ -125,6 +125,9 @@ export function formatSummary(s: EnrichSummary): string {
     ...Object.entries(s.withBilling ?? {}).map(([extra, b]) => `Billing of --with ${extra}: charged ${b.charged}, free ${b.free}, cached ${b.cached}, duplicate ${b.duplicate}, none ${b.none}`),
     `Requests: ${s.requests} (retries ${s.retries}, rate-limited ${s.rateLimited}) at up to ${s.rpm} RPM`,
     `Credits: ${s.credits.before} before, ${s.credits.after} after${s.credits.exact ? '' : ' (estimated)'}, ${s.credits.spent} spent, reserve ${s.credits.reserve}`,
+    ...(s.credits.exact && s.credits.fell > s.credits.spent
+      ? [`The balance fell by ${s.credits.fell}; this run spent ${s.credits.spent}: another client uses the account`]
+      : []),
     `Time: ${formatDuration(s.elapsedMs)} (${s.rowsPerMinute} rows/min)`,
   ];
   const codes = Object.entries(s.errorCodes);

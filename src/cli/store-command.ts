@@ -1,24 +1,15 @@
-// `lead-enrich store stats|prune|clear`: look into and tidy the durable result store
+// `lead-enrich store stats|prune|clear|check`: look into, tidy and check the durable result store
 // (src/store/result-store.ts) without running a lookup. Needs no token and no network.
 // Every entry was paid for: `clear` asks first in a terminal and needs --yes otherwise, and
 // --service limits a command to one API's answers (cli-contract.md, "Store housekeeping").
-import fs from 'node:fs';
-import path from 'node:path';
 import readline from 'node:readline';
 import type { Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../api/errors.js';
-import { validateBaseUrl, withoutUserInfo } from '../api/base-url.js';
-import { defaultStorePath, sandboxStorePath } from '../store/default-path.js';
 import { formatDuration, parseDuration } from '../core/duration.js';
 import type { ResultStore, ResultStoreStats } from '../store/result-store.js';
 import { printJson, type CliIo } from './io.js';
-
-interface StoreArgs {
-  store?: string | undefined;
-  sandbox?: boolean | undefined;
-  service?: string | undefined;
-  json?: boolean | undefined;
-}
+import { checkCommand } from './store-check-command.js';
+import { count, formatBytes, ofService, serviceOption, storeExists, storeOptions, storePath, type StoreArgs } from './store-args.js';
 
 interface PruneArgs extends StoreArgs {
   olderThan: string;
@@ -46,66 +37,6 @@ export const askOnTerminal: AskUser = (question) => {
   });
 };
 
-const SANDBOX_SERVICE = 'sandbox';
-
-function storeOptions<T>(yargs: Argv<T>) {
-  return yargs
-    .option('store', {
-      type: 'string',
-      requiresArg: true,
-      describe: 'the result store file',
-      defaultDescription: '$LEAD_ENRICH_STORE, else results.sqlite in the per-user cache directory',
-    })
-    .option('sandbox', { type: 'boolean', describe: "the embedded sandbox's own store (results.sandbox.sqlite beside the default one)" })
-    .option('service', {
-      type: 'string',
-      requiresArg: true,
-      describe: "only the answers of this API base URL (as given to --base-url), or 'sandbox'",
-    })
-    .option('json', { type: 'boolean', describe: 'print the outcome as one JSON object' });
-}
-
-/** --service as the store names services: the normalized base URL, or 'sandbox' (cli/target.ts). */
-function serviceOption(raw: unknown): string | undefined {
-  if (raw === undefined || raw === SANDBOX_SERVICE) return raw;
-  try {
-    if (typeof raw !== 'string') throw new ConfigError('not a string');
-    return validateBaseUrl(raw);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    throw new ConfigError(`Invalid option --service: must be an API base URL ending in /v2 (as given to --base-url) or 'sandbox', got '${withoutUserInfo(raw)}'`);
-  }
-}
-
-const ofService = (service: string | undefined) => (service === undefined ? '' : ` of ${service}`);
-
-/** `--store`, else LEAD_ENRICH_STORE, else the per-user default or the sandbox's (read when the command runs). */
-function storePath(args: StoreArgs): string {
-  const given = args.store;
-  if (given !== undefined && (typeof given !== 'string' || given.trim() === '')) {
-    throw new ConfigError(`Invalid option --store: must be a file path, got '${String(given)}'`);
-  }
-  const chosen = given ?? (args.sandbox ? sandboxStorePath() : defaultStorePath());
-  // ':memory:' would be a fresh, empty store on every run: nothing to inspect or tidy.
-  if (chosen === ':memory:') {
-    throw new ConfigError("Invalid option --store: ':memory:' is never kept between runs; name a file");
-  }
-  return path.resolve(chosen);
-}
-
-/** True when there is something at `file`; "no store yet" is an answer, not an error. */
-function storeExists(file: string): boolean {
-  try {
-    fs.statSync(file);
-    return true;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return false;
-    // ENOTDIR, EACCES...: let ResultStore.open explain it with its own clear message.
-    return true;
-  }
-}
-
 async function withStore<R>(file: string, readonly: boolean, fn: (store: ResultStore) => R): Promise<R> {
   // Imported here: the store is not needed to print --help. The renderer: an older store this
   // opens for writing is upgraded with its answers' cells rendered, as a run would.
@@ -116,21 +47,6 @@ async function withStore<R>(file: string, readonly: boolean, fn: (store: ResultS
   } finally {
     store.close();
   }
-}
-
-const count = (n: number) => n.toLocaleString('en-US');
-
-function formatBytes(bytes: number): string {
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  if (bytes < 1024) return `${bytes} B`;
-  let value = bytes;
-  let unit = 'B';
-  for (const next of units) {
-    if (value < 1024) break;
-    value /= 1024;
-    unit = next;
-  }
-  return `${value.toFixed(1)} ${unit}`;
 }
 
 function formatWhen(ms: number | undefined, now: number): string {
@@ -300,16 +216,18 @@ function clearCommand(io: CliIo, ask: AskUser): CommandModule<object, ClearArgs>
 export function storeCommand(io: CliIo, ask: AskUser = askOnTerminal): CommandModule<object, any> {
   return {
     command: 'store',
-    describe: 'Inspect or tidy the result store (stats, prune, clear)',
+    describe: 'Inspect, tidy or check the result store (stats, prune, clear, check)',
     builder: (yargs) =>
       yargs
         .command(statsCommand(io))
         .command(pruneCommand(io))
         .command(clearCommand(io, ask))
-        .demandCommand(1, 'Name a store command: stats, prune or clear')
+        .command(checkCommand(io))
+        .demandCommand(1, 'Name a store command: stats, prune, clear or check')
         .example('$0 store stats', 'what the store holds')
         .example('$0 store prune --older-than 30d', 'forget answers older than 30 days')
         .example('$0 store clear --yes --store ./results.sqlite', 'empty a given store file')
+        .example('$0 store check', 'verify the store file')
         .epilogue(
           'The store is --store PATH, else $LEAD_ENRICH_STORE, else results.sqlite in the per-user cache directory. ' +
             'Runs with --sandbox keep their answers in results.sandbox.sqlite beside it (--sandbox here), never in it.',

@@ -3,6 +3,10 @@
 // The balance is known exactly only when /account/credits is read; in between we subtract what
 // found answers cost. The cost per operation starts at the published figure for a found person
 // (behaviour notes, "Credits": 4) and is learned from balance drops between readings.
+//
+// What this run spent is its own charges, not the balance's fall: another client on the account
+// (another run, a colleague's tool) makes the balance fall too. It can only make it fall more, so
+// the least fall per charge seen is the closest to an operation's real cost (`spent`).
 import type { BillableOperation } from '../core/kinds.js';
 
 export type { BillableOperation } from '../core/kinds.js';
@@ -30,6 +34,10 @@ export class CreditGuard {
   #inFlight = 0;
   #foundSinceReading = new Map<BillableOperation, number>();
   #costs = new Map<BillableOperation, number>();
+  /** Costs learned from the balance (the least fall per charge seen). */
+  #learned = new Map<BillableOperation, number>();
+  /** This run's charged answers, by operation. */
+  #charged = new Map<BillableOperation, number>();
   #exhausted = false;
 
   constructor(options: CreditGuardOptions) {
@@ -40,7 +48,23 @@ export class CreditGuard {
   }
 
   costOf(op: BillableOperation): number {
-    return this.#costs.get(op) ?? PUBLISHED_FOUND_COST;
+    return this.#learned.get(op) ?? this.#costs.get(op) ?? PUBLISHED_FOUND_COST;
+  }
+
+  /**
+   * What this run was charged: its charged answers at what each costs. A person lookup at the
+   * published figure (what a run learns from the balance while another client spends is
+   * inflated by that client's spending); the others at the least fall per charge seen.
+   */
+  get spent(): number {
+    let total = 0;
+    for (const [op, n] of this.#charged) total += n * (PERSON.has(op) ? (this.#costs.get(op) ?? PUBLISHED_FOUND_COST) : this.costOf(op));
+    return total;
+  }
+
+  /** A charged answer of this run (counted for `spent`). */
+  recordCharge(op: BillableOperation): void {
+    this.#charged.set(op, (this.#charged.get(op) ?? 0) + 1);
   }
 
   /** The balance we believe the account has now (before in-flight requests settle). */
@@ -73,6 +97,7 @@ export class CreditGuard {
     if (!charged) return;
     this.#spentSinceReading += ticket.cost;
     this.#foundSinceReading.set(ticket.op, (this.#foundSinceReading.get(ticket.op) ?? 0) + 1);
+    this.recordCharge(ticket.op);
   }
 
   /** The server answered 402: stop all billable requests for the rest of the run. */
@@ -91,18 +116,34 @@ export class CreditGuard {
    * be in it; their worst case stays counted in #inFlight, so the guard errs on the safe side.
    */
   reading(balance: number): void {
-    const drop = this.#balance - balance;
-    const ops = [...this.#foundSinceReading.entries()];
-    if (ops.length === 1 && drop >= 0) {
-      const [op, count] = ops[0]!;
-      if (count >= 3) this.#costs.set(op, Math.max(0, Math.round(drop / count)));
-    }
+    this.#learn(this.#balance - balance);
     this.#balance = balance;
     this.#spentSinceReading = 0;
     this.#foundSinceReading.clear();
   }
 
+  /**
+   * The fall of the balance since the last reading tells the cost of the one operation charged
+   * meanwhile whose cost is not known yet (or of the only one charged), once it was charged 3
+   * times or more: what the others cost is taken off first.
+   */
+  #learn(drop: number): void {
+    if (drop < 0) return; // credits were added meanwhile
+    const ops = [...this.#foundSinceReading.entries()];
+    const unknown = ops.length === 1 ? ops : ops.filter(([op]) => !this.#learned.has(op) && !this.#costs.has(op) && !PERSON.has(op));
+    if (unknown.length !== 1) return;
+    const [op, count] = unknown[0]!;
+    if (count < 3) return;
+    let rest = drop;
+    for (const [other, n] of ops) if (other !== op) rest -= n * this.costOf(other);
+    if (rest < 0) return;
+    const cost = Math.round(rest / count);
+    this.#learned.set(op, Math.min(this.#learned.get(op) ?? cost, cost));
+  }
 }
+
+/** The operations whose cost is published (behaviour notes, "Credits"). */
+const PERSON: ReadonlySet<BillableOperation> = new Set(['lookup_email', 'lookup_url']);
 
 /** The reserve guard as the pipeline uses it: one process alone, or several sharing Redis. */
 export interface CreditAccount {
@@ -111,6 +152,8 @@ export interface CreditAccount {
   readonly estimatedBalance: number;
   readonly exhausted: boolean;
   readonly atReserve: boolean;
+  /** What this run was charged (its own charges, whatever else the account spent meanwhile). */
+  readonly spent: number;
   costOf(op: BillableOperation): number;
   tryBegin(op: BillableOperation): CreditTicket | undefined | Promise<CreditTicket | undefined>;
   finish(ticket: CreditTicket, charged: boolean): void | Promise<void>;
@@ -161,6 +204,9 @@ export class SharedCreditGuard implements CreditAccount {
   get atReserve(): boolean {
     return this.#local.atReserve;
   }
+  get spent(): number {
+    return this.#local.spent;
+  }
   costOf(op: BillableOperation): number {
     return this.#local.costOf(op);
   }
@@ -175,7 +221,10 @@ export class SharedCreditGuard implements CreditAccount {
 
   async finish(ticket: CreditTicket, charged: boolean): Promise<void> {
     // This worker's own view, for its summary; the shared estimate is what guards the reserve.
-    if (charged) this.#local.reading(this.#local.estimatedBalance - ticket.cost);
+    if (charged) {
+      this.#local.recordCharge(ticket.op);
+      this.#local.reading(this.#local.estimatedBalance - ticket.cost);
+    }
     // If Redis is gone the coordinator has already told the run; the answer itself must not be lost.
     await this.#shared.settle(ticket.cost, charged).catch(() => {});
   }

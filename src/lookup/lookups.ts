@@ -2,9 +2,9 @@
 // reach the network nor the limiter); concurrent requests for one key share one call; with Redis,
 // other workers' answers and claims come next (shared-lookup.ts); misses go down the request path
 // (request-path/), then into the store.
-import { ApiUnavailableError, BadRequestError, LeadEnrichError, PaymentRequiredError, UnauthorizedError, isTransient } from '../api/errors.js';
+import { ApiUnavailableError, BadRequestError, LeadEnrichError, PaymentRequiredError, StoreFailedError, UnauthorizedError, isTransient } from '../api/errors.js';
 import type { CellsRenderer, ResultStore, StoredResult } from '../store/result-store.js';
-import type { Coordinator } from '../cluster/coordinator.js';
+import type { KeyClaims } from './key-claims.js';
 import type { BillableOperation, CreditAccount } from './credits.js';
 import { API_UNAVAILABLE, INTERRUPTED, asDuplicate, foundIn, refusedOutcome, type KeptAnswer, type LookupOutcome } from './outcome.js';
 import type { StopControl } from './stop-control.js';
@@ -23,8 +23,10 @@ export interface LookupDeps {
   send(op: BillableOperation, key: string): Promise<unknown>;
   credits: CreditAccount;
   stop: StopControl;
-  /** With --redis: claims and answers shared with the other workers of the account. */
-  coordinator?: Coordinator | undefined;
+  /** Claims on keys in flight, shared with other runs on the store or (--redis) other workers. */
+  claims?: KeyClaims | undefined;
+  /** How often a key another run holds is looked at again. */
+  claimPollMs?: number | undefined;
   /** Renders each answer's own added columns for the store to keep beside it (write/columns.ts). */
   cells?: CellsRenderer | undefined;
   /**
@@ -45,13 +47,14 @@ export class Lookups {
 
   constructor(deps: LookupDeps) {
     this.#deps = deps;
-    this.#shared = deps.coordinator
+    this.#shared = deps.claims
       ? new SharedLookup({
-          coordinator: deps.coordinator,
+          claims: deps.claims,
           signal: deps.stop.signal,
           maxAgeMs: deps.maxAgeMs,
           refresh: deps.refresh,
-          keep: (op, key, answer) => this.#keep(op, key, answer),
+          pollMs: deps.claimPollMs ?? 100,
+          keep: (op, key, answer) => this.#keepReceived(op, key, answer),
           fetch: (op, key) => this.#fetch(op, key),
         })
       : undefined;
@@ -114,16 +117,29 @@ export class Lookups {
     try {
       const data = await this.#deps.send(op, key);
       const found = foundIn(op, data);
-      this.#keep(op, key, { found, data });
+      this.#keepReceived(op, key, { found, data });
       return { kind: found ? 'found' : 'not_found', data, billing: found ? 'charged' : 'free' };
     } catch (error) {
       // The API refused the key (400): an answer about the key, kept like a miss until --max-age,
       // so that a re-run does not send it again (cli-contract, "The file's problems are not the API's").
       if (error instanceof BadRequestError && error.status === 400) {
-        this.#keep(op, key, { found: false, data: undefined, refused: error.message });
+        this.#keepReceived(op, key, { found: false, data: undefined, refused: error.message });
         return refusedOutcome(error.message);
       }
       return this.#outcomeOf(error);
+    }
+  }
+
+  /**
+   * Keeps an answer just received. A store that cannot take it (a full disk) stops the run: no
+   * new request, the answers in flight still tried; this one's row keeps its answer meanwhile.
+   */
+  #keepReceived(op: BillableOperation, key: string, answer: KeptAnswer): void {
+    try {
+      this.#keep(op, key, answer);
+    } catch (error) {
+      if (!(error instanceof StoreFailedError)) throw error;
+      this.#deps.stop.stop('failed', error);
     }
   }
 

@@ -1,25 +1,25 @@
-// With other workers (--redis): take the answer another worker already has, or claim the key (so
-// no two workers pay for it), fetch it, and share the answer. A claim held by another worker is
-// waited for; if that worker dies, its claim expires and the key is claimed again.
-import type { Coordinator, SharedAnswer } from '../cluster/coordinator.js';
-import { INTERRUPTED } from './outcome.js';
+// A key that another run or worker may be looking up too (key-claims.ts): take the answer it
+// already has, or claim the key (so that no two pay for it), fetch it, and let the others have the
+// answer. A claim held by another is waited for; if its holder dies, the claim lapses and the key
+// is claimed again.
+import type { ClaimedAnswer, KeyClaims } from './key-claims.js';
+import { INTERRUPTED, refusedOutcome } from './outcome.js';
 import type { BillableOperation } from './credits.js';
 import type { KeptAnswer, LookupOutcome } from './outcome.js';
 import { sleep } from '../core/clock.js';
 
 export interface SharedLookupDeps {
-  coordinator: Coordinator;
+  claims: KeyClaims;
   signal: AbortSignal;
   maxAgeMs: number;
   refresh: boolean;
+  /** How long to wait before asking again about a key another holds. */
+  pollMs: number;
   /** Keeps an answer in the local store. */
   keep(op: BillableOperation, key: string, answer: KeptAnswer): void;
   /** Fetches from the API (the request path). */
   fetch(op: BillableOperation, key: string): Promise<LookupOutcome>;
 }
-
-/** How long a worker waits before asking again about a key another worker holds. */
-const CLAIM_POLL_MS = 100;
 
 export class SharedLookup {
   readonly #deps: SharedLookupDeps;
@@ -30,53 +30,56 @@ export class SharedLookup {
   }
 
   /**
-   * What another worker fetched counts only if the store would have counted it: younger than
-   * --max-age, and with --refresh fetched since this run began. (Each worker's own clock.)
+   * What another fetched counts only if the store would have counted it: younger than --max-age,
+   * and with --refresh fetched since this run began. (Each worker's own clock.)
    */
-  #fresh(answer: SharedAnswer | undefined): SharedAnswer | undefined {
+  #fresh(answer: ClaimedAnswer | undefined): ClaimedAnswer | undefined {
     const { maxAgeMs, refresh } = this.#deps;
     return answer && answer.fetchedAt >= (refresh ? this.#startedAt : Date.now() - maxAgeMs) ? answer : undefined;
   }
 
-  #reuse(op: BillableOperation, key: string, shared: SharedAnswer): LookupOutcome {
+  #reuse(op: BillableOperation, key: string, shared: ClaimedAnswer): LookupOutcome {
     this.#deps.keep(op, key, shared);
+    if (shared.refused !== undefined) return refusedOutcome(shared.refused);
     return { kind: shared.found ? 'found' : 'not_found', data: shared.data, billing: 'duplicate' };
   }
 
   async resolve(op: BillableOperation, key: string): Promise<LookupOutcome> {
-    const { coordinator, signal } = this.#deps;
+    const { claims, signal } = this.#deps;
     try {
       for (;;) {
-        const shared = this.#fresh(await coordinator.sharedAnswer(op, key));
+        const shared = this.#fresh(await claims.answer(op, key));
         if (shared) return this.#reuse(op, key, shared);
-        if (await coordinator.claim(op, key)) {
-          // The worker that held the claim may have answered just before releasing it.
-          const late = this.#fresh(await coordinator.sharedAnswer(op, key));
+        if (await claims.claim(op, key)) {
+          // The holder of the claim may have answered just before it went.
+          const late = this.#fresh(await claims.answer(op, key));
           if (!late) break;
-          await coordinator.release(op, key);
+          await claims.release(op, key);
           return this.#reuse(op, key, late);
         }
         if (signal.aborted) return INTERRUPTED;
-        await sleep(CLAIM_POLL_MS, signal);
+        await sleep(this.#deps.pollMs, signal);
       }
     } catch (error) {
-      const lost = coordinator.fail(error);
+      const lost = claims.fail(error);
       return { kind: 'error', code: lost.code, message: lost.message, billing: 'none' };
     }
     return this.#fetchAndShare(op, key);
   }
 
   async #fetchAndShare(op: BillableOperation, key: string): Promise<LookupOutcome> {
-    const { coordinator } = this.#deps;
+    const { claims } = this.#deps;
     const outcome = await this.#deps.fetch(op, key);
     try {
       if (outcome.kind === 'found' || outcome.kind === 'not_found') {
-        await coordinator.publishAnswer(op, key, { found: outcome.kind === 'found', data: outcome.data, fetchedAt: Date.now() });
+        await claims.answered(op, key, { found: outcome.kind === 'found', data: outcome.data, fetchedAt: Date.now() });
+      } else if (outcome.kind === 'error' && outcome.code === 'bad_request') {
+        await claims.answered(op, key, { found: false, data: undefined, fetchedAt: Date.now(), refused: outcome.message });
       } else {
-        await coordinator.release(op, key);
+        await claims.release(op, key);
       }
     } catch {
-      // Redis is gone: the coordinator has told the run; the answer is in the local store.
+      // The backend is gone (Redis lost, the store's disk full): the run was told; the answer stands.
     }
     return outcome;
   }

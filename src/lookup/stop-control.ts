@@ -4,7 +4,7 @@
 import type { LeadEnrichError } from '../api/errors.js';
 import type { Unanswered } from './outcome.js';
 
-export type StopReason = 'interrupt' | 'unauthorized' | 'redis' | 'credits' | 'max_errors' | 'api_unavailable';
+export type StopReason = 'interrupt' | 'unauthorized' | 'redis' | 'credits' | 'max_errors' | 'api_unavailable' | 'failed';
 
 export interface StopControl {
   /** Aborted once the run halts (interrupt, 401): waits give up, rows in flight drain. */

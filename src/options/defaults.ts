@@ -31,9 +31,18 @@ export const DEFAULTS = {
   latencyGuessMs: 1 * SECOND,
   /** Automatic concurrency never goes above this (sockets are not free); --concurrency may. */
   maxAutoConcurrency: 256,
-  /** The store commits answers at least this often, or as soon as this many wait (store-options.ts). */
-  storeFlushIntervalMs: 100,
+  /**
+   * The store commits every answer as it arrives (0): a kill -9 then costs only the requests in
+   * flight. A positive value batches the commits that long, or until storeFlushBatchSize wait.
+   */
+  storeFlushIntervalMs: 0,
   storeFlushBatchSize: 200,
+  /** A claim on a key in flight holds this long unless its run renews it (store-claims.ts). */
+  claimLeaseMs: 30 * SECOND,
+  /** Claims of answered keys are deleted, and the others renewed, this often. */
+  claimSweepMs: 1 * SECOND,
+  /** How often a run waiting for another run's answer to a key looks again. */
+  claimPollMs: 100,
   /** How long a run waits for an API that is down before it gives up on it (--patience). */
   patienceMs: 10 * MINUTE,
   /** While the API is down, one probe this long after it went down, then half as long again each time, up to probeMaxMs. */

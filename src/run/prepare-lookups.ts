@@ -6,10 +6,13 @@
 import { randomUUID } from 'node:crypto';
 import { ApiClient } from '../api/client.js';
 import { ConfigError } from '../api/errors.js';
+import { DEFAULTS } from '../options/defaults.js';
 import type { Coordinator } from '../cluster/coordinator.js';
 import { readAccount, type AccountReading } from '../lookup/account.js';
 import { CreditGuard, SharedCreditGuard, type CreditAccount } from '../lookup/credits.js';
+import { redisClaims, type KeyClaims } from '../lookup/key-claims.js';
 import { Lookups } from '../lookup/lookups.js';
+import { StoreKeyClaims } from '../lookup/store-key-claims.js';
 import type { RateGate } from '../lookup/rate/rate-gate.js';
 import { rateFor, type RatePlan } from '../lookup/rate/rate-plan.js';
 import type { Availability } from '../lookup/request-path/breaker.js';
@@ -59,16 +62,18 @@ export async function prepareLookups(settings: EnrichSettings, resources: Resour
   resources.defer(() => path.close());
   wireStops(settings, stop, coordinator);
   path.guardCredits({ credits, onReserveReached: () => stop.stop('credits'), refreshEveryMs: settings.tuning.creditsRefreshMs });
+  const runId = randomUUID();
   const lookups = new Lookups({
     store,
     service,
-    runId: randomUUID(),
+    runId,
     maxAgeMs: settings.maxAgeMs,
     refresh: settings.refresh,
     send: (op, key) => path.lookup(op, key),
     credits,
     stop,
-    coordinator,
+    claims: keyClaims({ store, service, runId, coordinator, stop, resources }),
+    claimPollMs: DEFAULTS.claimPollMs,
     cells: ANSWER_CELLS,
     storedForm,
   });
@@ -90,6 +95,26 @@ function tellAvailability(event: Availability, settings: EnrichSettings, stop: R
       stop.stop('api_unavailable');
       return;
   }
+}
+
+/**
+ * Where the run claims the keys it looks up: in Redis with --redis (across machines), else in the
+ * store's file (other runs on this machine sharing it); none for a store no one else can open.
+ */
+function keyClaims(deps: { store: ResultStore; service: string; runId: string; coordinator: Coordinator | undefined; stop: RunStop; resources: Resources }): KeyClaims | undefined {
+  const { store, service, runId, coordinator, stop, resources } = deps;
+  if (coordinator) return redisClaims(coordinator);
+  if (store.path === ':memory:' || store.readonly) return undefined;
+  const claims = new StoreKeyClaims({
+    store,
+    service,
+    runId,
+    leaseMs: DEFAULTS.claimLeaseMs,
+    sweepMs: DEFAULTS.claimSweepMs,
+    onFailure: (error) => stop.stop('failed', error),
+  });
+  resources.defer(() => claims.close());
+  return claims;
 }
 
 function openStore(settings: EnrichSettings, resources: Resources): ResultStore {

@@ -9,6 +9,7 @@ import { columnKind, domainColumnFor } from '../plan/targets.js';
 import { fromBytes, openCsv, type CsvSource } from '../read/index.js';
 import { checkColumnChoice } from '../write/column-choice.js';
 import { columnsFor, type ColumnSet } from '../write/columns.js';
+import { OutputLock } from '../write/output-lock.js';
 import { RowWriter, type RowSink } from '../write/row-writer.js';
 import { prepareLookups, type PreparedLookups } from './prepare-lookups.js';
 import type { Resources } from './resources.js';
@@ -22,6 +23,7 @@ export interface PreparedRun extends PreparedLookups, OpenedInput {
 export async function prepare(settings: EnrichSettings, resources: Resources): Promise<PreparedRun> {
   // The input first: a wrong file, column or --fields is the first thing to fix, and costs no request.
   const input = await openInput(settings, resources);
+  lockOutputs(settings, resources);
   // A CSV of one lookup kind without --with writes only the answer's own columns: the store may hand
   // them over as cells (no JSON.parse). JSONL, a waterfall and --with need the parsed answers.
   const cellsOnly = settings.format === 'csv' && settings.extras.length === 0 && input.targets.length === 1;
@@ -63,6 +65,19 @@ export function addedColumns(settings: EnrichSettings, targets: readonly LookupT
   const choice = { prefix: settings.prefix, fields: settings.fields };
   checkColumnChoice(columnKind(targets), flags, choice, header);
   return columnsFor(columnKind(targets), flags, choice);
+}
+
+/** The output and sidecar files are this run's alone: a second run on them stops here, before any request. */
+function lockOutputs(settings: EnrichSettings, resources: Resources): void {
+  const targets: Array<[string | unknown, string]> = [
+    [settings.output, 'output'],
+    [settings.errors, 'error sidecar'],
+  ];
+  for (const [target, what] of targets) {
+    if (typeof target !== 'string' || target === '-') continue;
+    const lock = OutputLock.acquire(target, what);
+    resources.defer(() => lock.release());
+  }
 }
 
 function openWriter(settings: EnrichSettings, input: OpenedInput): RowWriter {

@@ -1,6 +1,7 @@
 // The run phase: read → plan → look up → write, rows in input order through the ordered window.
 // A row answered synchronously (store, malformed key) is ready at once; the others wait in the
 // window, and the reader waits when the window is full or when too many rows wait for the network.
+import { LeadEnrichError } from '../api/errors.js';
 import { DEFAULTS } from '../options/defaults.js';
 import type { BatchLookups, PlannedRow } from '../lookup/batch-lookups.js';
 import type { CsvSource } from '../read/index.js';
@@ -89,17 +90,33 @@ export async function runRows(loop: RowLoop): Promise<void> {
 
 /** Writes the ready rows at the head; with `all`, or while the window is full, waits for the head. */
 async function flush(loop: RowLoop, window: OrderedWindow<FinishedRow>, all: boolean): Promise<void> {
-  const { writer, metrics, stop } = loop;
+  const { metrics, stop } = loop;
   for (;;) {
     const ready = window.takeReady();
     for (const row of ready) metrics.count(row);
-    const drained = writer.writeRows(ready);
-    if (drained) await drained;
+    if (!(await written(loop, ready))) return;
     if (stop.fatal || window.size === 0 || (!all && !window.isFull)) return;
     // An interrupt while we wait must not wait for this row's request to time out.
     if (!stop.halted) await window.waitForHead(stop.signal);
     // After a halt, rows in flight get the drain time, then leave as skipped.
     await window.abandonHead(() => stop.drainDeadline(loop.drainTimeoutMs));
     if (stop.fatal) return;
+  }
+}
+
+/**
+ * Hands rows to the writer. An output that cannot be written (a full disk) stops the run as a
+ * failure: no new request, and the rows in flight get the drain time so that their answers reach
+ * the store (runRows then throws). False when it failed so.
+ */
+async function written(loop: RowLoop, rows: readonly FinishedRow[]): Promise<boolean> {
+  try {
+    const drained = loop.writer.writeRows(rows);
+    if (drained) await drained;
+    return true;
+  } catch (error) {
+    if (!(error instanceof LeadEnrichError)) throw error;
+    loop.stop.stop('failed', error);
+    return false;
   }
 }

@@ -11,6 +11,9 @@
 // - max_errors (--max-errors): no new request; those in flight finish; `skipped`/`max_errors`.
 // - api_unavailable (the API stayed down past --patience): no new request; the rows not looked up
 //   are `skipped`/`api_unavailable`; exit 2.
+// - failed (the store or an output could not be written: a full disk, a damaged store): as an
+//   interrupt, so that the answers in flight still reach the store where it has room, then the run
+//   fails (exit 1) and leaves no output behind.
 import { setMaxListeners } from 'node:events';
 import type { LeadEnrichError } from '../api/errors.js';
 import { API_UNAVAILABLE, INTERRUPTED, MAX_ERRORS, RESERVE, type Unanswered } from '../lookup/outcome.js';
@@ -23,9 +26,9 @@ export { API_UNAVAILABLE, INTERRUPTED, MAX_ERRORS, RESERVE } from '../lookup/out
 export type StoppedBy = 'credits' | 'interrupt' | 'redis' | 'max_errors' | 'api_unavailable';
 
 /** Reasons after which no queued request may start (the gate drops its queue). */
-const DROPS_QUEUE: ReadonlySet<StopReason> = new Set(['interrupt', 'unauthorized', 'redis', 'max_errors', 'api_unavailable']);
+const DROPS_QUEUE: ReadonlySet<StopReason> = new Set(['interrupt', 'unauthorized', 'redis', 'max_errors', 'api_unavailable', 'failed']);
 /** Reasons after which requests in flight give up their retries and rows in flight are drained. */
-const HALTS: ReadonlySet<StopReason> = new Set(['interrupt', 'unauthorized']);
+const HALTS: ReadonlySet<StopReason> = new Set(['interrupt', 'unauthorized', 'failed']);
 
 export class RunStop implements StopControl {
   readonly #reasons = new Set<StopReason>();
@@ -65,9 +68,9 @@ export class RunStop implements StopControl {
     return this.#halt.signal.aborted;
   }
 
-  /** The failure that ends the run with an error once it is wound down (401). */
+  /** The failure that ends the run with an error once it is wound down (401, a store or output that failed). */
   get fatal(): LeadEnrichError | undefined {
-    return this.#errors.get('unauthorized');
+    return this.#errors.get('unauthorized') ?? this.#errors.get('failed');
   }
 
   get apiUnavailable(): boolean {

@@ -26,7 +26,11 @@ export interface EnrichSummary {
   requests: number;
   retries: number;
   rateLimited: number;
-  credits: { before: number; after: number; spent: number; reserve: number; exact: boolean };
+  /**
+   * `spent`: what this run was charged (its own charges); `fell`: how far the balance fell
+   * meanwhile, more than `spent` when another client used the account at the same time.
+   */
+  credits: { before: number; after: number; spent: number; fell: number; reserve: number; exact: boolean };
   rpm: number;
   concurrency: number;
   elapsedMs: number;
@@ -53,7 +57,7 @@ export function progressOf(run: PreparedRun, metrics: RunMetrics): EnrichProgres
     skipped: metrics.status.skipped,
     requests: run.path.counts.requests,
     rateLimited: run.path.counts.rateLimited,
-    creditsSpent: Math.max(0, run.credits.startBalance - run.credits.estimatedBalance),
+    creditsSpent: run.credits.spent,
     bytesRead: run.source.bytesRead(),
     totalBytes: run.source.totalBytes,
     elapsedMs: metrics.elapsedMs,
@@ -91,7 +95,7 @@ export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFac
     requests: run.path.counts.requests,
     retries: run.path.counts.retries,
     rateLimited: run.path.counts.rateLimited,
-    credits: { before: credits.startBalance, after: final.balanceAfter, spent: credits.startBalance - final.balanceAfter, reserve: run.reserve, exact: final.exact },
+    credits: creditsOf(run, final),
     rpm: run.rate.rpm,
     concurrency: run.gate.stats.concurrency,
     elapsedMs,
@@ -102,4 +106,16 @@ export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFac
     patienceMs: settings.patienceMs,
     shard: settings.shard,
   };
+}
+
+/**
+ * The run's own charges, and the balance's fall. When the fall is the smaller (a cost not learned
+ * yet, counted at the published upper bound), the fall is what was spent: nothing else can have
+ * made the balance fall less than this run's charges.
+ */
+function creditsOf(run: PreparedRun, final: FinalFacts): EnrichSummary['credits'] {
+  const { credits } = run;
+  const fell = credits.startBalance - final.balanceAfter;
+  const spent = final.exact && fell >= 0 ? Math.min(credits.spent, fell) : credits.spent;
+  return { before: credits.startBalance, after: final.balanceAfter, spent, fell, reserve: run.reserve, exact: final.exact };
 }

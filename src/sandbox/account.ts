@@ -64,6 +64,7 @@ export class SandboxAccount {
       this.stats.creditsCharged += cost;
       const chargeKey = `${op}:${key}`;
       this.stats.charges.set(chargeKey, (this.stats.charges.get(chargeKey) ?? 0) + 1);
+      this.stats.chargedAt.set(chargeKey, Date.now());
     }
     return true;
   }

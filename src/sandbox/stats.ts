@@ -26,6 +26,8 @@ export interface SandboxStats {
   creditsCharged: number;
   /** `${operation}:${normalizedKey}` -> number of found (billable) answers sent for it. */
   charges: Map<string, number>;
+  /** `${operation}:${normalizedKey}` -> when it was last charged (epoch ms): its answer leaves then, or latencyMs later. */
+  chargedAt: Map<string, number>;
   faults: Record<FaultKind, number>;
   /** Requests received while an outage was on (outage.ts), in all and of lookups and domain helpers. */
   outage: { requests: number; lookups: number };
@@ -45,6 +47,7 @@ export function createSandboxStats(): SandboxStats {
     paymentRequired: 0,
     creditsCharged: 0,
     charges: new Map(),
+    chargedAt: new Map(),
     faults: emptyFaultCounts(),
     outage: { requests: 0, lookups: 0 },
     windows: [],

@@ -114,7 +114,7 @@ export function diagnose(error: unknown, filePath: string): Diagnosis {
     case SQLITE.CORRUPT:
       return {
         why: 'the database file is damaged',
-        advice: `move it aside (mv '${filePath}' '${filePath}.damaged') and run again (answers are bought again only when needed), or ${ELSEWHERE}`,
+        advice: `see what is wrong with lead-enrich store check --store '${filePath}'; move it aside (mv '${filePath}' '${filePath}.damaged') and run again (answers are bought again only when needed), or ${ELSEWHERE}`,
       };
     case SQLITE.BUSY:
       return { why: 'another program holds a lock on it', advice: 'wait for it to finish, then run again' };

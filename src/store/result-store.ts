@@ -2,12 +2,18 @@
 // duplicates within a run and re-runs after a crash never reach the network (design.md, "look up":
 // the store answers first; misses go to the network and then into the store).
 //
-// Durability model: put() queues in memory and is visible to get() at once; the queue is committed
-// in one transaction once its oldest entry is `flushIntervalMs` old (checked by every put(), and by
-// a one-shot timer for the last ones: a timer alone runs late on a busy event loop) or as soon as
-// `flushBatchSize` entries wait. A process killed with SIGKILL therefore loses at most the answers
-// of the last ~flushIntervalMs. WAL with synchronous=NORMAL survives a process crash (a
-// committed transaction is in the WAL file); only a power loss / OS crash can drop the last commits.
+// Durability model: an enrich run commits every answer as it arrives (flushIntervalMs 0, the
+// default: a commit in WAL mode with synchronous=NORMAL costs ~25 µs, nothing beside a request), so
+// a process killed with SIGKILL loses only the answers still in flight (cli-contract, "Durability").
+// A caller may batch instead: put() then queues in memory (visible to get() at once) and the queue
+// is committed in one transaction once its oldest entry is `flushIntervalMs` old (checked by every
+// put(), and by a one-shot timer for the last ones) or as soon as `flushBatchSize` entries wait.
+// A committed transaction survives a process crash (it is in the WAL file); only a power loss or
+// an OS crash can drop the last commits.
+//
+// A write or read that fails (a full disk, a damaged file) throws a StoreFailedError that says
+// which file, why, and what to do (store-failure.ts). Claims on keys in flight, for runs that share
+// the store, are store-claims.ts.
 //
 // This file is the read/write path. Opening the file and its schema are open-database.ts and
 // schema.ts; the counts of `store stats` are store-stats.ts.
@@ -16,6 +22,8 @@
 
 import path from 'node:path';
 import { ConfigError } from '../api/errors.js';
+import { StoreClaims } from './store-claims.js';
+import { storeFailure } from './store-failure.js';
 import { cellsText, recordOf, type AnswerCells } from './answer-cells.js';
 import type { Operation } from '../api/types.js';
 import { openStores } from './exit-flush.js';
@@ -143,6 +151,14 @@ export class ResultStore {
    */
   get(service: string, op: Operation, key: string, maxAgeMs?: number): StoredResult | undefined {
     if (this.closed) throw closedError(this.path);
+    try {
+      return this.#get(service, op, key, maxAgeMs);
+    } catch (error) {
+      throw storeFailure(this.path, 'read', error);
+    }
+  }
+
+  #get(service: string, op: Operation, key: string, maxAgeMs: number | undefined): StoredResult | undefined {
     const minFetchedAt = maxAgeMs === undefined ? -Infinity : this.options.now() - maxAgeMs;
 
     if (this.pending.size !== 0) {
@@ -171,6 +187,14 @@ export class ResultStore {
    */
   getMany(service: string, op: Operation, keys: readonly string[], maxAgeMs?: number, cellsLayout?: string): Map<string, StoredResult> {
     if (this.closed) throw closedError(this.path);
+    try {
+      return this.#getMany(service, op, keys, maxAgeMs, cellsLayout);
+    } catch (error) {
+      throw storeFailure(this.path, 'read', error);
+    }
+  }
+
+  #getMany(service: string, op: Operation, keys: readonly string[], maxAgeMs: number | undefined, cellsLayout: string | undefined): Map<string, StoredResult> {
     const found = new Map<string, StoredResult>();
     const minFetchedAt = maxAgeMs === undefined ? -Infinity : this.options.now() - maxAgeMs;
     const serviceId = this.lookupServiceId(service);
@@ -187,7 +211,7 @@ export class ResultStore {
           if (row[2] !== null && record === undefined) (foreign ??= []).push(row[0]);
           else found.set(row[0], storedOf(row[1] === 1, record, row[3], row[4], row[5], row[6]));
         }
-        if (foreign) for (const [key, stored] of this.getMany(service, op, foreign, maxAgeMs)) found.set(key, stored);
+        if (foreign) for (const [key, stored] of this.#getMany(service, op, foreign, maxAgeMs, undefined)) found.set(key, stored);
       }
     }
     // Answers put() but not yet committed win over what the file holds.
@@ -258,14 +282,34 @@ export class ResultStore {
     }
   }
 
-  /** Commit everything pending in one transaction. On failure the entries stay pending. */
+  /**
+   * Commit everything pending in one transaction. On failure the entries stay pending (a later
+   * flush may find room again) and a StoreFailedError says why.
+   */
   flush(): void {
     if (this.closed) return;
     this.clearTimer();
     if (this.pending.size === 0 || this.readonly) return;
     const batch = this.pending;
-    this.writeBatch(batch);
+    try {
+      this.writeBatch(batch);
+    } catch (error) {
+      throw storeFailure(this.path, 'written', error);
+    }
     this.pending = new Map();
+  }
+
+  /**
+   * Claims on keys in flight for the run `owner`, kept in this file: another run on the same store
+   * waits for the answer instead of paying again (store-claims.ts).
+   */
+  claims(owner: string, service: string, leaseMs: number): StoreClaims {
+    if (this.closed) throw closedError(this.path);
+    if (this.readonly) throw new Error(`The result store at ${this.path} was opened read-only`);
+    const db = this.db;
+    const claims = new StoreClaims(db, { owner, service, leaseMs, now: this.options.now });
+    // Statements of a closed database throw: the claims go with the store.
+    return claims;
   }
 
   /** Flush, then close. Idempotent. If the final flush fails, the store is closed anyway and the error thrown. */

@@ -9,7 +9,7 @@ import { cellsText } from './answer-cells.js';
 import { immediateTransaction, pragma, prepareRaw, type Database } from './sqlite.js';
 
 /** Marks the file as ours ('LENR'), so a stranger SQLite database is refused, not modified. */
-const APPLICATION_ID = 0x4c454e52;
+export const APPLICATION_ID = 0x4c454e52;
 
 /**
  * Schema migrations: MIGRATIONS[i] takes a store from version i to i + 1 (PRAGMA user_version).
@@ -53,6 +53,22 @@ const MIGRATIONS: ReadonlyArray<string | ((db: Database, upgrade: Upgrade) => vo
   // v4 (issue 21): a key the API refused (400) is an answer about the key, kept like a miss so that
   // a re-run does not send it again; `refused` says why (NULL for every other answer).
   'ALTER TABLE results ADD COLUMN refused TEXT',
+  // v5 (issue 25): a key a run is looking up is claimed here, so that another run on the same
+  // store waits for that answer instead of paying for it again (store-claims.ts). By service name,
+  // not id: a claim may come before the service's first answer. Few rows: only keys in flight.
+  `
+  CREATE TABLE claims (
+    service    TEXT    NOT NULL,
+    op         TEXT    NOT NULL,
+    key        TEXT    NOT NULL,
+    owner      TEXT    NOT NULL,
+    pid        INTEGER NOT NULL,
+    host       TEXT    NOT NULL,
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (service, op, key)
+  ) WITHOUT ROWID;
+  CREATE INDEX claims_owner ON claims (owner);
+  `,
 ];
 
 /** Rows rendered per statement while migrating: bounds the memory of a 1 M-entry store's upgrade. */

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { UnwritableOutputError } from '../api/errors.js';
+import { isAlive } from '../core/processes.js';
 
 export interface Sink {
   /** Where the writer writes. */
@@ -50,15 +51,6 @@ function removeStalePartials(final: string): void {
     const pid = name.startsWith(prefix) && name.endsWith('.partial') ? Number(name.slice(prefix.length, -'.partial'.length)) : NaN;
     if (!Number.isInteger(pid) || pid === process.pid || isAlive(pid)) continue;
     fs.rmSync(path.join(path.dirname(final), name), { force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -1,0 +1,95 @@
+// What every `lead-enrich store` command shares: the options naming the store and a service,
+// where the store is, and how sizes and counts are written.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Argv } from 'yargs';
+import { ConfigError } from '../api/errors.js';
+import { validateBaseUrl, withoutUserInfo } from '../api/base-url.js';
+import { defaultStorePath, sandboxStorePath } from '../store/default-path.js';
+
+export interface StoreArgs {
+  store?: string | undefined;
+  sandbox?: boolean | undefined;
+  service?: string | undefined;
+  json?: boolean | undefined;
+}
+
+const SANDBOX_SERVICE = 'sandbox';
+
+/** --store, --sandbox and --json: which store file, and how to print the outcome. */
+export function storeFileOptions<T>(yargs: Argv<T>) {
+  return yargs
+    .option('store', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'the result store file',
+      defaultDescription: '$LEAD_ENRICH_STORE, else results.sqlite in the per-user cache directory',
+    })
+    .option('sandbox', { type: 'boolean', describe: "the embedded sandbox's own store (results.sandbox.sqlite beside the default one)" })
+    .option('json', { type: 'boolean', describe: 'print the outcome as one JSON object' });
+}
+
+/** The store file's options and --service: one API's answers only. */
+export function storeOptions<T>(yargs: Argv<T>) {
+  return storeFileOptions(yargs).option('service', {
+    type: 'string',
+    requiresArg: true,
+    describe: "only the answers of this API base URL (as given to --base-url), or 'sandbox'",
+  });
+}
+
+/** --service as the store names services: the normalized base URL, or 'sandbox' (cli/target.ts). */
+export function serviceOption(raw: unknown): string | undefined {
+  if (raw === undefined || raw === SANDBOX_SERVICE) return raw;
+  try {
+    if (typeof raw !== 'string') throw new ConfigError('not a string');
+    return validateBaseUrl(raw);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new ConfigError(`Invalid option --service: must be an API base URL ending in /v2 (as given to --base-url) or 'sandbox', got '${withoutUserInfo(raw)}'`);
+  }
+}
+
+export const ofService = (service: string | undefined) => (service === undefined ? '' : ` of ${service}`);
+
+/** `--store`, else LEAD_ENRICH_STORE, else the per-user default or the sandbox's (read when the command runs). */
+export function storePath(args: StoreArgs): string {
+  const given = args.store;
+  if (given !== undefined && (typeof given !== 'string' || given.trim() === '')) {
+    throw new ConfigError(`Invalid option --store: must be a file path, got '${String(given)}'`);
+  }
+  const chosen = given ?? (args.sandbox ? sandboxStorePath() : defaultStorePath());
+  // ':memory:' would be a fresh, empty store on every run: nothing to inspect or tidy.
+  if (chosen === ':memory:') {
+    throw new ConfigError("Invalid option --store: ':memory:' is never kept between runs; name a file");
+  }
+  return path.resolve(chosen);
+}
+
+/** True when there is something at `file`; "no store yet" is an answer, not an error. */
+export function storeExists(file: string): boolean {
+  try {
+    fs.statSync(file);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return false;
+    // ENOTDIR, EACCES...: let ResultStore.open explain it with its own clear message.
+    return true;
+  }
+}
+
+export const count = (n: number) => n.toLocaleString('en-US');
+
+export function formatBytes(bytes: number): string {
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  if (bytes < 1024) return `${bytes} B`;
+  let value = bytes;
+  let unit = 'B';
+  for (const next of units) {
+    if (value < 1024) break;
+    value /= 1024;
+    unit = next;
+  }
+  return `${value.toFixed(1)} ${unit}`;
+}

@@ -1,0 +1,94 @@
+// `lead-enrich store check`: is the store sound? SQLite's integrity check over the whole file
+// (store/store-check.ts), in a worker thread so that a big store shows how long it has been read.
+// Exit 0 when sound (or when there is no store yet), 1 when damaged or not a store.
+import fs from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import type { CommandModule } from 'yargs';
+import { formatDuration } from '../core/duration.js';
+import type { StoreCheck } from '../store/store-check.js';
+import { printJson, type CliIo } from './io.js';
+import { count, formatBytes, storeExists, storeFileOptions, storePath, type StoreArgs } from './store-args.js';
+
+/** Stores above this size get a line saying the check reads the whole file (and, in a terminal, a clock). */
+const BIG_BYTES = 64 * 1024 * 1024;
+
+export function checkCommand(io: CliIo): CommandModule<object, StoreArgs> {
+  return {
+    command: 'check',
+    describe: "Verify the store file (SQLite's integrity check); exit 1 when it is damaged",
+    builder: (yargs) =>
+      storeFileOptions(yargs)
+        .example('$0 store check', 'the default store')
+        .example('$0 store check --store ./results.sqlite --json', 'a given store file, for scripts') as never,
+    handler: async (args) => {
+      const file = storePath(args);
+      if (!storeExists(file)) {
+        if (args.json) printJson(io, { path: file, exists: false, ok: true, problems: [] });
+        else io.out(`No result store yet at ${file}: nothing to check.\n`);
+        return;
+      }
+      const size = sizeOf(file);
+      const result = await withClock(io, file, size, () => checkInWorker(file));
+      if (!result.ok) io.setStatus(1);
+      if (args.json) printJson(io, { path: file, exists: true, sizeBytes: size, ...result });
+      else io.out(report(file, size, result));
+    },
+  };
+}
+
+function report(file: string, size: number, result: StoreCheck): string {
+  if (result.ok) {
+    const entries = result.entries === undefined ? '' : `, ${count(result.entries)} ${result.entries === 1 ? 'entry' : 'entries'}`;
+    return `The result store at ${file} is sound (${formatBytes(size)}${entries}).\n`;
+  }
+  const shown = result.problems.slice(0, 5).map((problem) => `  ${problem}`);
+  return [
+    `The result store at ${file} is damaged:`,
+    ...shown,
+    ...(result.problems.length > shown.length ? [`  ... (${result.problems.length - shown.length} more)`] : []),
+    `Move it aside (mv '${file}' '${file}.damaged') and run again: the answers it held are bought again only when needed.`,
+    '',
+  ].join('\n');
+}
+
+function sizeOf(file: string): number {
+  let size = 0;
+  for (const part of [file, `${file}-wal`]) {
+    try {
+      size += fs.statSync(part).size;
+    } catch {
+      // No WAL: nothing to add.
+    }
+  }
+  return size;
+}
+
+/** For a big store: a line saying it takes a while, and in a terminal how long it has been. */
+async function withClock<T>(io: CliIo, file: string, size: number, work: () => Promise<T>): Promise<T> {
+  if (size < BIG_BYTES) return work();
+  const started = Date.now();
+  const line = () => `Checking ${file} (${formatBytes(size)}): reading every page, ${formatDuration(Date.now() - started)} so far`;
+  if (!io.isTty) {
+    io.err(`Checking ${file} (${formatBytes(size)}): reading every page; this takes about a minute per few GiB`);
+    return work();
+  }
+  process.stderr.write(line());
+  const timer = setInterval(() => process.stderr.write(`\r\x1b[K${line()}`), 1000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+    process.stderr.write('\r\x1b[K');
+  }
+}
+
+function checkInWorker(file: string): Promise<StoreCheck> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./store-check-worker.js', import.meta.url), { workerData: { file } });
+    worker.once('message', (result: StoreCheck) => resolve(result));
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`the check stopped (exit ${code})`));
+    });
+  });
+}

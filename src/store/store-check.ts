@@ -1,0 +1,48 @@
+// `lead-enrich store check`: SQLite's own integrity check of a store file (every page, every
+// index against its table), read-only, so that a damaged store is found before a run meets it,
+// and a store a run stopped on can be judged (cli-contract, "Durability").
+import { APPLICATION_ID } from './schema.js';
+import { isDamaged } from './store-failure.js';
+import { openSqlite, pragma, prepareRaw } from './sqlite.js';
+
+export interface StoreCheck {
+  /** True when SQLite found nothing wrong and the file is a lead-enrich store. */
+  ok: boolean;
+  /** What is wrong, in SQLite's words (at most MAX_PROBLEMS), or why the file is no store. */
+  problems: string[];
+  /** Entries, when they could be counted. */
+  entries: number | undefined;
+}
+
+const MAX_PROBLEMS = 20;
+
+/** Checks the store at `filePath` (which must exist). Synchronous: it reads the whole file. */
+export function checkStore(filePath: string): StoreCheck {
+  let db;
+  try {
+    db = openSqlite(filePath, { readOnly: true, timeoutMs: 5_000 });
+  } catch (error) {
+    return { ok: false, problems: [`SQLite cannot open it: ${(error as Error).message}`], entries: undefined };
+  }
+  try {
+    const appId = pragma(db, 'application_id');
+    if (appId !== APPLICATION_ID && appId !== 0) return { ok: false, problems: ['it is a SQLite database but not a lead-enrich result store'], entries: undefined };
+    const rows = prepareRaw(db, `PRAGMA integrity_check(${MAX_PROBLEMS})`).all() as unknown as Array<[string]>;
+    const problems = rows.map(([text]) => text).filter((text) => text !== 'ok');
+    return { ok: problems.length === 0, problems, entries: problems.length === 0 ? countEntries(db) : undefined };
+  } catch (error) {
+    // The header or the schema itself is unreadable: that is the finding.
+    if (isDamaged(error)) return { ok: false, problems: [(error as Error).message], entries: undefined };
+    throw error;
+  } finally {
+    db.close();
+  }
+}
+
+function countEntries(db: ReturnType<typeof openSqlite>): number | undefined {
+  try {
+    return (prepareRaw(db, 'SELECT count(*) FROM results').get() as unknown as [number])[0];
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,108 @@
+// Claims on keys in flight, kept in the store's own file (cli-contract, "Durability": runs may
+// share one store). A run claims a key before it pays for it; another run that needs the key sees
+// the claim and waits for the answer instead of paying again. A claim lapses when its lease runs
+// out (renewed while its run lives) or, on the same host, as soon as its process is gone: a run
+// killed with -9 holds nobody up. With --redis the same is done in Redis (cluster/shared-answers.ts).
+//
+// Cost: one autocommit INSERT per key sent (the answer itself is a commit of its own). A claim is
+// released at once when the lookup failed (the waiting run takes over); when it was answered, the
+// answer in the store is what waiting runs look for first, so the claim is deleted with the next
+// sweep rather than by a commit per key.
+import os from 'node:os';
+import { isAlive } from '../core/processes.js';
+import { prepareRaw, immediateTransaction, type Database, type Statement } from './sqlite.js';
+
+/** Who holds a claim. */
+interface ClaimHolder {
+  owner: string;
+  pid: number;
+  host: string;
+  expiresAt: number;
+}
+
+export interface StoreClaimsOptions {
+  /** This run's id: the claims it holds carry it. */
+  owner: string;
+  service: string;
+  /** How long a claim holds without renewal (a frozen or unreachable process). */
+  leaseMs: number;
+  now: () => number;
+  /** Whether a process of this host is alive (tests replace it). */
+  alive?: (pid: number) => boolean;
+}
+
+export class StoreClaims {
+  readonly #db: Database;
+  readonly #options: Required<StoreClaimsOptions>;
+  readonly #host = os.hostname();
+  readonly #select: Statement;
+  readonly #insert: Statement;
+  readonly #delete: Statement;
+  readonly #deleteLapsed: Statement;
+  readonly #renew: Statement;
+  readonly #deleteAll: Statement;
+  /** Answered keys whose claim is deleted with the next sweep. */
+  #answered: Array<[string, string]> = [];
+
+  constructor(db: Database, options: StoreClaimsOptions) {
+    this.#db = db;
+    this.#options = { alive: isAlive, ...options };
+    this.#select = prepareRaw(db, 'SELECT owner, pid, host, expires_at FROM claims WHERE service = ? AND op = ? AND key = ?');
+    this.#insert = db.prepare(
+      `INSERT INTO claims (service, op, key, owner, pid, host, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (service, op, key) DO UPDATE SET owner = excluded.owner, pid = excluded.pid, host = excluded.host, expires_at = excluded.expires_at
+       WHERE claims.owner = excluded.owner OR claims.expires_at < ?`,
+    );
+    this.#delete = db.prepare('DELETE FROM claims WHERE service = ? AND op = ? AND key = ? AND owner = ?');
+    this.#deleteLapsed = db.prepare('DELETE FROM claims WHERE service = ? AND op = ? AND key = ? AND owner = ? AND pid = ? AND host = ?');
+    this.#renew = db.prepare('UPDATE claims SET expires_at = ? WHERE owner = ?');
+    this.#deleteAll = db.prepare('DELETE FROM claims WHERE owner = ?');
+  }
+
+  #lapsed(holder: ClaimHolder): boolean {
+    if (holder.owner === this.#options.owner) return false;
+    if (holder.expiresAt < this.#options.now()) return true;
+    return holder.host === this.#host && !this.#options.alive(holder.pid);
+  }
+
+  /** True when this run may look the key up: nobody else holds it (any more). */
+  claim(op: string, key: string): boolean {
+    const { service, owner, leaseMs, now } = this.#options;
+    const held = this.#select.get(service, op, key) as unknown as [string, number, string, number] | undefined;
+    if (held) {
+      const holder = { owner: held[0], pid: held[1], host: held[2], expiresAt: held[3] };
+      if (!this.#lapsed(holder)) return holder.owner === owner;
+      // A dead process's claim: removed only if it is still that one (another run may take it first).
+      if (holder.expiresAt >= now()) this.#deleteLapsed.run(service, op, key, holder.owner, holder.pid, holder.host);
+    }
+    const at = now();
+    return Number(this.#insert.run(service, op, key, owner, process.pid, this.#host, at + leaseMs, at).changes) === 1;
+  }
+
+  /** The lookup failed: the claim goes at once, so that a waiting run may try the key itself. */
+  release(op: string, key: string): void {
+    this.#delete.run(this.#options.service, op, key, this.#options.owner);
+  }
+
+  /** The lookup was answered (the answer is in the store): the claim goes with the next sweep. */
+  answered(op: string, key: string): void {
+    this.#answered.push([op, key]);
+  }
+
+  /** Deletes the claims of answered keys and extends the others' lease: one transaction. */
+  sweep(): void {
+    const { service, owner, leaseMs, now } = this.#options;
+    const answered = this.#answered;
+    this.#answered = [];
+    immediateTransaction(this.#db, () => {
+      for (const [op, key] of answered) this.#delete.run(service, op, key, owner);
+      this.#renew.run(now() + leaseMs, owner);
+    });
+  }
+
+  /** The run is over: every claim it still holds goes. */
+  releaseAll(): void {
+    this.#answered = [];
+    this.#deleteAll.run(this.#options.owner);
+  }
+}
