@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'api_failed'
   | 'timeout'
   | 'network'
+  | 'tls'
+  | 'proxy'
   | 'bad_response'
   | 'invalid_input'
   | 'config'
@@ -154,6 +156,23 @@ export class UnreadableInputError extends LeadEnrichError {
 export class UnwritableOutputError extends LeadEnrichError {
   constructor(message: string, details: ErrorDetails = {}) {
     super('unwritable_output', message, details);
+  }
+}
+
+/**
+ * The API's certificate is not one this machine trusts (unknown issuer, self-signed, expired, for
+ * another host), or the server does not speak TLS: no retry helps; the run ends (api/network-errors.ts).
+ */
+export class TlsError extends LeadEnrichError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('tls', message, details);
+  }
+}
+
+/** The proxy refused the request (407, a policy) or cannot be reached: no retry helps; the run ends. */
+export class ProxyError extends LeadEnrichError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('proxy', message, details);
   }
 }
 

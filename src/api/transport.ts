@@ -5,6 +5,8 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import got, { type Got, type Response } from 'got';
+import { networkFailure } from './network-errors.js';
+import { proxySetup, type ProxySetup } from './proxy.js';
 import {
   ApiFailedError,
   BadRequestError,
@@ -12,7 +14,6 @@ import {
   ClientClosedError,
   ConfigError,
   LeadEnrichError,
-  NetworkError,
   PaymentRequiredError,
   RateLimitedError,
   ServerError,
@@ -33,6 +34,8 @@ export interface TransportOptions {
   /** Larger bodies are cut off and reported as a bad response. Default 8 MiB. */
   maxBodyBytes?: number;
   userAgent?: string;
+  /** A proxy URL (the config file's `proxy`); without it HTTPS_PROXY / HTTP_PROXY / NO_PROXY apply (proxy.ts). */
+  proxy?: string | undefined;
 }
 
 export interface ApiResponse<T> {
@@ -56,10 +59,8 @@ export class Transport {
   readonly #timeoutMs: number;
   readonly #maxBodyBytes: number;
   readonly #userAgent: string;
-  readonly #agents = {
-    http: refusingOnceClosed(new http.Agent({ keepAlive: true, keepAliveMsecs: 1000 }), () => this.#closed),
-    https: refusingOnceClosed(new https.Agent({ keepAlive: true, keepAliveMsecs: 1000 }), () => this.#closed),
-  };
+  readonly #proxy: ProxySetup;
+  readonly #agents: { http: http.Agent; https: https.Agent };
   #closed = false;
   /**
    * got with every option that never changes set once: got validates and merges each option it
@@ -84,6 +85,13 @@ export class Transport {
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
     this.#userAgent = options.userAgent ?? 'lead-enrich';
+    this.#proxy = proxySetup(this.baseUrl, options.proxy);
+    // Node's own agents tunnel through the proxy (proxyEnv: Node 22.21 and 24.5 on), keep-alive kept.
+    const agentOptions = { keepAlive: true, keepAliveMsecs: 1000, ...(this.#proxy.env ? { proxyEnv: this.#proxy.env } : {}) };
+    this.#agents = {
+      http: refusingOnceClosed(new http.Agent(agentOptions), () => this.#closed),
+      https: refusingOnceClosed(new https.Agent(agentOptions), () => this.#closed),
+    };
     this.#got = got.extend({
       headers: { authorization: `Bearer ${this.#token}`, 'user-agent': this.#userAgent, accept: 'application/json' },
       timeout: { request: this.#timeoutMs },
@@ -126,13 +134,28 @@ export class Transport {
       // Refused at the closed agent (got copies the cause's code); one cut off in flight by
       // close() stays the network failure it is.
       if ((error as { code?: unknown }).code === 'client_closed') throw new ClientClosedError();
-      throw this.#scrub(mapRequestFailure(error, spec.path, oversize, this.#maxBodyBytes));
+      throw this.#scrub(this.#failure(error, url, spec.path, oversize));
     }
     try {
       return parseResponse<T>(response.statusCode, response.headers, response.body, spec.path);
     } catch (error) {
       throw this.#scrub(error);
     }
+  }
+
+  #failure(error: unknown, url: URL, path: string, oversize: boolean): LeadEnrichError {
+    // got's errors hold the request options, Authorization header included: util.inspect(error),
+    // console.error(error) or a logger that walks `cause` would print the token. Only a copy
+    // without the options is kept as the cause.
+    const cause = withoutSecret(safeCause(error), this.#proxy.proxy?.url.password);
+    if (oversize) return new BadResponseError(`Response from ${path} exceeded ${this.#maxBodyBytes} bytes; refused`, { cause });
+    const err = error as { name?: string; code?: string; message?: string; cause?: unknown };
+    if (err.name === 'TimeoutError') return new TimeoutError(`No complete answer from ${path} within the timeout`, { cause });
+    if (err.name === 'ReadError') return new BadResponseError(`Response from ${path} was cut short (${err.code ?? 'read error'})`, { cause });
+    // The system error underneath got's (its host, address and port say which end failed).
+    const system = { ...(typeof err.cause === 'object' && err.cause !== null ? err.cause : {}), code: err.code, message: err.message };
+    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+    return networkFailure(system, { host: url.hostname, port, path }, this.#proxy.proxy, cause);
   }
 
   /** Names the account without revealing the token: a SHA-256 of it (for Redis key names). */
@@ -176,21 +199,20 @@ function refusingOnceClosed<A extends http.Agent>(agent: A, closed: () => boolea
   return agent;
 }
 
-function mapRequestFailure(error: unknown, path: string, oversize: boolean, maxBodyBytes: number): LeadEnrichError {
-  // got's errors hold the request options, Authorization header included: util.inspect(error),
-  // console.error(error) or a logger that walks `cause` would print the token. Only a copy
-  // without the options is kept as the cause.
-  const cause = safeCause(error);
-  if (oversize) return new BadResponseError(`Response from ${path} exceeded ${maxBodyBytes} bytes; refused`, { cause });
-  const err = error as { name?: string; code?: string; message?: string };
-  if (err.name === 'TimeoutError' || err.code === 'ETIMEDOUT') {
-    return new TimeoutError(`No complete answer from ${path} within the timeout`, { cause });
+/**
+ * A proxy's password out of an error's messages and stacks (Node 22.21 and 24.5 put the proxy's
+ * whole URL in a refused tunnel's message), as typed and as decoded.
+ */
+function withoutSecret(error: Error, password: string | undefined): Error {
+  if (!password) return error;
+  const secrets = [...new Set([password, decodeURIComponent(password)])];
+  // In a URL it stands between the user name's colon and the host's @.
+  const clean = (text: string) => secrets.reduce((out, secret) => out.split(`:${secret}@`).join(':***@'), text);
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    e.message = clean(e.message);
+    if (e.stack) e.stack = clean(e.stack);
   }
-  if (err.name === 'ReadError') {
-    return new BadResponseError(`Response from ${path} was cut short (${err.code ?? 'read error'})`, { cause });
-  }
-  const code = err.code ?? 'error';
-  return new NetworkError(`Network failure talking to ${path}: ${code}`, { cause });
+  return error;
 }
 
 /** name, message, code and stack of an error (and of its own causes), nothing else. */

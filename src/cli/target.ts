@@ -63,7 +63,9 @@ export async function openTarget(args: TargetArgs, warn: (line: string) => void)
   try {
     // Single attempts: `enrich` has its own retry and gate, and a one-off command shows the
     // server's answer, failure included, at once.
-    client = new LeadClient({ baseUrl, token, retry: false, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+    // The sandbox is on 127.0.0.1 in this process: never through a proxy.
+    const proxy = args.sandbox ? undefined : config.file.proxy;
+    client = new LeadClient({ baseUrl, token, retry: false, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(proxy === undefined ? {} : { proxy }) });
   } catch (error) {
     await sandbox?.close();
     throw error;

@@ -42,7 +42,7 @@ export interface ClientSettings {
   windowMs: number | undefined;
 }
 
-const TRANSPORT_KEYS = ['baseUrl', 'token', 'timeoutMs', 'maxBodyBytes', 'userAgent'] as const;
+const TRANSPORT_KEYS = ['baseUrl', 'token', 'timeoutMs', 'maxBodyBytes', 'userAgent', 'proxy'] as const;
 const CLIENT_KEYS = [...TRANSPORT_KEYS, 'retry', 'rpm', 'windowMs'] as const;
 const RETRY_KEYS = ['retries', 'baseDelayMs', 'maxDelayMs'] as const;
 

@@ -2,7 +2,7 @@
 // reach the network nor the limiter); concurrent requests for one key share one call; with Redis,
 // other workers' answers and claims come next (shared-lookup.ts); misses go down the request path
 // (request-path/), then into the store.
-import { ApiUnavailableError, BadRequestError, LeadEnrichError, PaymentRequiredError, StoreFailedError, UnauthorizedError, isTransient } from '../api/errors.js';
+import { ApiUnavailableError, BadRequestError, LeadEnrichError, PaymentRequiredError, ProxyError, StoreFailedError, TlsError, UnauthorizedError, isTransient } from '../api/errors.js';
 import type { CellsRenderer, ResultStore, StoredResult } from '../store/result-store.js';
 import type { KeyClaims } from './key-claims.js';
 import type { BillableOperation, CreditAccount } from './credits.js';
@@ -159,6 +159,8 @@ export class Lookups {
       return { ...stop.turnAway('credits'), message: `not looked up: ${error.message}` };
     }
     if (error instanceof UnauthorizedError) stop.stop('unauthorized', error);
+    // No later request can pass either: a certificate not trusted, a proxy that refuses.
+    if (error instanceof TlsError || error instanceof ProxyError) stop.stop('failed', error);
     // Another 4xx (a 404: usually a wrong base URL) refuses the request, not the key: not the file's problem.
     if (error instanceof BadRequestError) return { kind: 'error', code: 'request_rejected', message: error.message, billing: 'none' };
     if (error instanceof LeadEnrichError) return { kind: 'error', code: error.code, message: error.message, billing: 'none' };

@@ -47,6 +47,7 @@ export const OPTIONS = {
   baseUrl: option('--base-url', rules.nonEmptyString),
   token: option('(none: LEAD_API_TOKEN)', rules.nonEmptyString),
   tokenFile: option('(none)', rules.nonEmptyString),
+  proxy: option('(none: HTTPS_PROXY)', rules.proxyUrl),
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

@@ -4,6 +4,7 @@
 // that names each option's rule is option-table.ts; the doors word the failure there.
 import { EXTRAS, LOOKUP_KINDS, type Extra, type LookupKind } from '../core/kinds.js';
 import { RuleBroken } from '../core/rule.js';
+import { shownProxyText } from '../api/proxy.js';
 
 export type Rule<T> = (raw: unknown) => T;
 
@@ -50,6 +51,20 @@ export function oneOf<T extends string>(choices: readonly T[]): Rule<T> {
     throw new RuleBroken(rule, raw);
   };
 }
+
+/** A proxy's URL: http:// or https://, a host, a port if not the scheme's; shown without its password when refused. */
+export const proxyUrl: Rule<string> = (raw) => {
+  const rule = 'must be a proxy URL such as http://proxy.example.com:3128 (user:password@ before the host when it asks for them)';
+  if (typeof raw !== 'string') throw new RuleBroken(rule, raw);
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') throw new RuleBroken(rule, shownProxyText(raw));
+  return raw;
+};
 
 export const nonEmptyString: Rule<string> = (raw) => {
   if (typeof raw === 'string' && raw.length > 0) return raw;

@@ -8,7 +8,7 @@ import { RequestPath } from '../lookup/request-path/request-path.js';
 import { RetryPolicy } from '../lookup/request-path/retry-policy.js';
 import type { EnrichOptions, Extra } from './enrich-options.js';
 import { rateFor } from '../lookup/rate/rate-plan.js';
-import { resolveOptions, type EnrichSettings } from './settings.js';
+import { resolveOptions, transportOf, type EnrichSettings } from './settings.js';
 import { fromBytes, openCsv } from '../read/index.js';
 import { readAccount } from '../lookup/account.js';
 import { ResultStore } from '../store/result-store.js';
@@ -57,7 +57,7 @@ export interface DryRunPlan {
 
 export async function planRun(options: DryRunOptions): Promise<DryRunPlan> {
   const settings = resolveOptions(options);
-  const client = settings.client?.direct ?? new ApiClient({ baseUrl: settings.baseUrl, token: settings.token, ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }) });
+  const client = settings.client?.direct ?? new ApiClient(transportOf(settings));
   const store = settings.store instanceof ResultStore ? settings.store : ResultStore.open({ path: settings.store, cells: ANSWER_CELLS });
   try {
     // The two account reads go down a request path of their own (retried, a 429 waited out),

@@ -42,6 +42,8 @@ export interface EnrichOptions {
   token?: string | undefined;
   /** Per-request timeout in ms of the client the run makes from baseUrl and token (default 30000). */
   timeoutMs?: number | undefined;
+  /** A proxy URL for the client the run makes; default: HTTPS_PROXY / HTTP_PROXY / NO_PROXY. */
+  proxy?: string | undefined;
   /** Names the server in the store, so answers of different services never mix. Default: the base URL. */
   service?: string | undefined;
 

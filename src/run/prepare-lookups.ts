@@ -24,7 +24,7 @@ import { ResultStore } from '../store/result-store.js';
 import { ANSWER_CELLS } from '../write/columns.js';
 import type { Resources } from './resources.js';
 import { RunStop } from './run-stop.js';
-import type { EnrichSettings } from './settings.js';
+import { transportOf, type EnrichSettings } from './settings.js';
 
 export interface PreparedLookups {
   /** The one request path of the run: its counts are the summary's requests, retries and 429s. */
@@ -39,7 +39,7 @@ export interface PreparedLookups {
 }
 
 export async function prepareLookups(settings: EnrichSettings, resources: Resources, storedForm: StoredForm = 'data'): Promise<PreparedLookups> {
-  const api = settings.client?.direct ?? new ApiClient({ baseUrl: settings.baseUrl, token: settings.token, ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }) });
+  const api = settings.client?.direct ?? new ApiClient(transportOf(settings));
   if (!settings.client) resources.defer(() => api.close());
   const service = settings.service ?? api.baseUrl;
   const store = openStore(settings, resources);

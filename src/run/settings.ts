@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { LeadClient } from '../lookup/lead-client.js';
 import { ConfigError } from '../api/errors.js';
+import type { TransportOptions } from '../api/transport.js';
 import type { LookupKind, Shard } from '../plan/plan.js';
 import { defaultStorePath } from '../store/default-path.js';
 import { assertDistinctFiles } from '../read/index.js';
@@ -35,6 +36,8 @@ export interface EnrichSettings {
   token: string;
   /** Per-request timeout of a client the run makes itself (`client` keeps its own). */
   timeoutMs: number | undefined;
+  /** The proxy of a client the run makes itself; undefined: HTTPS_PROXY and friends (api/proxy.ts). */
+  proxy: string | undefined;
   service: string | undefined;
   rpm: number | undefined;
   concurrency: number | undefined;
@@ -58,7 +61,7 @@ export interface EnrichSettings {
 }
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
-  'input', 'delimiter', 'encoding', 'header', 'output', 'errors', 'by', 'column', 'with', 'format', 'prefix', 'fields', 'client', 'baseUrl', 'token', 'timeoutMs', 'service',
+  'input', 'delimiter', 'encoding', 'header', 'output', 'errors', 'by', 'column', 'with', 'format', 'prefix', 'fields', 'client', 'baseUrl', 'token', 'timeoutMs', 'proxy', 'service',
   'rpm', 'concurrency', 'minCredits', 'retries', 'maxErrors', 'patience', 'store', 'maxAge', 'maxAgeMs', 'refresh', 'redis', 'shard',
   'signal', 'quit', 'onProgress', 'onWarning', 'onAvailability', 'stdout', 'tuning',
 ]);
@@ -105,6 +108,7 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     token: options.token ?? '',
     service: options.service,
     timeoutMs: readOption('timeoutMs', options.timeoutMs, 'library'),
+    proxy: readOption('proxy', options.proxy, 'library'),
     rpm: readOption('rpm', options.rpm, 'library'),
     concurrency: readOption('concurrency', options.concurrency, 'library'),
     minCredits: readOption('minCredits', options.minCredits, 'library'),
@@ -216,4 +220,14 @@ export function defaultErrors(output: string, input: string | Readable): string 
   if (base === undefined) return undefined;
   const { stem, gz } = splitName(base);
   return `${stem}.errors.csv${gz}`;
+}
+
+/** The transport options of the client a run makes itself (when no `client` was given). */
+export function transportOf(settings: EnrichSettings): TransportOptions {
+  return {
+    baseUrl: settings.baseUrl,
+    token: settings.token,
+    ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }),
+    ...(settings.proxy === undefined ? {} : { proxy: settings.proxy }),
+  };
 }
