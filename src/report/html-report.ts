@@ -74,7 +74,7 @@ function withSection(r: RunReport): string {
     ...(['found', 'not_found', 'error', 'skipped'] as const).map((s) => num(w.byStatus[s])),
     esc(Object.entries(w.billing).filter(([, n]) => n > 0).map(([b, n]) => `${b} ${num(n)}`).join(', ') || '–'),
   ]);
-  return `<section><h2>--with operations</h2>${table(['operation', 'found', 'not found', 'error', 'skipped', 'billing'], rows, new Set([1, 2, 3, 4]))}</section>`;
+  return `<section><h2>--with operations</h2><p class="muted">Of the rows whose own lookup answered (found or not found).</p>${table(['operation', 'found', 'not found', 'error', 'skipped', 'billing'], rows, new Set([1, 2, 3, 4]))}</section>`;
 }
 
 function creditsSection(r: RunReport): string {
@@ -98,7 +98,7 @@ function requestsSection(r: RunReport): string {
     [[num(q.total), num(q.retries), num(q.rateLimited), esc(q.apiUnavailableMs > 0 ? duration(q.apiUnavailableMs) : 'never'), num(r.rate.peak), num(r.rate.limit)]],
     NUMERIC_1_TO_9,
   );
-  const chart = q.total > 0 ? timelineChart(r.rate) : '<p class="muted">No lookup request was sent: every row was answered by the store or needed none.</p>';
+  const chart = q.total > 0 ? timelineChart(r.rate) : '<p class="muted">No lookup request was sent.</p>';
   return `<section><h2>Requests per ${esc(per)}</h2>${figures}${chart}</section>`;
 }
 
