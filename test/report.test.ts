@@ -9,7 +9,7 @@ import { commandLineText } from '../src/report/command-line.js';
 import type { RunReport } from '../src/report/run-report.js';
 import { enrich } from '../src/run/enrich.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/server.js';
-import { markNonEmpty, recordText, splitRecord } from '../src/write/stored-cells.js';
+import { countNonEmpty, recordText, splitRecord } from '../src/write/stored-cells.js';
 import { runCli, tempDir } from './helpers/cli.js';
 import { emails, readCsvObjects, writeCsv } from './helpers/files.js';
 import { accountOnlyServer } from './helpers/servers.js';
@@ -233,9 +233,10 @@ describe('what the report is made of', () => {
     ];
     for (const cells of records) {
       const record = recordText(cells);
-      const marks = new Uint8Array(6);
-      markNonEmpty(record, marks);
-      expect([...marks]).toEqual(Array.from({ length: 6 }, (_, i) => ((splitRecord(record)[i] ?? '') === '' ? 0 : 1)));
+      const counts = new Float64Array(6);
+      countNonEmpty(record, counts);
+      countNonEmpty(record, counts);
+      expect([...counts].map((n) => n / 2)).toEqual(Array.from({ length: 6 }, (_, i) => ((splitRecord(record)[i] ?? '') === '' ? 0 : 1)));
     }
   });
 
