@@ -7,6 +7,7 @@ export type { RowStatus, Billing } from './core/rows.js';
 export type { InputRow } from './read/rows-source.js';
 export type { EnrichOptions, EnrichProgress, EnrichTuning, Extra } from './run/enrich-options.js';
 export type { EnrichSummary } from './run/summary.js';
+export type { RunReport } from './report/run-report.js';
 export { planRun } from './run/dry-run.js';
 export type { DryRunOptions, DryRunPlan } from './run/dry-run.js';
 export { isLeadFound, validateResolveTimeout } from './api/client.js';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './helpers/cli.js';
 
 /** Bottom to top. */
-const LAYERS = ['api', 'core', 'options', 'store', 'read', 'plan', 'cluster', 'lookup', 'write', 'run', 'index.ts', 'cli'];
+const LAYERS = ['api', 'core', 'options', 'store', 'read', 'plan', 'cluster', 'lookup', 'write', 'report', 'run', 'index.ts', 'cli'];
 /** The sandbox stands apart: it speaks the interface (api's wire types only); the library and the CLI start it. */
 const APART: Record<string, { uses: string[]; usedBy: string[] }> = { sandbox: { uses: ['api'], usedBy: ['index.ts', 'cli'] } };
 

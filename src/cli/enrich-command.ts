@@ -42,18 +42,16 @@ interface EnrichArgs extends TargetArgs {
   patience?: string;
   prefix?: string;
   fields?: string;
+  fill?: string;
+  overwrite?: boolean;
+  onlyMissing?: string;
+  report?: string;
 }
 
+import { exitStatusOf } from '../run/exit-status.js';
+
 /** Exit statuses of `enrich` (cli-contract.md). */
-export function exitStatusOf(summary: EnrichSummary): number {
-  if (summary.stoppedBy === 'interrupt') return 130;
-  if (summary.stoppedBy === 'redis' || summary.stoppedBy === 'api_unavailable') return 2;
-  if (summary.stoppedBy === 'credits') return 3;
-  if (summary.stoppedBy === 'max_errors') return 4;
-  if (summary.status.error === 0) return 0;
-  // Only the file's own problems (keys malformed or refused by the API): scripts may accept 5.
-  return summary.status.error === summary.fileErrors ? 5 : 2;
-}
+export { exitStatusOf };
 
 function formatPlan(plan: DryRunPlan): string {
   const per = (record: Record<string, number>) =>
@@ -62,6 +60,9 @@ function formatPlan(plan: DryRunPlan): string {
       .join(', ') || '0';
   return [
     `Rows: ${plan.rows} (${plan.invalidRows} with an invalid key, ${plan.noKeyRows} with an empty key: no request for either)`,
+    ...(plan.completeRows > 0 || plan.lookupsSaved > 0
+      ? [`Complete rows (their cells hold values: skipped, no request): ${plan.completeRows}, saving at most ${plan.lookupsSaved} lookups (${plan.creditsSaved} credits)`]
+      : []),
     `Lookup: ${plan.lookup.order.map((t) => `${t.kind} from column "${t.column}"`).join(', then ')}${plan.lookup.with.length ? ` with ${plan.lookup.with.join(', ')}` : ''}`,
     `Distinct keys: ${per(plan.distinctKeys)}`,
     `Already known (free): ${per(plan.alreadyKnown)}`,
@@ -93,7 +94,7 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
 
 const EXIT_STATUSES = [
   'Exit statuses:',
-  '  0    every row found or not found (or skipped for an empty key)',
+  '  0    every row found or not found (or skipped: an empty key, or complete with --fill/--only-missing)',
   '  1    fatal: bad usage or configuration, unreadable input, rejected token; nothing written',
   "  2    at least one row is an error for a reason of the API or the network, or the API stayed",
   '       down past --patience (the rows not looked up are skipped); see the sidecar',
@@ -120,6 +121,10 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .option('with', { type: 'string', requiresArg: true, describe: "also look up the row's domain: mx, whois, and/or company (the company by domain; never a free mail domain): mx,company" })
     .option('prefix', { type: 'string', requiresArg: true, describe: 'put this before the name of every added column, e.g. to enrich an enriched file again' })
     .option('fields', { type: 'string', requiresArg: true, describe: 'keep only these added columns, in this order: lead_name,lead_title (lead_status is always kept)' })
+    .option('fill', { type: 'string', requiresArg: true, describe: "fill blank cells of the input's own columns from the answer: Title=lead_title,Company=lead_company_name (adds only lead_status)" })
+    .option('overwrite', { type: 'boolean', describe: 'with --fill: replace cells that hold a value too' })
+    .option('only-missing', { type: 'string', requiresArg: true, describe: 'look up only rows where one of these columns is blank: Title,Company (the others: skipped, complete)' })
+    .option('report', { type: 'string', requiresArg: true, describe: 'write a run report at the end: FILE.html (charts, one self-contained page) or FILE.json' })
     .option('rpm', { type: 'string', requiresArg: true, describe: 'requests per minute (default: from /account/limits)' })
     .option('concurrency', { type: 'string', requiresArg: true, describe: 'most requests in flight (default: sized from rate and latency)' })
     .option('min-credits', { type: 'string', requiresArg: true, describe: "credit reserve never spent (default: the account's low-balance threshold)" })
@@ -145,6 +150,8 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .example('$0 enrich contacts.csv --dry-run', 'what would it cost? no lookup is made')
     .example('$0 enrich big.csv --shard 1/4 --redis redis://10.0.0.5:6379', 'worker 1 of 4, sharing the account through Redis')
     .example('$0 enrich nightly.csv -q --max-errors 5%', 'in cron or CI: silent on success, fails loudly when the API is down')
+    .example('$0 enrich crm.csv --fill "Title=lead_title,Company=lead_company_name"', "fill the CRM's own blank cells; rows already complete are not looked up")
+    .example('$0 enrich crm.csv --report run.html', 'a report to open in a browser: match and fill rates, credits, the rate used')
     .epilogue(EXIT_STATUSES);
 }
 
@@ -174,6 +181,11 @@ function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
     format: flag('format', args.format),
     prefix: flag('prefix', args.prefix),
     fields: flag('fields', args.fields),
+    fill: flag('fill', args.fill),
+    overwrite: args.overwrite ?? file.overwrite,
+    onlyMissing: flag('onlyMissing', args.onlyMissing),
+    report: flag('report', args.report),
+    commandLine: ['lead-enrich', ...process.argv.slice(2)],
     client: target.client,
     service: target.service,
     rpm: flag('rpm', args.rpm),

@@ -130,12 +130,15 @@ export function formatSummary(s: EnrichSummary): string {
       : []),
     `Time: ${formatDuration(s.elapsedMs)} (${s.rowsPerMinute} rows/min)`,
   ];
+  const fill = fillLine(s);
+  if (fill) lines.push(fill);
   const codes = Object.entries(s.errorCodes);
   if (codes.length > 0) lines.push(`Error codes: ${codes.map(([code, n]) => `${code} ${n}`).join(', ')}`);
   if (s.foundBy && Object.keys(s.foundBy).length > 1) lines.push(`Found by: ${Object.entries(s.foundBy).map(([kind, n]) => `${kind} ${n}`).join(', ')}`);
   if (s.invalidUtf8Cells > 0) lines.push(`Input cells with bytes that are not UTF-8 (copied unchanged): ${s.invalidUtf8Cells}`);
   if (s.output && s.output !== '-') lines.push(`Output: ${s.output}`);
   if (s.errorsFile) lines.push(`Errors and skipped rows: ${s.errorsFile}`);
+  if (s.report) lines.push(`Report: ${s.report}`);
   if (s.stoppedBy === 'credits') lines.push('Stopped early: the credit reserve was reached; add credits and run the same command again to finish.');
   if (s.stoppedBy === 'redis') lines.push('Stopped early: Redis was lost; the rows not looked up are marked redis_unavailable. Run the same command again.');
   if (s.shard) lines.push(`Shard: ${s.shard.index} of ${s.shard.count} (only this shard's rows are in the outputs)`);
@@ -146,4 +149,15 @@ export function formatSummary(s: EnrichSummary): string {
     lines.push(`Stopped: the API stayed unavailable (waited ${formatDuration(s.apiUnavailableMs)}, --patience ${formatDuration(s.patienceMs)}); the rows not looked up are skipped with api_unavailable. Run the same command again to finish.`);
   }
   return lines.join('\n');
+}
+
+/** The one line of fill rates: each added column's share of the found rows holding a value (and --fill's cells). */
+function fillLine(s: EnrichSummary): string | undefined {
+  const rates = Object.entries(s.fillRates ?? {});
+  const filled = Object.entries(s.filled ?? {});
+  if (rates.length === 0 && filled.length === 0) return undefined;
+  const found = s.status.found;
+  const share = (n: number) => (found > 0 ? `${Math.round((100 * n) / found)} %` : '-');
+  const parts = rates.length ? `Fill rate of the ${found} rows found: ${rates.map(([name, n]) => `${name} ${share(n)}`).join(', ')}` : 'Fill rate: no column an answer fills';
+  return filled.length ? `${parts}; cells filled: ${filled.map(([column, n]) => `${column} ${n}`).join(', ')}` : parts;
 }

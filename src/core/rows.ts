@@ -37,6 +37,15 @@ export interface FinishedRow {
   extraBilling?: { mx?: Billing; whois?: Billing; company?: Billing } | undefined;
   /** With --with company: how the company lookup went (`skipped`: no domain, or a free mail one). */
   companyStatus?: RowStatus | undefined;
+  /** How each --with operation went, for the rows whose own lookup answered (the report's --with statuses). */
+  extraStatus?: { mx?: RowStatus; whois?: RowStatus; company?: RowStatus } | undefined;
+  /** In a waterfall: the kinds that answered `not_found` before the row's last one (the report's match rate per kind). */
+  missedBy?: LookupKind[] | undefined;
+  /**
+   * --fill: the input cells filled from the answer, by column index, as text (not formula-escaped:
+   * the CSV writer escapes them as it does added cells). `cells` stay as read (the sidecar's).
+   */
+  filled?: Map<number, string> | undefined;
   errorCode?: string | undefined;
   errorMessage?: string | undefined;
 }

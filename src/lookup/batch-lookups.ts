@@ -10,6 +10,7 @@ import { isAnswered, type LookupOutcome } from './outcome.js';
 import type { Extra } from '../core/kinds.js';
 import { fromBytes } from '../read/index.js';
 import { extraDomains } from '../plan/extra-domains.js';
+import { isComplete, type CompleteRule } from '../plan/complete-row.js';
 import type { FinishedRow } from '../core/rows.js';
 import type { RowData } from '../core/rows.js';
 import { LOOKUP_OPERATION, planRow, planWaterfallRow, type LookupTarget, type Shard, type WaterfallKey } from '../plan/plan.js';
@@ -24,6 +25,8 @@ export interface BatchLookupsOptions {
   /** The header's width. */
   width: number;
   shard: Shard | undefined;
+  /** --fill / --only-missing: a row whose cells in these columns all hold values is not looked up. */
+  complete?: CompleteRule | undefined;
 }
 
 /** A planned row: finished already, or the function that finishes it. */
@@ -39,6 +42,8 @@ interface KeyedRow {
   cells: string[];
   first: WaterfallKey;
   rest: WaterfallKey[] | undefined;
+  /** The kinds that answered not_found so far (a waterfall's). */
+  missed?: WaterfallKey['target']['kind'][];
 }
 
 const opOf = (target: LookupTarget): BillableOperation => LOOKUP_OPERATION[target.kind] as BillableOperation;
@@ -76,15 +81,16 @@ export class BatchLookups {
   }
 
   #planOne(cells: string[], row: number): KeyedRow | FinishedRow | undefined {
-    const { targets, width, shard } = this.#options;
-    if (!this.#waterfall) {
-      const planned = planRow(cells, targets[0]!, width, shard);
-      if (planned.kind === 'key') return { row, cells, first: { target: targets[0]!, key: planned.key }, rest: undefined };
-      return planned.kind === 'elsewhere' ? undefined : unplanned(cells, row, planned);
+    const { targets, width, shard, complete } = this.#options;
+    // Another shard's row first: each worker writes only its own shard's rows, complete or not.
+    const planned = this.#waterfall ? planWaterfallRow(cells, targets, width, shard) : planRow(cells, targets[0]!, width, shard);
+    if (planned.kind === 'elsewhere') return undefined;
+    if (complete && isComplete(cells, complete)) {
+      return { row, cells, status: 'skipped', billing: 'none', data: {}, errorCode: 'complete', errorMessage: complete.message };
     }
-    const planned = planWaterfallRow(cells, targets, width, shard);
+    if (planned.kind === 'key') return { row, cells, first: { target: targets[0]!, key: planned.key }, rest: undefined };
     if (planned.kind === 'keys') return { row, cells, first: planned.keys[0]!, rest: planned.keys.slice(1) };
-    return planned.kind === 'elsewhere' ? undefined : unplanned(cells, row, planned);
+    return unplanned(cells, row, planned);
   }
 
   /**
@@ -95,14 +101,20 @@ export class BatchLookups {
     const attempt = i === 0 ? p.first : p.rest![i - 1]!;
     const outcome = this.#options.lookups.resolve(opOf(attempt.target), attempt.key);
     const passesOn = (o: LookupOutcome) => o.kind === 'not_found' || (o.kind === 'error' && o.code === 'bad_request');
-    const settle = (o: LookupOutcome): FinishedRow | Promise<FinishedRow> =>
-      passesOn(o) && i < (p.rest?.length ?? 0) ? this.#tryFrom(p, i + 1) : this.#finish(p, attempt, o);
+    const settle = (o: LookupOutcome): FinishedRow | Promise<FinishedRow> => {
+      if (!passesOn(o) || i >= (p.rest?.length ?? 0)) return this.#finish(p, attempt, o);
+      if (o.kind === 'not_found') (p.missed ??= []).push(attempt.target.kind);
+      return this.#tryFrom(p, i + 1);
+    };
     return outcome instanceof Promise ? outcome.then(settle) : settle(outcome);
   }
 
   #finish(p: KeyedRow, attempt: WaterfallKey, outcome: LookupOutcome): FinishedRow | Promise<FinishedRow> {
     const done = finished(p.cells, p.row, outcome, { lead: leadOf(outcome) });
-    if (this.#waterfall) done.source = attempt.target.kind;
+    if (this.#waterfall) {
+      done.source = attempt.target.kind;
+      if (p.missed) done.missedBy = p.missed;
+    }
     return this.#options.extras.length === 0 ? done : this.#withExtras(p, attempt, done);
   }
 
@@ -123,6 +135,11 @@ export class BatchLookups {
     const [mx, whois, firm] = await Promise.all([ask('mx'), ask('whois'), ask('company')]);
     base.extraBilling = { ...(mx ? { mx: mx.billing } : {}), ...(whois ? { whois: whois.billing } : {}), ...(firm ? { company: firm.billing } : extras.includes('company') ? { company: 'none' as const } : {}) };
     if (extras.includes('company')) base.companyStatus = firm?.kind ?? 'skipped';
+    base.extraStatus = {
+      ...(extras.includes('mx') ? { mx: mx?.kind ?? 'skipped' } : {}),
+      ...(extras.includes('whois') ? { whois: whois?.kind ?? 'skipped' } : {}),
+      ...(extras.includes('company') ? { company: firm?.kind ?? 'skipped' } : {}),
+    };
     base.data = {
       lead,
       ...(mx?.kind === 'found' ? { mx: mx.data as MxResult } : {}),

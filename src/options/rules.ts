@@ -172,3 +172,52 @@ export const fields: Rule<string[]> = (raw) => {
   if (list.length === 0) throw new RuleBroken('must list added column names, such as lead_name,lead_title', raw);
   return [...new Set(list)];
 };
+
+/** One `--fill` pair: the input column to fill, and the added column (field) whose value fills it. */
+export interface FillPair {
+  column: string;
+  field: string;
+}
+
+/**
+ * `--fill "Title=lead_title,Company=lead_company_name"` (a list of such pairs, or the library's
+ * `{ Title: 'lead_title' }`). A pair splits at its last `=`: a field name never holds one, a column
+ * name may. Whether the column and the field exist is the input's and the run's to say (write/cell-fill.ts).
+ */
+export const fill: Rule<FillPair[]> = (raw) => {
+  const rule = 'must be COLUMN=FIELD pairs such as Title=lead_title,Company=lead_company_name';
+  const pairs: FillPair[] = [];
+  // Already read (a config file's value handed on): taken as it is.
+  if (Array.isArray(raw) && raw.length > 0 && raw.every((p) => typeof p === 'object' && p !== null && typeof p.column === 'string' && typeof p.field === 'string')) {
+    return (raw as FillPair[]).map(({ column, field }) => ({ column, field }));
+  }
+  if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) {
+    for (const [column, field] of Object.entries(raw as Record<string, unknown>)) {
+      if (column === '' || typeof field !== 'string' || field.trim() === '') throw new RuleBroken(rule, raw);
+      pairs.push({ column, field: field.trim() });
+    }
+  } else {
+    for (const item of listItems(raw)) {
+      const at = item.lastIndexOf('=');
+      const column = item.slice(0, at).trim();
+      const field = item.slice(at + 1).trim();
+      if (at < 0 || column === '' || field === '') throw new RuleBroken(rule, item);
+      pairs.push({ column, field });
+    }
+  }
+  if (pairs.length === 0) throw new RuleBroken(rule, raw);
+  return pairs;
+};
+
+/** Input column names (`--only-missing Title,Company`): a list, or a comma-separated string; each once. */
+export const columnNames: Rule<string[]> = (raw) => {
+  const list = listItems(raw);
+  if (list.length === 0) throw new RuleBroken('must list input column names, such as Title,Company', raw);
+  return [...new Set(list)];
+};
+
+/** `--report r.html` or `r.json`: the format is the file's extension. */
+export const reportFile: Rule<string> = (raw) => {
+  if (typeof raw === 'string' && /\.(html?|json)$/i.test(raw.trim())) return raw.trim();
+  throw new RuleBroken('must be a file name ending in .html or .json (the report\'s format)', raw);
+};

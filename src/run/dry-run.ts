@@ -13,11 +13,13 @@ import { fromBytes, openCsv } from '../read/index.js';
 import { readAccount } from '../lookup/account.js';
 import { ResultStore } from '../store/result-store.js';
 import { ANSWER_CELLS } from '../write/columns.js';
-import { KeyCensus, noteExtras } from '../plan/key-census.js';
+import { KeyCensus, noteExtras, type RowExtras } from '../plan/key-census.js';
+import { isComplete } from '../plan/complete-row.js';
+import { runColumns } from './prepare.js';
 import { keyColumns } from '../plan/key-columns.js';
 import { domainColumnFor } from '../plan/targets.js';
 import { keyWarning } from '../plan/key-warning.js';
-import { LOOKUP_OPERATION, planWaterfallRow, type LookupKind, type WaterfallKey } from '../plan/plan.js';
+import { LOOKUP_OPERATION, planWaterfallRow, type LookupKind } from '../plan/plan.js';
 
 /** The options of a run: the dry run plans what `enrich()` with the same options would do. */
 export type DryRunOptions = EnrichOptions;
@@ -27,6 +29,11 @@ export interface DryRunPlan {
   invalidRows: number;
   /** Rows whose key cell is empty: skipped with no_key, no request. */
   noKeyRows: number;
+  /** --fill / --only-missing: rows whose cells hold values already: skipped with complete, no request. */
+  completeRows: number;
+  /** Lookups those rows would have needed, at most (keys no other row needs and the store does not know), and their credits at most. */
+  lookupsSaved: number;
+  creditsSaved: number;
   /** The first (or only) kind and its column; `order` lists every kind of a waterfall in turn. */
   lookup: { kind: LookupKind; column: string; with: Extra[]; order: Array<{ kind: LookupKind; column: string }> };
   /** Distinct normalized keys, per operation. */
@@ -72,11 +79,13 @@ export async function planRun(options: DryRunOptions): Promise<DryRunPlan> {
     const account = await readAccount(path, settings.rpm);
     const counted = await countRows(settings, store, settings.service ?? client.baseUrl);
     const creditsNeeded = counted.lookupsToMake * PUBLISHED_FOUND_COST;
+    const creditsSaved = counted.lookupsSaved * PUBLISHED_FOUND_COST;
     const { rpm } = rateFor(settings.rpm, account.limits);
     const reserve = settings.minCredits ?? account.threshold;
     return {
       ...counted,
       creditsNeeded,
+      creditsSaved,
       creditsEstimate: `upper bound: every lookup found, at ${PUBLISHED_FOUND_COST} credits each (the published cost of a found lead); misses cost nothing`,
       minutesNeeded: Math.round((counted.lookupsToMake / rpm) * 100) / 100,
       rpm,
@@ -92,7 +101,7 @@ export async function planRun(options: DryRunOptions): Promise<DryRunPlan> {
 
 type RowCounts = Pick<
   DryRunPlan,
-  'rows' | 'invalidRows' | 'noKeyRows' | 'lookup' | 'distinctKeys' | 'alreadyKnown' | 'lookupsToMake' | 'lookupsExpected' | 'warning'
+  'rows' | 'invalidRows' | 'noKeyRows' | 'completeRows' | 'lookupsSaved' | 'lookup' | 'distinctKeys' | 'alreadyKnown' | 'lookupsToMake' | 'lookupsExpected' | 'warning'
 >;
 
 /** Reads and plans every row as the run would, and checks each distinct key against the store. */
@@ -107,19 +116,26 @@ async function countRows(settings: EnrichSettings, store: ResultStore, service: 
   const extras = settings.extras;
   const domainColumn = headerLine ? domainColumnFor(source.header.map(fromBytes), targets, extras) : undefined;
   const census = new KeyCensus(store, service, settings.maxAgeMs, settings.refresh);
-  const counts = { rows: 0, invalidRows: 0, noKeyRows: 0 };
+  // --fill / --only-missing: the rows complete already are counted apart; what they save is what a
+  // census of every row would look up beyond the census of the rows looked up.
+  const { complete } = runColumns(settings, targets, source.header.map(fromBytes));
+  const everyRow = complete ? new KeyCensus(store, service, settings.maxAgeMs, settings.refresh) : undefined;
+  const counts = { rows: 0, invalidRows: 0, noKeyRows: 0, completeRows: 0 };
   for await (const batch of source.batches) {
     for (const cells of batch) {
       const planned = planWaterfallRow(cells, targets, source.header.length, settings.shard);
       if (planned.kind === 'elsewhere') continue;
       counts.rows += 1;
+      const isDone = complete !== undefined && isComplete(cells, complete);
+      if (isDone) counts.completeRows += 1;
       if (planned.kind !== 'keys') {
+        if (isDone) continue;
         if (planned.kind === 'invalid') counts.invalidRows += 1;
         else counts.noKeyRows += 1;
         continue;
       }
-      const answering = census.walk(planned.keys.map((attempt) => ({ op: LOOKUP_OPERATION[attempt.target.kind] as BillableOperation, key: attempt.key, attempt })));
-      if (extras.length > 0) noteExtras(census, { extras, keys: planned.keys, domainCell: domainColumn ? fromBytes(cells[domainColumn.columnIndex] ?? '') : undefined }, answering);
+      const row = { extras, keys: planned.keys, domainCell: domainColumn ? fromBytes(cells[domainColumn.columnIndex] ?? '') : undefined };
+      for (const each of isDone ? [everyRow!] : everyRow ? [census, everyRow] : [census]) walkRow(each, row);
     }
   }
   return {
@@ -133,7 +149,14 @@ async function countRows(settings: EnrichSettings, store: ResultStore, service: 
     distinctKeys: census.distinct(),
     alreadyKnown: census.known,
     lookupsToMake: census.worst,
+    lookupsSaved: everyRow ? everyRow.worst - census.worst : 0,
     lookupsExpected: census.expected,
     warning: keyWarning(counts, source, targets),
   };
+}
+
+/** A row's keys through the census (the store's answers first), --with included. */
+function walkRow(census: KeyCensus, row: RowExtras): void {
+  const answering = census.walk(row.keys.map((attempt) => ({ op: LOOKUP_OPERATION[attempt.target.kind] as BillableOperation, key: attempt.key, attempt })));
+  if (row.extras.length > 0) noteExtras(census, row, answering);
 }

@@ -35,6 +35,21 @@ export interface EnrichOptions {
   prefix?: string | undefined;
   /** Keep only these added columns (`lead_status` is always kept), in this order: a list, or a comma-separated string. */
   fields?: string[] | string | undefined;
+  /**
+   * Fill blank cells of the input's own columns from the answer: `'Title=lead_title,Company=lead_company_name'`,
+   * a list of such pairs, `{ Title: 'lead_title' }`, or `[{ column: 'Title', field: 'lead_title' }]`. A field is any added column's name (as `fields`
+   * names them). Only `lead_status` is added then, unless `fields` names more. A row whose cells in
+   * these columns all hold values is not looked up (`skipped`, `complete`).
+   */
+  fill?: string | string[] | Record<string, string> | ReadonlyArray<{ column: string; field: string }> | undefined;
+  /** With `fill`: replace cells that hold a value too (such rows are looked up). */
+  overwrite?: boolean | undefined;
+  /** Look up only rows where at least one of these input columns is blank; the others are `skipped`, `complete`. */
+  onlyMissing?: string | string[] | undefined;
+  /** Write a run report here at the end of the run (also a stopped one): HTML or JSON by the extension. */
+  report?: string | undefined;
+  /** The command line the report names (its passwords masked). Default: this process's, `process.argv.slice(1)`. */
+  commandLine?: readonly string[] | undefined;
 
   /** The API: a ready client, or a base URL and token. */
   client?: LeadClient | undefined;

@@ -14,7 +14,7 @@ import { ConsumerSink } from './consumer-sink.js';
 import { finish } from './finish.js';
 import type { Billing, FinishedRow, RowStatus } from '../core/rows.js';
 import { RunMetrics } from './metrics.js';
-import { addedColumns, type PreparedRun } from './prepare.js';
+import { runColumns, type PreparedRun } from './prepare.js';
 import { prepareLookups } from './prepare-lookups.js';
 import { Resources } from './resources.js';
 import { loopOf, runRows } from './run-rows.js';
@@ -41,6 +41,8 @@ export interface RowResult {
   billing: Billing;
   /** Why there is no answer (status `error` or `skipped`): a LeadError with the sidecar's code. */
   error: RowError | undefined;
+  /** With `fill`: the cells the answer filled, by column name (`{ Title: 'CTO' }`); undefined when none. `input` stays as given. */
+  filled: Record<string, string> | undefined;
 }
 
 export function enrichRows(rows: Iterable<InputRow> | AsyncIterable<InputRow>, options: EnrichRowsOptions = {}): AsyncIterableIterator<RowResult> {
@@ -82,14 +84,14 @@ async function prepareRows(source: RowsSource, settings: EnrichSettings, resourc
   await source.start();
   const header = source.header.map(fromBytes);
   const targets = detectTargets(header, settings.by, settings.columns);
-  const input = { source, targets, domainColumn: domainColumnFor(header, targets, settings.extras), headerLine: true, columns: addedColumns(settings, targets, header) };
+  const input = { source, targets, domainColumn: domainColumnFor(header, targets, settings.extras), headerLine: true, ...runColumns(settings, targets, header) };
   const lookups = await prepareLookups(settings, resources);
   return { settings, ...input, ...lookups, writer: sink };
 }
 
 /** The run in the background: its rows go to the sink; a failure reaches the caller's next(). */
 function start(run: PreparedRun, startedAt: number, sink: ConsumerSink): Promise<unknown> {
-  const metrics = new RunMetrics(run.targets.length === 1 ? run.targets[0]!.kind : undefined, startedAt);
+  const metrics = new RunMetrics(run.targets.length === 1 ? run.targets[0]!.kind : undefined, startedAt, run.fillRates);
   const done = runRows(loopOf(run, metrics, sink)).then(() => finish(run, metrics));
   done.catch((error: unknown) => sink.fail(error));
   return done;
@@ -107,5 +109,6 @@ function resultOf(row: FinishedRow, source: RowsSource, run: PreparedRun): RowRe
     whois: row.data.whois,
     billing: row.billing,
     error: row.errorCode === undefined ? undefined : new RowError(row.errorCode as ErrorCode, row.errorMessage ?? row.errorCode),
+    filled: row.filled ? Object.fromEntries([...row.filled].map(([column, value]) => [fromBytes(source.header[column] ?? ''), value])) : undefined,
   };
 }

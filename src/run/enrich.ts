@@ -22,7 +22,7 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
   let failed = true;
   try {
     const run = await prepare(settings, resources);
-    const metrics = new RunMetrics(run.targets.length === 1 ? run.targets[0]!.kind : undefined, startedAt);
+    const metrics = new RunMetrics(run.targets.length === 1 ? run.targets[0]!.kind : undefined, startedAt, run.fillRates);
     if (settings.onProgress) {
       const onProgress = settings.onProgress;
       const timer = setInterval(() => onProgress(progressOf(run, metrics)), settings.tuning.progressIntervalMs);

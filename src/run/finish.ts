@@ -1,7 +1,9 @@
 // The last phase: a last reading of the balance (what the run really spent), the outputs renamed
-// into place, and the summary.
+// into place, the summary, and the run report (--report), which a stopped run writes too.
 import type { RunMetrics } from './metrics.js';
 import type { PreparedRun } from './prepare.js';
+import { writeReport } from '../report/write-report.js';
+import { reportOf } from './report-of.js';
 import { summaryOf, type EnrichSummary } from './summary.js';
 
 export async function finish(run: PreparedRun, metrics: RunMetrics): Promise<EnrichSummary> {
@@ -18,5 +20,20 @@ export async function finish(run: PreparedRun, metrics: RunMetrics): Promise<Enr
     }
   }
   const files = await run.writer.commit();
-  return summaryOf(run, metrics, { files, balanceAfter, exact });
+  const summary = summaryOf(run, metrics, { files, balanceAfter, exact });
+  if (run.settings.report) report(run, summary, run.settings.report);
+  return summary;
+}
+
+/** The report, after the outputs: a report that cannot be written is said, and costs the run nothing else. */
+function report(run: PreparedRun, summary: EnrichSummary, file: string): void {
+  const { settings } = run;
+  const fillFields: Record<string, string[]> = {};
+  for (const t of run.fill?.targets ?? []) (fillFields[t.columnName] ??= []).push(`${settings.prefix}${t.field}`);
+  try {
+    writeReport(file, reportOf(summary, { timeline: run.timeline, windowMs: settings.tuning.windowMs, accountRpm: run.accountRpm, commandLine: settings.commandLine, secrets: [settings.token], fillFields }));
+  } catch (error) {
+    summary.report = undefined;
+    settings.warn(`Cannot write the report ${file}: ${(error as Error).message}`);
+  }
 }

@@ -5,6 +5,7 @@
 import type { LookupKind } from '../core/kinds.js';
 import type { Billing, FinishedRow, RowStatus } from '../core/rows.js';
 import { hasInvalidUtf8 } from '../read/index.js';
+import type { FillRates } from '../write/fill-rates.js';
 
 type ExtraName = 'mx' | 'whois' | 'company';
 
@@ -26,10 +27,17 @@ export class RunMetrics {
   readonly #errorCodes: Record<string, number> = {};
   readonly #extraBilling: Partial<Record<ExtraName, Record<Billing, number>>> = {};
   readonly #foundBy: Partial<Record<LookupKind, number>> = {};
+  /** Rows a kind answered (found or not found), per kind: the denominator of its match rate. */
+  readonly #answeredBy: Partial<Record<LookupKind, number>> = {};
+  readonly #extraStatus: Partial<Record<ExtraName, Record<RowStatus, number>>> = {};
+  /** --fill: cells filled, per input column index. */
+  readonly #filled = new Map<number, number>();
+  readonly #fillRates: FillRates | undefined;
 
-  constructor(kind: LookupKind | undefined, startedAt: number = Date.now()) {
+  constructor(kind: LookupKind | undefined, startedAt: number = Date.now(), fillRates?: FillRates) {
     this.#kind = kind;
     this.startedAt = startedAt;
+    this.#fillRates = fillRates;
   }
 
   /**
@@ -54,12 +62,25 @@ export class RunMetrics {
         counts[billing] += 1;
       }
     }
-    if (row.status === 'found') {
-      const kind = row.source ?? this.#kind;
-      if (kind) this.#foundBy[kind] = (this.#foundBy[kind] ?? 0) + 1;
+    if (row.status === 'found' || row.status === 'not_found') this.#answered(row);
+    if (row.extraStatus) {
+      for (const [extra, status] of Object.entries(row.extraStatus) as Array<[ExtraName, RowStatus]>) {
+        (this.#extraStatus[extra] ??= { found: 0, not_found: 0, error: 0, skipped: 0 })[status] += 1;
+      }
     }
+    if (row.filled) for (const column of row.filled.keys()) this.#filled.set(column, (this.#filled.get(column) ?? 0) + 1);
     if (row.errorCode) this.#errorCodes[row.errorCode] = (this.#errorCodes[row.errorCode] ?? 0) + 1;
     if (row.status === 'error' && FILE_PROBLEMS.has(row.errorCode ?? '')) this.#fileErrors += 1;
+  }
+
+  /** A row with an answer: per kind, answered and found (a waterfall's misses before it too), and its fill rates. */
+  #answered(row: FinishedRow): void {
+    const kind = row.source ?? this.#kind;
+    if (kind) this.#answeredBy[kind] = (this.#answeredBy[kind] ?? 0) + 1;
+    if (row.missedBy) for (const missed of row.missedBy) this.#answeredBy[missed] = (this.#answeredBy[missed] ?? 0) + 1;
+    if (row.status !== 'found') return;
+    if (kind) this.#foundBy[kind] = (this.#foundBy[kind] ?? 0) + 1;
+    this.#fillRates?.count(row);
   }
 
   /** Rows in `error` for the file's own problem: a malformed key, or one the API refused (exit 5). */
@@ -99,6 +120,23 @@ export class RunMetrics {
   /** Rows found, per lookup kind (with one kind, all of them under it). */
   get foundBy(): Readonly<Partial<Record<LookupKind, number>>> {
     return this.#foundBy;
+  }
+
+  /** Rows each kind answered, found or not (a waterfall row counts under every kind that answered it). */
+  get answeredBy(): Readonly<Partial<Record<LookupKind, number>>> {
+    return this.#answeredBy;
+  }
+  /** How each --with operation went, of the rows whose own lookup answered. */
+  get extraStatus(): Readonly<Partial<Record<ExtraName, Record<RowStatus, number>>>> {
+    return this.#extraStatus;
+  }
+  /** --fill: cells filled, per input column index. */
+  get filled(): ReadonlyMap<number, number> {
+    return this.#filled;
+  }
+  /** Found rows holding a value, per added column (without --prefix). */
+  get fillRates(): Record<string, number> {
+    return this.#fillRates?.counts ?? {};
   }
 
   get elapsedMs(): number {

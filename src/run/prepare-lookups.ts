@@ -17,6 +17,7 @@ import type { RateGate } from '../lookup/rate/rate-gate.js';
 import { rateFor, type RatePlan } from '../lookup/rate/rate-plan.js';
 import type { Availability } from '../lookup/request-path/breaker.js';
 import { RequestPath } from '../lookup/request-path/request-path.js';
+import { RequestTimeline } from '../lookup/request-path/request-timeline.js';
 import { formatDuration } from '../core/duration.js';
 import { RetryPolicy } from '../lookup/request-path/retry-policy.js';
 import type { StoredForm } from '../lookup/lookups.js';
@@ -29,6 +30,10 @@ import { transportOf, type EnrichSettings } from './settings.js';
 export interface PreparedLookups {
   /** The one request path of the run: its counts are the summary's requests, retries and 429s. */
   path: RequestPath;
+  /** The path's lookups per rate window (the report's chart). */
+  timeline: RequestTimeline;
+  /** The account's own rate limit (requests per window), which `rate.rpm` may be below (--rpm). */
+  accountRpm: number;
   credits: CreditAccount;
   reserve: number;
   rate: RatePlan;
@@ -44,7 +49,9 @@ export async function prepareLookups(settings: EnrichSettings, resources: Resour
   const service = settings.service ?? api.baseUrl;
   const store = openStore(settings, resources);
   const stop = new RunStop();
+  const timeline = new RequestTimeline(Date.now(), settings.tuning.windowMs);
   const path = new RequestPath((op, input) => api.call(op, input as never), {
+    timeline,
     retry: new RetryPolicy({ retries: settings.retries, baseDelayMs: settings.tuning.retryBaseDelayMs, maxDelayMs: settings.tuning.retryMaxDelayMs }),
     windowMs: settings.tuning.windowMs,
     noMoreRequests: stop.requestsSignal,
@@ -77,7 +84,7 @@ export async function prepareLookups(settings: EnrichSettings, resources: Resour
     cells: ANSWER_CELLS,
     storedForm,
   });
-  return { path, credits, reserve, rate, gate, coordinator, stop, lookups };
+  return { path, timeline, accountRpm: account.limits.rpm, credits, reserve, rate, gate, coordinator, stop, lookups };
 }
 
 /** An API that goes down and comes back is one event: one line each way (cli-contract, "An API that fails"). */

@@ -8,7 +8,11 @@ import type { LookupTarget } from '../plan/plan.js';
 import { columnKind, domainColumnFor } from '../plan/targets.js';
 import { fromBytes, openCsv, type CsvSource } from '../read/index.js';
 import { checkColumnChoice } from '../write/column-choice.js';
-import { columnsFor, type ColumnSet } from '../write/columns.js';
+import { addedColumnNames, BOOKKEEPING_COLUMNS, columnsFor, type ColumnFlags, type ColumnSet } from '../write/columns.js';
+import { FillRates } from '../write/fill-rates.js';
+import { CellFill, fillTargets } from '../write/cell-fill.js';
+import { completeRule, type CompleteRule } from '../plan/complete-row.js';
+import { inputColumnIndex } from '../plan/named-columns.js';
 import { OutputLock } from '../write/output-lock.js';
 import { RowWriter, type RowSink } from '../write/row-writer.js';
 import { prepareLookups, type PreparedLookups } from './prepare-lookups.js';
@@ -33,12 +37,22 @@ export async function prepare(settings: EnrichSettings, resources: Resources): P
   return { settings, ...input, ...lookups, writer };
 }
 
-export interface OpenedInput {
+export interface OpenedInput extends RunColumns {
   source: CsvSource;
   targets: LookupTarget[];
   domainColumn: LookupTarget | undefined;
   headerLine: boolean;
+}
+
+/** The columns a run writes and fills, and which rows it need not look up: all checked before any request. */
+export interface RunColumns {
   columns: ColumnSet;
+  /** --fill. */
+  fill: CellFill | undefined;
+  /** --fill (without --overwrite) and --only-missing: rows complete already. */
+  complete: CompleteRule | undefined;
+  /** The fill rate of each column the answers give: those written, and those --fill reads. */
+  fillRates: FillRates;
 }
 
 /**
@@ -56,15 +70,23 @@ async function openInput(settings: EnrichSettings, resources: Resources): Promis
   const { targets, headerLine, source } = await keyColumns(read, { by: settings.by, columns: settings.columns, header: settings.header, inputName, warn: settings.warn });
   const header = source.header.map(fromBytes);
   const domainColumn = headerLine ? domainColumnFor(header, targets, settings.extras) : undefined;
-  return { source, targets, domainColumn, headerLine, columns: addedColumns(settings, targets, header) };
+  return { source, targets, domainColumn, headerLine, ...runColumns(settings, targets, header) };
 }
 
-/** The columns the run adds, checked against the input's header (before any request). */
-export function addedColumns(settings: EnrichSettings, targets: readonly LookupTarget[], header: readonly string[]): ColumnSet {
-  const flags = { mx: settings.extras.includes('mx'), whois: settings.extras.includes('whois'), company: settings.extras.includes('company'), source: targets.length > 1 };
+/** The columns the run adds and fills, checked against the input's header (before any request). */
+export function runColumns(settings: EnrichSettings, targets: readonly LookupTarget[], header: readonly string[]): RunColumns {
+  const kind = columnKind(targets);
+  const flags: ColumnFlags = { mx: settings.extras.includes('mx'), whois: settings.extras.includes('whois'), company: settings.extras.includes('company'), source: targets.length > 1 };
   const choice = { prefix: settings.prefix, fields: settings.fields };
-  checkColumnChoice(columnKind(targets), flags, choice, header);
-  return columnsFor(columnKind(targets), flags, choice);
+  checkColumnChoice(kind, flags, choice, header);
+  const fill = settings.fill ? new CellFill(fillTargets(settings.fill, header, kind, flags, settings.prefix), kind, flags, settings.overwrite) : undefined;
+  // A row is complete when every cell it could fill, and every --only-missing cell, holds a value.
+  const needed = new Map<number, string>((fill?.completeColumns ?? []).map((t) => [t.column, t.columnName]));
+  for (const name of settings.onlyMissing ?? []) needed.set(inputColumnIndex(header, name, '--only-missing'), name);
+  const complete = needed.size > 0 ? completeRule([...needed.keys()], [...needed.values()]) : undefined;
+  const written = (settings.fields ?? addedColumnNames(kind, flags)).filter((name) => !BOOKKEEPING_COLUMNS.has(name));
+  const rated = [...new Set([...written, ...(fill?.targets.map((t) => t.field) ?? [])])];
+  return { columns: columnsFor(kind, flags, choice), fill, complete, fillRates: new FillRates(kind, flags, rated) };
 }
 
 /** The output and sidecar files are this run's alone: a second run on them stops here, before any request. */
@@ -96,7 +118,7 @@ function openWriter(settings: EnrichSettings, input: OpenedInput): RowWriter {
 }
 
 /** The look-up step of a prepared run's rows (plan → look up), the same for enrich and enrichRows. */
-export function batchLookupsFor(run: Pick<PreparedRun, 'settings' | 'source' | 'targets' | 'domainColumn' | 'lookups'>): BatchLookups {
+export function batchLookupsFor(run: Pick<PreparedRun, 'settings' | 'source' | 'targets' | 'domainColumn' | 'lookups' | 'complete'>): BatchLookups {
   return new BatchLookups({
     targets: run.targets,
     domainColumn: run.domainColumn,
@@ -104,5 +126,6 @@ export function batchLookupsFor(run: Pick<PreparedRun, 'settings' | 'source' | '
     lookups: run.lookups,
     width: run.source.header.length,
     shard: run.settings.shard,
+    complete: run.complete,
   });
 }

@@ -12,12 +12,15 @@ import type { RunMetrics } from './metrics.js';
 import { OrderedWindow } from './ordered-window.js';
 import { INTERRUPTED, type RunStop } from './run-stop.js';
 import { batchLookupsFor, type PreparedRun } from './prepare.js';
+import type { CellFill } from '../write/cell-fill.js';
 
 export interface RowLoop {
   source: CsvSource;
   lookups: BatchLookups;
   writer: RowSink;
   metrics: RunMetrics;
+  /** --fill: each row's filled cells, set before the row is counted and written. */
+  fill: CellFill | undefined;
   stop: RunStop;
   reorderWindow: number;
   /** After a halt, how long rows in flight may still finish. */
@@ -40,6 +43,7 @@ export function loopOf(run: PreparedRun, metrics: RunMetrics, writer: RowSink): 
     lookups: batchLookupsFor(run),
     writer,
     metrics,
+    fill: run.fill,
     stop: run.stop,
     reorderWindow: settings.tuning.reorderWindow,
     drainTimeoutMs: settings.tuning.drainTimeoutMs,
@@ -93,7 +97,10 @@ async function flush(loop: RowLoop, window: OrderedWindow<FinishedRow>, all: boo
   const { metrics, stop } = loop;
   for (;;) {
     const ready = window.takeReady();
-    for (const row of ready) metrics.count(row);
+    for (const row of ready) {
+      loop.fill?.apply(row);
+      metrics.count(row);
+    }
     if (!(await written(loop, ready))) return;
     if (stop.fatal || window.size === 0 || (!all && !window.isFull)) return;
     // An interrupt while we wait must not wait for this row's request to time out.

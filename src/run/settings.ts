@@ -1,6 +1,7 @@
 // One resolver for the options of a run: the library's `enrich()`, its dry run and the command
 // line all come through here. Every field is validated once (rules.ts) and every default comes
 // from defaults.ts; what leaves is the settings object the run's phases read.
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { LeadClient } from '../lookup/lead-client.js';
@@ -14,7 +15,7 @@ import type { MaxErrors } from './error-budget.js';
 import { DEFAULTS } from '../options/defaults.js';
 import type { EnrichOptions, EnrichProgress, EnrichTuning, Extra } from './enrich-options.js';
 import { checked, invalid, readOption } from '../options/option-table.js';
-import { nonNegativeInteger, positiveInteger } from '../options/rules.js';
+import { nonNegativeInteger, positiveInteger, type FillPair } from '../options/rules.js';
 
 export interface EnrichSettings {
   input: string | Readable;
@@ -31,6 +32,15 @@ export interface EnrichSettings {
   extras: Extra[];
   prefix: string;
   fields: string[] | undefined;
+  /** --fill: input columns filled from the answer's fields (checked against the header in prepare). */
+  fill: FillPair[] | undefined;
+  overwrite: boolean;
+  /** --only-missing: a row whose cells in these columns all hold values is not looked up. */
+  onlyMissing: string[] | undefined;
+  /** --report: the run report's path (.html or .json). */
+  report: string | undefined;
+  /** The command line the report names (secrets masked there). */
+  commandLine: readonly string[];
   client: LeadClient | undefined;
   baseUrl: string;
   token: string;
@@ -61,7 +71,7 @@ export interface EnrichSettings {
 }
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
-  'input', 'delimiter', 'encoding', 'header', 'output', 'errors', 'by', 'column', 'with', 'format', 'prefix', 'fields', 'client', 'baseUrl', 'token', 'timeoutMs', 'proxy', 'service',
+  'input', 'delimiter', 'encoding', 'header', 'output', 'errors', 'by', 'column', 'with', 'format', 'prefix', 'fields', 'fill', 'overwrite', 'onlyMissing', 'report', 'commandLine', 'client', 'baseUrl', 'token', 'timeoutMs', 'proxy', 'service',
   'rpm', 'concurrency', 'minCredits', 'retries', 'maxErrors', 'patience', 'store', 'maxAge', 'maxAgeMs', 'refresh', 'redis', 'shard',
   'signal', 'quit', 'onProgress', 'onWarning', 'onAvailability', 'stdout', 'tuning',
 ]);
@@ -83,13 +93,18 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
   const output = outputOf(options.output, input, format, shard);
   const errors = errorsOf(options.errors, output, input);
   const store = options.store instanceof ResultStore ? options.store : (options.store ?? defaultStorePath());
+  const report = reportOf(options.report);
   // Before anything is opened for writing or any request is made (cli-contract, "Never overwritten").
   assertDistinctFiles([
     { option: '<input>', path: typeof input === 'string' ? input : undefined },
     { option: '--output', path: typeof output === 'string' ? output : undefined },
     { option: '--errors', path: typeof errors === 'string' ? errors : undefined },
     { option: '--store', path: typeof store === 'string' ? store : store.path },
+    { option: '--report', path: report },
   ]);
+  const fill = readOption('fill', options.fill, 'library');
+  const overwrite = readOption('overwrite', options.overwrite, 'library') ?? false;
+  if (overwrite && !fill) throw new ConfigError('Invalid option --overwrite: it replaces the cells --fill fills; give --fill too');
   return {
     input,
     delimiter: readOption('delimiter', options.delimiter, 'library'),
@@ -102,7 +117,13 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     columns: readOption('column', options.column, 'library'),
     extras: readOption('with', options.with, 'library') ?? [],
     prefix: readOption('prefix', options.prefix, 'library') ?? '',
-    fields: readOption('fields', options.fields, 'library'),
+    // With --fill the output keeps the input's own shape: lead_status only, unless --fields asks for more.
+    fields: readOption('fields', options.fields, 'library') ?? (fill ? [] : undefined),
+    fill,
+    overwrite,
+    onlyMissing: readOption('onlyMissing', options.onlyMissing, 'library'),
+    report,
+    commandLine: commandLineOf(options.commandLine),
     client: options.client,
     baseUrl: options.baseUrl ?? '',
     token: options.token ?? '',
@@ -128,6 +149,24 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     stdout: options.stdout,
     tuning: tuningOf(options.tuning ?? {}),
   };
+}
+
+/** --report: its folder must be there, or the report would be lost at the run's end. */
+function reportOf(raw: unknown): string | undefined {
+  const report = readOption('report', raw, 'library');
+  if (report === undefined) return undefined;
+  const folder = path.dirname(path.resolve(report));
+  if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) {
+    throw new ConfigError(`Invalid option --report: the folder ${folder} does not exist; create it or name another file`);
+  }
+  return report;
+}
+
+/** The command line a report names: the caller's, else this process's own. */
+function commandLineOf(given: unknown): readonly string[] {
+  if (given === undefined) return process.argv.slice(1);
+  if (Array.isArray(given) && given.every((arg) => typeof arg === 'string')) return given as string[];
+  throw invalid('commandLine', 'must be an array of strings, such as process.argv.slice(1)', given);
 }
 
 function inputOf(input: unknown): string | Readable {

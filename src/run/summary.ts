@@ -15,6 +15,17 @@ export interface EnrichSummary {
   lookup: { kind: LookupKind; column: string; with: Extra[]; waterfall?: Array<{ kind: LookupKind; column: string }> };
   /** Rows found, per lookup kind that found them. */
   foundBy: Partial<Record<LookupKind, number>>;
+  /** Rows each kind answered (found or not found; a waterfall row under every kind that answered it): match rate = foundBy ÷ answeredBy. */
+  answeredBy: Partial<Record<LookupKind, number>>;
+  /**
+   * Of the rows found, how many hold a value in each added column (its fill rate = this ÷ status.found):
+   * the columns written that an answer fills, and those --fill reads, named as the run writes them.
+   */
+  fillRates: Record<string, number>;
+  /** --fill: cells filled, per input column. */
+  filled: Record<string, number>;
+  /** How each --with operation went, of the rows whose own lookup answered. */
+  withStatus: Partial<Record<Extra, Record<RowStatus, number>>>;
   rows: number;
   status: Record<RowStatus, number>;
   billing: Record<Billing, number>;
@@ -33,6 +44,9 @@ export interface EnrichSummary {
   credits: { before: number; after: number; spent: number; fell: number; reserve: number; exact: boolean };
   rpm: number;
   concurrency: number;
+  /** When the run began and ended (ISO 8601). */
+  startedAt: string;
+  endedAt: string;
   elapsedMs: number;
   rowsPerMinute: number;
   /** Input cells holding bytes that are not valid UTF-8 (in a file read as UTF-8), copied through unchanged. */
@@ -44,6 +58,8 @@ export interface EnrichSummary {
   /** The --patience the run waited with for an API that was down (ms). */
   patienceMs: number;
   shard: Shard | undefined;
+  /** The run report written (--report), if any. */
+  report: string | undefined;
 }
 
 export function progressOf(run: PreparedRun, metrics: RunMetrics): EnrichProgress {
@@ -86,6 +102,10 @@ export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFac
       ...(run.targets.length > 1 ? { waterfall: run.targets.map((t) => ({ kind: t.kind, column: t.columnName })) } : {}),
     },
     foundBy: metrics.foundBy,
+    answeredBy: metrics.answeredBy,
+    fillRates: Object.fromEntries(Object.entries(metrics.fillRates).map(([name, n]) => [`${settings.prefix}${name}`, n])),
+    filled: Object.fromEntries((run.fill?.targets ?? []).map((t) => [t.columnName, metrics.filled.get(t.column) ?? 0])),
+    withStatus: metrics.extraStatus,
     rows: metrics.rows,
     status: metrics.status,
     billing: metrics.billing,
@@ -98,6 +118,8 @@ export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFac
     credits: creditsOf(run, final),
     rpm: run.rate.rpm,
     concurrency: run.gate.stats.concurrency,
+    startedAt: new Date(metrics.startedAt).toISOString(),
+    endedAt: new Date(metrics.startedAt + elapsedMs).toISOString(),
     elapsedMs,
     rowsPerMinute: elapsedMs > 0 ? Math.round((metrics.rows * 60_000) / elapsedMs) : metrics.rows,
     invalidUtf8Cells: metrics.invalidUtf8Cells,
@@ -105,6 +127,7 @@ export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFac
     apiUnavailableMs: run.path.breaker?.downMs ?? 0,
     patienceMs: settings.patienceMs,
     shard: settings.shard,
+    report: settings.report,
   };
 }
 

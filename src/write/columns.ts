@@ -162,6 +162,14 @@ export interface ColumnFlags {
 
 const ownColumnsOf = (kind: LookupKind): readonly Column[] => (kind === 'domain' ? COMPANY_COLUMNS : PERSON_COLUMNS);
 
+/** The lookup's own columns, in the order of its stored record (FinishedRow.cellsRecord). */
+export function ownColumnNames(kind: LookupKind): string[] {
+  return ownColumnsOf(kind).map(([name]) => name);
+}
+
+/** Added columns that say how the run went (status, source, billing), not what an answer holds. */
+export const BOOKKEEPING_COLUMNS: ReadonlySet<string> = new Set(['lead_status', 'lead_source', 'lead_billing', 'mx_billing', 'whois_billing', 'company_billing', 'company_status']);
+
 /** Every added column after `lead_status` for a lookup kind and its extras, in the default order. */
 function allColumns(kind: LookupKind, extras: ColumnFlags): RowColumn[] {
   const data = (columns: readonly Column[]): RowColumn[] => columns.map(([name, value]) => [name, (row: FinishedRow) => value(row.data)] as const);

@@ -1,13 +1,17 @@
 import type { FinishedRow } from '../core/rows.js';
 import { fromBytes } from '../read/index.js';
 
-/** `--format jsonl`: the input as an object (duplicate header names get _2, _3) and the full results. */
+/** `--format jsonl`: the input as an object (duplicate header names get _2, _3; --fill's values in place) and the full results. */
 export function jsonRow(row: FinishedRow, header: string[]): Record<string, unknown> {
   const input: Record<string, string> = {};
+  // --fill: `input` holds the filled cells, and `filled` names them (by their key in `input`).
+  const filled: Record<string, string> = {};
   header.forEach((name, i) => {
     let key = fromBytes(name);
     for (let n = 2; Object.hasOwn(input, key); n += 1) key = `${fromBytes(name)}_${n}`;
-    input[key] = fromBytes(row.cells[i] ?? '');
+    const value = row.filled?.get(i);
+    input[key] = value ?? fromBytes(row.cells[i] ?? '');
+    if (value !== undefined) filled[key] = value;
   });
   return {
     row: row.row,
@@ -19,6 +23,7 @@ export function jsonRow(row: FinishedRow, header: string[]): Record<string, unkn
     ...(row.companyStatus === undefined ? {} : { company_status: row.companyStatus }),
     ...(row.extraBilling?.company === undefined ? {} : { company_billing: row.extraBilling.company }),
     input,
+    ...(row.filled ? { filled } : {}),
     ...(row.data.lead === undefined ? {} : { lead: row.data.lead }),
     ...(row.data.mx === undefined ? {} : { mx: row.data.mx }),
     ...(row.data.whois === undefined ? {} : { whois: row.data.whois }),

@@ -106,6 +106,7 @@ export class RowWriter implements RowSink {
     if (this.#failure) throw this.#failure;
   }
 
+  /** The sidecar keeps the cells as read; the output, the cells --fill filled. */
   #padded(cells: string[]): string[] {
     if (cells.length >= this.#width) return cells.length === this.#width ? cells : cells.slice(0, this.#width);
     return [...cells, ...new Array<string>(this.#width - cells.length).fill('')];
@@ -140,7 +141,7 @@ export class RowWriter implements RowSink {
     for (const row of rows) {
       const cells = this.#padded(row.cells);
       if (this.#options.format === 'csv') {
-        csv += this.#csvLine(row, cells);
+        csv += this.#csvLine(row, row.filled ? filledCells(cells, row.filled) : cells);
       } else {
         lines.push(`${JSON.stringify(jsonRow(row, this.#options.header))}\n`);
       }
@@ -217,3 +218,9 @@ export class RowWriter implements RowSink {
   }
 }
 
+/** The input cells with --fill's values in place, formula-escaped as added cells are. */
+function filledCells(cells: readonly string[], filled: ReadonlyMap<number, string>): string[] {
+  const out = [...cells];
+  for (const [column, value] of filled) out[column] = toBytes(escapeFormula(value));
+  return out;
+}

@@ -26,6 +26,7 @@ import type { CreditAccount } from '../credits.js';
 import { GateStoppedError, RateGate, type RateGateOptions } from '../rate/rate-gate.js';
 import { lookupCall, type ApiCall, type RequestCounts, type Send } from './request.js';
 import { RetryPolicy } from './retry-policy.js';
+import type { RequestTimeline } from './request-timeline.js';
 import { withBreaker, withBreakerCheck } from './with-breaker.js';
 import { withCredits, withReserveCheck } from './with-credits.js';
 import { withGate } from './with-gate.js';
@@ -46,6 +47,8 @@ export interface RequestPathSettings {
   halt: AbortSignal;
   /** Lookups through a circuit breaker (a run's; a LeadClient's calls are not held). */
   breaker?: Omit<BreakerSettings, 'clock'> | undefined;
+  /** Lookup requests per rate window, for the run's report. */
+  timeline?: RequestTimeline | undefined;
   clock?: Clock;
 }
 
@@ -169,8 +172,10 @@ export class RequestPath {
   }
 
   #composeLookup(): Send {
+    const timeline = this.#settings.timeline;
     const counted: Send = (call) => {
       this.#counts.requests += 1;
+      timeline?.note(this.#clock.now());
       return this.#attempt(call);
     };
     const guarding = this.#guarding;

@@ -1,0 +1,146 @@
+// The run report as one self-contained HTML page (cli-contract, "Report"): no script, no font,
+// image or style sheet from elsewhere; the charts are inline SVG (svg-charts.ts); one style sheet
+// inline (report-style.ts), readable at 1280 px, in print, light or dark.
+import { duration, esc, num, pct, table, when } from './html-text.js';
+import { REPORT_CSS } from './report-style.js';
+import type { RunReport } from './run-report.js';
+import { fillRateChart, timelineChart, windowName } from './svg-charts.js';
+
+const EXIT_MEANING: Record<number, string> = {
+  0: 'every row found or not found, or skipped with no key or complete',
+  1: 'fatal',
+  2: 'rows in error for a reason of the API or the network, or the API stayed down past --patience',
+  3: 'stopped early at the credit reserve',
+  4: 'stopped at --max-errors',
+  5: "the only errors are the file's own (malformed or refused keys)",
+  130: 'interrupted',
+};
+
+const STOPPED: Record<string, string> = {
+  credits: 'Stopped early: the credit reserve was reached. The rows not looked up are skipped (credit_reserve); add credits and run the same command again.',
+  interrupt: 'Interrupted. The rows not looked up are skipped (interrupted); run the same command again to finish.',
+  max_errors: 'Stopped at --max-errors: too many lookups failed. The rows not looked up are skipped (max_errors).',
+  api_unavailable: 'Stopped: the API stayed unavailable past --patience. The rows not looked up are skipped (api_unavailable); run the same command again to finish.',
+  redis: 'Stopped early: Redis was lost. Run the same command again.',
+};
+
+const NUMERIC_1_TO_9 = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+
+function tiles(r: RunReport): string {
+  const tile = (value: string, label: string) => `<div class="tile"><b>${value}</b><span>${esc(label)}</span></div>`;
+  return `<div class="tiles">${[
+    tile(num(r.rows.total), 'rows'),
+    tile(num(r.rows.byStatus.found), 'found'),
+    tile(pct(r.matchRate.rate), 'match rate (found ÷ looked up)'),
+    tile(num(r.credits.spent), `credits spent${r.credits.exact ? '' : ' (estimate)'}`),
+    tile(num(r.requests.total), 'requests'),
+    tile(esc(duration(r.durationMs)), 'duration'),
+  ].join('')}</div>`;
+}
+
+function outcome(r: RunReport): string {
+  const cls = r.exitStatus === 0 ? 'ok' : r.exitStatus === 5 ? '' : 'bad';
+  const stopped = r.stoppedBy ? `<p>${esc(STOPPED[r.stoppedBy] ?? `Stopped early: ${r.stoppedBy}.`)}</p>` : '';
+  return `<section class="notice ${cls}"><h2>Exit status ${r.exitStatus}</h2><p>${esc(EXIT_MEANING[r.exitStatus] ?? '')}.</p>${stopped}</section>`;
+}
+
+function rowsSection(r: RunReport): string {
+  const statuses = (Object.entries(r.rows.byStatus) as Array<[string, number]>).map(([s, n]) => [esc(s), num(n), pct(r.rows.total ? n / r.rows.total : null)]);
+  const codes = Object.entries(r.rows.byErrorCode).map(([code, n]) => [`<code>${esc(code)}</code>`, num(n)]);
+  return `<div class="cols"><section><h2>Rows by status</h2>${table(['status', 'rows', 'share'], statuses, new Set([1, 2]))}</section>
+<section><h2>Rows by error code</h2>${codes.length ? table(['error_code', 'rows'], codes, new Set([1])) : '<p class="muted">No row in error or skipped.</p>'}</section></div>`;
+}
+
+function matchSection(r: RunReport): string {
+  const m = r.matchRate;
+  const rows = m.byKind.map((k) => [esc(k.kind), esc(k.column), num(k.lookedUp), num(k.found), pct(k.rate)]);
+  rows.push(['<b>all</b>', '', `<b>${num(m.lookedUp)}</b>`, `<b>${num(m.found)}</b>`, `<b>${pct(m.rate)}</b>`]);
+  return `<section><h2>Match rate</h2><p class="muted">Found ÷ looked up (rows with an answer, found or not found), per lookup kind in the order tried.</p>${table(['kind', 'column', 'looked up', 'found', 'match rate'], rows, new Set([2, 3, 4]))}</section>`;
+}
+
+function fillSection(r: RunReport): string {
+  const f = r.fillRates;
+  const body = f.columns.length === 0 ? '<p class="muted">This run writes no column an answer fills.</p>' : f.foundRows === 0 ? '<p class="muted">No row was found: no fill rate.</p>' : fillRateChart(f.columns);
+  const filled = r.filledCells.length
+    ? `<h2>Cells filled (--fill)</h2>${table(['input column', 'from', 'cells filled'], r.filledCells.map((c) => [esc(c.column), esc(c.fields.join(', then ')), num(c.filled)]), new Set([2]))}`
+    : '';
+  return `<section><h2>Fill rate per added column</h2><p class="muted">Of the ${num(f.foundRows)} rows found, the share holding a value in each column.</p>${body}${filled}</section>`;
+}
+
+function withSection(r: RunReport): string {
+  if (r.with.length === 0) return '';
+  const rows = r.with.map((w) => [
+    `--with ${esc(w.operation)}`,
+    ...(['found', 'not_found', 'error', 'skipped'] as const).map((s) => num(w.byStatus[s])),
+    esc(Object.entries(w.billing).filter(([, n]) => n > 0).map(([b, n]) => `${b} ${num(n)}`).join(', ') || '–'),
+  ]);
+  return `<section><h2>--with operations</h2><p class="muted">Of the rows whose own lookup answered (found or not found).</p>${table(['operation', 'found', 'not found', 'error', 'skipped', 'billing'], rows, new Set([1, 2, 3, 4]))}</section>`;
+}
+
+function creditsSection(r: RunReport): string {
+  const c = r.credits;
+  const billing = Object.entries(r.billing).map(([b, n]) => [esc(b), num(n)]);
+  const credits = [
+    ['before', num(c.before)],
+    ['after', `${num(c.after)}${c.exact ? '' : ' (estimate)'}`],
+    ['spent', num(c.spent)],
+    ['reserve (never spent)', num(c.reserve)],
+  ];
+  return `<div class="cols"><section><h2>Credits</h2>${table(['', 'credits'], credits, new Set([1]))}</section>
+<section><h2>Billing (lead_billing)</h2>${table(['billing', 'rows'], billing, new Set([1]))}</section></div>`;
+}
+
+function requestsSection(r: RunReport): string {
+  const q = r.requests;
+  const per = windowName(r.rate.windowMs);
+  const figures = table(
+    ['requests', 'retries', '429 answers', 'API unavailable', `peak per ${per}`, `limit per ${per}`],
+    [[num(q.total), num(q.retries), num(q.rateLimited), esc(q.apiUnavailableMs > 0 ? duration(q.apiUnavailableMs) : 'never'), num(r.rate.peak), num(r.rate.limit)]],
+    NUMERIC_1_TO_9,
+  );
+  const chart = q.total > 0 ? timelineChart(r.rate) : '<p class="muted">No lookup request was sent.</p>';
+  return `<section><h2>Requests per ${esc(per)}</h2>${figures}${chart}</section>`;
+}
+
+function runSection(r: RunReport): string {
+  const rows = [
+    ['command line', `<pre>${esc(r.commandLine)}</pre>`],
+    ['input', esc(r.files.input)],
+    ['output', esc(r.files.output ?? '–')],
+    ['error sidecar', esc(r.files.errors ?? '–')],
+    ['started', esc(when(r.startedAt))],
+    ['ended', esc(when(r.endedAt))],
+    ['duration', esc(duration(r.durationMs))],
+  ];
+  return `<section><h2>The run</h2>${table(undefined, rows)}</section>`;
+}
+
+export function htmlReport(r: RunReport): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>lead-enrich run report: ${esc(r.files.input)}</title>
+<style>${REPORT_CSS}</style>
+</head>
+<body>
+<main>
+<h1>lead-enrich run report</h1>
+<p class="sub">${esc(r.files.input)} · ${esc(when(r.startedAt))} · ${esc(duration(r.durationMs))}</p>
+${tiles(r)}
+${outcome(r)}
+${rowsSection(r)}
+${matchSection(r)}
+${fillSection(r)}
+${withSection(r)}
+${creditsSection(r)}
+${requestsSection(r)}
+${runSection(r)}
+<footer>${esc(r.tool.name)} ${esc(r.tool.version)} · report version ${r.reportVersion}</footer>
+</main>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,61 @@
+// The run report's figures (cli-contract, "Report"), as the JSON report holds them and the HTML
+// report shows them. These keys are stable: scripts read them (README, "Run report"). Add keys
+// freely; never rename or remove one (a change of meaning bumps reportVersion).
+//
+// A rate is a share from 0 to 1, or null when its denominator is 0 (no row looked up, none found).
+// Times are ISO 8601; durations and offsets milliseconds.
+
+export type Status = 'found' | 'not_found' | 'error' | 'skipped';
+export type BillingWord = 'charged' | 'free' | 'cached' | 'duplicate' | 'none';
+
+export interface RunReport {
+  reportVersion: 1;
+  tool: { name: string; version: string };
+  /** The command line, its passwords masked (never the token: it is never on it). */
+  commandLine: string;
+  startedAt: string;
+  endedAt: string;
+  durationMs: number;
+  /** The exit status the command line ends with (cli-contract, "Exit status"). */
+  exitStatus: number;
+  /** Why lookups stopped early: credits, interrupt, max_errors, api_unavailable, redis; null when they did not. */
+  stoppedBy: string | null;
+  files: { input: string; output: string | null; errors: string | null };
+  rows: {
+    total: number;
+    byStatus: Record<Status, number>;
+    /** The sidecar's error_code, for the rows in error or skipped. */
+    byErrorCode: Record<string, number>;
+  };
+  /** found ÷ looked up, where looked up = rows with an answer (found or not_found). */
+  matchRate: {
+    lookedUp: number;
+    found: number;
+    rate: number | null;
+    /** Per lookup kind, in the order tried (a waterfall's); a row counts under each kind that answered it. */
+    byKind: Array<{ kind: string; column: string; lookedUp: number; found: number; rate: number | null }>;
+  };
+  /** Per added column an answer fills: the share of found rows where it is not empty. */
+  fillRates: { foundRows: number; columns: Array<{ column: string; filled: number; rate: number | null }> };
+  /** --fill: per input column, the fields that fill it and the cells filled. Empty without --fill. */
+  filledCells: Array<{ column: string; fields: string[]; filled: number }>;
+  /** Per --with operation, of the rows whose own lookup answered: statuses and billing. */
+  with: Array<{ operation: string; byStatus: Record<Status, number>; billing: Record<BillingWord, number> }>;
+  /** lead_billing of the rows. */
+  billing: Record<BillingWord, number>;
+  /** `exact` is false when the last balance could not be read: `after` and `spent` are estimates. */
+  credits: { before: number; after: number; spent: number; reserve: number; exact: boolean };
+  requests: { total: number; retries: number; rateLimited: number; apiUnavailableMs: number };
+  rate: {
+    /** The server's rate window (60 000 in production: per minute). */
+    windowMs: number;
+    /** The account's limit, requests per window; `used` is the run's own (below it with --rpm). */
+    limit: number;
+    used: number;
+    /** Lookup requests per bucket of `bucketMs` (one window; more for a run of very many windows), from the start. */
+    bucketMs: number;
+    perWindow: Array<{ startMs: number; requests: number }>;
+    /** The most requests in one bucket, as requests per window. */
+    peak: number;
+  };
+}

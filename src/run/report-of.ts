@@ -1,0 +1,73 @@
+// The run report's figures (report/run-report.ts) from the run's summary and what only the run
+// knows besides: its lookups per rate window, the account's limit, the command line.
+import { createRequire } from 'node:module';
+import type { RequestTimeline } from '../lookup/request-path/request-timeline.js';
+import { commandLineText } from '../report/command-line.js';
+import type { RunReport } from '../report/run-report.js';
+import { exitStatusOf } from './exit-status.js';
+import type { EnrichSummary } from './summary.js';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+export interface ReportFacts {
+  timeline: RequestTimeline;
+  windowMs: number;
+  /** The account's limit per window. */
+  accountRpm: number;
+  commandLine: readonly string[];
+  /** Values never to show (the token), should one be on the command line. */
+  secrets: readonly string[];
+  /** --fill: the fields that fill each input column, in order. */
+  fillFields: Record<string, string[]>;
+}
+
+const rate = (part: number, whole: number): number | null => (whole > 0 ? part / whole : null);
+
+export function reportOf(s: EnrichSummary, facts: ReportFacts): RunReport {
+  const kinds = s.lookup.waterfall ?? [{ kind: s.lookup.kind, column: s.lookup.column }];
+  const lookedUp = s.status.found + s.status.not_found;
+  const perWindow = facts.timeline.buckets(Date.parse(s.endedAt));
+  const scale = facts.windowMs / facts.timeline.bucketMs;
+  return {
+    reportVersion: 1,
+    tool: { name: 'lead-enrich', version },
+    commandLine: commandLineText(facts.commandLine, facts.secrets),
+    startedAt: s.startedAt,
+    endedAt: s.endedAt,
+    durationMs: s.elapsedMs,
+    exitStatus: exitStatusOf(s),
+    stoppedBy: s.stoppedBy ?? null,
+    files: { input: s.input, output: s.output ?? null, errors: s.errorsFile ?? null },
+    rows: { total: s.rows, byStatus: { ...s.status }, byErrorCode: { ...s.errorCodes } },
+    matchRate: {
+      lookedUp,
+      found: s.status.found,
+      rate: rate(s.status.found, lookedUp),
+      byKind: kinds.map(({ kind, column }) => {
+        const [answered, found] = [s.answeredBy[kind] ?? 0, s.foundBy[kind] ?? 0];
+        return { kind, column, lookedUp: answered, found, rate: rate(found, answered) };
+      }),
+    },
+    fillRates: {
+      foundRows: s.status.found,
+      columns: Object.entries(s.fillRates).map(([column, filled]) => ({ column, filled, rate: rate(filled, s.status.found) })),
+    },
+    filledCells: Object.entries(s.filled).map(([column, filled]) => ({ column, fields: facts.fillFields[column] ?? [], filled })),
+    with: s.lookup.with.map((operation) => ({
+      operation,
+      byStatus: { found: 0, not_found: 0, error: 0, skipped: 0, ...s.withStatus[operation] },
+      billing: { charged: 0, free: 0, cached: 0, duplicate: 0, none: 0, ...s.withBilling[operation] },
+    })),
+    billing: { ...s.billing },
+    credits: { ...s.credits },
+    requests: { total: s.requests, retries: s.retries, rateLimited: s.rateLimited, apiUnavailableMs: s.apiUnavailableMs },
+    rate: {
+      windowMs: facts.windowMs,
+      limit: facts.accountRpm,
+      used: s.rpm,
+      bucketMs: facts.timeline.bucketMs,
+      perWindow,
+      peak: Math.round(Math.max(0, ...perWindow.map((b) => b.requests)) * scale),
+    },
+  };
+}
