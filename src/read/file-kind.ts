@@ -40,20 +40,31 @@ export function refusedKind(head: Buffer, utf16: boolean): RefusedKind | undefin
   }
   if (startsWith(head, OLE2)) return 'xls';
   if (startsWith(head, PDF)) return 'pdf';
-  if (!utf16 && head.includes(0)) return utf16WithoutBom(head) ?? (mostlyBinary(head) ? 'binary' : undefined);
+  if (!utf16 && head.includes(0)) return utf16WithoutBom(head) ?? (isBinary(head) ? 'binary' : undefined);
   return undefined;
 }
 
 /**
- * Binary files (images, executables, databases) are full of NUL bytes; a CSV may hold a stray one
- * in a cell (a broken export), which is copied through like any other byte. More than one NUL in
- * a hundred bytes, or any in a file of a few bytes of text, is not a CSV.
+ * Binary files (images, executables, databases) hold NUL bytes among control bytes that text never
+ * has; a CSV may hold NUL bytes in its cells (a broken export, fixed-width fields padded with NUL
+ * by an old database), which are copied through like any other byte. So the head is binary when
+ * what is not NUL is not text: nothing at all, or more than one byte in a hundred a control
+ * character other than tab, the line endings, vertical tab and form feed (FileMaker and old
+ * exports use those in cells), SUB (an MS-DOS end-of-file mark) and ESC.
  */
-function mostlyBinary(head: Buffer): boolean {
+function isBinary(head: Buffer): boolean {
   let nuls = 0;
-  for (const byte of head) if (byte === 0) nuls += 1;
-  return nuls * 100 > head.length;
+  let controls = 0;
+  for (const byte of head) {
+    if (byte === 0) nuls += 1;
+    else if ((byte < 0x20 && !TEXT_CONTROLS.has(byte)) || byte === 0x7f) controls += 1;
+  }
+  const rest = head.length - nuls;
+  return rest === 0 || controls * 100 > rest;
 }
+
+/** Control bytes that text files hold: tab, LF, vertical tab, form feed, CR, SUB and ESC. */
+const TEXT_CONTROLS = new Set([0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1a, 0x1b]);
 
 /** UTF-16 text of mostly Latin letters has a NUL in every other byte, always on the same side. */
 function utf16WithoutBom(head: Buffer): 'utf-16le' | 'utf-16be' | undefined {

@@ -105,20 +105,27 @@ async function prepare(opened: OpenedInput, settings: Settings): Promise<Prepare
     compressed.on('error', (error) => gunzip!.destroy(error));
     bytes = compressed.pipe(gunzip);
   }
-  const head = await readHead(bytes, HEAD_BYTES);
+  let head = await readHead(bytes, HEAD_BYTES);
   // Judged on exactly the first 64 KiB (cli-contract), though the head may hold a whole chunk more.
   const first = head.bytes.subarray(0, HEAD_BYTES);
   const choice = chooseEncoding(first, head.complete && first.length === head.bytes.length, settings.encoding);
   const utf8 = choice.encoding === 'utf-8';
   assertText(head.bytes, opened.name, choice.encoding.startsWith('utf-16'));
   // The layout is judged on the same UTF-8 byte strings the parser will hand out.
-  const text = utf8 ? head.bytes.toString('latin1', choice.utf8BomLength) : toBytes(createDecoding(choice.encoding).write(head.bytes));
-  const layout = detectLayout(text, head.complete, settings.delimiter);
+  const textOf = (bytes: Buffer) => (utf8 ? bytes.toString('latin1', choice.utf8BomLength) : toBytes(createDecoding(choice.encoding).write(bytes)));
+  let layout = detectLayout(textOf(head.bytes), head.complete, settings.delimiter);
+  // A header line longer than the head (thousands of columns, read from a pipe's 64 KiB chunks):
+  // read on until it ends, since its line ending is the outputs' (cli-contract, "Line endings").
+  while (!layout.headerEnded && head.bytes.length < MAX_RECORD_BYTES) {
+    head = await readHead(head.resume(), head.bytes.length * 2);
+    layout = detectLayout(textOf(head.bytes), head.complete, settings.delimiter);
+  }
   return {
     source: head.resume(choice.utf8BomLength),
     transcoder: utf8 ? undefined : createTranscoder(choice.encoding),
     gunzip,
-    ...layout,
+    delimiter: layout.delimiter,
+    recordDelimiter: layout.recordDelimiter,
     encoding: choice.encoding,
     outputBom: choice.bom || !utf8,
     skipped: choice.utf8BomLength,
