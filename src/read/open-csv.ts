@@ -10,11 +10,13 @@ import { parse, type Parser } from 'csv-parse';
 import { ConfigError, UnreadableInputError } from '../api/errors.js';
 import { toBytes } from './byte-string.js';
 import { detectLayout, type RecordDelimiter } from './detect-layout.js';
+import { generatedHeader } from './generated-header.js';
 import { canonicalEncoding, chooseEncoding, createDecoding, createTranscoder } from './encoding.js';
 import { assertText } from './file-kind.js';
 import { openInput, type OpenedInput } from './open-input.js';
 import { readHead } from './read-head.js';
 import { RecordBatches } from './record-batches.js';
+import type { SheetCell } from './sheet-cells.js';
 import { Utf8Watch } from './utf8-watch.js';
 
 export interface ReadOptions {
@@ -48,6 +50,10 @@ export interface CsvSource {
   totalBytes: number | undefined;
   /** Stops reading (on a fatal error). */
   destroy(): void;
+  /** An .xlsx input: the worksheet read. */
+  sheet?: string | undefined;
+  /** An .xlsx input: a record's cells as the sheet holds them (numbers, dates), for a workbook output. */
+  sheetCells?: ((record: readonly string[]) => readonly SheetCell[] | undefined) | undefined;
 }
 
 /** Enough to judge the encoding (cli-contract: the first 64 KiB) and the delimiter. */
@@ -167,15 +173,6 @@ function readFailure(name: string, error: unknown): UnreadableInputError {
   }
   const where = err.lines ? ` at line ${err.lines}` : '';
   return new UnreadableInputError(`Cannot parse ${name}${where}: ${why}; fix the file (it must be CSV with a header line)`, { cause: error });
-}
-
-/**
- * Without a header, the columns are named after the widest record of the first batch (up to 512
- * records): a later, wider record still keeps all its cells, it only has no column name.
- */
-function generatedHeader(records: string[][]): string[] {
-  const width = Math.max(...records.map((record) => record.length));
-  return Array.from({ length: width }, (_, i) => `column_${i + 1}`);
 }
 
 export async function openCsv(input: string | Readable, options: ReadOptions = {}): Promise<CsvSource> {
