@@ -17,7 +17,7 @@ import { excel } from './exceljs.js';
 import type { CsvSource } from './open-csv.js';
 import { generatedHeader } from './generated-header.js';
 import type { CellContext, SheetCell } from './sheet-cells.js';
-import { sharedStrings, sheetRows, type SheetRow, type SheetRowsInfo } from './sheet-rows.js';
+import { readSharedStrings, sheetRows, type SheetRow, type SheetRowsInfo } from './sheet-rows.js';
 
 export interface WorkbookOptions {
   /** A worksheet's name, or its 1-based position. Default: the first. */
@@ -62,7 +62,7 @@ function workbookReader(stream: Readable, strings: string[]): WorkbookReaderInte
     entries: 'ignore',
   }) as unknown as WorkbookReaderInternals;
   reader._parseSharedStrings = async function* (entry: Readable) {
-    strings.push(...(await sharedStrings(entry)));
+    await readSharedStrings(entry, strings);
     // exceljs parses a worksheet at once (not through a temporary file) once this is set.
     reader.sharedStrings = strings;
   };

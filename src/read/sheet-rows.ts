@@ -132,9 +132,8 @@ export async function* sheetRows(chunks: AsyncIterable<Buffer | string>, context
   if (rows.length > 0) yield rows;
 }
 
-/** The text of shared strings (xl/sharedStrings.xml, §18.4.9): each <si>'s <t> texts, phonetic readings left out. */
-export async function sharedStrings(chunks: AsyncIterable<Buffer | string>): Promise<string[]> {
-  const strings: string[] = [];
+/** Adds to `strings` the text of shared strings (xl/sharedStrings.xml, §18.4.9): each <si>'s <t> texts, phonetic readings left out. */
+export async function readSharedStrings(chunks: AsyncIterable<Buffer | string>, strings: string[]): Promise<void> {
   const parser = new SaxesParser();
   let text = '';
   let capturing = false;
@@ -158,5 +157,4 @@ export async function sharedStrings(chunks: AsyncIterable<Buffer | string>): Pro
   for await (const chunk of chunks) parser.write(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
   parser.write(decoder.decode());
   parser.close();
-  return strings;
 }
