@@ -175,6 +175,8 @@ export class RowWriter implements RowSink {
     if (lines.length > 0) full = !this.#out.stream.write(lines.join(''), 'utf8') || full;
     if (failed.length > 0) full = !this.#err!.stream.write(csvLines(failed, this.#eol, this.#delimiter), 'latin1') || full;
     if (this.#workbook) full = this.#out.stream.writableNeedDrain || full;
+    const zipped = this.#workbook?.drained();
+    if (zipped) return Promise.all([zipped, full ? this.#drained() : undefined]).then(() => undefined);
     return full ? this.#drained() : undefined;
   }
 

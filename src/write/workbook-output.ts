@@ -95,6 +95,21 @@ export class WorkbookOutput {
     }
   }
 
+  /**
+   * Resolves when the rows written so far have gone on into the zip. exceljs's worksheet stream
+   * (StreamBuf) hands its XML to the zip entry's stream without waiting (exceljs 4.4.0: #2916, the
+   * fix in PR #2558 is unreleased), so a run that writes rows faster than zlib compresses them
+   * would pile the whole sheet up in memory (370 MB peak RSS at 100,000 rows): wait for that
+   * stream to drain. Undefined when there is nothing to wait for.
+   */
+  drained(): Promise<void> | undefined {
+    type Entry = Writable & { _writableState?: { needDrain?: boolean } };
+    const entry = (this.#sheet as unknown as { stream?: { pipes?: Entry[] } }).stream?.pipes?.[0];
+    const waits = [entry?._writableState?.needDrain ? entry : undefined, this.#zip.writableNeedDrain ? this.#zip : undefined];
+    const pending = waits.filter((stream): stream is Writable => stream !== undefined).map((stream) => once(stream, 'drain'));
+    return pending.length === 0 ? undefined : Promise.all(pending).then(() => undefined);
+  }
+
   /** The workbook is complete: its last bytes handed to the target (not ended). */
   async finish(): Promise<void> {
     this.#sheet.commit();
