@@ -138,6 +138,11 @@ describe('enrich contacts.xlsx (CLI, sandbox)', () => {
     expect(result.code).toBe(1);
     expect(lines(result.stderr)).toEqual([`lead-enrich: Invalid option --sheet: ${file} has no sheet 'Nope'; its sheets are 1 'Contacts', 2 'Other': give --sheet NAME or --sheet N`]);
     expect(fs.readdirSync(dir)).toEqual(['contacts.xlsx']);
+    const csv = path.join(dir, 'plain.csv');
+    fs.writeFileSync(csv, 'email\nann@example.com\n');
+    const onCsv = await runCli(['enrich', csv, '--sandbox', '--sheet', 'Other']);
+    expect(onCsv.code).toBe(1);
+    expect(lines(onCsv.stderr)).toEqual([`lead-enrich: Invalid option --sheet: ${csv} is not an .xlsx workbook (--sheet picks a worksheet of one), got 'Other'`]);
   });
 
   it('--dry-run, --no-header and --shard work on a workbook as on a CSV', async () => {
@@ -160,6 +165,18 @@ describe('enrich contacts.xlsx (CLI, sandbox)', () => {
     expect(lines(result.stderr)).toEqual([
       'lead-enrich: standard input is an Excel workbook, which is read from its path only (not from standard input, a stream or gzip): give the .xlsx file itself, or save it as CSV',
     ]);
+  });
+
+  it('a workbook cut short: exit 1, one line that says so, nothing written', async () => {
+    const dir = makeTempDir('lead-enrich-xlsx-');
+    const file = path.join(dir, 'cut.xlsx');
+    fs.writeFileSync(file, fs.readFileSync(WORKBOOK).subarray(0, 4000));
+    const result = await runCli(['enrich', file, '--sandbox']);
+    expect(result.code).toBe(1);
+    expect(lines(result.stderr)).toEqual([
+      `lead-enrich: Cannot read the workbook ${file}: the file ends before the workbook does (cut short?); open it in Excel or LibreOffice and save it again as .xlsx (or as CSV)`,
+    ]);
+    expect(fs.readdirSync(dir)).toEqual(['cut.xlsx']);
   });
 
   it('LibreOffice reads the output back: the values as text, and a cell starting with = is text, not a formula', async (context) => {

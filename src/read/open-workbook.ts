@@ -89,7 +89,9 @@ function chosenSheet(sheets: readonly SheetEntry[], wanted: string | undefined, 
 /** A failure of the zip or the XML, as one line naming the input. */
 function workbookFailure(input: string, error: unknown): Error {
   if (error instanceof ConfigError || error instanceof UnreadableInputError) return error;
-  const why = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ');
+  const message = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ');
+  // unzipper's word for a zip cut short.
+  const why = message === 'FILE_ENDED' ? 'the file ends before the workbook does (cut short?)' : message;
   return new UnreadableInputError(`Cannot read the workbook ${input}: ${why}; open it in Excel or LibreOffice and save it again as .xlsx (or as CSV)`, { cause: error });
 }
 
