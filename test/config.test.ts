@@ -184,7 +184,7 @@ describe('config file validation', () => {
     ['retries', 1.5, 'must be a whole number, 0 or more', '1.5'],
     ['baseUrl', '', 'must be a non-empty string', '""'],
     ['token', 42, 'must be a non-empty string', '42'],
-    ['format', 'xml', 'must be csv or jsonl', '"xml"'],
+    ['format', 'xml', 'must be one of csv, jsonl, xlsx', '"xml"'],
     ['with', 'dns', 'must be mx, whois or company, or a list such as mx,company', '"dns"'],
     ['with', ['mx', 'dns'], 'must be mx, whois or company, or a list such as mx,company', '"dns"'],
     ['maxAge', 'bad', 'must be a duration such as 30d, 12h or 15m', '"bad"'],

@@ -159,9 +159,8 @@ describe('lines, blank lines and headers', () => {
 
 describe('files that are not CSV, and files that must never be overwritten', () => {
   it.each([
-    ['workbook.xlsx', /workbook\.xlsx is an Excel workbook: save it as CSV/],
-    ['workbook.ods', /is an OpenDocument spreadsheet/],
-    ['workbook.xls', /is an Excel 97-2003 workbook|is an Excel workbook/],
+    ['workbook.ods', /workbook\.ods is an OpenDocument spreadsheet \(\.ods\): save it as \.xlsx .* or as CSV/],
+    ['workbook.xls', /workbook\.xls is an Excel 97-2003 workbook \(\.xls\) .*: save it as \.xlsx .* or as CSV/],
     ['document.pdf', /document\.pdf is a PDF document/],
     ['archive.zip', /archive\.zip is a zip archive/],
     ['empty.csv', /empty\.csv is empty/],

@@ -15,7 +15,7 @@ const CASES: Array<[name: string, flag: string, bad: string | number, rule: stri
   ['retries', '--retries', -1, 'must be a whole number, 0 or more'],
   ['minCredits', '--min-credits', 'none', 'must be a whole number, 0 or more'],
   ['maxAge', '--max-age', '3q', 'must be a duration such as 30d, 12h or 15m'],
-  ['format', '--format', 'xml', 'must be csv or jsonl'],
+  ['format', '--format', 'xml', 'must be one of csv, jsonl, xlsx'],
   ['maxErrors', '--max-errors', 'many', 'must be a whole number of rows such as 10, or a percentage such as 5%'],
 ];
 

@@ -17,7 +17,7 @@ describe('enrich() options', () => {
     [{ maxAge: 'soon' }, "Invalid option maxAge: must be a duration such as 30d, 12h or 15m, got 'soon'"],
     [{ minCredits: -1 }, 'Invalid option minCredits: must be a whole number, 0 or more, got -1'],
     [{ retries: Number.NaN }, 'Invalid option retries: must be a whole number, 0 or more, got NaN'],
-    [{ format: 'xml' }, "Invalid option format: must be csv or jsonl, got 'xml'"],
+    [{ format: 'xml' }, "Invalid option format: must be one of csv, jsonl, xlsx, got 'xml'"],
     [{ by: 'phone' }, "Invalid option by: must be email, url or domain, or a list of them in the order to try, such as email,url, got 'phone'"],
     [{ by: 'email,email' }, "Invalid option by: email is named twice in 'email,email'; name each kind once"],
     [{ delimiter: ';;' }, "Invalid option delimiter: must be one character such as ; or |, or tab, got ';;'"],

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { UnreadableInputError } from '../src/api/errors.js';
-import { openCsv } from '../src/read/index.js';
+import { fromBytes, openCsv, openSource } from '../src/read/index.js';
 import { makeTempDir } from './helpers/files.js';
 
 const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures', 'input');
@@ -34,9 +34,8 @@ async function refusal(input: string | Readable): Promise<string> {
 
 describe('files that are not CSV text', () => {
   it.each([
-    ['workbook.xlsx', 'is an Excel workbook: save it as CSV (File → Save As → CSV UTF-8) and give that file'],
-    ['workbook.ods', 'is an OpenDocument spreadsheet (.ods): save it as CSV (File → Save As → Text CSV) and give that file'],
-    ['workbook.xls', 'is an Excel 97-2003 workbook (.xls) or another old Office file: save it as CSV (File → Save As → CSV UTF-8) and give that file'],
+    ['workbook.ods', 'is an OpenDocument spreadsheet (.ods): save it as .xlsx (File → Save As → Excel 2007-365) or as CSV and give that file'],
+    ['workbook.xls', 'is an Excel 97-2003 workbook (.xls) or another old Office file: save it as .xlsx (File → Save As → Excel Workbook) or as CSV and give that file'],
     ['document.pdf', 'is a PDF document: export the table from the program that made it as CSV'],
     ['archive.zip', 'is a zip archive: unzip it and give the CSV file inside'],
   ])('%s is refused by what it is', async (name, what) => {
@@ -44,10 +43,21 @@ describe('files that are not CSV text', () => {
     expect(await refusal(file)).toBe(`${file} ${what}`);
   });
 
-  it('a workbook is recognised whatever its name, and inside gzip', async () => {
+  it('an .xlsx workbook is recognised whatever its name, and read from its path; gzipped or on a stream it is refused, naming what to give', async () => {
     const workbook = fs.readFileSync(path.join(FIXTURES, 'workbook.xlsx'));
-    expect(await refusal(tempFile('contacts.csv', workbook))).toMatch(/contacts\.csv is an Excel workbook: /);
-    expect(await refusal(tempFile('contacts.csv.gz', gzipSync(workbook)))).toMatch(/contacts\.csv\.gz is an Excel workbook: /);
+    const renamed = await openSource(tempFile('contacts.csv', workbook));
+    expect(renamed.sheet).toBe('contacts-de');
+    expect(renamed.header.map(fromBytes)).toEqual(['Vorname', 'Nachname', 'E-Mail', 'Firma', 'Umsatz']);
+    renamed.destroy();
+    const read = 'is an Excel workbook, which is read from its path only (not from standard input, a stream or gzip): give the .xlsx file itself, or save it as CSV';
+    const gzipped = tempFile('contacts.xlsx.gz', gzipSync(workbook));
+    expect(await refusal(gzipped)).toBe(`${gzipped} ${read}`);
+    expect(await refusal(Readable.from([workbook]))).toBe(`the input stream ${read}`);
+  });
+
+  it('an Excel binary workbook (.xlsb) is refused by name', async () => {
+    const xlsb = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(26), Buffer.from('xl/workbook.bin')]);
+    expect(await refusal(tempFile('book.xlsb', xlsb))).toMatch(/book\.xlsb is an Excel binary workbook \(\.xlsb\): save it as \.xlsx .* or as CSV and give that file$/);
   });
 
   it('a file with NUL bytes and no UTF-16 BOM is binary', async () => {

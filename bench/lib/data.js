@@ -83,6 +83,31 @@ export function accentedCsv(rows, encoding) {
 }
 
 /**
+ * bench/out/contacts-<rows>.xlsx: the rows of contacts-<rows>.csv as a workbook (the id a number,
+ * the rest text), written with exceljs's streaming WorkbookWriter. Generated if missing.
+ */
+export async function contactsXlsx(rows) {
+  const file = path.join(ensureOutDir(), `contacts-${rows}.xlsx`);
+  const done = `${file}.done`;
+  if (fs.existsSync(file) && fs.existsSync(done)) return file;
+  log(`generating ${file} (${rows} rows)`);
+  const { excel } = await import('../../dist/read/exceljs.js');
+  const tmp = `${file}.tmp`;
+  const workbook = new (excel().stream.xlsx.WorkbookWriter)({ filename: tmp, useSharedStrings: true });
+  const sheet = workbook.addWorksheet('Contacts');
+  sheet.addRow(HEADER).commit();
+  for (let i = 0; i < rows; i++) {
+    const row = contactRow(i);
+    sheet.addRow([Number(row[0]), ...row.slice(1)]).commit();
+  }
+  sheet.commit();
+  await workbook.commit();
+  fs.renameSync(tmp, file);
+  fs.writeFileSync(done, `${rows}\n`);
+  return file;
+}
+
+/**
  * bench/out/store-<rows>.sqlite holding, for service 'bench', the sandbox's answer to every email
  * of contacts-<rows>.csv (normalized exactly as enrich normalizes them). Built if missing.
  * `every: 2` (store-<rows>-half.sqlite): every other row's answer only, for the mixed memory run.

@@ -23,6 +23,7 @@ interface EnrichArgs extends TargetArgs {
   tabs?: boolean;
   encoding?: string;
   header?: boolean;
+  sheet?: string;
   with?: string[];
   rpm?: string;
   concurrency?: string;
@@ -77,7 +78,7 @@ function formatPlan(plan: DryRunPlan): string {
 export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
   return {
     command: 'enrich <input>',
-    describe: 'Enrich a CSV file (or - for stdin): enriched CSV + error sidecar',
+    describe: 'Enrich a CSV or .xlsx file (or - for stdin): enriched CSV (or .xlsx) + error sidecar',
     builder: (yargs) => enrichOptions(targetOptions(yargs)) as never,
     handler: async (args) => {
       const target = await openTarget(args, io.err);
@@ -107,14 +108,15 @@ const EXIT_STATUSES = [
 
 function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
   return yargs
-    .positional('input', { type: 'string', describe: 'CSV file, or - for stdin', demandOption: true })
-    .option('output', { alias: 'o', type: 'string', requiresArg: true, describe: 'enriched output; - for stdout (default <input>.enriched.csv)' })
+    .positional('input', { type: 'string', describe: 'CSV or .xlsx file, or - for stdin (CSV)', demandOption: true })
+    .option('output', { alias: 'o', type: 'string', requiresArg: true, describe: 'enriched output: .csv, .jsonl or .xlsx; - for stdout (default <input>.enriched.csv, .xlsx for an .xlsx input)' })
     .option('errors', { type: 'string', requiresArg: true, describe: 'error sidecar CSV (default <output>.errors.csv)' })
     .option('by', { type: 'string', requiresArg: true, describe: 'lookup: email | url | domain, or a waterfall tried in order: email,url (default: from the header)' })
     .option('column', { type: 'string', requiresArg: true, describe: 'input column holding the key; once per kind of a waterfall; a position with --no-header (default: from the header)' })
     .option('delimiter', { alias: 'd', type: 'string', requiresArg: true, describe: "the input's field delimiter: one character, or tab (default: detected among , ; tab |)" })
     .option('tabs', { alias: 't', type: 'boolean', describe: 'the input is tab-separated (same as --delimiter tab)' })
     .option('encoding', { type: 'string', requiresArg: true, describe: "the input's encoding, any WHATWG label: utf-8, utf-16le, windows-1252, ... (default: detected)" })
+    .option('sheet', { type: 'string', requiresArg: true, describe: 'the worksheet of an .xlsx input: its name or position, e.g. Leads or 2 (default: the first)' })
     .option('header', { type: 'boolean', describe: 'the first line is a header; --no-header: it is data (columns column_1, ...; --column N is a position)' })
     // Not an array option: `--with mx contacts.csv` would take the file name as a second value.
     // A comma list, or the option repeated.
@@ -131,7 +133,7 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .option('retries', { type: 'string', requiresArg: true, describe: 'retries of a transient failure (default 4)' })
     .option('dry-run', { type: 'boolean', describe: 'plan only: keys, known answers, credits and time needed; no lookup' })
     .option('json', { type: 'boolean', describe: 'print the summary (or the dry-run plan) as one JSON object on stdout' })
-    .option('format', { type: 'string', requiresArg: true, describe: 'enriched output format: csv or jsonl (default csv)' })
+    .option('format', { type: 'string', requiresArg: true, describe: 'enriched output format: csv, jsonl or xlsx (default: from the output name, else xlsx for an .xlsx input, else csv)' })
     .option('store', { type: 'string', requiresArg: true, describe: 'result store path (env LEAD_ENRICH_STORE; default: per-user cache, results.sandbox.sqlite there with --sandbox)' })
     .option('max-age', { type: 'string', requiresArg: true, describe: 'reuse stored answers younger than this (default 30d)' })
     .option('refresh', { type: 'boolean', describe: 'ignore answers stored by earlier runs' })
@@ -146,6 +148,7 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .example('$0 enrich leads.csv --by url --column "Person Linkedin Url"', 'choose the lookup and column')
     .example('$0 enrich crm.csv --by email,url', 'waterfall: by email, and by profile URL where the email finds nothing')
     .example('$0 enrich export.csv -d ";" --encoding windows-1252', 'a German Excel export (both are detected too)')
+    .example('$0 enrich leads.xlsx --sheet Leads', 'a workbook: the sheet Leads, out to leads.enriched.xlsx')
     .example('cat in.csv | $0 enrich - -o - --quiet > out.csv', 'stdin to stdout')
     .example('$0 enrich contacts.csv --dry-run', 'what would it cost? no lookup is made')
     .example('$0 enrich big.csv --shard 1/4 --redis redis://10.0.0.5:6379', 'worker 1 of 4, sharing the account through Redis')
@@ -172,6 +175,7 @@ function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
     delimiter: args.tabs ? '\t' : flag('delimiter', args.delimiter),
     encoding: flag('encoding', args.encoding),
     header: args.header ?? file.header,
+    sheet: flag('sheet', args.sheet),
     output: args.output,
     errors: args.errors,
     by: flag('by', args.by),

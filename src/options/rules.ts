@@ -71,6 +71,13 @@ export const nonEmptyString: Rule<string> = (raw) => {
   throw new RuleBroken('must be a non-empty string', raw);
 };
 
+/** A worksheet: its name, or its 1-based position (a number in the config file or the library). */
+export const sheet: Rule<string> = (raw) => {
+  if (typeof raw === 'string' && raw.trim().length > 0) return raw;
+  if (typeof raw === 'number' && Number.isSafeInteger(raw) && raw >= 1) return String(raw);
+  throw new RuleBroken("must be a worksheet's name or its position (1 for the first)", raw);
+};
+
 export const yesOrNo: Rule<boolean> = (raw) => {
   if (typeof raw === 'boolean') return raw;
   throw new RuleBroken('must be true or false', raw);

@@ -264,6 +264,11 @@ export function detectTarget(header: readonly string[], options: DetectOptions =
   );
 }
 
+/** Whether `name` is exactly a name of a `kind` key column (`email`, `E-Mail`, `LinkedIn URL`, ...). */
+export function namesKeyColumn(name: string, kind: LookupKind): boolean {
+  return matchLevel(kind, analyse([name])[0]!, true) === EXACT;
+}
+
 /**
  * For `--with mx,whois` on profile-URL rows: a second column holding the company's domain
  * (`Website`, `Company Domain`, ...), found by the domain rules above, never the key column.

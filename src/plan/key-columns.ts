@@ -4,7 +4,7 @@
 // N` is the 1-based position, and a kind not given with --by is read from the first row's cells.
 import { ConfigError } from '../api/errors.js';
 import { fromBytes, type CsvSource } from '../read/index.js';
-import type { LookupTarget } from './detect.js';
+import { namesKeyColumn, type LookupTarget } from './detect.js';
 import { LOOKUP_KINDS, normalizeKey, type LookupKind } from './normalize.js';
 import { detectTargets } from './targets.js';
 
@@ -32,13 +32,37 @@ export async function keyColumns(source: CsvSource, options: KeyColumnOptions): 
     return { targets: headerlessTargets(first ?? [], peeked.header, options), headerLine: false, source: peeked };
   }
   const header = source.header.map(fromBytes);
-  const dataCell = options.columns ? undefined : header.find((cell) => normalizeKey('email', cell).ok || isProfileUrl(cell));
-  if (dataCell === undefined) return { targets: detectTargets(header, options.by, options.columns), headerLine: true, source };
+  const dataCell = options.columns ? undefined : header.find(isKeyCell);
+  if (dataCell === undefined || namesItsKeyColumns(header, options.by)) return { targets: detectTargets(header, options.by, options.columns), headerLine: true, source };
   options.warn(
     `The first line of ${options.inputName} holds ${JSON.stringify(dataCell)}, a key, not a column name: it is read as data (give --no-header to say so, or add a header line)`,
   );
   const asData = headerAsData(source);
   return { targets: headerlessTargets(header, asData.header, options), headerLine: false, source: asData };
+}
+
+/** An email address or a profile URL: a cell that is a key, not a column's name. */
+function isKeyCell(cell: string): boolean {
+  return normalizeKey('email', cell).ok || isProfileUrl(cell);
+}
+
+/**
+ * A first line that holds a key somewhere is still a header when its key column is found by a
+ * name that is exactly a person key column's (`email`, `E-Mail`, `LinkedIn URL`) and no key
+ * column's cell is itself a key: a header cell naming the key column wins over an email-looking
+ * cell elsewhere (a column named after a mailbox, `sales@acme.com`). A name that only contains a
+ * key word, or a domain column's name (`Website`), is not enough beside a real email address: a
+ * line of contact data may well hold the word.
+ */
+function namesItsKeyColumns(header: readonly string[], by: LookupKind[] | undefined): boolean {
+  let targets: LookupTarget[];
+  try {
+    targets = detectTargets(header, by, undefined);
+  } catch {
+    return false;
+  }
+  const names = targets.map((target) => header[target.columnIndex] ?? '');
+  return names.every((name) => !isKeyCell(name)) && targets.some((target, i) => target.kind !== 'domain' && namesKeyColumn(names[i]!, target.kind));
 }
 
 /** A profile URL (not any URL: a header cell may be a link to documentation, rarely a person). */

@@ -44,7 +44,7 @@ export function hasInvalidUtf8(cell: string): boolean {
  * allowed range depends on the lead byte), or 0 when the two cannot begin a well-formed sequence.
  * A missing second byte is NaN and fails every range.
  */
-function sequenceLength(lead: number, second: number): number {
+export function sequenceLength(lead: number, second: number): number {
   if (lead >= 0xc2 && lead <= 0xdf) return second >= 0x80 && second <= 0xbf ? 2 : 0;
   if (lead === 0xe0) return second >= 0xa0 && second <= 0xbf ? 3 : 0;
   if (lead === 0xed) return second >= 0x80 && second <= 0x9f ? 3 : 0;

@@ -8,6 +8,8 @@ export interface Layout {
   delimiter: string;
   /** How the header line ends ('\n' when the file is one line with no ending). */
   recordDelimiter: RecordDelimiter;
+  /** The text held the header line's end (or the whole file): false means read a longer head. */
+  headerEnded: boolean;
 }
 
 /** In the contract's order, which is also the order that wins a tie: comma first. */
@@ -107,5 +109,6 @@ function firstBest(candidates: Candidate[], compare: (a: Candidate, b: Candidate
  */
 export function detectLayout(text: string, complete: boolean, delimiter?: string): Layout {
   const chosen = delimiter === undefined ? best(CANDIDATES.map((d) => judge(text, d, complete))) : judge(text, delimiter, complete);
-  return { delimiter: chosen.delimiter, recordDelimiter: chosen.records[0]?.ending || '\n' };
+  const ending = chosen.records[0]?.ending ?? '';
+  return { delimiter: chosen.delimiter, recordDelimiter: ending || '\n', headerEnded: complete || ending !== '' };
 }

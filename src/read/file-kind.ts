@@ -1,14 +1,18 @@
 // What a file that is not CSV text looks like, told from its first bytes (cli-contract "Input
-// files", Refused): a workbook, a PDF or a zip is refused with a line that names it and says what
-// to do, never with the parser's complaint about a stray quote in binary. A few magic numbers are
+// files", Refused): an .xlsx is read as a workbook when it is a file (isWorkbookFile); any other
+// workbook, a PDF or a zip is refused with a line that names it and says what to do, never with
+// the parser's complaint about a stray quote in binary. A few magic numbers are
 // enough for these kinds; the `file-type` package would bring a dependency tree for the same four.
+import fs from 'node:fs';
 import { UnreadableInputError } from '../api/errors.js';
 
 /** The kinds of file that are refused, and what to tell the user about each. */
 const REFUSALS = {
-  xlsx: 'is an Excel workbook: save it as CSV (File → Save As → CSV UTF-8) and give that file',
-  xls: 'is an Excel 97-2003 workbook (.xls) or another old Office file: save it as CSV (File → Save As → CSV UTF-8) and give that file',
-  ods: 'is an OpenDocument spreadsheet (.ods): save it as CSV (File → Save As → Text CSV) and give that file',
+  // A workbook is read from its path (read/open-workbook.ts): this is for standard input, a stream, gzip.
+  xlsx: 'is an Excel workbook, which is read from its path only (not from standard input, a stream or gzip): give the .xlsx file itself, or save it as CSV',
+  xlsb: 'is an Excel binary workbook (.xlsb): save it as .xlsx (File → Save As → Excel Workbook) or as CSV and give that file',
+  xls: 'is an Excel 97-2003 workbook (.xls) or another old Office file: save it as .xlsx (File → Save As → Excel Workbook) or as CSV and give that file',
+  ods: 'is an OpenDocument spreadsheet (.ods): save it as .xlsx (File → Save As → Excel 2007-365) or as CSV and give that file',
   zip: 'is a zip archive: unzip it and give the CSV file inside',
   pdf: 'is a PDF document: export the table from the program that made it as CSV',
   'utf-16le': 'looks like UTF-16 text without a byte-order mark: give --encoding utf-16le',
@@ -23,6 +27,7 @@ const OLE2 = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 const PDF = [0x25, 0x50, 0x44, 0x46, 0x2d]; // "%PDF-"
 const ODS_MIMETYPE = Buffer.from('application/vnd.oasis.opendocument.spreadsheet');
 const XLSX_PART = Buffer.from('xl/');
+const XLSB_PART = Buffer.from('xl/workbook.bin');
 
 function startsWith(head: Buffer, magic: number[]): boolean {
   return magic.every((byte, i) => head[i] === byte);
@@ -36,24 +41,36 @@ export function refusedKind(head: Buffer, utf16: boolean): RefusedKind | undefin
   if (startsWith(head, ZIP) && [0x03, 0x05, 0x07].includes(head[2] ?? -1)) {
     // An .ods stores its mimetype uncompressed, first; an .xlsx names its parts "xl/...".
     if (head.includes(ODS_MIMETYPE)) return 'ods';
+    if (head.includes(XLSB_PART)) return 'xlsb';
     return head.includes(XLSX_PART) ? 'xlsx' : 'zip';
   }
   if (startsWith(head, OLE2)) return 'xls';
   if (startsWith(head, PDF)) return 'pdf';
-  if (!utf16 && head.includes(0)) return utf16WithoutBom(head) ?? (mostlyBinary(head) ? 'binary' : undefined);
+  if (!utf16 && head.includes(0)) return utf16WithoutBom(head) ?? (isBinary(head) ? 'binary' : undefined);
   return undefined;
 }
 
 /**
- * Binary files (images, executables, databases) are full of NUL bytes; a CSV may hold a stray one
- * in a cell (a broken export), which is copied through like any other byte. More than one NUL in
- * a hundred bytes, or any in a file of a few bytes of text, is not a CSV.
+ * Binary files (images, executables, databases) hold NUL bytes among control bytes that text never
+ * has; a CSV may hold NUL bytes in its cells (a broken export, fixed-width fields padded with NUL
+ * by an old database), which are copied through like any other byte. So the head is binary when
+ * what is not NUL is not text: nothing at all, or more than one byte in a hundred a control
+ * character other than tab, the line endings, vertical tab and form feed (FileMaker and old
+ * exports use those in cells), SUB (an MS-DOS end-of-file mark) and ESC.
  */
-function mostlyBinary(head: Buffer): boolean {
+function isBinary(head: Buffer): boolean {
   let nuls = 0;
-  for (const byte of head) if (byte === 0) nuls += 1;
-  return nuls * 100 > head.length;
+  let controls = 0;
+  for (const byte of head) {
+    if (byte === 0) nuls += 1;
+    else if ((byte < 0x20 && !TEXT_CONTROLS.has(byte)) || byte === 0x7f) controls += 1;
+  }
+  const rest = head.length - nuls;
+  return rest === 0 || controls * 100 > rest;
 }
+
+/** Control bytes that text files hold: tab, LF, vertical tab, form feed, CR, SUB and ESC. */
+const TEXT_CONTROLS = new Set([0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1a, 0x1b]);
 
 /** UTF-16 text of mostly Latin letters has a NUL in every other byte, always on the same side. */
 function utf16WithoutBom(head: Buffer): 'utf-16le' | 'utf-16be' | undefined {
@@ -67,6 +84,21 @@ function utf16WithoutBom(head: Buffer): 'utf-16le' | 'utf-16be' | undefined {
   if (oddNuls > pairs * 0.5 && evenNuls === 0) return 'utf-16le';
   if (evenNuls > pairs * 0.5 && oddNuls === 0) return 'utf-16be';
   return undefined;
+}
+
+/** Whether the file at `path` is an .xlsx workbook (by its first bytes, whatever its name); false when it cannot be read. */
+export function isWorkbookFile(path: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(path, 'r');
+    const head = Buffer.alloc(64 * 1024);
+    const length = fs.readSync(fd, head, 0, head.length, 0);
+    return refusedKind(head.subarray(0, length), false) === 'xlsx';
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
 }
 
 /** Throws the one-line refusal for a head that is not CSV text. */

@@ -10,11 +10,13 @@ import { parse, type Parser } from 'csv-parse';
 import { ConfigError, UnreadableInputError } from '../api/errors.js';
 import { toBytes } from './byte-string.js';
 import { detectLayout, type RecordDelimiter } from './detect-layout.js';
+import { generatedHeader } from './generated-header.js';
 import { canonicalEncoding, chooseEncoding, createDecoding, createTranscoder } from './encoding.js';
 import { assertText } from './file-kind.js';
 import { openInput, type OpenedInput } from './open-input.js';
 import { readHead } from './read-head.js';
 import { RecordBatches } from './record-batches.js';
+import type { SheetCell } from './sheet-cells.js';
 import { Utf8Watch } from './utf8-watch.js';
 
 export interface ReadOptions {
@@ -48,6 +50,10 @@ export interface CsvSource {
   totalBytes: number | undefined;
   /** Stops reading (on a fatal error). */
   destroy(): void;
+  /** An .xlsx input: the worksheet read. */
+  sheet?: string | undefined;
+  /** An .xlsx input: a record's cells as the sheet holds them (numbers, dates), for a workbook output. */
+  sheetCells?: ((record: readonly string[]) => readonly SheetCell[] | undefined) | undefined;
 }
 
 /** Enough to judge the encoding (cli-contract: the first 64 KiB) and the delimiter. */
@@ -105,20 +111,27 @@ async function prepare(opened: OpenedInput, settings: Settings): Promise<Prepare
     compressed.on('error', (error) => gunzip!.destroy(error));
     bytes = compressed.pipe(gunzip);
   }
-  const head = await readHead(bytes, HEAD_BYTES);
+  let head = await readHead(bytes, HEAD_BYTES);
   // Judged on exactly the first 64 KiB (cli-contract), though the head may hold a whole chunk more.
   const first = head.bytes.subarray(0, HEAD_BYTES);
   const choice = chooseEncoding(first, head.complete && first.length === head.bytes.length, settings.encoding);
   const utf8 = choice.encoding === 'utf-8';
   assertText(head.bytes, opened.name, choice.encoding.startsWith('utf-16'));
   // The layout is judged on the same UTF-8 byte strings the parser will hand out.
-  const text = utf8 ? head.bytes.toString('latin1', choice.utf8BomLength) : toBytes(createDecoding(choice.encoding).write(head.bytes));
-  const layout = detectLayout(text, head.complete, settings.delimiter);
+  const textOf = (bytes: Buffer) => (utf8 ? bytes.toString('latin1', choice.utf8BomLength) : toBytes(createDecoding(choice.encoding).write(bytes)));
+  let layout = detectLayout(textOf(head.bytes), head.complete, settings.delimiter);
+  // A header line longer than the head (thousands of columns, read from a pipe's 64 KiB chunks):
+  // read on until it ends, since its line ending is the outputs' (cli-contract, "Line endings").
+  while (!layout.headerEnded && head.bytes.length < MAX_RECORD_BYTES) {
+    head = await readHead(head.resume(), head.bytes.length * 2);
+    layout = detectLayout(textOf(head.bytes), head.complete, settings.delimiter);
+  }
   return {
     source: head.resume(choice.utf8BomLength),
     transcoder: utf8 ? undefined : createTranscoder(choice.encoding),
     gunzip,
-    ...layout,
+    delimiter: layout.delimiter,
+    recordDelimiter: layout.recordDelimiter,
     encoding: choice.encoding,
     outputBom: choice.bom || !utf8,
     skipped: choice.utf8BomLength,
@@ -160,15 +173,6 @@ function readFailure(name: string, error: unknown): UnreadableInputError {
   }
   const where = err.lines ? ` at line ${err.lines}` : '';
   return new UnreadableInputError(`Cannot parse ${name}${where}: ${why}; fix the file (it must be CSV with a header line)`, { cause: error });
-}
-
-/**
- * Without a header, the columns are named after the widest record of the first batch (up to 512
- * records): a later, wider record still keeps all its cells, it only has no column name.
- */
-function generatedHeader(records: string[][]): string[] {
-  const width = Math.max(...records.map((record) => record.length));
-  return Array.from({ length: width }, (_, i) => `column_${i + 1}`);
 }
 
 export async function openCsv(input: string | Readable, options: ReadOptions = {}): Promise<CsvSource> {

@@ -8,8 +8,8 @@ import { RequestPath } from '../lookup/request-path/request-path.js';
 import { RetryPolicy } from '../lookup/request-path/retry-policy.js';
 import type { EnrichOptions, Extra } from './enrich-options.js';
 import { rateFor } from '../lookup/rate/rate-plan.js';
-import { resolveOptions, transportOf, type EnrichSettings } from './settings.js';
-import { fromBytes, openCsv } from '../read/index.js';
+import { readOptionsOf, resolveOptions, transportOf, type EnrichSettings } from './settings.js';
+import { fromBytes, openSource } from '../read/index.js';
 import { readAccount } from '../lookup/account.js';
 import { ResultStore } from '../store/result-store.js';
 import { ANSWER_CELLS } from '../write/columns.js';
@@ -106,11 +106,7 @@ type RowCounts = Pick<
 
 /** Reads and plans every row as the run would, and checks each distinct key against the store. */
 async function countRows(settings: EnrichSettings, store: ResultStore, service: string): Promise<RowCounts> {
-  const read = await openCsv(settings.input, {
-    ...(settings.delimiter === undefined ? {} : { delimiter: settings.delimiter }),
-    ...(settings.encoding === undefined ? {} : { encoding: settings.encoding }),
-    header: settings.header,
-  });
+  const read = await openSource(settings.input, readOptionsOf(settings));
   const inputName = typeof settings.input === 'string' ? settings.input : 'the input stream';
   const { targets, headerLine, source } = await keyColumns(read, { by: settings.by, columns: settings.columns, header: settings.header, inputName, warn: settings.warn });
   const extras = settings.extras;

@@ -10,7 +10,7 @@ import type { ResultStore } from '../store/result-store.js';
 export type { Extra } from '../core/kinds.js';
 
 export interface EnrichOptions {
-  /** CSV path, '-' for stdin, or a readable stream. */
+  /** CSV or .xlsx path, '-' for stdin (CSV), or a readable stream (CSV). */
   input: string | Readable;
   /** The input's field delimiter: one character, or 'tab'. Default: detected (, ; tab |). */
   delimiter?: string | undefined;
@@ -20,7 +20,7 @@ export interface EnrichOptions {
   header?: boolean | undefined;
   /**
    * Enriched output: a path, '-' for stdout, or a stream (ended when the outputs are complete).
-   * Default: `<input>.enriched.csv` beside the input; stdout for stdin; required for a stream input.
+   * Default: `<input>.enriched.csv` beside the input (`.enriched.xlsx` for an .xlsx input); stdout for stdin; required for a stream input.
    */
   output?: string | Writable | undefined;
   /** Error sidecar: a path or a stream. Default: `<output name>.errors.csv` beside a file output; none for streams. */
@@ -30,7 +30,10 @@ export interface EnrichOptions {
   /** The key column: one name, or one per kind of a waterfall, in the same order. Default: detected. */
   column?: string | string[] | undefined;
   with?: Extra[] | undefined;
-  format?: 'csv' | 'jsonl' | undefined;
+  /** 'xlsx': an Excel workbook. Default: what the output's name says, else a workbook for an .xlsx input written beside it, else CSV. */
+  format?: 'csv' | 'jsonl' | 'xlsx' | undefined;
+  /** The worksheet of an .xlsx input: its name, or its 1-based position. Default: the first. */
+  sheet?: string | number | undefined;
   /** Put this before the name of every added column (`lead_status` too), e.g. to enrich an enriched file again. */
   prefix?: string | undefined;
   /** Keep only these added columns (`lead_status` is always kept), in this order: a list, or a comma-separated string. */

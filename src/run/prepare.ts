@@ -6,7 +6,7 @@ import { BatchLookups } from '../lookup/batch-lookups.js';
 import { keyColumns } from '../plan/key-columns.js';
 import type { LookupTarget } from '../plan/plan.js';
 import { columnKind, domainColumnFor } from '../plan/targets.js';
-import { fromBytes, openCsv, type CsvSource } from '../read/index.js';
+import { fromBytes, openSource, type CsvSource } from '../read/index.js';
 import { checkColumnChoice } from '../write/column-choice.js';
 import { addedColumnNames, BOOKKEEPING_COLUMNS, columnsFor, type ColumnFlags, type ColumnSet } from '../write/columns.js';
 import { FillRates } from '../write/fill-rates.js';
@@ -17,7 +17,7 @@ import { OutputLock } from '../write/output-lock.js';
 import { RowWriter, type RowSink } from '../write/row-writer.js';
 import { prepareLookups, type PreparedLookups } from './prepare-lookups.js';
 import type { Resources } from './resources.js';
-import type { EnrichSettings } from './settings.js';
+import { readOptionsOf, type EnrichSettings } from './settings.js';
 
 export interface PreparedRun extends PreparedLookups, OpenedInput {
   settings: EnrichSettings;
@@ -60,11 +60,7 @@ export interface RunColumns {
  * all of it checked before any request (a wrong --column or --fields is the user's to fix).
  */
 async function openInput(settings: EnrichSettings, resources: Resources): Promise<OpenedInput> {
-  const read = await openCsv(settings.input, {
-    ...(settings.delimiter === undefined ? {} : { delimiter: settings.delimiter }),
-    ...(settings.encoding === undefined ? {} : { encoding: settings.encoding }),
-    header: settings.header,
-  });
+  const read = await openSource(settings.input, readOptionsOf(settings));
   resources.onFailure(() => read.destroy());
   const inputName = typeof settings.input === 'string' ? (settings.input === '-' ? 'standard input' : settings.input) : 'the input stream';
   const { targets, headerLine, source } = await keyColumns(read, { by: settings.by, columns: settings.columns, header: settings.header, inputName, warn: settings.warn });
@@ -113,6 +109,7 @@ function openWriter(settings: EnrichSettings, input: OpenedInput): RowWriter {
     delimiter: input.source.delimiter,
     bom: input.source.outputBom,
     headerLine: input.headerLine,
+    sheet: input.source,
     ...(settings.stdout ? { stdout: settings.stdout } : {}),
   });
 }

@@ -9,7 +9,7 @@ import { ConfigError } from '../api/errors.js';
 import type { TransportOptions } from '../api/transport.js';
 import type { LookupKind, Shard } from '../plan/plan.js';
 import { defaultStorePath } from '../store/default-path.js';
-import { assertDistinctFiles } from '../read/index.js';
+import { assertDistinctFiles, isWorkbookFile, type SourceOptions } from '../read/index.js';
 import { ResultStore } from '../store/result-store.js';
 import type { MaxErrors } from './error-budget.js';
 import { DEFAULTS } from '../options/defaults.js';
@@ -22,9 +22,11 @@ export interface EnrichSettings {
   delimiter: string | undefined;
   encoding: string | undefined;
   header: boolean;
+  /** The worksheet of an .xlsx input (its name or position); undefined: the first. */
+  sheet: string | undefined;
   output: string | Writable;
   errors: string | Writable | undefined;
-  format: 'csv' | 'jsonl';
+  format: OutputFormat;
   /** The kinds to try, in order (a waterfall when more than one); undefined: detected. */
   by: LookupKind[] | undefined;
   /** The key column of each kind, in the same order; undefined: detected. */
@@ -71,7 +73,7 @@ export interface EnrichSettings {
 }
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
-  'input', 'delimiter', 'encoding', 'header', 'output', 'errors', 'by', 'column', 'with', 'format', 'prefix', 'fields', 'fill', 'overwrite', 'onlyMissing', 'report', 'commandLine', 'client', 'baseUrl', 'token', 'timeoutMs', 'proxy', 'service',
+  'input', 'delimiter', 'encoding', 'header', 'sheet', 'output', 'errors', 'by', 'column', 'with', 'format', 'prefix', 'fields', 'fill', 'overwrite', 'onlyMissing', 'report', 'commandLine', 'client', 'baseUrl', 'token', 'timeoutMs', 'proxy', 'service',
   'rpm', 'concurrency', 'minCredits', 'retries', 'maxErrors', 'patience', 'store', 'maxAge', 'maxAgeMs', 'refresh', 'redis', 'shard',
   'signal', 'quit', 'onProgress', 'onWarning', 'onAvailability', 'stdout', 'tuning',
 ]);
@@ -88,7 +90,7 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     }
   }
   const input = inputOf(options.input);
-  const format = formatOf(options.format, options.output);
+  const format = formatOf(options.format, options.output, input);
   const shard = readOption('shard', options.shard, 'library');
   const output = outputOf(options.output, input, format, shard);
   const errors = errorsOf(options.errors, output, input);
@@ -110,6 +112,7 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     delimiter: readOption('delimiter', options.delimiter, 'library'),
     encoding: readOption('encoding', options.encoding, 'library'),
     header: readOption('header', options.header, 'library') ?? true,
+    sheet: readOption('sheet', options.sheet, 'library'),
     output,
     errors,
     format,
@@ -177,7 +180,7 @@ function inputOf(input: unknown): string | Readable {
 }
 
 /** The output as given, or its default; a stream input has no name to make one from. */
-function outputOf(output: unknown, input: string | Readable, format: 'csv' | 'jsonl', shard: Shard | undefined): string | Writable {
+function outputOf(output: unknown, input: string | Readable, format: OutputFormat, shard: Shard | undefined): string | Writable {
   if (output === undefined) {
     // Never process.stdout unless told '-' (cli-contract, "Library"): stdin's rows go to stdout only on the command line.
     if (typeof input !== 'string') throw invalid('output', "must be given for a stream input: a path, a Writable, or '-' for stdout", output);
@@ -199,15 +202,35 @@ function isWritable(value: unknown): value is Writable {
   return typeof stream === 'object' && stream !== null && typeof stream.write === 'function' && typeof stream.end === 'function';
 }
 
-/** `--format`, or what the output's name says: `-o x.jsonl` means JSON Lines; the two must agree. */
-function formatOf(format: unknown, output: unknown): 'csv' | 'jsonl' {
-  const given = readOption('format', format, 'library');
-  const named = typeof output === 'string' && /\.jsonl(\.gz)?$/i.test(output) ? 'jsonl' : undefined;
-  if (given === 'csv' && named === 'jsonl') {
-    throw new ConfigError(`Invalid option --format: csv contradicts the output's name ${output} (JSON Lines): drop one of them`);
+export type OutputFormat = 'csv' | 'jsonl' | 'xlsx';
+
+/** The format an output's name says (`x.jsonl`, `x.xlsx`, `x.csv.gz`), if any. */
+function formatNamed(output: unknown): OutputFormat | undefined {
+  if (typeof output !== 'string') return undefined;
+  if (/\.xlsx(\.gz)?$/i.test(output)) {
+    if (/\.gz$/i.test(output)) throw new ConfigError(`Invalid option --output: an .xlsx is compressed already, got '${output}': drop the .gz`);
+    return 'xlsx';
   }
-  return given ?? named ?? DEFAULTS.format;
+  if (/\.jsonl(\.gz)?$/i.test(output)) return 'jsonl';
+  return /\.csv(\.gz)?$/i.test(output) ? 'csv' : undefined;
 }
+
+/**
+ * `--format`, or what the output's name says (`-o x.jsonl` means JSON Lines, `-o x.xlsx` a
+ * workbook), the two agreeing; else a workbook for an .xlsx input written beside it, CSV otherwise
+ * (an .xlsx input sent to stdout is CSV: cli-contract, "Spreadsheets").
+ */
+function formatOf(format: unknown, output: unknown, input: string | Readable): OutputFormat {
+  const given = readOption('format', format, 'library');
+  const named = formatNamed(output);
+  if (given !== undefined && named !== undefined && given !== named) {
+    throw new ConfigError(`Invalid option --format: ${given} contradicts the output's name ${String(output)} (${NAMES[named]}): drop one of them`);
+  }
+  if (given ?? named) return (given ?? named)!;
+  return output === undefined && typeof input === 'string' && input !== '-' && isWorkbookFile(input) ? 'xlsx' : DEFAULTS.format;
+}
+
+const NAMES: Record<OutputFormat, string> = { csv: 'CSV', jsonl: 'JSON Lines', xlsx: 'an Excel workbook' };
 
 function maxAgeOf(options: EnrichOptions): number {
   return readOption('maxAge', options.maxAge, 'library') ?? checkedOrUndefined('maxAgeMs', options.maxAgeMs, nonNegativeInteger) ?? DEFAULTS.maxAgeMs;
@@ -244,13 +267,13 @@ function splitName(file: string): { stem: string; ext: string; gz: string } {
   return { stem: ext ? rest.slice(0, -ext.length) : rest, ext, gz };
 }
 
-/** `<input>.enriched.csv` beside the input (stdin: stdout); gzipped when the input is. Shards get their own name. */
-export function defaultOutput(input: string | Readable, format: 'csv' | 'jsonl', shard: Shard | undefined): string {
+/** `<input>.enriched.csv` (or .jsonl, .xlsx) beside the input (stdin: stdout); gzipped when the input is. Shards get their own name. */
+export function defaultOutput(input: string | Readable, format: OutputFormat, shard: Shard | undefined): string {
   if (typeof input !== 'string' || input === '-') return '-';
   const { stem, gz } = splitName(input);
   // Workers on shards of one input in one folder must not write over each other's outputs.
   const part = shard ? `.${shard.index}-of-${shard.count}` : '';
-  return `${stem}.enriched${part}.${format === 'jsonl' ? 'jsonl' : 'csv'}${gz}`;
+  return `${stem}.enriched${part}.${format}${format === 'xlsx' ? '' : gz}`;
 }
 
 /** `<output name>.errors.csv` beside the output (or the input, when the output is stdout); gzipped when that is. */
@@ -270,3 +293,14 @@ export function transportOf(settings: EnrichSettings): TransportOptions {
     ...(settings.proxy === undefined ? {} : { proxy: settings.proxy }),
   };
 }
+
+/** How the input is read: the dialect and encoding given (CSV), the worksheet (.xlsx), the header. */
+export function readOptionsOf(settings: EnrichSettings): SourceOptions {
+  return {
+    ...(settings.delimiter === undefined ? {} : { delimiter: settings.delimiter }),
+    ...(settings.encoding === undefined ? {} : { encoding: settings.encoding }),
+    ...(settings.sheet === undefined ? {} : { sheet: settings.sheet }),
+    header: settings.header,
+  };
+}
+

@@ -12,7 +12,8 @@ import { csvLines, escapeFormula } from './csv-lines.js';
 import { jsonRow } from './json-row.js';
 import { openSink, whyNotWritable, type Sink } from './sinks.js';
 import { UnwritableOutputError } from '../api/errors.js';
-import { toBytes } from '../read/index.js';
+import { toBytes, type CsvSource } from '../read/index.js';
+import { WorkbookOutput } from './workbook-output.js';
 
 export { csvLines } from './csv-lines.js';
 export type { FinishedRow, RowStatus, Billing } from '../core/rows.js';
@@ -32,7 +33,7 @@ export interface WriterOptions {
   output: string | Writable;
   /** Sidecar path or stream; undefined when the output is stdout and no --errors was given. */
   errors: string | Writable | undefined;
-  format: 'csv' | 'jsonl';
+  format: 'csv' | 'jsonl' | 'xlsx';
   /** Input header, as byte strings. */
   header: string[];
   columns: ColumnSet;
@@ -44,6 +45,8 @@ export interface WriterOptions {
   bom: boolean;
   /** Write the enriched CSV's header line (not when the input had none: --no-header). */
   headerLine: boolean;
+  /** An .xlsx input's worksheet and typed cells, for a workbook output that keeps them. */
+  sheet?: Pick<CsvSource, 'sheet' | 'sheetCells'> | undefined;
   stdout?: Writable;
 }
 
@@ -51,6 +54,8 @@ export class RowWriter implements RowSink {
   readonly #options: WriterOptions;
   readonly #out: Sink;
   readonly #err: Sink | undefined;
+  /** The output as a workbook (format xlsx), written into #out's stream. */
+  readonly #workbook: WorkbookOutput | undefined;
   readonly #width: number;
   readonly #eol: string;
   readonly #delimiter: string;
@@ -79,8 +84,25 @@ export class RowWriter implements RowSink {
       const header = [...options.header, toBytes(options.columns.status), ...options.columns.names.map(toBytes)];
       this.#out.stream.write(bom + (options.headerLine ? csvLines([header], this.#eol, this.#delimiter) : ''), 'latin1');
     }
+    this.#workbook = options.format === 'xlsx' ? this.#openWorkbook(options) : undefined;
     if (this.#err) {
       this.#err.stream.write(bom + csvLines([['row', ...options.header, 'error_code', 'error_message']], this.#eol, this.#delimiter), 'latin1');
+    }
+  }
+
+  #openWorkbook(options: WriterOptions): WorkbookOutput {
+    try {
+      return new WorkbookOutput({
+        target: this.#out.stream,
+        header: options.header,
+        columns: options.columns,
+        headerLine: options.headerLine,
+        sheetName: options.sheet?.sheet,
+        sheetCells: options.sheet?.sheetCells,
+      });
+    } catch (error) {
+      void this.abort();
+      throw error;
     }
   }
 
@@ -138,11 +160,12 @@ export class RowWriter implements RowSink {
     const failed: string[][] = [];
     let csv = '';
     const lines: string[] = [];
+    this.#workbook?.addRows(rows);
     for (const row of rows) {
       const cells = this.#padded(row.cells);
       if (this.#options.format === 'csv') {
         csv += this.#csvLine(row, row.filled ? filledCells(cells, row.filled) : cells);
-      } else {
+      } else if (this.#options.format === 'jsonl') {
         lines.push(`${JSON.stringify(jsonRow(row, this.#options.header))}\n`);
       }
       if (this.#err && (row.status === 'error' || row.status === 'skipped')) {
@@ -152,6 +175,9 @@ export class RowWriter implements RowSink {
     if (csv.length > 0) full = !this.#out.stream.write(csv, 'latin1') || full;
     if (lines.length > 0) full = !this.#out.stream.write(lines.join(''), 'utf8') || full;
     if (failed.length > 0) full = !this.#err!.stream.write(csvLines(failed, this.#eol, this.#delimiter), 'latin1') || full;
+    if (this.#workbook) full = this.#out.stream.writableNeedDrain || full;
+    const zipped = this.#workbook?.drained();
+    if (zipped) return Promise.all([zipped, full ? this.#drained() : undefined]).then(() => undefined);
     return full ? this.#drained() : undefined;
   }
 
@@ -171,6 +197,7 @@ export class RowWriter implements RowSink {
     if (this.#closed) throw new Error('writer already closed');
     this.#closed = true;
     try {
+      await this.#workbook?.finish();
       await Promise.all([this.#finish(this.#out), this.#err ? this.#finish(this.#err) : undefined]);
       this.#check();
     } catch (error) {
@@ -205,6 +232,7 @@ export class RowWriter implements RowSink {
   async abort(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#workbook?.discard();
     this.#discard(this.#out);
     if (this.#err) this.#discard(this.#err);
     for (const unwatch of this.#unwatch.splice(0)) unwatch();

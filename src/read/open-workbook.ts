@@ -1,0 +1,227 @@
+// The read phase for an .xlsx input (cli-contract, "Spreadsheets"): the first worksheet, or the
+// one --sheet names, streamed row by row into the same byte-string records a CSV gives, so plan,
+// look-up and write work the same. Each record's cells as the sheet holds them (numbers, dates,
+// booleans) are kept beside it, for a workbook output that keeps their types.
+//
+// exceljs's streaming WorkbookReader walks the zip (a worksheet that comes before the shared
+// strings, as LibreOffice and Excel order them, goes to a temporary file first), and reads the
+// workbook's sheet list, relationships and styles. The worksheet and the shared strings are
+// parsed here (sheet-rows.ts): exceljs 4.4.0 decodes each chunk of them alone (a character cut
+// between chunks becomes U+FFFD: exceljs#2063), reads a formula's boolean result as a number and
+// its error as NaN, and takes a Japanese string's phonetic reading for its text.
+import fs from 'node:fs';
+import { Readable } from 'node:stream';
+import { ConfigError, UnreadableInputError } from '../api/errors.js';
+import { toBytes } from './byte-string.js';
+import { excel } from './exceljs.js';
+import type { CsvSource } from './open-csv.js';
+import { generatedHeader } from './generated-header.js';
+import type { CellContext, SheetCell } from './sheet-cells.js';
+import { readSharedStrings, sheetRows, type SheetRow, type SheetRowsInfo } from './sheet-rows.js';
+
+export interface WorkbookOptions {
+  /** A worksheet's name, or its 1-based position. Default: the first. */
+  sheet?: string | undefined;
+  /** The first row that holds anything is the header (default true). */
+  header?: boolean | undefined;
+}
+
+interface SheetEntry {
+  name: string;
+}
+
+/** exceljs 4.4.0's WorkbookReader as this module uses it (the version is pinned in package.json). */
+interface WorkbookReaderInternals {
+  _parseSharedStrings(entry: Readable): AsyncGenerator<unknown>;
+  _parseWorkbook(entry: Readable): Promise<void>;
+  _parseRels(entry: Readable): Promise<void>;
+  _parseStyles(entry: Readable): Promise<void>;
+  sharedStrings?: unknown[];
+  model?: { sheets?: SheetEntry[] };
+  properties?: { model?: { date1904?: boolean } };
+  styles: { getStyleModel(id: number): { numFmt?: string } | null };
+  [Symbol.asyncIterator](): AsyncGenerator<WorksheetInternals>;
+}
+
+interface WorksheetInternals {
+  name: string;
+  /** The worksheet's XML: the zip entry's chunks, or a read stream of its temporary file. */
+  iterator: AsyncIterable<Buffer | string> & { destroy?: () => void };
+}
+
+const READ_CHUNK = 256 * 1024;
+const BATCH_ROWS = 512;
+
+/** The reader, with its shared strings parsed here and its small XML parts decoded as whole text. */
+function workbookReader(stream: Readable, strings: string[]): WorkbookReaderInternals {
+  const reader = new (excel().stream.xlsx.WorkbookReader)(stream, {
+    sharedStrings: 'cache',
+    styles: 'cache',
+    hyperlinks: 'ignore',
+    worksheets: 'emit',
+    entries: 'ignore',
+  }) as unknown as WorkbookReaderInternals;
+  reader._parseSharedStrings = async function* (entry: Readable) {
+    await readSharedStrings(entry, strings);
+    // exceljs parses a worksheet at once (not through a temporary file) once this is set.
+    reader.sharedStrings = strings;
+  };
+  for (const part of ['_parseWorkbook', '_parseRels', '_parseStyles'] as const) {
+    const parse = reader[part].bind(reader);
+    // A string stream: exceljs's XML parser then never sees a character cut between two chunks.
+    reader[part] = (entry: Readable) => parse(entry.setEncoding('utf8'));
+  }
+  return reader;
+}
+
+/** The worksheet `wanted` names (a name, else a 1-based position), or the first; a ConfigError listing the sheets. */
+function chosenSheet(sheets: readonly SheetEntry[], wanted: string | undefined, input: string): string {
+  if (sheets.length === 0) throw new UnreadableInputError(`${input} holds no worksheet: give a workbook with a sheet of contacts, or a CSV file`);
+  if (wanted === undefined) return sheets[0]!.name;
+  const named = sheets.find((sheet) => sheet.name === wanted) ?? sheets.find((sheet) => sheet.name.toLowerCase() === wanted.trim().toLowerCase());
+  if (named) return named.name;
+  const position = /^\s*\d+\s*$/.test(wanted) ? Number(wanted) : NaN;
+  if (position >= 1 && position <= sheets.length) return sheets[position - 1]!.name;
+  const names = sheets.map((sheet, i) => `${i + 1} '${sheet.name}'`).join(', ');
+  throw new ConfigError(`Invalid option --sheet: ${input} has no sheet '${wanted}'; its sheets are ${names}: give --sheet NAME or --sheet N`);
+}
+
+/** A failure of the zip or the XML, as one line naming the input. */
+function workbookFailure(input: string, error: unknown): Error {
+  if (error instanceof ConfigError || error instanceof UnreadableInputError) return error;
+  const message = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ');
+  // unzipper's word for a zip cut short.
+  const why = message === 'FILE_ENDED' ? 'the file ends before the workbook does (cut short?)' : message;
+  return new UnreadableInputError(`Cannot read the workbook ${input}: ${why}; open it in Excel or LibreOffice and save it again as .xlsx (or as CSV)`, { cause: error });
+}
+
+interface OpenedSheet {
+  name: string;
+  rows: AsyncGenerator<SheetRow[]>;
+  info: () => SheetRowsInfo | undefined;
+  /** Lets exceljs remove its temporary files once the sheet is read, or stops reading the zip. */
+  finish(): Promise<void>;
+}
+
+async function openSheet(input: string, stream: fs.ReadStream, wanted: string | undefined): Promise<OpenedSheet> {
+  const strings: string[] = [];
+  const reader = workbookReader(stream, strings);
+  const sheets = reader[Symbol.asyncIterator]();
+  for (;;) {
+    const next = await sheets.next();
+    if (next.done) throw new UnreadableInputError(`${input} holds no worksheet exceljs can read (is it an .xlsb or a strict OOXML file?): save it as .xlsx or CSV`);
+    const name = chosenSheet(reader.model?.sheets ?? [], wanted, input);
+    if (next.value.name !== name) {
+      next.value.iterator.destroy?.();
+      continue;
+    }
+    const styles = new Map<number, string | undefined>();
+    const context: CellContext = {
+      sharedString: (index) => strings[index] ?? '',
+      numFmt: (style) => {
+        if (!styles.has(style)) styles.set(style, reader.styles.getStyleModel(style)?.numFmt);
+        return styles.get(style);
+      },
+      date1904: reader.properties?.model?.date1904 === true,
+    };
+    let info: SheetRowsInfo | undefined;
+    // A sheet that came before the shared strings was put in a temporary file and is read once
+    // the whole zip has been: then let exceljs go on, to remove its temporary files. Otherwise
+    // stop reading the zip.
+    const fromTemporaryFile = next.value.iterator instanceof Readable;
+    const finish = async () => {
+      if (!fromTemporaryFile) return void stream.destroy();
+      for (let rest = await sheets.next(); !rest.done; rest = await sheets.next()) rest.value.iterator.destroy?.();
+      stream.destroy();
+    };
+    return { name, rows: sheetRows(next.value.iterator, context, (i) => (info = i)), info: () => info, finish };
+  }
+}
+
+/** Reads `input`, an .xlsx file, as a CsvSource whose records are the sheet's rows as text. */
+export async function openWorkbook(input: string, options: WorkbookOptions = {}): Promise<CsvSource> {
+  const totalBytes = fs.statSync(input).size;
+  const stream = fs.createReadStream(input, { highWaterMark: READ_CHUNK });
+  let sheet: OpenedSheet;
+  let first: SheetRow[] | undefined;
+  try {
+    sheet = await openSheet(input, stream, options.sheet);
+    first = await nextRows(sheet);
+  } catch (error) {
+    stream.destroy();
+    throw workbookFailure(input, error);
+  }
+  if (first === undefined) {
+    stream.destroy();
+    throw new UnreadableInputError(`${input}: the sheet '${sheet.name}' is empty (no cell holds anything): give --sheet with the sheet of contacts`);
+  }
+  return workbookSource(input, sheet, first, options.header ?? true, totalBytes, stream);
+}
+
+async function nextRows(sheet: OpenedSheet): Promise<SheetRow[] | undefined> {
+  const next = await sheet.rows.next();
+  return next.done ? undefined : next.value;
+}
+
+function workbookSource(input: string, sheet: OpenedSheet, first: SheetRow[], header: boolean, totalBytes: number, stream: fs.ReadStream): CsvSource {
+  // Each record's cells as the sheet holds them, for as long as the record itself lives.
+  const typed = new WeakMap<readonly string[], readonly SheetCell[]>();
+  const record = (row: SheetRow): string[] => {
+    const cells = row.cells.map((cell) => toBytes(cell.text));
+    typed.set(cells, row.cells);
+    return cells;
+  };
+  let pending: string[][] | undefined = first.map(record);
+  const headerCells = header ? pending.shift()! : generatedHeader(pending);
+  if (pending.length === 0) pending = undefined;
+  let lastRow = first.at(-1)!.number;
+  let ended = false;
+  const next = async (): Promise<string[][] | undefined> => {
+    if (pending) {
+      const batch = pending;
+      pending = undefined;
+      return batch;
+    }
+    if (ended) return undefined;
+    const batch: string[][] = [];
+    while (batch.length < BATCH_ROWS) {
+      const rows = await nextRows(sheet).catch((error: unknown) => Promise.reject(workbookFailure(input, error)));
+      if (rows === undefined) {
+        ended = true;
+        await sheet.finish();
+        break;
+      }
+      lastRow = rows.at(-1)!.number;
+      for (const row of rows) batch.push(record(row));
+    }
+    return batch.length > 0 ? batch : undefined;
+  };
+  return {
+    header: headerCells,
+    batches: {
+      [Symbol.asyncIterator]: () => ({
+        next: async (): Promise<IteratorResult<string[][]>> => {
+          const batch = await next();
+          return batch ? { done: false, value: batch } : { done: true, value: undefined };
+        },
+      }),
+    },
+    delimiter: ',',
+    recordDelimiter: '\n',
+    encoding: 'utf-8',
+    // A CSV output of a workbook is opened in a spreadsheet again: with a BOM, it reads as UTF-8.
+    outputBom: true,
+    sawInvalidUtf8: () => false,
+    // The zip is read out of order (a sheet may wait in a temporary file): the rows read of the
+    // rows the sheet's <dimension> names stand in for the bytes read, for the progress's ETA.
+    bytesRead: () => {
+      const last = sheet.info()?.lastRow;
+      if (ended) return totalBytes;
+      return last ? Math.min(totalBytes - 1, Math.round((totalBytes * lastRow) / last)) : 0;
+    },
+    totalBytes,
+    destroy: () => stream.destroy(),
+    sheet: sheet.name,
+    sheetCells: (cells) => typed.get(cells),
+  };
+}

@@ -1,0 +1,160 @@
+// A worksheet's XML (ECMA-376 §18.3.1: <sheetData><row r="3"><c r="B3" s="1" t="s"><v>0</v></c>)
+// as rows of cells, streamed: the XML is decoded with one streaming TextDecoder, so a character cut
+// between two chunks of the zip stays whole (exceljs 4.4's own worksheet reader decodes each chunk
+// alone and turns such characters into U+FFFD: exceljs#2063, #2316), and each cell keeps its type
+// (exceljs reads a formula's boolean result as 1 and its error as NaN). Tag names are compared
+// without a namespace prefix, since some writers spell them <x:row>.
+import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { EMPTY_CELL, sheetCell, unescapeText, type CellContext, type RawCell, type SheetCell } from './sheet-cells.js';
+
+export interface SheetRow {
+  /** The row's 1-based number in the sheet. */
+  number: number;
+  /** Its cells from column A, up to its last cell that holds anything. */
+  cells: SheetCell[];
+}
+
+export interface SheetRowsInfo {
+  /** The last row the sheet's <dimension> names, when it names one: for progress. */
+  lastRow: number | undefined;
+}
+
+/** Column letters of a reference (`AB12`) → 1-based column number (28). */
+function columnOf(reference: string): number {
+  let column = 0;
+  for (let i = 0; i < reference.length; i += 1) {
+    const code = reference.charCodeAt(i) | 0x20;
+    if (code < 0x61 || code > 0x7a) break;
+    column = column * 26 + (code - 0x60);
+  }
+  return column;
+}
+
+const localName = (name: string): string => name.slice(name.indexOf(':') + 1);
+
+/** Parses rows as the XML arrives; `take()` hands over the rows completed so far. */
+class SheetParser {
+  readonly info: SheetRowsInfo = { lastRow: undefined };
+  readonly #parser = new SaxesParser();
+  readonly #context: CellContext;
+  #ready: SheetRow[] = [];
+  #row: SheetRow | undefined;
+  #rowNumber = 0;
+  #column = 0;
+  #cell: { raw: RawCell; style: number } | undefined;
+  /** Inside <v>, or a <t> of an inline string outside its phonetic reading (<rPh>). */
+  #capturing = false;
+  #phonetic = false;
+
+  constructor(context: CellContext) {
+    this.#context = context;
+    this.#parser.on('opentag', (tag) => this.#open(tag));
+    this.#parser.on('closetag', (tag) => this.#close(localName(tag.name)));
+    this.#parser.on('text', (text) => {
+      if (this.#capturing && this.#cell) this.#cell.raw.text += text;
+    });
+    this.#parser.on('cdata', (text) => {
+      if (this.#capturing && this.#cell) this.#cell.raw.text += text;
+    });
+  }
+
+  write(text: string): void {
+    this.#parser.write(text);
+  }
+
+  close(): void {
+    this.#parser.close();
+  }
+
+  take(): SheetRow[] {
+    const rows = this.#ready;
+    this.#ready = [];
+    return rows;
+  }
+
+  #open(tag: SaxesTagPlain): void {
+    const name = localName(tag.name);
+    const attributes = tag.attributes as Record<string, string>;
+    if (name === 'c' && this.#row) {
+      this.#column = attributes.r ? columnOf(attributes.r) : this.#column + 1;
+      this.#cell = { raw: { type: attributes.t, text: '', formula: false }, style: Number(attributes.s ?? 0) };
+    } else if (name === 'v' || (name === 't' && !this.#phonetic)) {
+      this.#capturing = true;
+    } else if (name === 'f' && this.#cell) {
+      this.#cell.raw.formula = true;
+    } else if (name === 'rPh') {
+      this.#phonetic = true;
+    } else if (name === 'row') {
+      this.#rowNumber = attributes.r ? Number(attributes.r) : this.#rowNumber + 1;
+      this.#row = { number: this.#rowNumber, cells: [] };
+      this.#column = 0;
+    } else if (name === 'dimension' && attributes.ref) {
+      const last = /(\d+)$/.exec(attributes.ref);
+      this.info.lastRow = last ? Number(last[1]) : undefined;
+    }
+  }
+
+  #close(name: string): void {
+    if (name === 'v' || name === 't') {
+      this.#capturing = false;
+    } else if (name === 'rPh') {
+      this.#phonetic = false;
+    } else if (name === 'c' && this.#row && this.#cell) {
+      const cell = sheetCell(this.#cell.raw, this.#cell.style, this.#context);
+      this.#cell = undefined;
+      if (cell.text === '' && cell.value === null) return;
+      const cells = this.#row.cells;
+      while (cells.length < this.#column - 1) cells.push(EMPTY_CELL);
+      cells[this.#column - 1] = cell;
+    } else if (name === 'row' && this.#row) {
+      if (this.#row.cells.length > 0) this.#ready.push(this.#row);
+      this.#row = undefined;
+    }
+  }
+}
+
+/**
+ * The rows of a worksheet's XML that hold anything, in batches as the chunks arrive (a row of
+ * empty or only formatted cells is no row, like a blank line of a CSV).
+ */
+export async function* sheetRows(chunks: AsyncIterable<Buffer | string>, context: CellContext, info?: (info: SheetRowsInfo) => void): AsyncGenerator<SheetRow[]> {
+  const parser = new SheetParser(context);
+  info?.(parser.info);
+  const decoder = new TextDecoder('utf-8');
+  for await (const chunk of chunks) {
+    parser.write(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+    const rows = parser.take();
+    if (rows.length > 0) yield rows;
+  }
+  parser.write(decoder.decode());
+  parser.close();
+  const rows = parser.take();
+  if (rows.length > 0) yield rows;
+}
+
+/** Adds to `strings` the text of shared strings (xl/sharedStrings.xml, §18.4.9): each <si>'s <t> texts, phonetic readings left out. */
+export async function readSharedStrings(chunks: AsyncIterable<Buffer | string>, strings: string[]): Promise<void> {
+  const parser = new SaxesParser();
+  let text = '';
+  let capturing = false;
+  let phonetic = false;
+  parser.on('opentag', (tag) => {
+    const name = localName(tag.name);
+    if (name === 'si') text = '';
+    else if (name === 't' && !phonetic) capturing = true;
+    else if (name === 'rPh') phonetic = true;
+  });
+  parser.on('closetag', (tag) => {
+    const name = localName(tag.name);
+    if (name === 't') capturing = false;
+    else if (name === 'rPh') phonetic = false;
+    else if (name === 'si') strings.push(unescapeText(text));
+  });
+  parser.on('text', (chunk) => {
+    if (capturing) text += chunk;
+  });
+  const decoder = new TextDecoder('utf-8');
+  for await (const chunk of chunks) parser.write(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+  parser.write(decoder.decode());
+  parser.close();
+}
