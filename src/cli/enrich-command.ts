@@ -12,6 +12,7 @@ import { printJson, type CliIo } from './io.js';
 import { openTarget, targetOptions, type Target, type TargetArgs } from './target.js';
 import { STDIN_ARGUMENT } from './stdin-argument.js';
 import { stderrLines } from './stderr-lines.js';
+import { exitStatusOf } from './summary-text.js';
 
 interface EnrichArgs extends TargetArgs {
   input: string;
@@ -42,17 +43,6 @@ interface EnrichArgs extends TargetArgs {
   patience?: string;
   prefix?: string;
   fields?: string;
-}
-
-/** Exit statuses of `enrich` (cli-contract.md). */
-export function exitStatusOf(summary: EnrichSummary): number {
-  if (summary.stoppedBy === 'interrupt') return 130;
-  if (summary.stoppedBy === 'redis' || summary.stoppedBy === 'api_unavailable') return 2;
-  if (summary.stoppedBy === 'credits') return 3;
-  if (summary.stoppedBy === 'max_errors') return 4;
-  if (summary.status.error === 0) return 0;
-  // Only the file's own problems (keys malformed or refused by the API): scripts may accept 5.
-  return summary.status.error === summary.fileErrors ? 5 : 2;
 }
 
 function formatPlan(plan: DryRunPlan): string {
@@ -205,15 +195,17 @@ async function dryRun(io: CliIo, options: EnrichOptions, json: boolean): Promise
 }
 
 async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise<void> {
-  const [{ enrich }, { formatSummary, oneLineSummary, progressView }, { tuneHeapForEnrich }] = await Promise.all([
+  const [{ enrich }, { progressView }, { formatSummary, oneLineSummary, paintFor }, { tuneHeapForEnrich }] = await Promise.all([
     import('../run/enrich.js'),
     import('./progress.js'),
+    import('./summary-text.js'),
     import('./heap-tuning.js'),
   ]);
   tuneHeapForEnrich(options.input);
-  const say = stderrLines(io);
-  const signals = interruptOnSignals(say, args.quiet ?? false, io.isTty);
-  const view = progressView(io, say, args.quiet ? 'quiet' : io.isTty ? 'bar' : 'plain');
+  const view = progressView(stderrLines(io), args.quiet ? { kind: 'quiet' } : io.isTty ? { kind: 'terminal', stream: process.stderr } : { kind: 'plain' });
+  // Every line goes through the view: on a terminal it is written above the progress line.
+  const say = (line: string) => view.print(line);
+  const signals = interruptOnSignals(say, args.quiet ?? false);
   let summary: EnrichSummary;
   try {
     summary = await enrich({
@@ -239,7 +231,7 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
   else if (args.json) printJson(io, summary);
   // Quiet is for success: a failing run that printed nothing would hide itself from cron mail.
   if (args.quiet && status !== 0 && !(args.json && rowsOnStdout)) say(`lead-enrich: ${oneLineSummary(summary)}`);
-  else if (!args.quiet && !(args.json && rowsOnStdout)) say(formatSummary(summary));
+  else if (!args.quiet && !(args.json && rowsOnStdout)) say(formatSummary(summary, paintFor(process.stderr)));
   io.setStatus(status);
 }
 
@@ -249,19 +241,17 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
  * Kept until the process exits: a signal after the run must not kill the process before the
  * store is closed and the summary is out.
  */
-function interruptOnSignals(say: (line: string) => void, quiet: boolean, tty: boolean): { interrupt: AbortSignal; quit: AbortSignal } {
-  // In a terminal the progress bar holds the line: start a new one.
-  const nl = tty ? '\n' : '';
+function interruptOnSignals(say: (line: string) => void, quiet: boolean): { interrupt: AbortSignal; quit: AbortSignal } {
   const interrupt = new AbortController();
   const quit = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
     if (interrupt.signal.aborted) {
       if (quit.signal.aborted) return;
-      if (!quiet) say(`${nl}lead-enrich: ${signal} again: quitting now; the rows in flight are written as skipped.`);
+      if (!quiet) say(`lead-enrich: ${signal} again: quitting now; the rows in flight are written as skipped.`);
       quit.abort();
       return;
     }
-    if (!quiet) say(`${nl}lead-enrich: ${signal}: stopping; requests in flight may finish, the remaining rows are written as skipped (Ctrl-C again to quit at once).`);
+    if (!quiet) say(`lead-enrich: ${signal}: stopping; requests in flight may finish, the remaining rows are written as skipped (Ctrl-C again to quit at once).`);
     interrupt.abort();
   };
   process.on('SIGINT', onSignal);

@@ -3,3 +3,4 @@ export { openCsv, type CsvSource, type ReadOptions } from './open-csv.js';
 export { fromBytes, toBytes, hasInvalidUtf8 } from './byte-string.js';
 export { assertDistinctFiles, type NamedFile } from './distinct-files.js';
 export type { RecordDelimiter } from './detect-layout.js';
+export type { RecordCount } from './record-estimate.js';
