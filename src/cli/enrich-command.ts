@@ -7,6 +7,7 @@ import type { EnrichOptions } from '../run/enrich-options.js';
 import type { EnrichSummary } from '../run/summary.js';
 import type { DryRunPlan } from '../run/dry-run.js';
 import { ConfigError } from '../api/errors.js';
+import { formatDuration } from '../core/duration.js';
 import { readOption, type OptionName, type OptionValue } from '../options/option-table.js';
 import { printJson, type CliIo } from './io.js';
 import { openTarget, targetOptions, type Target, type TargetArgs } from './target.js';
@@ -45,6 +46,13 @@ interface EnrichArgs extends TargetArgs {
   fields?: string;
 }
 
+/** "about 4m 10s at 600 RPM": whole seconds, in the units that fit (not "about 0.05 minutes"). */
+function timeNeeded(plan: DryRunPlan): string {
+  if (plan.lookupsToMake === 0) return 'none: no lookup to make';
+  const seconds = Math.max(1, Math.ceil((plan.lookupsToMake * 60) / plan.rpm));
+  return `about ${formatDuration(seconds * 1000)} at ${plan.rpm} RPM`;
+}
+
 function formatPlan(plan: DryRunPlan): string {
   const per = (record: Record<string, number>) =>
     Object.entries(record)
@@ -57,7 +65,7 @@ function formatPlan(plan: DryRunPlan): string {
     `Already known (free): ${per(plan.alreadyKnown)}`,
     `Lookups to make: ${plan.lookupsToMake === plan.lookupsExpected ? plan.lookupsToMake : `at most ${plan.lookupsToMake}, expected ${plan.lookupsExpected} (a waterfall stops at the first found)`}`,
     `Credits needed: at most ${plan.creditsNeeded} (${plan.creditsEstimate})`,
-    `Time needed: about ${plan.minutesNeeded} minutes at ${plan.rpm} RPM`,
+    `Time needed: ${timeNeeded(plan)}`,
     `Balance: ${plan.balance}, reserve ${plan.reserve}: ${plan.fits ? 'it fits' : 'it does NOT fit; the run would stop at the reserve (exit 3)'}`,
     ...(plan.warning ? [`Warning: ${plan.warning}`] : []),
   ].join('\n');

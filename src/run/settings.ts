@@ -201,19 +201,33 @@ function splitName(file: string): { stem: string; ext: string; gz: string } {
   return { stem: ext ? rest.slice(0, -ext.length) : rest, ext, gz };
 }
 
-/** `<input>.enriched.csv` beside the input (stdin: stdout); gzipped when the input is. Shards get their own name. */
-export function defaultOutput(input: string | Readable, format: 'csv' | 'jsonl', shard: Shard | undefined): string {
-  if (typeof input !== 'string' || input === '-') return '-';
-  const { stem, gz } = splitName(input);
-  // Workers on shards of one input in one folder must not write over each other's outputs.
-  const part = shard ? `.${shard.index}-of-${shard.count}` : '';
-  return `${stem}.enriched${part}.${format === 'jsonl' ? 'jsonl' : 'csv'}${gz}`;
+/**
+ * Extensions of text files that hold tab-separated values by custom: Excel's "Unicode text" export
+ * is a `.txt`. The outputs use the input's delimiter (cli-contract, "Input files"), so they keep
+ * the input's extension: `export.txt` gives `export.enriched.txt`, not a `.csv` full of tabs.
+ */
+const TEXT_EXTENSIONS = new Set(['.tsv', '.tab', '.txt']);
+
+function textExtension(ext: string): string {
+  return TEXT_EXTENSIONS.has(ext.toLowerCase()) ? ext : '.csv';
 }
 
-/** `<output name>.errors.csv` beside the output (or the input, when the output is stdout); gzipped when that is. */
+/**
+ * `<input>.enriched.csv` beside the input (`.tsv`, `.tab` and `.txt` inputs keep their extension;
+ * stdin: stdout); gzipped when the input is. Shards get their own name.
+ */
+export function defaultOutput(input: string | Readable, format: 'csv' | 'jsonl', shard: Shard | undefined): string {
+  if (typeof input !== 'string' || input === '-') return '-';
+  const { stem, ext, gz } = splitName(input);
+  // Workers on shards of one input in one folder must not write over each other's outputs.
+  const part = shard ? `.${shard.index}-of-${shard.count}` : '';
+  return `${stem}.enriched${part}${format === 'jsonl' ? '.jsonl' : textExtension(ext)}${gz}`;
+}
+
+/** `<output name>.errors.csv` beside the output (or the input, when the output is stdout), `.tsv`/`.tab`/`.txt` kept; gzipped when that is. */
 export function defaultErrors(output: string, input: string | Readable): string | undefined {
   const base = output !== '-' ? output : typeof input === 'string' && input !== '-' ? input : undefined;
   if (base === undefined) return undefined;
-  const { stem, gz } = splitName(base);
-  return `${stem}.errors.csv${gz}`;
+  const { stem, ext, gz } = splitName(base);
+  return `${stem}.errors${textExtension(ext)}${gz}`;
 }
