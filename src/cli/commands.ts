@@ -48,7 +48,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
     .example('$0 enrich contacts.csv --sandbox', 'enrich a file against the embedded sandbox')
     .example('$0 enrich contacts.csv -o out.csv --json', 'enrich with the real API (LEAD_API_TOKEN, LEAD_API_BASE_URL)')
     .example('$0 account', 'plan, credits and rate limit')
-    .example('$0 completion >> ~/.bashrc', 'complete commands and options in bash (zsh: $0 completion zsh >> ~/.zshrc)')
+    .example('$0 completion >> ~/.bashrc', 'complete commands and options in bash (zsh: lead-enrich completion zsh >> ~/.zshrc)')
     .epilogue('Token: LEAD_API_TOKEN or "token"/"tokenFile" in --config. Base URL: --base-url, LEAD_API_BASE_URL or "baseUrl".')
     .wrap(Math.min(110, process.stdout.columns || 100))
     .exitProcess(false)

@@ -141,7 +141,7 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .example('$0 enrich export.csv -d ";" --encoding windows-1252', 'a German Excel export (both are detected too)')
     .example('cat in.csv | $0 enrich - -o - --quiet > out.csv', 'stdin to stdout')
     .example('$0 enrich contacts.csv --dry-run', 'what would it cost? no lookup is made')
-    .example('$0 enrich big.csv --shard 1/4 --redis redis://10.0.0.5:6379', 'worker 1 of 4, sharing the account through Redis')
+    .example('$0 enrich big.csv --shard 1/4 --redis "$REDIS_URL"', 'worker 1 of 4, sharing the account through the Redis at $REDIS_URL (redis://host:6379)')
     .example('$0 enrich nightly.csv -q --max-errors 5%', 'in cron or CI: silent on success, fails loudly when the API is down')
     .epilogue(EXIT_STATUSES);
 }
