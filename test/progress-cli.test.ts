@@ -4,7 +4,7 @@
 // going back and 100 at the end, every ETA with a unit, no terminal line wider than the terminal,
 // colour in a terminal and none in a pipe or with NO_COLOR.
 // Paced by a sandbox whose rate window is one second (--rate-window 1000): a few seconds a run.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +24,9 @@ beforeAll(async () => {
   fs.writeFileSync(input, unevenContacts(ROWS));
 });
 afterAll(() => sandbox.close());
+
+/** util-linux's `script` (Debian: bsdutils), which gives a command a pseudo-terminal; macOS's takes other flags. */
+const HAS_SCRIPT = spawnSync('script', ['--version'], { encoding: 'utf8' }).stdout?.includes('util-linux') ?? false;
 
 const ESCAPES = /\x1b\[[0-9;?]*[A-Za-z]/g;
 const WITH_UNIT = /^(\d+h )?(\d+m )?\d+[hms]$|^\d+h \d+m$|^\d+m \d+s$/;
@@ -85,9 +88,17 @@ describe('progress without a terminal', () => {
     expect(result.stderr).not.toMatch(ESCAPES);
     expect(result.stderr).toMatch(/Z Done: 2500 rows \(exit 0\)\./);
   }, 60_000);
+
+  it('FORCE_COLOR: colour even in a pipe', async () => {
+    const tiny = path.join(dir, 'forced.csv');
+    fs.writeFileSync(tiny, unevenContacts(5, 6));
+    const result = await runCli(['enrich', tiny, '-o', path.join(dir, 'forced.out.csv')], { env: env({ FORCE_COLOR: '1' }) as Record<string, string> });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('\x1b[32mDone: 5 rows (exit 0).\x1b[39m');
+  }, 30_000);
 });
 
-describe('progress in a terminal (a real pseudo-terminal)', () => {
+describe.skipIf(!HAS_SCRIPT)('progress in a terminal (a real pseudo-terminal)', () => {
   it('at 80 columns: no line wider than 80, totals within 10 %, every ETA with a unit, the last frame 100 %, the outcome in colour', async () => {
     const out = path.join(dir, 'tty.csv');
     const { code, screen } = await underTerminal(`stty cols 80 rows 24; exec node ${CLI_PATH} enrich ${input} -o ${out} --rate-window 1000`);
@@ -132,11 +143,4 @@ describe('progress in a terminal (a real pseudo-terminal)', () => {
     expect(screen).not.toMatch(/\x1b\[3\dm/);
   }, 30_000);
 
-  it('FORCE_COLOR: colour even in a pipe', async () => {
-    const tiny = path.join(dir, 'forced.csv');
-    fs.writeFileSync(tiny, unevenContacts(5, 6));
-    const result = await runCli(['enrich', tiny, '-o', path.join(dir, 'forced.out.csv')], { env: env({ FORCE_COLOR: '1' }) as Record<string, string> });
-    expect(result.code).toBe(0);
-    expect(result.stderr).toContain('\x1b[32mDone: 5 rows (exit 0).\x1b[39m');
-  }, 30_000);
 });
