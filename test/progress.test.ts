@@ -189,7 +189,7 @@ describe('plain progress lines', () => {
     expect(lines[1]).toMatch(/lead-enrich: 2000 rows done of 2000 \(100%\), ETA 0s, /);
   });
 
-  it('come every 10 s, and at each tenth of the rows but never within a second of each other; the last frame once any was written', () => {
+  it('begin after 10 s (a run that fails at once keeps its one line), then come every 10 s and at each tenth but never within a second of each other; the last frame once any was written', () => {
     const lines: string[] = [];
     let now = 0;
     const view = progressView((line) => lines.push(`${now} ${line}`), { kind: 'plain' }, () => now);
@@ -197,15 +197,16 @@ describe('plain progress lines', () => {
       now = ms;
       view.update(progress({ rowsRead: done, rowsDone: done, totalRows: 1000, totalExact: exact }));
     };
-    at(500, 150); // a tenth, but within a second of the start
-    at(1000, 160); // a second, a new tenth: a line
-    at(1500, 390); // two tenths more, too soon
-    at(2000, 395); // a line
-    at(2500, 399);
-    at(12_500, 399); // 10 s: a line
-    at(13_000, 1000, true); // the last frame, whatever the time
-    at(13_200, 1000, true); // said once
-    expect(lines.map((l) => /^(\d+) .* (\d+) rows done/.exec(l)!.slice(1, 3).join(':'))).toEqual(['1000:160', '2000:395', '12500:399', '13000:1000']);
+    at(1000, 150); // tenths, but no line yet
+    at(5000, 390);
+    at(10_000, 400); // 10 s: the first line
+    at(10_500, 520); // a new tenth, within a second
+    at(11_000, 530); // a line
+    at(12_000, 535); // same tenth: none
+    at(22_000, 540); // 10 s: a line
+    at(23_000, 1000, true); // the last frame, whatever the time
+    at(23_200, 1000, true); // said once
+    expect(lines.map((l) => /^(\d+) .* (\d+) rows done/.exec(l)!.slice(1, 3).join(':'))).toEqual(['10000:400', '11000:530', '22000:540', '23000:1000']);
   });
 
   it('say nothing for a short run that never reached a line', () => {

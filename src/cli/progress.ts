@@ -21,7 +21,7 @@ export interface TerminalStream {
   off(event: 'resize', listener: () => void): unknown;
 }
 
-/** Without a terminal: a status line every so often, and at each tenth of the rows. */
+/** Without a terminal: a status line every so often, and at each tenth of the rows once lines have begun. */
 export interface PlainPacing {
   everyMs: number;
   /** Never two lines closer than this, whatever the tenths say. */
@@ -69,9 +69,9 @@ function terminalView(stream: TerminalStream, model: ProgressModel): ProgressVie
 }
 
 /**
- * A line when `everyMs` has passed since the last one, or when another tenth of the rows is done
- * (so a short job's log shows it moving too), never two within `minGapMs`; and the last frame
- * (100 %) once any line was written.
+ * The first line once `everyMs` has passed (a run that ends sooner, or fails at once with its one
+ * line, prints none); then a line every `everyMs`, or sooner when another tenth of the rows is
+ * done (never two within `minGapMs`); and the last frame (100 %) once any line was written.
  */
 function plainView(say: LineWriter, model: ProgressModel, pacing: PlainPacing, now: () => number): ProgressView {
   let lastAt = now();
@@ -84,7 +84,7 @@ function plainView(say: LineWriter, model: ProgressModel, pacing: PlainPacing, n
       const at = now();
       const tenth = frame.percent === undefined ? 0 : Math.floor(frame.percent / 10);
       const final = frame.percent === 100;
-      const due = at - lastAt >= pacing.everyMs || (tenth > lastTenth && at - lastAt >= pacing.minGapMs) || (final && printed);
+      const due = at - lastAt >= pacing.everyMs || (printed && ((tenth > lastTenth && at - lastAt >= pacing.minGapMs) || final));
       if (!due || finalShown) return;
       say(plainLine(frame));
       lastAt = at;
