@@ -161,10 +161,10 @@ describe('papercuts', () => {
   it('names an unknown option once, and a mistyped command without a double stop', async () => {
     const unknown = await runCli(['enrich', 'x.csv', '--foo-bar'], { env });
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toMatch(/Unknown argument: foo-bar\. Run 'lead-enrich --help'/);
+    expect(unknown.stderr).toMatch(/Unknown option --foo-bar\. Run 'lead-enrich --help'/);
     expect(unknown.stderr).not.toMatch(/fooBar/);
     const typo = await runCli(['enrch', 'x.csv'], { env });
-    expect(typo.stderr).toMatch(/Did you mean enrich\? Run/);
+    expect(typo.stderr).toMatch(/Unknown command 'enrch': did you mean enrich\? Run/);
   });
 
   it('enrich --help lists the exit statuses', async () => {

@@ -260,7 +260,7 @@ describe('user errors: exit 1, one line that says what to do', () => {
     const cases: Array<[string, string[], Record<string, string>, RegExp[]]> = [
       ['unknown command', ['frobnicate'], envFor(), [/frobnicate/, /lead-enrich --help/]],
       ['no command', [], envFor(), [/Name a command/, /--help/]],
-      ['unknown option', ['account', '--frobnicate'], envFor(), [/Unknown argument: frobnicate/, /--help/]],
+      ['unknown option', ['account', '--frobnicate'], envFor(), [/Unknown option --frobnicate/, /--help/]],
       ['invalid choice', ['lookup', 'phone', '555-0100'], envFor(), [/phone/, /email/, /--help/]],
       ['missing positional', ['lookup', 'email'], envFor(), [/--help/]],
       ['option without its value', ['account', '--base-url'], envFor(), [/base-url/, /--help/]],

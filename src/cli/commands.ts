@@ -10,29 +10,29 @@ import { resolveCommand } from './resolve-command.js';
 import { sandboxCommand } from './sandbox-command.js';
 import { protectStdin } from './stdin-argument.js';
 import { storeCommand } from './store-command.js';
+import { usageMessage, type UsageContext } from './usage-messages.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
 /** A usage mistake yargs found (an unknown option, a missing argument): main.ts adds the --help hint. */
 export class UsageError extends Error {}
 
+/** The shells `lead-enrich completion` writes a script for. */
+const SHELLS = ['bash', 'zsh'];
+
 /**
- * yargs' usage messages, cleaned: "Unknown arguments: foo-bar, fooBar" names each unknown option
- * once, as the user typed it (yargs adds the camel-case alias it made); no trailing stop, since
- * main() adds the next sentence ("Did you mean enrich?." read badly).
+ * `lead-enrich completion [bash|zsh]`: yargs' own completion script. yargs picks the script by
+ * $SHELL when it starts, so a shell named on the command line is put there first.
  */
-function usageMessage(text: string): string {
-  const unknown = /^Unknown arguments?: (.*)$/s.exec(text);
-  if (unknown) {
-    const all = unknown[1]!.split(', ');
-    const names = all.filter((name) => !(/[A-Z]/.test(name) && all.includes(name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`))));
-    text = `Unknown ${names.length === 1 ? 'argument' : 'arguments'}: ${names.join(', ')}`;
-  }
-  return text.trim().replace(/\.$/, '');
+function completionShell(argv: string[]): string[] {
+  if (argv[0] !== 'completion' || argv[1] === undefined || argv[1].startsWith('-')) return argv;
+  if (!SHELLS.includes(argv[1])) throw new UsageError(`Unknown shell '${argv[1]}' for completion: give bash or zsh`);
+  process.env.SHELL = `/bin/${argv[1]}`;
+  return [argv[0], ...argv.slice(2)];
 }
 
 export async function runCli(argv: string[], io: CliIo): Promise<void> {
-  await yargs(protectStdin(argv))
+  await yargs(protectStdin(completionShell(argv)))
     .scriptName('lead-enrich')
     .usage('$0 <command> [options]\n\nEnrich contact CSV files through the Lead Lookup API.')
     .command(enrichCommand(io))
@@ -42,25 +42,25 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
     .command(accountCommand(io))
     .command(storeCommand(io))
     .command(sandboxCommand(io))
-    .demandCommand(1, 'Name a command: enrich, lookup, mx, whois, account, store or sandbox')
-    .recommendCommands()
+    .completion('completion', 'Print a shell completion script (bash or zsh; default: $SHELL): lead-enrich completion >> ~/.bashrc')
+    .demandCommand(1, 'Name a command: enrich, lookup, mx, whois, account, store, sandbox or completion')
     .strict()
     .example('$0 enrich contacts.csv --sandbox', 'enrich a file against the embedded sandbox')
     .example('$0 enrich contacts.csv -o out.csv --json', 'enrich with the real API (LEAD_API_TOKEN, LEAD_API_BASE_URL)')
     .example('$0 account', 'plan, credits and rate limit')
+    .example('$0 completion >> ~/.bashrc', 'complete commands and options in bash (zsh: lead-enrich completion zsh >> ~/.zshrc)')
     .epilogue('Token: LEAD_API_TOKEN or "token"/"tokenFile" in --config. Base URL: --base-url, LEAD_API_BASE_URL or "baseUrl".')
     .wrap(Math.min(110, process.stdout.columns || 100))
     .exitProcess(false)
-    .fail((message, error) => {
+    .fail((message, error, usage) => {
       // yargs' own messages are usage errors; errors from handlers pass through unchanged.
       // Some of yargs' checks (requiresArg: "Not enough arguments following: base-url") arrive
       // as a YError, not as a message: those are usage errors too, not "unexpected failures".
       if (error && error.name !== 'YError') throw error;
-      throw new UsageError(usageMessage(message || error?.message || 'invalid usage'));
+      throw new UsageError(usageMessage(message || error?.message || 'invalid usage', argv, usage as unknown as UsageContext));
     })
     .help()
     .alias('h', 'help')
     .version(version)
     .parseAsync();
 }
-

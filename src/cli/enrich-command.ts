@@ -7,11 +7,13 @@ import type { EnrichOptions } from '../run/enrich-options.js';
 import type { EnrichSummary } from '../run/summary.js';
 import type { DryRunPlan } from '../run/dry-run.js';
 import { ConfigError } from '../api/errors.js';
+import { formatDuration } from '../core/duration.js';
 import { readOption, type OptionName, type OptionValue } from '../options/option-table.js';
 import { printJson, type CliIo } from './io.js';
 import { openTarget, targetOptions, type Target, type TargetArgs } from './target.js';
 import { STDIN_ARGUMENT } from './stdin-argument.js';
 import { stderrLines } from './stderr-lines.js';
+import { exitStatusOf } from '../run/exit-status.js';
 
 interface EnrichArgs extends TargetArgs {
   input: string;
@@ -49,10 +51,15 @@ interface EnrichArgs extends TargetArgs {
   report?: string;
 }
 
-import { exitStatusOf } from '../run/exit-status.js';
-
 /** Exit statuses of `enrich` (cli-contract.md). */
 export { exitStatusOf };
+
+/** "about 4m 10s at 600 RPM": whole seconds, in the units that fit (not "about 0.05 minutes"). */
+function timeNeeded(plan: DryRunPlan): string {
+  if (plan.lookupsToMake === 0) return 'none: no lookup to make';
+  const seconds = Math.max(1, Math.ceil((plan.lookupsToMake * 60) / plan.rpm));
+  return `about ${formatDuration(seconds * 1000)} at ${plan.rpm} RPM`;
+}
 
 function formatPlan(plan: DryRunPlan): string {
   const per = (record: Record<string, number>) =>
@@ -69,7 +76,7 @@ function formatPlan(plan: DryRunPlan): string {
     `Already known (free): ${per(plan.alreadyKnown)}`,
     `Lookups to make: ${plan.lookupsToMake === plan.lookupsExpected ? plan.lookupsToMake : `at most ${plan.lookupsToMake}, expected ${plan.lookupsExpected} (a waterfall stops at the first found)`}`,
     `Credits needed: at most ${plan.creditsNeeded} (${plan.creditsEstimate})`,
-    `Time needed: about ${plan.minutesNeeded} minutes at ${plan.rpm} RPM`,
+    `Time needed: ${timeNeeded(plan)}`,
     `Balance: ${plan.balance}, reserve ${plan.reserve}: ${plan.fits ? 'it fits' : 'it does NOT fit; the run would stop at the reserve (exit 3)'}`,
     ...(plan.warning ? [`Warning: ${plan.warning}`] : []),
   ].join('\n');
@@ -151,7 +158,7 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .example('$0 enrich leads.xlsx --sheet Leads', 'a workbook: the sheet Leads, out to leads.enriched.xlsx')
     .example('cat in.csv | $0 enrich - -o - --quiet > out.csv', 'stdin to stdout')
     .example('$0 enrich contacts.csv --dry-run', 'what would it cost? no lookup is made')
-    .example('$0 enrich big.csv --shard 1/4 --redis redis://10.0.0.5:6379', 'worker 1 of 4, sharing the account through Redis')
+    .example('$0 enrich big.csv --shard 1/4 --redis "$REDIS_URL"', 'worker 1 of 4, sharing the account through the Redis at $REDIS_URL (redis://host:6379)')
     .example('$0 enrich nightly.csv -q --max-errors 5%', 'in cron or CI: silent on success, fails loudly when the API is down')
     .example('$0 enrich crm.csv --fill "Title=lead_title,Company=lead_company_name"', "fill the CRM's own blank cells; rows already complete are not looked up")
     .example('$0 enrich crm.csv --report run.html', 'a report to open in a browser: match and fill rates, credits, the rate used')
@@ -221,15 +228,17 @@ async function dryRun(io: CliIo, options: EnrichOptions, json: boolean): Promise
 }
 
 async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise<void> {
-  const [{ enrich }, { formatSummary, oneLineSummary, progressView }, { tuneHeapForEnrich }] = await Promise.all([
+  const [{ enrich }, { progressView }, { formatSummary, oneLineSummary, paintFor }, { tuneHeapForEnrich }] = await Promise.all([
     import('../run/enrich.js'),
     import('./progress.js'),
+    import('./summary-text.js'),
     import('./heap-tuning.js'),
   ]);
   tuneHeapForEnrich(options.input);
-  const say = stderrLines(io);
-  const signals = interruptOnSignals(say, args.quiet ?? false, io.isTty);
-  const view = progressView(io, say, args.quiet ? 'quiet' : io.isTty ? 'bar' : 'plain');
+  const view = progressView(stderrLines(io), args.quiet ? { kind: 'quiet' } : io.isTty ? { kind: 'terminal', stream: process.stderr } : { kind: 'plain' });
+  // Every line goes through the view: on a terminal it is written above the progress line.
+  const say = (line: string) => view.print(line);
+  const signals = interruptOnSignals(say, args.quiet ?? false);
   let summary: EnrichSummary;
   try {
     summary = await enrich({
@@ -255,7 +264,7 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
   else if (args.json) printJson(io, summary);
   // Quiet is for success: a failing run that printed nothing would hide itself from cron mail.
   if (args.quiet && status !== 0 && !(args.json && rowsOnStdout)) say(`lead-enrich: ${oneLineSummary(summary)}`);
-  else if (!args.quiet && !(args.json && rowsOnStdout)) say(formatSummary(summary));
+  else if (!args.quiet && !(args.json && rowsOnStdout)) say(formatSummary(summary, paintFor(process.stderr)));
   io.setStatus(status);
 }
 
@@ -265,19 +274,17 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
  * Kept until the process exits: a signal after the run must not kill the process before the
  * store is closed and the summary is out.
  */
-function interruptOnSignals(say: (line: string) => void, quiet: boolean, tty: boolean): { interrupt: AbortSignal; quit: AbortSignal } {
-  // In a terminal the progress bar holds the line: start a new one.
-  const nl = tty ? '\n' : '';
+function interruptOnSignals(say: (line: string) => void, quiet: boolean): { interrupt: AbortSignal; quit: AbortSignal } {
   const interrupt = new AbortController();
   const quit = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
     if (interrupt.signal.aborted) {
       if (quit.signal.aborted) return;
-      if (!quiet) say(`${nl}lead-enrich: ${signal} again: quitting now; the rows in flight are written as skipped.`);
+      if (!quiet) say(`lead-enrich: ${signal} again: quitting now; the rows in flight are written as skipped.`);
       quit.abort();
       return;
     }
-    if (!quiet) say(`${nl}lead-enrich: ${signal}: stopping; requests in flight may finish, the remaining rows are written as skipped (Ctrl-C again to quit at once).`);
+    if (!quiet) say(`lead-enrich: ${signal}: stopping; requests in flight may finish, the remaining rows are written as skipped (Ctrl-C again to quit at once).`);
     interrupt.abort();
   };
   process.on('SIGINT', onSignal);

@@ -1,163 +1,98 @@
-// How a run tells the user how it goes: a progress bar on a TTY (cli-progress), a plain status
-// line at most every 10 s otherwise (cron, CI; stamped by stderr-lines.ts), nothing with --quiet;
-// then the summary (one line for a quiet run that failed).
-import cliProgress from 'cli-progress';
+// How a run tells the user how it goes while it runs: one line redrawn in place on a terminal, a
+// plain status line now and then otherwise (cron, CI; stamped by stderr-lines.ts), nothing with
+// --quiet. The numbers come from progress-model.ts, the words from progress-line.ts.
 import type { EnrichProgress } from '../run/enrich-options.js';
-import type { EnrichSummary } from '../run/summary.js';
-import { formatDuration } from '../core/duration.js';
-import type { CliIo } from './io.js';
+import type { LineWriter } from './stderr-lines.js';
+import { ProgressModel, type ProgressFrame } from './progress-model.js';
+import { plainLine, terminalLine } from './progress-line.js';
 
 export interface ProgressView {
   update(progress: EnrichProgress): void;
+  /** A line of its own (a warning, "API unavailable"), above the progress line on a terminal. */
+  print(line: string): void;
   stop(): void;
 }
 
-const PLAIN_EVERY_MS = 10_000;
-
-function counts(p: EnrichProgress): string {
-  const down = p.apiUnavailableSince === undefined ? '' : `API unavailable since ${clockTime(p.apiUnavailableSince)}; `;
-  return `${down}found ${p.found}, not found ${p.notFound}, errors ${p.errors}, skipped ${p.skipped}, credits ${p.creditsSpent}`;
+/** What the terminal view writes to: process.stderr on a terminal. */
+export interface TerminalStream {
+  write(text: string): unknown;
+  readonly columns?: number | undefined;
+  on(event: 'resize', listener: () => void): unknown;
+  off(event: 'resize', listener: () => void): unknown;
 }
 
-/** HH:MM:SS in local time. */
-function clockTime(epochMs: number): string {
-  return new Date(epochMs).toTimeString().slice(0, 8);
+/** Without a terminal: a status line every so often, and at each tenth of the rows once lines have begun. */
+export interface PlainPacing {
+  everyMs: number;
+  /** Never two lines closer than this, whatever the tenths say. */
+  minGapMs: number;
+}
+
+export const PLAIN_PACING: PlainPacing = { everyMs: 10_000, minGapMs: 1_000 };
+
+export type ProgressMode = { kind: 'quiet' } | { kind: 'plain'; pacing?: PlainPacing } | { kind: 'terminal'; stream: TerminalStream };
+
+export function progressView(say: LineWriter, mode: ProgressMode, now: () => number = Date.now): ProgressView {
+  if (mode.kind === 'quiet') return { update() {}, print: say, stop() {} };
+  const model = new ProgressModel(now);
+  if (mode.kind === 'plain') return plainView(say, model, mode.pacing ?? PLAIN_PACING, now);
+  return terminalView(mode.stream, model);
 }
 
 /**
- * The total rows, estimated from the share of the file read so far (exact once it is all read);
- * undefined for stdin. Progress counts rows written, not bytes read: the reader runs ahead.
+ * One line, redrawn in place (carriage return, then erase to the end of the line) at the
+ * terminal's width, again whenever the terminal is resized. It ends with a newline at stop().
  */
-function estimatedRows(p: EnrichProgress): number | undefined {
-  if (!p.totalBytes || p.bytesRead <= 0 || p.rowsRead <= 0) return undefined;
-  return Math.max(p.rowsRead, Math.round((p.rowsRead * p.totalBytes) / p.bytesRead));
-}
-
-/**
- * Rows per minute of rows looked up: rows the store answered take no time and would make a
- * resumed run look fast until its first request.
- */
-function lookupRate(p: EnrichProgress): number {
-  return p.elapsedMs > 0 ? Math.round((p.rowsLookedUp * 60_000) / p.elapsedMs) : 0;
-}
-
-/** Time left at the pace so far: always a finite, well-formed duration, or '?' before the first row. */
-export function etaOf(p: EnrichProgress): string {
-  const total = estimatedRows(p);
-  if (!total || p.rowsDone <= 0 || p.elapsedMs <= 0) return '?';
-  if (p.rowsDone >= total) return '0s';
-  // Whole seconds: an estimate to the millisecond ("8s 982ms") only looks precise.
-  const seconds = Math.max(1, Math.round(((p.elapsedMs / p.rowsDone) * (total - p.rowsDone)) / 1000));
-  return formatDuration(seconds * 1000);
-}
-
-export function progressView(io: CliIo, say: (line: string) => void, mode: 'bar' | 'plain' | 'quiet'): ProgressView {
-  if (mode === 'quiet') return { update() {}, stop() {} };
-  if (mode === 'plain') return plainView(say);
-  const bar = new cliProgress.SingleBar(
-    {
-      // Our own rate and ETA: cli-progress's `eta_formatted` reads "NFs" or "4m60s" at times.
-      format: ' {bar} {percentage}% | {value}/{total} rows | {rate} looked up/min | ETA {eta} | {counts}',
-      hideCursor: true,
-      stream: process.stderr,
-      clearOnComplete: false,
-    },
-    cliProgress.Presets.shades_classic,
-  );
-  let started = false;
+function terminalView(stream: TerminalStream, model: ProgressModel): ProgressView {
+  let last: ProgressFrame | undefined;
+  const width = () => stream.columns || 80;
+  const draw = () => {
+    if (last) stream.write(`\r${terminalLine(last, width())}\x1b[K`);
+  };
+  const onResize = () => draw();
+  stream.on('resize', onResize);
   return {
     update(p) {
-      const total = estimatedRows(p) ?? Math.max(1, p.rowsRead);
-      const payload = { rate: lookupRate(p), eta: etaOf(p), counts: counts(p) };
-      if (!started) {
-        bar.start(total, Math.min(p.rowsDone, total), payload);
-        started = true;
-      } else {
-        bar.setTotal(total);
-        bar.update(Math.min(p.rowsDone, total), payload);
-      }
+      last = model.frame(p);
+      draw();
+    },
+    print(line) {
+      stream.write(`${last ? '\r\x1b[K' : ''}${line}\n`);
+      draw();
     },
     stop() {
-      if (started) bar.stop();
+      stream.off('resize', onResize);
+      if (last) stream.write('\n');
+      last = undefined;
     },
   };
 }
 
-/** Without a terminal: a status line at most every PLAIN_EVERY_MS (stamped by `say`). */
-function plainView(say: (line: string) => void): ProgressView {
-  let last = Date.now();
+/**
+ * The first line once `everyMs` has passed (a run that ends sooner, or fails at once with its one
+ * line, prints none); then a line every `everyMs`, or sooner when another tenth of the rows is
+ * done (never two within `minGapMs`); and the last frame (100 %) once any line was written.
+ */
+function plainView(say: LineWriter, model: ProgressModel, pacing: PlainPacing, now: () => number): ProgressView {
+  let lastAt = now();
+  let lastTenth = 0;
+  let printed = false;
+  let finalShown = false;
   return {
     update(p) {
-      if (Date.now() - last < PLAIN_EVERY_MS) return;
-      last = Date.now();
-      const total = estimatedRows(p);
-      const percent = total ? ` of about ${total} (${Math.floor((100 * p.rowsDone) / total)}%)` : '';
-      const eta = etaOf(p);
-      say(`lead-enrich: ${p.rowsDone} rows done${percent}, ${lookupRate(p)} rows/min looked up${eta === '?' ? '' : `, ETA ${eta}`}; ${counts(p)}`);
+      const frame = model.frame(p);
+      const at = now();
+      const tenth = frame.percent === undefined ? 0 : Math.floor(frame.percent / 10);
+      const final = frame.percent === 100;
+      const due = at - lastAt >= pacing.everyMs || (printed && ((tenth > lastTenth && at - lastAt >= pacing.minGapMs) || final));
+      if (!due || finalShown) return;
+      say(plainLine(frame));
+      lastAt = at;
+      lastTenth = tenth;
+      printed = true;
+      finalShown = final;
     },
+    print: say,
     stop() {},
   };
-}
-
-/** One line, for `-q` runs that did not exit 0: what happened and where to look. */
-export function oneLineSummary(s: EnrichSummary): string {
-  const why =
-    s.stoppedBy === 'max_errors'
-      ? 'stopped at --max-errors'
-      : s.stoppedBy === 'credits'
-        ? 'stopped at the credit reserve'
-        : s.stoppedBy === 'interrupt'
-          ? 'interrupted'
-          : s.stoppedBy === 'redis'
-            ? 'Redis was lost'
-            : s.stoppedBy === 'api_unavailable'
-              ? `the API stayed unavailable past --patience (${formatDuration(s.patienceMs)})`
-              : `${s.status.error} rows are errors`;
-  const codes = Object.entries(s.errorCodes).map(([code, n]) => `${code} ${n}`).join(', ');
-  const where = s.errorsFile ? `; see ${s.errorsFile}` : '';
-  return `${why}: ${s.rows} rows (found ${s.status.found}, not found ${s.status.not_found}, errors ${s.status.error}, skipped ${s.status.skipped})${codes ? `; ${codes}` : ''}${where}`;
-}
-
-export function formatSummary(s: EnrichSummary): string {
-  const lines = [
-    `Rows: ${s.rows} (found ${s.status.found}, not found ${s.status.not_found}, errors ${s.status.error}, skipped ${s.status.skipped})`,
-    `Billing: charged ${s.billing.charged}, free ${s.billing.free}, cached ${s.billing.cached}, duplicate ${s.billing.duplicate}, none ${s.billing.none}`,
-    ...Object.entries(s.withBilling ?? {}).map(([extra, b]) => `Billing of --with ${extra}: charged ${b.charged}, free ${b.free}, cached ${b.cached}, duplicate ${b.duplicate}, none ${b.none}`),
-    `Requests: ${s.requests} (retries ${s.retries}, rate-limited ${s.rateLimited}) at up to ${s.rpm} RPM`,
-    `Credits: ${s.credits.before} before, ${s.credits.after} after${s.credits.exact ? '' : ' (estimated)'}, ${s.credits.spent} spent, reserve ${s.credits.reserve}`,
-    ...(s.credits.exact && s.credits.fell > s.credits.spent
-      ? [`The balance fell by ${s.credits.fell}; this run spent ${s.credits.spent}: another client uses the account`]
-      : []),
-    `Time: ${formatDuration(s.elapsedMs)} (${s.rowsPerMinute} rows/min)`,
-  ];
-  const fill = fillLine(s);
-  if (fill) lines.push(fill);
-  const codes = Object.entries(s.errorCodes);
-  if (codes.length > 0) lines.push(`Error codes: ${codes.map(([code, n]) => `${code} ${n}`).join(', ')}`);
-  if (s.foundBy && Object.keys(s.foundBy).length > 1) lines.push(`Found by: ${Object.entries(s.foundBy).map(([kind, n]) => `${kind} ${n}`).join(', ')}`);
-  if (s.invalidUtf8Cells > 0) lines.push(`Input cells with bytes that are not UTF-8 (copied unchanged): ${s.invalidUtf8Cells}`);
-  if (s.output && s.output !== '-') lines.push(`Output: ${s.output}`);
-  if (s.errorsFile) lines.push(`Errors and skipped rows: ${s.errorsFile}`);
-  if (s.report) lines.push(`Report: ${s.report}`);
-  if (s.stoppedBy === 'credits') lines.push('Stopped early: the credit reserve was reached; add credits and run the same command again to finish.');
-  if (s.stoppedBy === 'redis') lines.push('Stopped early: Redis was lost; the rows not looked up are marked redis_unavailable. Run the same command again.');
-  if (s.shard) lines.push(`Shard: ${s.shard.index} of ${s.shard.count} (only this shard's rows are in the outputs)`);
-  if (s.stoppedBy === 'interrupt') lines.push('Interrupted: run the same command again to finish; answers already paid for are reused.');
-  if (s.stoppedBy === 'max_errors') lines.push('Stopped at --max-errors: too many lookups failed (see the sidecar); fix the cause and run the same command again.');
-  if (s.apiUnavailableMs > 0 && s.stoppedBy !== 'api_unavailable') lines.push(`The API was unavailable for ${formatDuration(s.apiUnavailableMs)} in all; the rows waited for it.`);
-  if (s.stoppedBy === 'api_unavailable') {
-    lines.push(`Stopped: the API stayed unavailable (waited ${formatDuration(s.apiUnavailableMs)}, --patience ${formatDuration(s.patienceMs)}); the rows not looked up are skipped with api_unavailable. Run the same command again to finish.`);
-  }
-  return lines.join('\n');
-}
-
-/** The one line of fill rates: each added column's share of the found rows holding a value (and --fill's cells). */
-function fillLine(s: EnrichSummary): string | undefined {
-  const rates = Object.entries(s.fillRates ?? {});
-  const filled = Object.entries(s.filled ?? {});
-  if (rates.length === 0 && filled.length === 0) return undefined;
-  const found = s.status.found;
-  const share = (n: number) => (found > 0 ? `${Math.round((100 * n) / found)} %` : '-');
-  const parts = rates.length ? `Fill rate of the ${found} rows found: ${rates.map(([name, n]) => `${name} ${share(n)}`).join(', ')}` : 'Fill rate: no column an answer fills';
-  return filled.length ? `${parts}; cells filled: ${filled.map(([column, n]) => `${column} ${n}`).join(', ')}` : parts;
 }

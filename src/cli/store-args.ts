@@ -34,7 +34,7 @@ export function storeOptions<T>(yargs: Argv<T>) {
   return storeFileOptions(yargs).option('service', {
     type: 'string',
     requiresArg: true,
-    describe: "only the answers of this API base URL (as given to --base-url), or 'sandbox'",
+    describe: "only the answers of this API base URL (as given to --base-url), or 'sandbox' (in the sandbox's own store unless --store)",
   });
 }
 
@@ -58,7 +58,10 @@ export function storePath(args: StoreArgs): string {
   if (given !== undefined && (typeof given !== 'string' || given.trim() === '')) {
     throw new ConfigError(`Invalid option --store: must be a file path, got '${String(given)}'`);
   }
-  const chosen = given ?? (args.sandbox ? sandboxStorePath() : defaultStorePath());
+  // The sandbox's answers are kept in its own store, never in the default one (cli-contract,
+  // "Store housekeeping"): --service sandbox looks there, or it would only ever find nothing.
+  const sandbox = args.sandbox || args.service === SANDBOX_SERVICE;
+  const chosen = given ?? (sandbox ? sandboxStorePath() : defaultStorePath());
   // ':memory:' would be a fresh, empty store on every run: nothing to inspect or tidy.
   if (chosen === ':memory:') {
     throw new ConfigError("Invalid option --store: ':memory:' is never kept between runs; name a file");

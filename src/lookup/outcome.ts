@@ -45,9 +45,22 @@ export function asDuplicate(outcome: LookupOutcome): LookupOutcome {
   return isAnswered(outcome) ? { ...outcome, billing: 'duplicate' } : outcome;
 }
 
-/** A person or company lookup is found when its lead is not empty; MX and Whois always answer. */
+/**
+ * Whether an answer found something, which is what the API bills (behaviour notes, "Credits": a
+ * lookup that finds nothing costs nothing). A person or company lookup: its lead is not empty. An
+ * MX answer: it lists at least one record (`mx_records: []` left the balance where it was, measured
+ * on the sandbox: test/billing-words.test.ts). A Whois answer: its record is not empty
+ * (`whoisRecord: {}` is the interface's miss).
+ */
 export function foundIn(op: BillableOperation, data: unknown): boolean {
-  return op === 'mx' || op === 'whois' ? true : isLeadFound(data as { lead?: unknown });
+  const answer = (data ?? {}) as { mx_records?: unknown; whoisRecord?: unknown };
+  if (op === 'mx') return Array.isArray(answer.mx_records) && answer.mx_records.length > 0;
+  if (op === 'whois') return isNonEmptyObject(answer.whoisRecord);
+  return isLeadFound(data as { lead?: unknown });
+}
+
+function isNonEmptyObject(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && Object.keys(value).length > 0;
 }
 
 export const INTERRUPTED: Unanswered = {

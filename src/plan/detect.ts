@@ -3,9 +3,13 @@
 //
 // ## How the lookup column is detected (README: "Which column is used")
 //
-// Header names are compared ignoring case, a leading byte-order mark, surrounding spaces and
-// every character that is not a letter or a digit (so `_`, `-`, space and `.` all disappear:
-// `E-mail`, `email_address`, `Email Address`, `EmailAddress` and `Work Email` are recognised).
+// Header names are compared ignoring case, accents, a leading byte-order mark, surrounding spaces
+// and every character that is not a letter or a digit (so `_`, `-`, space and `.` all disappear:
+// `E-mail`, `email_address`, `Email Address`, `EmailAddress`, `Work Email`, `Correo electrónico`
+// and `E-Mail-Adresse` are recognised).
+//
+// The names, in English, German, French, Spanish, Italian, Portuguese and Dutch, are in ONE table:
+// header-names.ts. In English:
 //
 // | kind     | exact names                                                         | else names containing   |
 // | -------- | ------------------------------------------------------------------- | ----------------------- |
@@ -16,12 +20,14 @@
 // | `domain` | domain, domain name, company domain, company domain name, website,  | `domain`, `website`     |
 // |          | web site, website url, company website, company url, homepage, site,|                         |
 // |          | url domain                                                          |                         |
+// Other languages add e.g. `Courriel`, `Correo electrónico`, `Posta elettronica`, `E-mailadres`;
+// `Profil LinkedIn`, `URL del perfil`; `Webseite`, `Site web`, `Sitio web`, `Sito web`, `Domínio`.
 //
 // A "containing" match does not count when another word of the name shows that the column holds
 // something *about* the key rather than the key itself, e.g. `Email Status`, `Email Opt Out`,
 // `Email Confidence`, `Company Name for Emails`, `Email Domain` (not an email: a domain),
 // `Company Linkedin Url` and `LinkedIn Followers` (not a person's profile), `Twitter Profile URL`,
-// `Domain Authority`, `Website Visits`. The words are `META_WORDS` and each kind's `exclude` below.
+// `Domain Authority`, `Website Visits`. The words are each kind's `exclude` in header-names.ts.
 //
 // Choosing among columns:
 // 1. Kinds are tried in the order email, url, domain: the most precise person lookup wins when
@@ -50,6 +56,7 @@
 import { ConfigError } from '../api/errors.js';
 import { LOOKUP_KINDS, type LookupKind } from './normalize.js';
 import { readOption } from '../options/option-table.js';
+import { exactNames, HEADER_NAMES } from './header-names.js';
 
 export interface LookupTarget {
   kind: LookupKind;
@@ -72,54 +79,29 @@ interface KindRules {
   exclude: ReadonlySet<string>;
 }
 
-/** Words that, next to a matching word, say the column describes the key instead of holding it. */
-const META_WORDS = [
-  'status', 'source', 'confidence', 'verified', 'verification', 'validation', 'valid', 'validity',
-  'invalid', 'type', 'count', 'score', 'date', 'time', 'sent', 'opened', 'opens', 'clicked',
-  'clicks', 'bounced', 'bounce', 'bounces', 'reason', 'flag', 'consent', 'opt', 'optout',
-  'optin', 'opted', 'unsubscribed', 'unsubscribe', 'quality', 'rank', 'rating', 'created',
-  'updated', 'age',
-];
-
+/** Lower case, accents off, only letters and digits: `Correo electrónico` → `correoelectronico`. */
 function squash(name: string): string {
-  return stripBom(name).toLowerCase().replace(NOT_ALNUM, '');
+  return plainWords(stripBom(name)).replace(NOT_ALNUM, '');
 }
 const NOT_ALNUM = /[^\p{L}\p{N}]+/gu;
 const CAMEL_BOUNDARY = /([\p{Ll}\p{N}])(\p{Lu})/gu;
+const MARKS = /\p{M}+/gu;
+
+/** Lower case without accents (é → e, ä → a, ß stays). */
+function plainWords(text: string): string {
+  return text.normalize('NFD').replace(MARKS, '').toLowerCase();
+}
 
 function stripBom(name: string): string {
   return name.charCodeAt(0) === 0xfeff ? name.slice(1) : name;
 }
 
-function rules(exact: string[], contains: string[], exclude: string[]): KindRules {
-  return { exact: new Set(exact.map(squash)), contains: contains.map(squash), exclude: new Set(exclude) };
+function rulesOf(kind: LookupKind): KindRules {
+  const names = HEADER_NAMES[kind];
+  return { exact: new Set(exactNames(kind).map(squash)), contains: names.contains.map(squash), exclude: new Set(names.exclude.map(plainWords)) };
 }
 
-const RULES: Record<LookupKind, KindRules> = {
-  email: rules(
-    ['email', 'e-mail', 'mail', 'email address', 'email_address', 'email id', 'work email',
-      'business email', 'contact email', 'primary email'],
-    ['email'],
-    [...META_WORDS, 'domain', 'provider', 'format', 'catch', 'catchall', 'name', 'template',
-      'campaign', 'subject', 'domains'],
-  ),
-  url: rules(
-    ['url', 'linkedin', 'linkedin url', 'linkedin profile', 'linkedin profile url', 'linkedin link',
-      'profile', 'profile url', 'profile link', 'network url', 'network_url'],
-    ['linkedin', 'profile url'],
-    [...META_WORDS, 'company', 'companies', 'organization', 'organisation', 'org', 'account',
-      'twitter', 'facebook', 'github', 'instagram', 'youtube', 'tiktok', 'picture', 'photo',
-      'image', 'avatar', 'pic', 'followers', 'connections', 'headline', 'summary', 'id',
-      'username', 'handle'],
-  ),
-  domain: rules(
-    ['domain', 'domain name', 'company domain', 'company domain name', 'website', 'web site',
-      'website url', 'company website', 'company url', 'homepage', 'site', 'url domain'],
-    ['domain', 'website'],
-    [...META_WORDS, 'authority', 'registrar', 'expiry', 'expiration', 'expires', 'traffic',
-      'visits', 'visitors', 'views', 'sessions'],
-  ),
-};
+const RULES: Record<LookupKind, KindRules> = { email: rulesOf('email'), url: rulesOf('url'), domain: rulesOf('domain') };
 
 interface HeaderCell {
   index: number;
@@ -131,7 +113,7 @@ interface HeaderCell {
 function analyse(header: readonly string[]): HeaderCell[] {
   return header.map((raw, index) => {
     const name = stripBom(String(raw ?? ''));
-    const words = name.replace(CAMEL_BOUNDARY, '$1 $2').toLowerCase().split(NOT_ALNUM).filter(Boolean);
+    const words = plainWords(name.replace(CAMEL_BOUNDARY, '$1 $2')).split(NOT_ALNUM).filter(Boolean);
     return { index, name, squashed: squash(name), words };
   });
 }

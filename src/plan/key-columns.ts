@@ -131,6 +131,11 @@ function headerAsData(source: CsvSource): CsvSource {
   return {
     ...source,
     header: first.map((_, i) => `column_${i + 1}`),
+    // The line taken for a header is a record of the data after all.
+    estimatedRecords: () => {
+      const count = source.estimatedRecords();
+      return count === undefined ? undefined : { ...count, records: count.records + 1 };
+    },
     batches: {
       [Symbol.asyncIterator]: () => ({
         next: async () => {

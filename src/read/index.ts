@@ -7,3 +7,4 @@ export { assertDistinctFiles, type NamedFile } from './distinct-files.js';
 export { isWorkbookFile } from './file-kind.js';
 export type { RecordDelimiter } from './detect-layout.js';
 export { excel } from './exceljs.js';
+export type { RecordCount } from './record-estimate.js';

@@ -17,6 +17,7 @@ import { openInput, type OpenedInput } from './open-input.js';
 import { readHead } from './read-head.js';
 import { RecordBatches } from './record-batches.js';
 import type { SheetCell } from './sheet-cells.js';
+import { RecordEstimate, type RecordCount } from './record-estimate.js';
 import { Utf8Watch } from './utf8-watch.js';
 
 export interface ReadOptions {
@@ -45,9 +46,15 @@ export interface CsvSource {
   outputBom: boolean;
   /** A file read as UTF-8 held bytes that are not UTF-8, so far (their cells are counted only then). */
   sawInvalidUtf8(): boolean;
-  /** Bytes of the input consumed so far, and its size when known: for progress and ETA. */
+  /** Bytes of the input consumed so far, and its size when known. */
   bytesRead(): number;
   totalBytes: number | undefined;
+  /**
+   * The data records the input holds, for progress and ETA: estimated from the share of the file
+   * parsed so far (record-estimate.ts), exact once it is all read; undefined while it cannot be
+   * told (stdin, a gzipped file, a stream, before the first record).
+   */
+  estimatedRecords(): RecordCount | undefined;
   /** Stops reading (on a fatal error). */
   destroy(): void;
   /** An .xlsx input: the worksheet read. */
@@ -189,6 +196,14 @@ export async function openCsv(input: string | Readable, options: ReadOptions = {
   const batches = new RecordBatches(parser);
   const stages = [prepared.source, ...(prepared.transcoder ? [prepared.transcoder] : []), parser] as const;
   pipeline(stages).catch((error: unknown) => batches.fail(readFailure(opened.name, error)));
+  const estimate = new RecordEstimate({
+    parser,
+    totalBytes: opened.totalBytes,
+    gzip: prepared.gunzip !== undefined,
+    headerRecords: settings.header ? 1 : 0,
+    skipped: prepared.skipped,
+    transcoding: prepared.transcoder ? { into: prepared.source, out: prepared.transcoder } : undefined,
+  });
   const watch = prepared.transcoder ? undefined : new Utf8Watch();
   if (watch) {
     prepared.source.on('data', (chunk: Buffer | string) => watch.feed(chunk));
@@ -233,6 +248,7 @@ export async function openCsv(input: string | Readable, options: ReadOptions = {
     sawInvalidUtf8: () => watch?.invalid ?? false,
     bytesRead,
     totalBytes: opened.totalBytes,
+    estimatedRecords: () => estimate.count(batches.ended),
     destroy,
   };
 }

@@ -173,6 +173,9 @@ function workbookSource(input: string, sheet: OpenedSheet, first: SheetRow[], he
   };
   let pending: string[][] | undefined = first.map(record);
   const headerCells = header ? pending.shift()! : generatedHeader(pending);
+  // The sheet row where the data begins, and the data records handed out so far (for the progress's total).
+  const firstDataRow = first[header ? 1 : 0]?.number ?? first[0]!.number + 1;
+  let handedOut = 0;
   if (pending.length === 0) pending = undefined;
   let lastRow = first.at(-1)!.number;
   let ended = false;
@@ -202,6 +205,7 @@ function workbookSource(input: string, sheet: OpenedSheet, first: SheetRow[], he
       [Symbol.asyncIterator]: () => ({
         next: async (): Promise<IteratorResult<string[][]>> => {
           const batch = await next();
+          handedOut += batch?.length ?? 0;
           return batch ? { done: false, value: batch } : { done: true, value: undefined };
         },
       }),
@@ -220,6 +224,13 @@ function workbookSource(input: string, sheet: OpenedSheet, first: SheetRow[], he
       return last ? Math.min(totalBytes - 1, Math.round((totalBytes * lastRow) / last)) : 0;
     },
     totalBytes,
+    // From the rows the sheet's <dimension> names (empty rows in it are counted: an upper bound),
+    // never less than the rows handed out; exact once the sheet is read.
+    estimatedRecords: () => {
+      if (ended && !pending) return { records: handedOut, exact: true };
+      const last = sheet.info()?.lastRow;
+      return last ? { records: Math.max(handedOut, last - firstDataRow + 1), exact: false } : undefined;
+    },
     destroy: () => stream.destroy(),
     sheet: sheet.name,
     sheetCells: (cells) => typed.get(cells),

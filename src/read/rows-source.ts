@@ -6,6 +6,7 @@
 import { ConfigError } from '../api/errors.js';
 import { toBytes } from './byte-string.js';
 import type { CsvSource } from './open-csv.js';
+import type { RecordCount } from './record-estimate.js';
 
 /** Rows pulled per batch: small, so that reading stays close to consuming. */
 const ROWS_PER_BATCH = 64;
@@ -112,6 +113,11 @@ export class RowsSource implements CsvSource {
 
   bytesRead(): number {
     return 0;
+  }
+
+  /** An iterable has no size: the rows are known only once it is done. */
+  estimatedRecords(): RecordCount | undefined {
+    return this.#done ? { records: this.#pulled, exact: true } : undefined;
   }
 
   /** Stops pulling, and lets the caller's iterator release what it holds (a cursor, a file). */

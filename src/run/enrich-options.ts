@@ -147,6 +147,17 @@ export interface EnrichProgress {
   creditsSpent: number;
   bytesRead: number;
   totalBytes: number | undefined;
+  /**
+   * The rows this run will write, estimated from the share of the input parsed so far (never
+   * fewer than the rows read); exact (`totalExact`) once the input is read to its end. Undefined
+   * while it cannot be told: stdin, a gzipped file, a stream, before the first rows.
+   */
+  totalRows?: number | undefined;
+  totalExact?: boolean | undefined;
+  /** Lookup requests sent and not answered yet (rows are written in input order, so answers may wait). */
+  lookupsInFlight?: number | undefined;
+  /** How long the run has been looking up (first lookup sent to the last answered): the time rowsLookedUp took. */
+  lookupMs?: number | undefined;
   elapsedMs: number;
   /** While the API is down: since when (epoch ms); undefined while it answers. */
   apiUnavailableSince?: number | undefined;

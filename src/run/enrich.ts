@@ -37,6 +37,8 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
         if (warning) settings.warn(`${warning}; looking up the rows that have one`);
       },
     });
+    // The last snapshot: every row written, the input read to its end (the progress's 100 %).
+    settings.onProgress?.(progressOf(run, metrics));
     const summary = await finish(run, metrics);
     failed = false;
     return summary;

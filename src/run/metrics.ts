@@ -18,6 +18,7 @@ export class RunMetrics {
   /** The one lookup kind of a run that is not a waterfall (its rows carry no `source`). */
   readonly #kind: LookupKind | undefined;
   #rowsRead = 0;
+  #rowsPlanned = 0;
   #rows = 0;
   #rowsLookedUp = 0;
   #invalidUtf8Cells = 0;
@@ -48,6 +49,11 @@ export class RunMetrics {
     this.#rowsRead += batch.length;
     if (!utf8) return;
     for (const cells of batch) for (const cell of cells) if (hasInvalidUtf8(cell)) this.#invalidUtf8Cells += 1;
+  }
+
+  /** Rows of a batch this run will write (another shard's rows are left out). */
+  planned(rows: number): void {
+    this.#rowsPlanned += rows;
   }
 
   /** A row was written. */
@@ -91,6 +97,10 @@ export class RunMetrics {
   /** Rows read (parsed) so far: ahead of `rows` by the rows in the window. */
   get rowsRead(): number {
     return this.#rowsRead;
+  }
+  /** Rows read that this run writes (with --shard, its own shard's). */
+  get rowsPlanned(): number {
+    return this.#rowsPlanned;
   }
   /** Rows written. */
   get rows(): number {

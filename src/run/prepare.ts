@@ -99,6 +99,7 @@ function lockOutputs(settings: EnrichSettings, resources: Resources): void {
 }
 
 function openWriter(settings: EnrichSettings, input: OpenedInput): RowWriter {
+  sayWhenTabsInCsv(settings, input.source.delimiter);
   return new RowWriter({
     output: settings.output,
     errors: settings.errors,
@@ -112,6 +113,16 @@ function openWriter(settings: EnrichSettings, input: OpenedInput): RowWriter {
     sheet: input.source,
     ...(settings.stdout ? { stdout: settings.stdout } : {}),
   });
+}
+
+/**
+ * The outputs use the input's delimiter: a tab-separated input (Excel's "Unicode text") written to
+ * a file named `.csv` is said so, since a `.csv` is taken for commas.
+ */
+function sayWhenTabsInCsv(settings: EnrichSettings, delimiter: string): void {
+  if (delimiter !== '\t' || settings.format !== 'csv') return;
+  const named = [settings.output, settings.errors].filter((file): file is string => typeof file === 'string' && /\.csv(\.gz)?$/i.test(file));
+  if (named.length > 0) settings.warn(`the input is tab-separated, and so are ${named.join(' and ')} (the outputs keep the input's delimiter)`);
 }
 
 /** The look-up step of a prepared run's rows (plan → look up), the same for enrich and enrichRows. */

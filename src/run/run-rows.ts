@@ -64,6 +64,7 @@ export async function runRows(loop: RowLoop): Promise<void> {
     const firstRow = metrics.rowsRead + 1;
     metrics.read(batch, loop.countInvalidUtf8());
     const planned = lookups.plan(batch, firstRow);
+    metrics.planned(planned.length);
     if (firstRow === 1) loop.onFirstPlan?.(planned);
     for (const { row, cells, result } of planned) {
       const answer = typeof result === 'function' ? result() : result;

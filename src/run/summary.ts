@@ -48,6 +48,11 @@ export interface EnrichSummary {
   startedAt: string;
   endedAt: string;
   elapsedMs: number;
+  /** Rows answered by a request (not by the store): what `rowsPerMinute` is of. */
+  rowsLookedUp: number;
+  /** Time spent looking up: from the first lookup sent to the last answered (ms). */
+  lookupMs: number;
+  /** Rows looked up per minute of `lookupMs` (0 when none was looked up). */
   rowsPerMinute: number;
   /** Input cells holding bytes that are not valid UTF-8 (in a file read as UTF-8), copied through unchanged. */
   invalidUtf8Cells: number;
@@ -76,9 +81,24 @@ export function progressOf(run: PreparedRun, metrics: RunMetrics): EnrichProgres
     creditsSpent: run.credits.spent,
     bytesRead: run.source.bytesRead(),
     totalBytes: run.source.totalBytes,
+    ...totalOf(run, metrics),
+    lookupsInFlight: run.path.lookupsInFlight,
+    lookupMs: run.path.lookupMs(),
     elapsedMs: metrics.elapsedMs,
     apiUnavailableSince: run.path.breaker?.unavailableSince,
   };
+}
+
+/**
+ * The rows the run will write: the input's records (estimated until it is read to the end), in
+ * the share this run writes of those read so far (all of them, but with --shard).
+ */
+function totalOf(run: PreparedRun, metrics: RunMetrics): { totalRows: number | undefined; totalExact: boolean } {
+  const count = run.source.estimatedRecords();
+  if (count === undefined) return { totalRows: undefined, totalExact: false };
+  const read = metrics.rowsRead;
+  const ours = read > 0 ? Math.round((count.records * metrics.rowsPlanned) / read) : count.records;
+  return { totalRows: Math.max(ours, metrics.rowsPlanned), totalExact: count.exact && read >= count.records };
 }
 
 export interface FinalFacts {
@@ -121,7 +141,9 @@ export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFac
     startedAt: new Date(metrics.startedAt).toISOString(),
     endedAt: new Date(metrics.startedAt + elapsedMs).toISOString(),
     elapsedMs,
-    rowsPerMinute: elapsedMs > 0 ? Math.round((metrics.rows * 60_000) / elapsedMs) : metrics.rows,
+    rowsLookedUp: metrics.rowsLookedUp,
+    lookupMs: run.path.lookupMs(),
+    rowsPerMinute: perMinute(metrics.rowsLookedUp, run.path.lookupMs()),
     invalidUtf8Cells: metrics.invalidUtf8Cells,
     stoppedBy,
     apiUnavailableMs: run.path.breaker?.downMs ?? 0,
@@ -141,4 +163,12 @@ function creditsOf(run: PreparedRun, final: FinalFacts): EnrichSummary['credits'
   const fell = credits.startBalance - final.balanceAfter;
   const spent = final.exact && fell >= 0 ? Math.min(credits.spent, fell) : credits.spent;
   return { before: credits.startBalance, after: final.balanceAfter, spent, fell, reserve: run.reserve, exact: final.exact };
+}
+
+/**
+ * Rows per minute over `ms`. A few lookups answered within one millisecond would make a rate of
+ * millions: below a second of looking up, the rate is taken over a second.
+ */
+export function perMinute(rows: number, ms: number): number {
+  return rows > 0 ? Math.round((rows * 60_000) / Math.max(ms, 1000)) : 0;
 }

@@ -23,8 +23,17 @@ export function checkColumnChoice(
   const written = choice.fields ? ['lead_status', ...choice.fields] : known;
   const clash = written.map((name) => `${prefix}${name}`).find((name) => inputHeader.includes(name));
   if (clash !== undefined) {
-    throw new ConfigError(
-      `The input already has a column named '${clash}', which this run would add again: give --prefix (e.g. --prefix new_) or --fields without it`,
-    );
+    // Only --prefix always works: --fields keeps lead_status whatever it lists, and leaves out the
+    // very columns the run was asked for. The prefix suggested is one that clashes with nothing.
+    const free = freePrefix(written, inputHeader);
+    throw new ConfigError(`The input already has a column named '${clash}', which this run would add again: give --prefix ${free} (or another prefix)`);
+  }
+}
+
+/** `new_`, else `new2_`, `new3_`, ...: the first prefix under which no added column is in the header. */
+function freePrefix(added: readonly string[], inputHeader: readonly string[]): string {
+  for (let n = 1; ; n += 1) {
+    const prefix = n === 1 ? 'new_' : `new${n}_`;
+    if (!added.some((name) => inputHeader.includes(`${prefix}${name}`))) return prefix;
   }
 }

@@ -75,6 +75,10 @@ export class RequestPath {
   #guarding: CreditGuarding | undefined;
   #readings: CreditReadings | undefined;
   #lookup: Send | undefined;
+  /** Lookup attempts sent and not answered yet; when the first was sent and the last answered. */
+  #inFlight = 0;
+  #firstSentAt: number | undefined;
+  #lastSettledAt: number | undefined;
 
   constructor(attempt: Attempt, settings: RequestPathSettings) {
     this.#settings = settings;
@@ -96,6 +100,22 @@ export class RequestPath {
   /** What the path has counted so far. */
   get counts(): Readonly<RequestCounts> {
     return this.#counts;
+  }
+
+  /** Lookup attempts sent and not answered yet: what a run is spending credits on before its rows are written. */
+  get lookupsInFlight(): number {
+    return this.#inFlight;
+  }
+
+  /**
+   * How long the run has been looking up: from its first lookup sent to the last answered (to now
+   * while some are in flight); 0 before the first. A rate over this time is of the lookups alone,
+   * not of the start-up or of rows the store answered.
+   */
+  lookupMs(): number {
+    if (this.#firstSentAt === undefined) return 0;
+    const end = this.#inFlight > 0 ? this.#clock.now() : (this.#lastSettledAt ?? this.#clock.now());
+    return Math.max(0, end - this.#firstSentAt);
   }
 
   /** The gate, once open: its concurrency and stats are the run's. */
@@ -176,7 +196,15 @@ export class RequestPath {
     const counted: Send = (call) => {
       this.#counts.requests += 1;
       timeline?.note(this.#clock.now());
-      return this.#attempt(call);
+      this.#inFlight += 1;
+      this.#firstSentAt ??= this.#clock.now();
+      const settled = () => {
+        this.#inFlight -= 1;
+        this.#lastSettledAt = this.#clock.now();
+      };
+      const sent = this.#attempt(call);
+      sent.then(settled, settled);
+      return sent;
     };
     const guarding = this.#guarding;
     const { retry, noMoreRequests } = this.#settings;

@@ -1,0 +1,118 @@
+// What `enrich` says when it ends: the summary (its first line the outcome, coloured on a
+// terminal), or one line for a quiet run that did not exit 0; and the exit status of
+// cli-contract.md. Colour comes from node:util's styleText, which honours NO_COLOR, FORCE_COLOR
+// and a stream that is not a terminal (no escape codes in a pipe or a log file).
+import { styleText } from 'node:util';
+import { formatDuration } from '../core/duration.js';
+import { exitStatusOf } from '../run/exit-status.js';
+import type { EnrichSummary } from '../run/summary.js';
+import { formatRate } from './progress-line.js';
+import { rowsPerSecond } from './progress-model.js';
+
+
+export type Tone = 'good' | 'warn' | 'bad';
+
+/** Turns a text into its coloured form, or leaves it as it is. */
+export type Paint = (tone: Tone, text: string) => string;
+
+export const noPaint: Paint = (_tone, text) => text;
+
+const COLOURS = { good: 'green', warn: 'yellow', bad: 'red' } as const;
+
+/** Colours for `stream`, when it takes them (a terminal; NO_COLOR and FORCE_COLOR as Node.js reads them). */
+export function paintFor(stream: NodeJS.WriteStream): Paint {
+  return (tone, text) => styleText(COLOURS[tone], text, { stream });
+}
+
+/** The run's outcome in one sentence, with its exit status, and how it reads (good, warn, bad). */
+export function outcomeOf(s: EnrichSummary): { tone: Tone; text: string } {
+  const status = exitStatusOf(s);
+  const see = s.errorsFile ? `; see ${s.errorsFile}` : '';
+  switch (status) {
+    case 0:
+      return { tone: 'good', text: `Done: ${s.rows} rows (exit 0).` };
+    case 5:
+      return { tone: 'warn', text: `Done: ${s.status.error} rows hold keys that are malformed or refused by the API (exit 5)${see}.` };
+    case 3:
+      return { tone: 'warn', text: 'Stopped early at the credit reserve (exit 3).' };
+    case 4:
+      return { tone: 'bad', text: `Stopped at --max-errors (exit 4)${see}.` };
+    case 130:
+      return { tone: 'warn', text: 'Interrupted (exit 130).' };
+    default:
+      if (s.stoppedBy === 'api_unavailable') return { tone: 'bad', text: 'Stopped: the API stayed unavailable (exit 2).' };
+      if (s.stoppedBy === 'redis') return { tone: 'bad', text: 'Stopped: Redis was lost (exit 2).' };
+      return { tone: 'bad', text: `Finished with ${s.status.error} rows in error (exit 2)${see}.` };
+  }
+}
+
+/** "Time: 4m 12s (2400 rows looked up at 9.5 rows/s)": the rate of the lookups over the time they took. */
+function timeLine(s: EnrichSummary): string {
+  const rate = s.rowsLookedUp > 0 ? `${s.rowsLookedUp} rows looked up in ${formatDuration(s.lookupMs)}, ${formatRate(rowsPerSecond(s.rowsLookedUp, s.lookupMs))}` : 'no row looked up';
+  return `Time: ${formatDuration(s.elapsedMs)} (${rate})`;
+}
+
+/** One line, for `-q` runs that did not exit 0: what happened and where to look. */
+export function oneLineSummary(s: EnrichSummary): string {
+  const why =
+    s.stoppedBy === 'max_errors'
+      ? 'stopped at --max-errors'
+      : s.stoppedBy === 'credits'
+        ? 'stopped at the credit reserve'
+        : s.stoppedBy === 'interrupt'
+          ? 'interrupted'
+          : s.stoppedBy === 'redis'
+            ? 'Redis was lost'
+            : s.stoppedBy === 'api_unavailable'
+              ? `the API stayed unavailable past --patience (${formatDuration(s.patienceMs)})`
+              : `${s.status.error} rows are errors`;
+  const codes = Object.entries(s.errorCodes).map(([code, n]) => `${code} ${n}`).join(', ');
+  const where = s.errorsFile ? `; see ${s.errorsFile}` : '';
+  return `${why}: ${s.rows} rows (found ${s.status.found}, not found ${s.status.not_found}, errors ${s.status.error}, skipped ${s.status.skipped})${codes ? `; ${codes}` : ''}${where}`;
+}
+
+export function formatSummary(s: EnrichSummary, paint: Paint = noPaint): string {
+  const outcome = outcomeOf(s);
+  const lines = [
+    paint(outcome.tone, outcome.text),
+    `Rows: ${s.rows} (found ${s.status.found}, not found ${s.status.not_found}, errors ${s.status.error}, skipped ${s.status.skipped})`,
+    `Billing: charged ${s.billing.charged}, free ${s.billing.free}, cached ${s.billing.cached}, duplicate ${s.billing.duplicate}, none ${s.billing.none}`,
+    ...Object.entries(s.withBilling ?? {}).map(([extra, b]) => `Billing of --with ${extra}: charged ${b.charged}, free ${b.free}, cached ${b.cached}, duplicate ${b.duplicate}, none ${b.none}`),
+    `Requests: ${s.requests} (retries ${s.retries}, rate-limited ${s.rateLimited}) at up to ${s.rpm} RPM`,
+    `Credits: ${s.credits.before} before, ${s.credits.after} after${s.credits.exact ? '' : ' (estimated)'}, ${s.credits.spent} spent, reserve ${s.credits.reserve}`,
+    ...(s.credits.exact && s.credits.fell > s.credits.spent
+      ? [`The balance fell by ${s.credits.fell}; this run spent ${s.credits.spent}: another client uses the account`]
+      : []),
+    timeLine(s),
+  ];
+  const fill = fillLine(s);
+  if (fill) lines.push(fill);
+  const codes = Object.entries(s.errorCodes);
+  if (codes.length > 0) lines.push(`Error codes: ${codes.map(([code, n]) => `${code} ${n}`).join(', ')}`);
+  if (s.foundBy && Object.keys(s.foundBy).length > 1) lines.push(`Found by: ${Object.entries(s.foundBy).map(([kind, n]) => `${kind} ${n}`).join(', ')}`);
+  if (s.invalidUtf8Cells > 0) lines.push(`Input cells with bytes that are not UTF-8 (copied unchanged): ${s.invalidUtf8Cells}`);
+  if (s.output && s.output !== '-') lines.push(`Output: ${s.output}`);
+  if (s.errorsFile) lines.push(`Errors and skipped rows: ${s.errorsFile}`);
+  if (s.report) lines.push(`Report: ${s.report}`);
+  if (s.stoppedBy === 'credits') lines.push('Stopped early: the credit reserve was reached; add credits and run the same command again to finish.');
+  if (s.stoppedBy === 'redis') lines.push('Stopped early: Redis was lost; the rows not looked up are marked redis_unavailable. Run the same command again.');
+  if (s.shard) lines.push(`Shard: ${s.shard.index} of ${s.shard.count} (only this shard's rows are in the outputs)`);
+  if (s.stoppedBy === 'interrupt') lines.push('Interrupted: run the same command again to finish; answers already paid for are reused.');
+  if (s.stoppedBy === 'max_errors') lines.push('Stopped at --max-errors: too many lookups failed (see the sidecar); fix the cause and run the same command again.');
+  if (s.apiUnavailableMs > 0 && s.stoppedBy !== 'api_unavailable') lines.push(`The API was unavailable for ${formatDuration(s.apiUnavailableMs)} in all; the rows waited for it.`);
+  if (s.stoppedBy === 'api_unavailable') {
+    lines.push(`Stopped: the API stayed unavailable (waited ${formatDuration(s.apiUnavailableMs)}, --patience ${formatDuration(s.patienceMs)}); the rows not looked up are skipped with api_unavailable. Run the same command again to finish.`);
+  }
+  return lines.join('\n');
+}
+
+/** The one line of fill rates: each added column's share of the found rows holding a value (and --fill's cells). */
+function fillLine(s: EnrichSummary): string | undefined {
+  const rates = Object.entries(s.fillRates ?? {});
+  const filled = Object.entries(s.filled ?? {});
+  if (rates.length === 0 && filled.length === 0) return undefined;
+  const found = s.status.found;
+  const share = (n: number) => (found > 0 ? `${Math.round((100 * n) / found)} %` : '-');
+  const parts = rates.length ? `Fill rate of the ${found} rows found: ${rates.map(([name, n]) => `${name} ${share(n)}`).join(', ')}` : 'Fill rate: no column an answer fills';
+  return filled.length ? `${parts}; cells filled: ${filled.map(([column, n]) => `${column} ${n}`).join(', ')}` : parts;
+}
