@@ -22,7 +22,11 @@ describe('claims in the store', () => {
     const file = path.join(makeTempDir(), 'store.sqlite');
     const a = ResultStore.open({ path: file, now });
     const b = ResultStore.open({ path: file, now });
-    return { file, a: a.claims('run-a', 'svc', 30_000), b: b.claims('run-b', 'svc', 30_000), stores: [a, b] };
+    const claimsA = a.claims('run-a', 'svc', 30_000);
+    const claimsB = b.claims('run-b', 'svc', 30_000);
+    // run-a was alone when it started: its sweep (within a second) sees run-b and it claims from then on.
+    claimsA.sweep();
+    return { file, a: claimsA, b: claimsB, stores: [a, b] };
   }
 
   it('one run holds a key; the other may not take it until it is released', () => {
@@ -78,6 +82,81 @@ describe('claims in the store', () => {
     // On another host the pid means nothing: the lease decides.
     expect(b.claim('lookup_email', 'k2')).toBe(false);
     stores.forEach((s) => s.close());
+  });
+});
+
+describe('a run alone on its store', () => {
+  function claimRows(file: string): Array<{ key: string; owner: string }> {
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      return db.prepare('SELECT key, owner FROM claims ORDER BY key').all() as Array<{ key: string; owner: string }>;
+    } finally {
+      db.close();
+    }
+  }
+
+  it('claims nothing in the file until another run registers; then its keys in flight are claimed at its next claim (100 ms on)', () => {
+    const file = path.join(makeTempDir(), 'store.sqlite');
+    let now = Date.now();
+    const storeA = ResultStore.open({ path: file, now: () => now });
+    const a = storeA.claims('run-a', 'svc', 30_000);
+    expect(a.claim('lookup_email', 'k1')).toBe(true);
+    expect(a.claim('lookup_email', 'k2')).toBe(true);
+    a.answered('lookup_email', 'k2');
+    expect(a.sharing).toBe(false);
+    expect(claimRows(file)).toEqual([]);
+
+    const storeB = ResultStore.open({ path: file });
+    const b = storeB.claims('run-b', 'svc', 30_000);
+    expect(b.sharing).toBe(true);
+    // run-a has not claimed its keys in flight yet: run-b waits, whatever the key.
+    expect(b.claim('lookup_email', 'k3')).toBe(false);
+    now += 100; // run-a looks for newcomers every 100 ms at most
+    expect(a.claim('lookup_email', 'k4')).toBe(true);
+    expect(a.sharing).toBe(true);
+    expect(claimRows(file)).toEqual([{ key: 'k1', owner: 'run-a' }, { key: 'k4', owner: 'run-a' }]);
+    expect(b.claim('lookup_email', 'k1')).toBe(false);
+    expect(b.claim('lookup_email', 'k2')).toBe(true); // answered before run-b came: not held
+    expect(b.claim('lookup_email', 'k3')).toBe(true);
+    [storeA, storeB].forEach((s) => s.close());
+  });
+
+  it('commits its answers before it lets the newcomer in: the newcomer finds them', () => {
+    const file = path.join(makeTempDir(), 'store.sqlite');
+    const storeA = ResultStore.open({ path: file, flushIntervalMs: 60_000 });
+    const a = storeA.claims('run-a', 'svc', 30_000);
+    expect(a.claim('lookup_email', 'k1')).toBe(true);
+    storeA.put('svc', 'lookup_email', 'k1', { found: true, data: { name: 'Ada' } }, 'run-a');
+    a.answered('lookup_email', 'k1');
+    const storeB = ResultStore.open({ path: file });
+    const b = storeB.claims('run-b', 'svc', 30_000);
+    expect(storeB.get('svc', 'lookup_email', 'k1')).toBeUndefined();
+    a.sweep(); // what run-a's timer does within a second, also when it sends nothing
+    expect(storeB.get('svc', 'lookup_email', 'k1')?.found).toBe(true);
+    expect(b.claim('lookup_email', 'k9')).toBe(true);
+    [storeA, storeB].forEach((s) => s.close());
+  });
+
+  it('does not wait for a run that ended, nor for one whose process is gone', () => {
+    const file = path.join(makeTempDir(), 'store.sqlite');
+    const storeA = ResultStore.open({ path: file });
+    const a = storeA.claims('run-a', 'svc', 30_000);
+    a.releaseAll(); // the run is over
+    const storeB = ResultStore.open({ path: file });
+    const b = storeB.claims('run-b', 'svc', 30_000);
+    expect(b.sharing).toBe(false);
+    expect(b.claim('lookup_email', 'k1')).toBe(true);
+    // A registration as a run killed with -9 left it: this host, its pid gone, a lease far from over.
+    const db = new DatabaseSync(file);
+    db.prepare('INSERT INTO runs VALUES (?, ?, ?, ?, ?)').run('run-dead', deadPid(), os.hostname(), Date.now() + 60_000, 0);
+    db.close();
+    const storeC = ResultStore.open({ path: file });
+    const c = storeC.claims('run-c', 'svc', 30_000);
+    expect(c.sharing).toBe(true); // run-b is alive
+    b.sweep();
+    expect(c.claim('lookup_email', 'k2')).toBe(true); // run-b claims now; run-dead is not waited for
+    expect(c.claim('lookup_email', 'k1')).toBe(false); // run-b's key in flight
+    [storeA, storeB, storeC].forEach((s) => s.close());
   });
 });
 

@@ -123,6 +123,48 @@ describe('RequestPath: retry', () => {
   });
 });
 
+describe('RequestPath: what comes before a lookup is sent', () => {
+  function pathWith(attempt: Attempt, beforeSend: () => Promise<void> | undefined) {
+    const clock = new ManualClock();
+    const retry = new RetryPolicy({ retries: 2, baseDelayMs: 100, maxDelayMs: 1000, random: () => 1, clock });
+    const path = new RequestPath(attempt, {
+      retry, windowMs: 60_000, noMoreRequests: new AbortController().signal, halt: new AbortController().signal, clock, beforeSend,
+    });
+    return { path, clock };
+  }
+
+  it('waits for the commit of the answers already received, then sends', async () => {
+    const api = fakeApi(FOUND);
+    let commit!: () => void;
+    const committed = new Promise<void>((resolve) => (commit = resolve));
+    const { path } = pathWith(api.attempt, () => committed);
+    const answer = path.lookup('lookup_email', 'jane@acme.com');
+    await settle();
+    expect(api.calls).toHaveLength(0);
+    expect(path.counts.requests).toBe(0);
+    commit();
+    expect(await answer).toEqual(FOUND);
+    expect(api.calls).toHaveLength(1);
+    expect(path.counts.requests).toBe(1);
+  });
+
+  it('sends nothing when that commit fails (a full disk): the call fails with its error, not retried', async () => {
+    const api = fakeApi(FOUND);
+    const full = new Error('the store is full');
+    const { path } = pathWith(api.attempt, () => Promise.reject(full));
+    await expect(path.lookup('lookup_email', 'jane@acme.com')).rejects.toBe(full);
+    expect(api.calls).toHaveLength(0);
+    expect(path.counts).toMatchObject({ requests: 0, retries: 0 });
+  });
+
+  it('sends at once when nothing waits to be committed', async () => {
+    const api = fakeApi(FOUND);
+    const { path } = pathWith(api.attempt, () => undefined);
+    expect(await path.lookup('lookup_email', 'jane@acme.com')).toEqual(FOUND);
+    expect(api.calls).toHaveLength(1);
+  });
+});
+
 describe('RequestPath: a 429 before a gate is open', () => {
   it('waits for the hint, then sends the call again', async () => {
     const clock = new ManualClock();

@@ -194,6 +194,28 @@ describe('ResultStore: durability', () => {
     expect(committedCount(file)).toBe(5);
   });
 
+  it('flushIntervalMs 0: the answers of one turn go in one commit at its end, which committed() waits for', async () => {
+    const file = tmpStorePath();
+    const store = ResultStore.open({ path: file, flushIntervalMs: 0 });
+    expect(store.committed()).toBeUndefined();
+    store.put(SERVICE, 'lookup_email', 'a@x.test', { found: true, data: { n: 1 } }, RUN);
+    store.put(SERVICE, 'lookup_email', 'b@x.test', { found: false, data: {} }, RUN);
+    const done = store.committed();
+    expect(done).toBeInstanceOf(Promise);
+    expect(committedCount(file)).toBe(0);
+    expect(store.get(SERVICE, 'lookup_email', 'a@x.test')).toMatchObject({ found: true });
+    await done;
+    expect(committedCount(file)).toBe(2);
+    expect(store.committed()).toBeUndefined();
+    // A flush in between (stats, a claim) settles it too.
+    store.put(SERVICE, 'lookup_email', 'c@x.test', { found: true, data: {} }, RUN);
+    const early = store.committed();
+    store.flush();
+    await early;
+    expect(committedCount(file)).toBe(3);
+    store.close();
+  });
+
   it('commits on the timer: a second store on the same file sees entries while the first is open', async () => {
     const file = tmpStorePath();
     const writer = ResultStore.open({ path: file, flushIntervalMs: 20, flushBatchSize: 1_000 });

@@ -152,3 +152,15 @@ async function schemaOf(file) {
     db.close();
   }
 }
+
+/** A copy of a pre-filled store (built for service 'bench') whose answers belong to `baseUrl`: the CLI names the service by the sandbox's base URL. */
+export async function copyStoreFor(source, target, baseUrl) {
+  fs.copyFileSync(source, target);
+  const { DatabaseSync } = await import('node:sqlite');
+  const db = new DatabaseSync(target);
+  try {
+    db.prepare('UPDATE services SET name = ? WHERE name = ?').run(baseUrl, 'bench');
+  } finally {
+    db.close();
+  }
+}

@@ -9,9 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { DatabaseSync } from 'node:sqlite';
 import { startSandbox } from '../../dist/index.js';
-import { contactsCsv, prefilledStore } from '../lib/data.js';
+import { contactsCsv, copyStoreFor, prefilledStore } from '../lib/data.js';
 import { OUT_DIR, list, log, mb, median, num, pct, removeStore, runNode, seconds } from '../lib/util.js';
 
 export const name = 'memory';
@@ -37,7 +36,7 @@ export async function run({ quick }) {
       removeStore(freshStore);
       // A copy: the run adds the other half's answers to a mixed store, and the CLI names the
       // service by its base URL (the sandbox's port changes every run), so the copy is renamed.
-      if (mode !== 'sandbox') copyStoreFor(await prefilledStore(rows, { every: mode === 'mixed' ? 2 : 1 }), freshStore, sandbox.baseUrl);
+      if (mode !== 'sandbox') await copyStoreFor(await prefilledStore(rows, { every: mode === 'mixed' ? 2 : 1 }), freshStore, sandbox.baseUrl);
       const started = performance.now();
       const args = ['enrich', input, '-o', output, '--store', freshStore, '--max-age', '100000d', '--base-url', sandbox.baseUrl, '--json', '-q'];
       const r = await runNode(['bench/lib/cli-runner.js', JSON.stringify({ args })], { json: true, env: { LEAD_API_TOKEN: sandbox.token } });
@@ -122,13 +121,3 @@ function breakdown(label, u) {
   return `${label} RSS ${mb(u.rss)} = V8 heap ${mb(u.heapTotal)} (of which in use, garbage included: ${mb(u.heapUsed)}) + external ${mb(u.external)} + other ${mb(other)}`;
 }
 
-/** A copy of a pre-filled store (built for service 'bench') whose answers belong to `baseUrl`. */
-function copyStoreFor(source, target, baseUrl) {
-  fs.copyFileSync(source, target);
-  const db = new DatabaseSync(target);
-  try {
-    db.prepare('UPDATE services SET name = ? WHERE name = ?').run(baseUrl, 'bench');
-  } finally {
-    db.close();
-  }
-}

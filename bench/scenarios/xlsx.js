@@ -6,9 +6,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { startSandbox } from '../../dist/index.js';
-import { contactsCsv, contactsXlsx, prefilledStore } from '../lib/data.js';
+import { contactsCsv, contactsXlsx, copyStoreFor, prefilledStore } from '../lib/data.js';
 import { OUT_DIR, list, log, mb, median, num, pct, removeStore, runNode } from '../lib/util.js';
 
 export const name = 'xlsx';
@@ -26,7 +25,7 @@ export async function run({ quick }) {
   try {
     const enrichOnce = async (input, output, count) => {
       removeStore(store);
-      copyStoreFor(await prefilledStore(count), store, sandbox.baseUrl);
+      await copyStoreFor(await prefilledStore(count), store, sandbox.baseUrl);
       const args = ['enrich', input, '-o', output, '--store', store, '--max-age', '100000d', '--base-url', sandbox.baseUrl, '--json', '-q'];
       const r = await runNode(['bench/lib/cli-runner.js', JSON.stringify({ args })], { json: true, env: { LEAD_API_TOKEN: sandbox.token } });
       const summary = JSON.parse(r.stdout.trim().split('\n').slice(0, -1).join('\n'));
@@ -68,13 +67,3 @@ export async function run({ quick }) {
   };
 }
 
-/** The pre-filled store names its service 'bench'; the CLI names it by the sandbox's base URL. */
-function copyStoreFor(source, target, baseUrl) {
-  fs.copyFileSync(source, target);
-  const db = new DatabaseSync(target);
-  try {
-    db.prepare('UPDATE services SET name = ? WHERE name = ?').run(baseUrl, 'bench');
-  } finally {
-    db.close();
-  }
-}

@@ -159,8 +159,9 @@ export class Lookups {
       return { ...stop.turnAway('credits'), message: `not looked up: ${error.message}` };
     }
     if (error instanceof UnauthorizedError) stop.stop('unauthorized', error);
-    // No later request can pass either: a certificate not trusted, a proxy that refuses.
-    if (error instanceof TlsError || error instanceof ProxyError) stop.stop('failed', error);
+    // No later request can pass either: a certificate not trusted, a proxy that refuses; nor be
+    // kept: the store's disk is full (its commit before the request failed: nothing was sent).
+    if (error instanceof TlsError || error instanceof ProxyError || error instanceof StoreFailedError) stop.stop('failed', error);
     // Another 4xx (a 404: usually a wrong base URL) refuses the request, not the key: not the file's problem.
     if (error instanceof BadRequestError) return { kind: 'error', code: 'request_rejected', message: error.message, billing: 'none' };
     if (error instanceof LeadEnrichError) return { kind: 'error', code: error.code, message: error.message, billing: 'none' };

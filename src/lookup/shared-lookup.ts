@@ -47,8 +47,10 @@ export class SharedLookup {
   async resolve(op: BillableOperation, key: string): Promise<LookupOutcome> {
     const { claims, signal } = this.#deps;
     try {
-      for (;;) {
-        const shared = this.#fresh(await claims.answer(op, key));
+      // The store was asked just before (Lookups.known): claim first, and look for an answer
+      // another run may have kept meanwhile once the claim is ours, or while it is not.
+      for (let first = true; ; first = false) {
+        const shared = first ? undefined : this.#fresh(await claims.answer(op, key));
         if (shared) return this.#reuse(op, key, shared);
         if (await claims.claim(op, key)) {
           // The holder of the claim may have answered just before it went.

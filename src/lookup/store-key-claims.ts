@@ -28,12 +28,20 @@ export class StoreKeyClaims implements KeyClaims {
 
   constructor(options: StoreKeyClaimsOptions) {
     this.#options = options;
-    this.#claims = options.store.claims(options.runId, options.service, options.leaseMs);
+    try {
+      // The run registers in the store's file: the first write of the run (a damaged file says so here).
+      this.#claims = options.store.claims(options.runId, options.service, options.leaseMs);
+    } catch (error) {
+      throw storeFailure(options.store.path, 'written', error);
+    }
     this.#timer = setInterval(() => this.#sweep(), options.sweepMs);
     this.#timer.unref();
   }
 
   async answer(op: string, key: string): Promise<ClaimedAnswer | undefined> {
+    // Alone on the store: no other run can have answered (and this run's own answers were
+    // looked for before the key was claimed).
+    if (!this.#claims.sharing) return undefined;
     const stored = this.#options.store.get(this.#options.service, op as Operation, key);
     if (!stored) return undefined;
     return { found: stored.found, data: stored.data, fetchedAt: stored.fetchedAt, refused: stored.refused };

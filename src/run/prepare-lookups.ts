@@ -49,6 +49,8 @@ export async function prepareLookups(settings: EnrichSettings, resources: Resour
   const service = settings.service ?? api.baseUrl;
   const store = openStore(settings, resources);
   const stop = new RunStop();
+  // A commit that fails after the answer came (a full disk): no new request; the run fails.
+  resources.defer(store.onWriteFailure((error) => stop.stop('failed', error)));
   const timeline = new RequestTimeline(Date.now(), settings.tuning.windowMs);
   const path = new RequestPath((op, input) => api.call(op, input as never), {
     timeline,
@@ -57,6 +59,9 @@ export async function prepareLookups(settings: EnrichSettings, resources: Resour
     noMoreRequests: stop.requestsSignal,
     halt: stop.signal,
     breaker: { patienceMs: settings.patienceMs, onChange: (event) => tellAvailability(event, settings, stop) },
+    // The answers that came are committed before another request is paid for (durability: a full
+    // disk then costs at most the requests in flight, and a kill only those).
+    beforeSend: () => store.committed(),
   });
   const account = await readAccount(path, settings.rpm);
   const reserve = settings.minCredits ?? account.threshold;

@@ -2,9 +2,11 @@
 // duplicates within a run and re-runs after a crash never reach the network (design.md, "look up":
 // the store answers first; misses go to the network and then into the store).
 //
-// Durability model: an enrich run commits every answer as it arrives (flushIntervalMs 0, the
-// default: a commit in WAL mode with synchronous=NORMAL costs ~25 µs, nothing beside a request), so
-// a process killed with SIGKILL loses only the answers still in flight (cli-contract, "Durability").
+// Durability model: an enrich run commits the answers as they arrive (flushIntervalMs 0, the
+// default): the answers that came in one turn of the event loop are committed together at its
+// end (setImmediate), so a process killed with SIGKILL loses only the answers still in flight
+// (cli-contract, "Durability"), and a burst of answers costs one commit; the run's next requests
+// wait for that commit (committed()), so a full disk costs only the requests in flight too.
 // A caller may batch instead: put() then queues in memory (visible to get() at once) and the queue
 // is committed in one transaction once its oldest entry is `flushIntervalMs` old (checked by every
 // put(), and by a one-shot timer for the last ones) or as soon as `flushBatchSize` entries wait.
@@ -15,13 +17,14 @@
 // which file, why, and what to do (store-failure.ts). Claims on keys in flight, for runs that share
 // the store, are store-claims.ts.
 //
-// This file is the read/write path. Opening the file and its schema are open-database.ts and
+// This file is the read/write path; when to commit is commit-schedule.ts. Opening the file and its schema are open-database.ts and
 // schema.ts; the counts of `store stats` are store-stats.ts.
 //
 // Nothing secret is stored: the API token never reaches this module.
 
 import path from 'node:path';
-import { ConfigError } from '../api/errors.js';
+import { ConfigError, type StoreFailedError } from '../api/errors.js';
+import { CommitSchedule } from './commit-schedule.js';
 import { StoreClaims } from './store-claims.js';
 import { storeFailure } from './store-failure.js';
 import { cellsText, recordOf, type AnswerCells } from './answer-cells.js';
@@ -54,9 +57,8 @@ export class ResultStore {
   private readonly db: Database;
   private readonly options: StoreSettings;
   private pending = new Map<string, Pending>();
-  private timer: NodeJS.Timeout | undefined;
-  /** When the oldest pending entry was queued. */
-  private pendingSince = 0;
+  /** When what is pending is committed (an enrich run: at the end of each turn of the event loop). */
+  private readonly schedule: CommitSchedule;
   private closed = false;
   /** Committed service ids only (see writeBatch). */
   private readonly serviceIds = new Map<string, number>();
@@ -71,6 +73,12 @@ export class ResultStore {
     this.path = filePath;
     this.options = options;
     this.readonly = options.readonly;
+    this.schedule = new CommitSchedule({
+      intervalMs: options.flushIntervalMs,
+      batchSize: options.flushBatchSize,
+      commit: () => this.flush(),
+      waiting: () => !this.closed && this.pending.size > 0,
+    });
 
     // Raw arrays: cheaper to build than objects on the per-row hot path.
     this.selectResult = prepareRaw(db, 'SELECT found, data, fetched_at, run_id, refused FROM results WHERE service_id = ? AND op = ? AND key = ?');
@@ -264,22 +272,12 @@ export class ResultStore {
     // Kept in every run (JSONL, waterfall, --with too): a later CSV run reads them.
     const cells = result.cells === undefined ? null : cellsText(result.cells);
     const now = this.options.now();
-    if (this.pending.size === 0) this.pendingSince = now;
+    const first = this.pending.size === 0;
     // An answer fetched earlier (by another worker) keeps its own date, so --max-age still applies.
     this.pending.set(pendingKey(service, op, key), {
       service, op, key, found: result.found, json, cells, refused: result.refused ?? null, fetchedAt: result.fetchedAt ?? now, runId,
     });
-    if (
-      this.pending.size >= this.options.flushBatchSize ||
-      this.options.flushIntervalMs === 0 ||
-      now - this.pendingSince >= this.options.flushIntervalMs
-    ) {
-      this.flush();
-    } else if (this.timer === undefined) {
-      this.timer = setTimeout(this.onTimer, this.options.flushIntervalMs);
-      // Never keeps the process alive; the 'exit' hook and close() take care of the rest.
-      this.timer.unref();
-    }
+    if (this.schedule.queued(first, this.pending.size, now)) this.flush();
   }
 
   /**
@@ -288,15 +286,26 @@ export class ResultStore {
    */
   flush(): void {
     if (this.closed) return;
-    this.clearTimer();
-    if (this.pending.size === 0 || this.readonly) return;
-    const batch = this.pending;
-    try {
-      this.writeBatch(batch);
-    } catch (error) {
-      throw storeFailure(this.path, 'written', error);
+    const waiting = this.schedule.begin();
+    if (this.pending.size !== 0 && !this.readonly) {
+      try {
+        this.writeBatch(this.pending);
+      } catch (error) {
+        const failure = storeFailure(this.path, 'written', error);
+        waiting?.reject(failure);
+        throw failure;
+      }
+      this.pending = new Map();
     }
-    this.pending = new Map();
+    waiting?.resolve();
+  }
+
+  /**
+   * With flushIntervalMs 0: undefined when no answer waits for the commit at the end of this turn
+   * of the event loop; else a promise that commit settles (commit-schedule.ts).
+   */
+  committed(): Promise<void> | undefined {
+    return this.schedule.committed();
   }
 
   /**
@@ -307,7 +316,7 @@ export class ResultStore {
     if (this.closed) throw closedError(this.path);
     if (this.readonly) throw new Error(`The result store at ${this.path} was opened read-only`);
     const db = this.db;
-    const claims = new StoreClaims(db, { owner, service, leaseMs, now: this.options.now });
+    const claims = new StoreClaims(db, { owner, service, leaseMs, now: this.options.now, flush: () => this.flush() });
     // Statements of a closed database throw: the claims go with the store.
     return claims;
   }
@@ -319,7 +328,7 @@ export class ResultStore {
       this.flush();
     } finally {
       this.closed = true;
-      this.clearTimer();
+      this.schedule.cancel();
       openStores.delete(this);
       this.db.close();
     }
@@ -374,26 +383,12 @@ export class ResultStore {
     return changes;
   }
 
-  private readonly onTimer = (): void => {
-    this.timer = undefined;
-    try {
-      this.flush();
-    } catch {
-      // Entries stay pending (e.g. the file is locked beyond busy_timeout or the disk is full):
-      // try again later. The error reaches the caller through the next synchronous flush
-      // (a full batch, flush(), close()) instead of crashing the process from a timer.
-      if (!this.closed && this.pending.size > 0 && this.timer === undefined) {
-        this.timer = setTimeout(this.onTimer, this.options.flushIntervalMs);
-        this.timer.unref();
-      }
-    }
-  };
-
-  private clearTimer(): void {
-    if (this.timer !== undefined) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
+  /**
+   * Calls `listener` when a commit made after put() returned fails (a full disk, a damaged file):
+   * the answers stay pending, and the caller decides (a run stops). Returns the way to stop listening.
+   */
+  onWriteFailure(listener: (error: StoreFailedError) => void): () => void {
+    return this.schedule.onFailure(listener);
   }
 
   private lookupServiceId(service: string): number | undefined {

@@ -69,6 +69,18 @@ const MIGRATIONS: ReadonlyArray<string | ((db: Database, upgrade: Upgrade) => vo
   ) WITHOUT ROWID;
   CREATE INDEX claims_owner ON claims (owner);
   `,
+  // v6: the runs that have the store open for lookups (store-claims.ts). A run alone on its store
+  // claims nothing (a claim is a commit per key); it starts to once another run registers here,
+  // and says so (`claiming`), which is what the newcomer waits for before its own first claim.
+  `
+  CREATE TABLE runs (
+    owner      TEXT    PRIMARY KEY,
+    pid        INTEGER NOT NULL,
+    host       TEXT    NOT NULL,
+    expires_at INTEGER NOT NULL,
+    claiming   INTEGER NOT NULL CHECK (claiming IN (0, 1))
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /** Rows rendered per statement while migrating: bounds the memory of a 1 M-entry store's upgrade. */

@@ -4,13 +4,16 @@
 // out (renewed while its run lives) or, on the same host, as soon as its process is gone: a run
 // killed with -9 holds nobody up. With --redis the same is done in Redis (cluster/shared-answers.ts).
 //
-// Cost: one autocommit INSERT per key sent (the answer itself is a commit of its own). A claim is
-// released at once when the lookup failed (the waiting run takes over); when it was answered, the
-// answer in the store is what waiting runs look for first, so the claim is deleted with the next
-// sweep rather than by a commit per key.
+// Cost: a run alone on its store (almost every run) claims nothing: it only keeps its keys in
+// flight in memory and looks, every 100 ms at most, whether another run has registered meanwhile
+// (store-runs.ts). From then on it claims each key with one autocommit INSERT (its keys in flight
+// first, in one transaction). A claim is released at once when the lookup failed (the waiting run
+// takes over); when it was answered, the answer in the store is what waiting runs look for first,
+// so the claim is deleted with the next sweep rather than by a commit per key.
 import os from 'node:os';
 import { isAlive } from '../core/processes.js';
 import { prepareRaw, immediateTransaction, type Database, type Statement } from './sqlite.js';
+import { StoreRuns } from './store-runs.js';
 
 /** Who holds a claim. */
 interface ClaimHolder {
@@ -29,6 +32,8 @@ export interface StoreClaimsOptions {
   now: () => number;
   /** Whether a process of this host is alive (tests replace it). */
   alive?: (pid: number) => boolean;
+  /** Commits the answers received so far: done before a run that was alone lets the others in. */
+  flush?: () => void;
 }
 
 export class StoreClaims {
@@ -43,10 +48,17 @@ export class StoreClaims {
   readonly #deleteAll: Statement;
   /** Answered keys whose claim is deleted with the next sweep. */
   #answered: Array<[string, string]> = [];
+  readonly #runs: StoreRuns;
+  /** False while this run is alone on the store: its keys in flight are then only #unclaimed. */
+  #claiming: boolean;
+  /** Every other live run claims too (what a run waits for before its first claim). */
+  #othersClaim = false;
+  /** Alone: the keys this run is looking up (op NUL key), claimed all at once if another run comes. */
+  readonly #unclaimed = new Set<string>();
 
   constructor(db: Database, options: StoreClaimsOptions) {
     this.#db = db;
-    this.#options = { alive: isAlive, ...options };
+    this.#options = { alive: isAlive, flush: () => {}, ...options };
     this.#select = prepareRaw(db, 'SELECT owner, pid, host, expires_at FROM claims WHERE service = ? AND op = ? AND key = ?');
     this.#insert = db.prepare(
       `INSERT INTO claims (service, op, key, owner, pid, host, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -57,6 +69,13 @@ export class StoreClaims {
     this.#deleteLapsed = db.prepare('DELETE FROM claims WHERE service = ? AND op = ? AND key = ? AND owner = ? AND pid = ? AND host = ?');
     this.#renew = db.prepare('UPDATE claims SET expires_at = ? WHERE owner = ?');
     this.#deleteAll = db.prepare('DELETE FROM claims WHERE owner = ?');
+    this.#runs = new StoreRuns(db, this.#options);
+    this.#claiming = this.#runs.register();
+  }
+
+  /** True once another run shares the store (claims are then written, and answers looked for). */
+  get sharing(): boolean {
+    return this.#claiming;
   }
 
   #lapsed(holder: ClaimHolder): boolean {
@@ -65,44 +84,94 @@ export class StoreClaims {
     return holder.host === this.#host && !this.#options.alive(holder.pid);
   }
 
-  /** True when this run may look the key up: nobody else holds it (any more). */
+  /**
+   * True when this run may look the key up: nobody else holds it (any more). Alone on the store:
+   * true at once, nothing written. Else one INSERT when the key is free (the common case); the
+   * holder is read only when it is not. False too while a run that was alone has not yet claimed
+   * its own keys in flight (it does at its next claim or sweep).
+   */
   claim(op: string, key: string): boolean {
-    const { service, owner, leaseMs, now } = this.#options;
-    const held = this.#select.get(service, op, key) as unknown as [string, number, string, number] | undefined;
-    if (held) {
-      const holder = { owner: held[0], pid: held[1], host: held[2], expiresAt: held[3] };
-      if (!this.#lapsed(holder)) return holder.owner === owner;
-      // A dead process's claim: removed only if it is still that one (another run may take it first).
-      if (holder.expiresAt >= now()) this.#deleteLapsed.run(service, op, key, holder.owner, holder.pid, holder.host);
+    if (!this.#claiming) {
+      if (!this.#runs.othersAppeared()) {
+        this.#unclaimed.add(`${op}\0${key}`);
+        return true;
+      }
+      this.#startClaiming();
     }
+    if (!this.#othersClaim && !(this.#othersClaim = this.#runs.othersClaiming())) return false;
+    if (this.#take(op, key)) return true;
+    const { service, owner } = this.#options;
+    const held = this.#select.get(service, op, key) as unknown as [string, number, string, number] | undefined;
+    // Released between the two statements: free again.
+    if (!held) return this.#take(op, key);
+    const holder = { owner: held[0], pid: held[1], host: held[2], expiresAt: held[3] };
+    if (!this.#lapsed(holder)) return holder.owner === owner;
+    // A dead process's claim: removed only if it is still that one (another run may take it first).
+    this.#deleteLapsed.run(service, op, key, holder.owner, holder.pid, holder.host);
+    return this.#take(op, key);
+  }
+
+  #take(op: string, key: string): boolean {
+    const { service, owner, leaseMs, now } = this.#options;
     const at = now();
     return Number(this.#insert.run(service, op, key, owner, process.pid, this.#host, at + leaseMs, at).changes) === 1;
   }
 
+  /**
+   * Another run came: the answers received so far are committed (it will find them), then this
+   * run's keys in flight are claimed and the run says it claims, in one transaction.
+   */
+  #startClaiming(): void {
+    this.#options.flush();
+    immediateTransaction(this.#db, () => {
+      for (const id of this.#unclaimed) {
+        const cut = id.indexOf('\0');
+        this.#take(id.slice(0, cut), id.slice(cut + 1));
+      }
+      this.#runs.markClaiming();
+    });
+    this.#unclaimed.clear();
+    this.#claiming = true;
+  }
+
   /** The lookup failed: the claim goes at once, so that a waiting run may try the key itself. */
   release(op: string, key: string): void {
+    if (!this.#claiming) {
+      this.#unclaimed.delete(`${op}\0${key}`);
+      return;
+    }
     this.#delete.run(this.#options.service, op, key, this.#options.owner);
   }
 
   /** The lookup was answered (the answer is in the store): the claim goes with the next sweep. */
   answered(op: string, key: string): void {
-    this.#answered.push([op, key]);
+    if (!this.#claiming) this.#unclaimed.delete(`${op}\0${key}`);
+    else this.#answered.push([op, key]);
   }
 
-  /** Deletes the claims of answered keys and extends the others' lease: one transaction. */
+  /**
+   * Deletes the claims of answered keys and extends the others' lease and the run's own: one
+   * transaction. A run alone looks whether another came (and then claims), also when it sends nothing.
+   */
   sweep(): void {
+    if (!this.#claiming && this.#runs.othersAppeared(true)) this.#startClaiming();
     const { service, owner, leaseMs, now } = this.#options;
     const answered = this.#answered;
     this.#answered = [];
     immediateTransaction(this.#db, () => {
       for (const [op, key] of answered) this.#delete.run(service, op, key, owner);
       this.#renew.run(now() + leaseMs, owner);
+      this.#runs.renew();
     });
   }
 
   /** The run is over: every claim it still holds goes. */
   releaseAll(): void {
     this.#answered = [];
-    this.#deleteAll.run(this.#options.owner);
+    this.#unclaimed.clear();
+    immediateTransaction(this.#db, () => {
+      this.#deleteAll.run(this.#options.owner);
+      this.#runs.remove();
+    });
   }
 }

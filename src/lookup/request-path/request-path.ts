@@ -49,6 +49,12 @@ export interface RequestPathSettings {
   breaker?: Omit<BreakerSettings, 'clock'> | undefined;
   /** Lookup requests per rate window, for the run's report. */
   timeline?: RequestTimeline | undefined;
+  /**
+   * Called before each lookup request goes out: the run keeps the answers received so far before
+   * it spends more (the store's commit). When it returns a promise the request waits for it; a
+   * rejection fails the call, which is then not sent.
+   */
+  beforeSend?: (() => Promise<void> | undefined) | undefined;
   clock?: Clock;
 }
 
@@ -193,7 +199,7 @@ export class RequestPath {
 
   #composeLookup(): Send {
     const timeline = this.#settings.timeline;
-    const counted: Send = (call) => {
+    const sent: Send = (call) => {
       this.#counts.requests += 1;
       timeline?.note(this.#clock.now());
       this.#inFlight += 1;
@@ -202,10 +208,17 @@ export class RequestPath {
         this.#inFlight -= 1;
         this.#lastSettledAt = this.#clock.now();
       };
-      const sent = this.#attempt(call);
-      sent.then(settled, settled);
-      return sent;
+      const attempt = this.#attempt(call);
+      attempt.then(settled, settled);
+      return attempt;
     };
+    const before = this.#settings.beforeSend;
+    const counted: Send = before
+      ? (call) => {
+          const ready = before();
+          return ready ? ready.then(() => sent(call)) : sent(call);
+        }
+      : sent;
     const guarding = this.#guarding;
     const { retry, noMoreRequests } = this.#settings;
     const reserved = guarding ? withCredits(counted, guarding.credits) : counted;
