@@ -157,6 +157,23 @@ describe('RequestPath: what comes before a lookup is sent', () => {
     expect(path.counts).toMatchObject({ requests: 0, retries: 0 });
   });
 
+  it('after an answer, waits for the end of the turn before it asks: the caller keeps that answer first', async () => {
+    const api = fakeApi(FOUND);
+    let kept = false;
+    const askedWhenKept: boolean[] = [];
+    const { path } = pathWith(api.attempt, () => {
+      askedWhenKept.push(kept);
+      return undefined;
+    });
+    await path.lookup('lookup_email', 'a@acme.com');
+    // The answer's slot is free; the caller keeps the answer a few promise hops later, in this turn.
+    const second = path.lookup('lookup_email', 'b@acme.com');
+    for (let hop = 0; hop < 5; hop += 1) await Promise.resolve();
+    kept = true;
+    expect(await second).toEqual(FOUND);
+    expect(askedWhenKept).toEqual([false, true]);
+  });
+
   it('sends at once when nothing waits to be committed', async () => {
     const api = fakeApi(FOUND);
     const { path } = pathWith(api.attempt, () => undefined);

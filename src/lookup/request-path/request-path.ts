@@ -36,6 +36,11 @@ import { withRetry } from './with-retry.js';
 /** One attempt at a call: the API client's single, ungated request. */
 export type Attempt = (op: Operation, input: OperationInput[Operation]) => Promise<ApiResponse<unknown>>;
 
+/** Resolves in the check phase of this turn of the event loop, after its I/O callbacks and their promises. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 export interface RequestPathSettings {
   /** Transient failures of a call (lookups, account reads, a LeadClient's calls). */
   retry: RetryPolicy;
@@ -85,6 +90,8 @@ export class RequestPath {
   #inFlight = 0;
   #firstSentAt: number | undefined;
   #lastSettledAt: number | undefined;
+  /** See #noteAnswerThisTurn: a send then waits for the turn's end before it asks `beforeSend`. */
+  #answerThisTurn = false;
 
   constructor(attempt: Attempt, settings: RequestPathSettings) {
     this.#settings = settings;
@@ -197,6 +204,15 @@ export class RequestPath {
     return withPause(next, { counts: this.#counts, clock: this.#clock, windowMs, signal: halt, wait: policy.retriesRateLimited });
   }
 
+  /** A lookup settled in this turn of the event loop (until its check phase). */
+  #noteAnswerThisTurn(): void {
+    if (this.#answerThisTurn) return;
+    this.#answerThisTurn = true;
+    setImmediate(() => {
+      this.#answerThisTurn = false;
+    });
+  }
+
   #composeLookup(): Send {
     const timeline = this.#settings.timeline;
     const sent: Send = (call) => {
@@ -207,6 +223,7 @@ export class RequestPath {
       const settled = () => {
         this.#inFlight -= 1;
         this.#lastSettledAt = this.#clock.now();
+        this.#noteAnswerThisTurn();
       };
       const attempt = this.#attempt(call);
       attempt.then(settled, settled);
@@ -215,7 +232,9 @@ export class RequestPath {
     const before = this.#settings.beforeSend;
     const counted: Send = before
       ? (call) => {
-          const ready = before();
+          // An answer that came in this turn may not be kept yet (the caller keeps it a few promise
+          // hops up the chain, after this slot was freed): ask what to wait for once the turn ends.
+          const ready = this.#answerThisTurn ? nextTurn().then(before) : before();
           return ready ? ready.then(() => sent(call)) : sent(call);
         }
       : sent;
