@@ -6,7 +6,7 @@ import { ApiUnavailableError, BadRequestError, LeadEnrichError, PaymentRequiredE
 import type { CellsRenderer, ResultStore, StoredResult } from '../store/result-store.js';
 import type { KeyClaims } from './key-claims.js';
 import type { BillableOperation, CreditAccount } from './credits.js';
-import { API_UNAVAILABLE, INTERRUPTED, asDuplicate, foundIn, refusedOutcome, type KeptAnswer, type LookupOutcome } from './outcome.js';
+import { API_UNAVAILABLE, INTERRUPTED, asDuplicate, foundIn, refusedOutcome, type KeptAnswer, type LookupOutcome, type Unanswered } from './outcome.js';
 import type { StopControl } from './stop-control.js';
 import { GateStoppedError } from './rate/rate-gate.js';
 import { CreditRefusedError } from './request-path/with-credits.js';
@@ -149,9 +149,12 @@ export class Lookups {
     if (error instanceof CreditRefusedError) return stop.turnAway('credits');
     const lost = stop.redisLost;
     if (lost) return { kind: 'error', code: lost.code, message: lost.message, billing: 'none' };
-    // A request dropped by the stop, or whose retries the interrupt cut short, was not answered;
-    // nor was one held while the API was down when the run gave up on it (or whose retry it cut short).
-    if (error instanceof GateStoppedError || (stop.halted && isTransient(error))) return stop.refusal() ?? INTERRUPTED;
+    // A request dropped by the stop was not answered; nor was one whose retries a stop cut short
+    // (an interrupt, --max-errors, --patience): its row is not finished, so it is not an `error` —
+    // else every row waiting for a retry when --max-errors stops the run would count as one, far
+    // past N + what is in flight (cli-contract.md, --max-errors).
+    if (error instanceof GateStoppedError) return stop.refusal() ?? INTERRUPTED;
+    if (stop.requestsStopped && isTransient(error)) return cutShort(stop.refusal() ?? INTERRUPTED, error);
     if (error instanceof ApiUnavailableError || (isTransient(error) && stop.apiUnavailable)) return API_UNAVAILABLE;
     if (error instanceof PaymentRequiredError) {
       credits.markExhausted();
@@ -167,4 +170,9 @@ export class Lookups {
     if (error instanceof LeadEnrichError) return { kind: 'error', code: error.code, message: error.message, billing: 'none' };
     throw error;
   }
+}
+
+/** A row whose lookup a stop cut short after a failed try: the stop's word, and what the try met. */
+function cutShort(refusal: Unanswered, failure: unknown): Unanswered {
+  return { ...refusal, message: `${refusal.message} (a try before the stop failed: ${(failure as Error).message})` };
 }

@@ -10,6 +10,8 @@ export interface StopControl {
   /** Aborted once the run halts (interrupt, 401): waits give up, rows in flight drain. */
   readonly signal: AbortSignal;
   readonly halted: boolean;
+  /** No queued request and no retry may be sent any more (every stop but the credit reserve's). */
+  readonly requestsStopped: boolean;
   /** The run gave up on an API that stayed down past --patience. */
   readonly apiUnavailable: boolean;
   /** Why Redis was lost, with --redis. */

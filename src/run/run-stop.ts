@@ -68,6 +68,10 @@ export class RunStop implements StopControl {
     return this.#halt.signal.aborted;
   }
 
+  get requestsStopped(): boolean {
+    return this.#noMoreRequests.signal.aborted;
+  }
+
   /** The failure that ends the run with an error once it is wound down (401, a store or output that failed). */
   get fatal(): LeadEnrichError | undefined {
     return this.#errors.get('unauthorized') ?? this.#errors.get('failed');
