@@ -59,6 +59,41 @@ describe('an .xlsx input: cells as text', () => {
   });
 });
 
+describe('an .xlsx input whose parts lie in another order (xlsx-populate)', () => {
+  // A hyperlink's sheet1.xml.rels between the worksheets, and the shared strings last in the zip:
+  // read front to back (exceljs's streaming reader) the zip ended after the worksheets, and every
+  // text cell, the header's included, read as empty. The zip's directory finds every part.
+  const POPULATED = path.join(REPO_ROOT, 'fixtures', 'input', 'workbook-xlsx-populate.xlsx');
+
+  it('reads every cell, text ones included, of the first sheet and of --sheet 2', async () => {
+    const rowsOf = async (sheet?: string) => {
+      const source = await openSource(POPULATED, sheet === undefined ? {} : { sheet });
+      const rows = [source.header.map(fromBytes)];
+      for await (const batch of source.batches) rows.push(...batch.map((row) => row.map(fromBytes)));
+      return rows;
+    };
+    expect(await rowsOf()).toEqual([
+      ['Email', 'Name', 'Count', 'Site', 'Note'],
+      ['ann@acme.example', 'Ann Ortiz', '42', 'Acme site', 'Very important lead'],
+      ['gus@acme.example', 'Gus & Co', '-3'],
+    ]);
+    expect(await rowsOf('2')).toEqual([['mail'], ['dora@acme.example']]);
+  });
+
+  it('is enriched end to end: exit 0, the emails looked up', async () => {
+    const dir = makeTempDir('lead-enrich-xlsx-');
+    const file = path.join(dir, 'leads.xlsx');
+    fs.copyFileSync(POPULATED, file);
+    const r = await runCli(['enrich', file, '--sandbox', '--store', path.join(dir, 's.sqlite'), '-o', path.join(dir, 'out.csv'), '-q'], {});
+    expect(r.code, r.stderr).toBe(0);
+    const rows = readCsvObjects(path.join(dir, 'out.csv'));
+    expect(rows.map((row) => [row.Email, row.Name, row.lead_status])).toEqual([
+      ['ann@acme.example', 'Ann Ortiz', expect.stringMatching(/^(found|not_found)$/)],
+      ['gus@acme.example', 'Gus & Co', expect.stringMatching(/^(found|not_found)$/)],
+    ]);
+  });
+});
+
 describe('enrich contacts.xlsx (CLI, sandbox)', () => {
   it('writes contacts.enriched.xlsx: input cells keep their types, lead_status and added cells are text, header bold and frozen; the sidecar stays CSV', async () => {
     const { dir, file } = copyWorkbook();

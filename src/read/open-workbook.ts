@@ -3,14 +3,13 @@
 // look-up and write work the same. Each record's cells as the sheet holds them (numbers, dates,
 // booleans) are kept beside it, for a workbook output that keeps their types.
 //
-// exceljs's streaming WorkbookReader walks the zip (a worksheet that comes before the shared
-// strings, as LibreOffice and Excel order them, goes to a temporary file first), and reads the
-// workbook's sheet list, relationships and styles. The worksheet and the shared strings are
-// parsed here (sheet-rows.ts): exceljs 4.4.0 decodes each chunk of them alone (a character cut
-// between chunks becomes U+FFFD: exceljs#2063), reads a formula's boolean result as a number and
-// its error as NaN, and takes a Japanese string's phonetic reading for its text.
+// The zip is read from its central directory (workbook-zip.ts), in the order we need its parts:
+// exceljs parses the sheet list, the relationships and the styles; the shared strings and the
+// worksheet are parsed here (sheet-rows.ts): exceljs 4.4.0 decodes each chunk of them alone (a
+// character cut between chunks becomes U+FFFD: exceljs#2063), reads a formula's boolean result as
+// a number and its error as NaN, and takes a Japanese string's phonetic reading for its text.
 import fs from 'node:fs';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { ConfigError, UnreadableInputError } from '../api/errors.js';
 import { toBytes } from './byte-string.js';
 import { excel } from './exceljs.js';
@@ -18,6 +17,7 @@ import type { CsvSource } from './open-csv.js';
 import { generatedHeader } from './generated-header.js';
 import type { CellContext, SheetCell } from './sheet-cells.js';
 import { readSharedStrings, sheetRows, type SheetRow, type SheetRowsInfo } from './sheet-rows.js';
+import { WorkbookZip, workbookPartPath } from './workbook-zip.js';
 
 export interface WorkbookOptions {
   /** A worksheet's name, or its 1-based position. Default: the first. */
@@ -30,48 +30,46 @@ interface SheetEntry {
   name: string;
 }
 
-/** exceljs 4.4.0's WorkbookReader as this module uses it (the version is pinned in package.json). */
+/** exceljs 4.4.0's WorkbookReader as this module uses it: its parsers of the small parts (the version is pinned in package.json). */
 interface WorkbookReaderInternals {
-  _parseSharedStrings(entry: Readable): AsyncGenerator<unknown>;
   _parseWorkbook(entry: Readable): Promise<void>;
   _parseRels(entry: Readable): Promise<void>;
   _parseStyles(entry: Readable): Promise<void>;
-  sharedStrings?: unknown[];
-  model?: { sheets?: SheetEntry[] };
+  workbookRels?: Array<{ Id: string; Type: string; Target: string }>;
+  model?: { sheets?: Array<SheetEntry & { rId?: string }> };
   properties?: { model?: { date1904?: boolean } };
   styles: { getStyleModel(id: number): { numFmt?: string } | null };
-  [Symbol.asyncIterator](): AsyncGenerator<WorksheetInternals>;
 }
 
-interface WorksheetInternals {
-  name: string;
-  /** The worksheet's XML: the zip entry's chunks, or a read stream of its temporary file. */
-  iterator: AsyncIterable<Buffer | string> & { destroy?: () => void };
-}
-
-const READ_CHUNK = 256 * 1024;
 const BATCH_ROWS = 512;
+const RELATIONSHIP = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/';
 
-/** The reader, with its shared strings parsed here and its small XML parts decoded as whole text. */
-function workbookReader(stream: Readable, strings: string[]): WorkbookReaderInternals {
-  const reader = new (excel().stream.xlsx.WorkbookReader)(stream, {
-    sharedStrings: 'cache',
-    styles: 'cache',
-    hyperlinks: 'ignore',
-    worksheets: 'emit',
-    entries: 'ignore',
-  }) as unknown as WorkbookReaderInternals;
-  reader._parseSharedStrings = async function* (entry: Readable) {
-    await readSharedStrings(entry, strings);
-    // exceljs parses a worksheet at once (not through a temporary file) once this is set.
-    reader.sharedStrings = strings;
-  };
-  for (const part of ['_parseWorkbook', '_parseRels', '_parseStyles'] as const) {
-    const parse = reader[part].bind(reader);
-    // A string stream: exceljs's XML parser then never sees a character cut between two chunks.
-    reader[part] = (entry: Readable) => parse(entry.setEncoding('utf8'));
+/** A small XML part as a string stream: exceljs's XML parser then never sees a character cut between two chunks. */
+function textOf(stream: Readable): Readable {
+  return stream.setEncoding('utf8');
+}
+
+/** The sheet list, relationships and styles of the workbook, parsed by exceljs. */
+async function workbookParts(zip: WorkbookZip, input: string): Promise<WorkbookReaderInternals> {
+  const reader = new (excel().stream.xlsx.WorkbookReader)(undefined as never, { styles: 'cache' }) as unknown as WorkbookReaderInternals;
+  const rels = zip.stream('xl/_rels/workbook.xml.rels');
+  const book = zip.stream('xl/workbook.xml');
+  if (!rels || !book) {
+    rels?.destroy();
+    book?.destroy();
+    throw new UnreadableInputError(`${input} holds no worksheet exceljs can read (is it an .xlsb or a strict OOXML file?): save it as .xlsx or CSV`);
   }
+  await reader._parseRels(textOf(rels));
+  await reader._parseWorkbook(textOf(book));
+  const styles = zip.stream(partOfType(reader, 'styles') ?? 'xl/styles.xml');
+  if (styles) await reader._parseStyles(textOf(styles));
   return reader;
+}
+
+/** The zip path of the workbook's part of a relationship type (`sharedStrings`, `styles`), if it names one. */
+function partOfType(reader: WorkbookReaderInternals, type: string): string | undefined {
+  const rel = reader.workbookRels?.find((r) => r.Type === RELATIONSHIP + type);
+  return rel ? workbookPartPath(rel.Target) : undefined;
 }
 
 /** The worksheet `wanted` names (a name, else a 1-based position), or the first; a ConfigError listing the sheets. */
@@ -99,63 +97,56 @@ interface OpenedSheet {
   name: string;
   rows: AsyncGenerator<SheetRow[]>;
   info: () => SheetRowsInfo | undefined;
-  /** Lets exceljs remove its temporary files once the sheet is read, or stops reading the zip. */
-  finish(): Promise<void>;
+  /** Stops reading the worksheet. */
+  finish(): void;
 }
 
-async function openSheet(input: string, stream: fs.ReadStream, wanted: string | undefined): Promise<OpenedSheet> {
+async function openSheet(input: string, wanted: string | undefined): Promise<OpenedSheet> {
+  const zip = await WorkbookZip.open(input);
+  const reader = await workbookParts(zip, input);
+  const name = chosenSheet(reader.model?.sheets ?? [], wanted, input);
+  const rId = reader.model?.sheets?.find((sheet) => sheet.name === name)?.rId;
+  const target = reader.workbookRels?.find((rel) => rel.Id === rId)?.Target;
+  const xml = target === undefined ? undefined : zip.stream(workbookPartPath(target));
+  if (!xml) throw new UnreadableInputError(`${input}: the sheet '${name}' is named in the workbook but its worksheet is missing from the file: open it in Excel or LibreOffice and save it again as .xlsx`);
   const strings: string[] = [];
-  const reader = workbookReader(stream, strings);
-  const sheets = reader[Symbol.asyncIterator]();
-  for (;;) {
-    const next = await sheets.next();
-    if (next.done) throw new UnreadableInputError(`${input} holds no worksheet exceljs can read (is it an .xlsb or a strict OOXML file?): save it as .xlsx or CSV`);
-    const name = chosenSheet(reader.model?.sheets ?? [], wanted, input);
-    if (next.value.name !== name) {
-      next.value.iterator.destroy?.();
-      continue;
-    }
-    const styles = new Map<number, string | undefined>();
-    const context: CellContext = {
-      sharedString: (index) => strings[index] ?? '',
-      numFmt: (style) => {
-        if (!styles.has(style)) styles.set(style, reader.styles.getStyleModel(style)?.numFmt);
-        return styles.get(style);
-      },
-      date1904: reader.properties?.model?.date1904 === true,
-    };
-    let info: SheetRowsInfo | undefined;
-    // A sheet that came before the shared strings was put in a temporary file and is read once
-    // the whole zip has been: then let exceljs go on, to remove its temporary files. Otherwise
-    // stop reading the zip.
-    const fromTemporaryFile = next.value.iterator instanceof Readable;
-    const finish = async () => {
-      if (!fromTemporaryFile) return void stream.destroy();
-      for (let rest = await sheets.next(); !rest.done; rest = await sheets.next()) rest.value.iterator.destroy?.();
-      stream.destroy();
-    };
-    return { name, rows: sheetRows(next.value.iterator, context, (i) => (info = i)), info: () => info, finish };
-  }
+  const shared = zip.stream(partOfType(reader, 'sharedStrings') ?? 'xl/sharedStrings.xml');
+  if (shared) await readSharedStrings(shared, strings);
+  const styles = new Map<number, string | undefined>();
+  const context: CellContext = {
+    sharedString: (index) => {
+      // A cell naming a shared string the workbook does not hold: never read it as empty.
+      if (index >= strings.length) throw new UnreadableInputError(`${input}: the sheet '${name}' names shared string ${index}, but the workbook holds ${strings.length}: open it in Excel or LibreOffice and save it again as .xlsx`);
+      return strings[index]!;
+    },
+    numFmt: (style) => {
+      if (!styles.has(style)) styles.set(style, reader.styles.getStyleModel(style)?.numFmt);
+      return styles.get(style);
+    },
+    date1904: reader.properties?.model?.date1904 === true,
+  };
+  let info: SheetRowsInfo | undefined;
+  xml.on('error', () => {}); // its failure reaches the row loop through the iterator
+  return { name, rows: sheetRows(xml, context, (i) => (info = i)), info: () => info, finish: () => void xml.destroy() };
 }
 
 /** Reads `input`, an .xlsx file, as a CsvSource whose records are the sheet's rows as text. */
 export async function openWorkbook(input: string, options: WorkbookOptions = {}): Promise<CsvSource> {
   const totalBytes = fs.statSync(input).size;
-  const stream = fs.createReadStream(input, { highWaterMark: READ_CHUNK });
-  let sheet: OpenedSheet;
+  let sheet: OpenedSheet | undefined;
   let first: SheetRow[] | undefined;
   try {
-    sheet = await openSheet(input, stream, options.sheet);
+    sheet = await openSheet(input, options.sheet);
     first = await nextRows(sheet);
   } catch (error) {
-    stream.destroy();
+    sheet?.finish();
     throw workbookFailure(input, error);
   }
   if (first === undefined) {
-    stream.destroy();
+    sheet.finish();
     throw new UnreadableInputError(`${input}: the sheet '${sheet.name}' is empty (no cell holds anything): give --sheet with the sheet of contacts`);
   }
-  return workbookSource(input, sheet, first, options.header ?? true, totalBytes, stream);
+  return workbookSource(input, sheet, first, options.header ?? true, totalBytes);
 }
 
 async function nextRows(sheet: OpenedSheet): Promise<SheetRow[] | undefined> {
@@ -163,7 +154,7 @@ async function nextRows(sheet: OpenedSheet): Promise<SheetRow[] | undefined> {
   return next.done ? undefined : next.value;
 }
 
-function workbookSource(input: string, sheet: OpenedSheet, first: SheetRow[], header: boolean, totalBytes: number, stream: fs.ReadStream): CsvSource {
+function workbookSource(input: string, sheet: OpenedSheet, first: SheetRow[], header: boolean, totalBytes: number): CsvSource {
   // Each record's cells as the sheet holds them, for as long as the record itself lives.
   const typed = new WeakMap<readonly string[], readonly SheetCell[]>();
   const record = (row: SheetRow): string[] => {
@@ -191,7 +182,7 @@ function workbookSource(input: string, sheet: OpenedSheet, first: SheetRow[], he
       const rows = await nextRows(sheet).catch((error: unknown) => Promise.reject(workbookFailure(input, error)));
       if (rows === undefined) {
         ended = true;
-        await sheet.finish();
+        sheet.finish();
         break;
       }
       lastRow = rows.at(-1)!.number;
@@ -216,8 +207,8 @@ function workbookSource(input: string, sheet: OpenedSheet, first: SheetRow[], he
     // A CSV output of a workbook is opened in a spreadsheet again: with a BOM, it reads as UTF-8.
     outputBom: true,
     sawInvalidUtf8: () => false,
-    // The zip is read out of order (a sheet may wait in a temporary file): the rows read of the
-    // rows the sheet's <dimension> names stand in for the bytes read, for the progress's ETA.
+    // The zip is read out of order (its directory, then its parts): the rows read of the rows
+    // the sheet's <dimension> names stand in for the bytes read, for the progress's ETA.
     bytesRead: () => {
       const last = sheet.info()?.lastRow;
       if (ended) return totalBytes;
@@ -231,7 +222,7 @@ function workbookSource(input: string, sheet: OpenedSheet, first: SheetRow[], he
       const last = sheet.info()?.lastRow;
       return last ? { records: Math.max(handedOut, last - firstDataRow + 1), exact: false } : undefined;
     },
-    destroy: () => stream.destroy(),
+    destroy: () => sheet.finish(),
     sheet: sheet.name,
     sheetCells: (cells) => typed.get(cells),
   };
