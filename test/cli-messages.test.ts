@@ -144,6 +144,13 @@ describe('lead-enrich completion', () => {
     expect(words.stdout).toMatch(/^enrich:Enrich a CSV or \.xlsx file/m);
   });
 
+  it('completion --help says what it does instead of printing the script', async () => {
+    const r = await runCli(['completion', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^lead-enrich completion \[bash\|zsh\]\n/);
+    expect(r.stdout).not.toMatch(/begin-lead-enrich-completions/);
+  });
+
   it('refuses a shell it has no script for', async () => {
     const r = await runCli(['completion', 'fish']);
     expect(r.code).toBe(1);

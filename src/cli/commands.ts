@@ -25,14 +25,33 @@ const SHELLS = ['bash', 'zsh'];
  * $SHELL when it starts, so a shell named on the command line is put there first.
  */
 function completionShell(argv: string[]): string[] {
+  if (argv[0] === 'completion' && argv.some((arg) => arg === '--help' || arg === '-h')) throw new CompletionHelp();
   if (argv[0] !== 'completion' || argv[1] === undefined || argv[1].startsWith('-')) return argv;
   if (!SHELLS.includes(argv[1])) throw new UsageError(`Unknown shell '${argv[1]}' for completion: give bash or zsh`);
   process.env.SHELL = `/bin/${argv[1]}`;
   return [argv[0], ...argv.slice(2)];
 }
 
+/** `completion --help`: yargs' completion command would print the script, not say what it does. */
+class CompletionHelp extends Error {}
+
+const COMPLETION_HELP = `lead-enrich completion [bash|zsh]
+
+Print a shell completion script for commands and options (default shell: $SHELL).
+
+  lead-enrich completion >> ~/.bashrc          bash
+  lead-enrich completion zsh >> ~/.zshrc       zsh
+`;
+
 export async function runCli(argv: string[], io: CliIo): Promise<void> {
-  await yargs(protectStdin(completionShell(argv)))
+  let args: string[];
+  try {
+    args = completionShell(argv);
+  } catch (error) {
+    if (!(error instanceof CompletionHelp)) throw error;
+    return io.out(COMPLETION_HELP);
+  }
+  await yargs(protectStdin(args))
     .scriptName('lead-enrich')
     .usage('$0 <command> [options]\n\nEnrich contact CSV files through the Lead Lookup API.')
     .command(enrichCommand(io))

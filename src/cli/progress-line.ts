@@ -89,7 +89,7 @@ export function plainLine(frame: ProgressFrame): string {
   const left = eta(frame);
   if (left) parts.push(left);
   parts.push(`${formatRate(frame.rowsPerSecond)} looked up`);
-  if (frame.inFlight > 0) parts.push(`${frame.inFlight} lookups in flight`);
+  if (frame.inFlight > 0) parts.push(`${frame.inFlight} ${frame.inFlight === 1 ? 'lookup' : 'lookups'} in flight`);
   const counts = `found ${frame.found}, not found ${frame.notFound}, errors ${frame.errors}, skipped ${frame.skipped}, credits ${frame.credits}`;
   return `lead-enrich: ${parts.join(', ')}; ${counts}`;
 }

@@ -75,8 +75,8 @@ export class RowWriter implements RowSink {
       this.#discard(this.#out);
       throw error;
     }
-    this.#watch(this.#out, 'output');
-    if (this.#err) this.#watch(this.#err, 'error sidecar');
+    this.#watch(this.#out, named('output', options.output));
+    if (this.#err) this.#watch(this.#err, named('error sidecar', options.errors));
     this.#eol = options.recordDelimiter;
     this.#delimiter = options.delimiter;
     const bom = options.bom ? '\xef\xbb\xbf' : '';
@@ -251,4 +251,9 @@ function filledCells(cells: readonly string[], filled: ReadonlyMap<number, strin
   const out = [...cells];
   for (const [column, value] of filled) out[column] = toBytes(escapeFormula(value));
   return out;
+}
+
+/** `output /data/x.csv`: a file's path is named; standard output and a caller's stream are not. */
+function named(what: string, target: string | Writable | undefined): string {
+  return typeof target === 'string' && target !== '-' ? `${what} ${target}` : what;
 }

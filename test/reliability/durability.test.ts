@@ -185,6 +185,7 @@ describe.skipIf(!canMount)('a disk that fills (a small tmpfs)', () => {
       expect(full.code, full.stderr).toBe(1);
       expect(full.stderr.trim().split('\n')).toHaveLength(1);
       expect(lastLine(full)).toMatch(/disk is full/);
+      expect(lastLine(full)).toContain(`Cannot write the output ${out}: the disk is full`);
       expect(fs.readdirSync(disk.dir)).toEqual([]);
 
       disk.grow('64m');
