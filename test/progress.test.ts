@@ -130,6 +130,7 @@ const busy: ProgressFrame = {
   skipped: 100,
   credits: 44_000,
   apiUnavailableSince: Date.parse('2026-11-23T10:00:00Z'),
+  rateLimitedUntil: undefined,
 };
 
 describe('the terminal line', () => {
@@ -145,6 +146,10 @@ describe('the terminal line', () => {
     expect(at(230)).toMatch(/^  4% [█░]+ 12345\/~250000 rows \| API unavailable since \d\d:\d\d:\d\d \| ETA 1h 2m \| 9\.9 rows\/s/);
     expect(at(80)).toMatch(/^  4% 12345\/~250000 rows \| API unavailable since \d\d:\d\d:\d\d \| ETA 1h 2m$/);
     expect(terminalLine({ ...busy, apiUnavailableSince: undefined }, 80)).toBe('  4% 12345/~250000 rows | ETA 1h 2m | 9.9 rows/s | 12 in flight | errors 45');
+    // A 429 paused the run (an --rpm above the account's limit): the line says why no row moves.
+    const paused = { ...busy, apiUnavailableSince: undefined, rateLimitedUntil: Date.parse('2026-11-23T10:01:00Z') };
+    expect(terminalLine(paused, 80)).toMatch(/^  4% 12345\/~250000 rows \| rate-limited until \d\d:\d\d:\d\d \| ETA 1h 2m( \|.*)?$/);
+    expect(plainLine(paused)).toMatch(/^lead-enrich: 12345 rows done of about 250000 \(4%\), rate-limited until \d\d:\d\d:\d\d, ETA 1h 2m, /);
     expect(at(40)).toMatch(/^  4% [█░]{8} 12345\/~250000 rows$/);
     expect(at(20).length).toBeLessThan(20);
   });

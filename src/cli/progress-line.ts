@@ -14,6 +14,13 @@ export function formatRate(rowsPerSecond: number): string {
   return `${n > 0 && n < 10 ? n.toFixed(1) : Math.round(n)} rows/s`;
 }
 
+/** Why no row moves: the API is down, or a 429 paused the run until the rate limit's next window. */
+function waiting(frame: ProgressFrame): string | undefined {
+  if (frame.apiUnavailableSince !== undefined) return `API unavailable since ${clockTime(frame.apiUnavailableSince)}`;
+  if (frame.rateLimitedUntil !== undefined) return `rate-limited until ${clockTime(frame.rateLimitedUntil)}`;
+  return undefined;
+}
+
 /** "ETA 1m 5s": always a duration with its unit. */
 function eta(frame: ProgressFrame): string | undefined {
   return frame.etaMs === undefined ? undefined : `ETA ${formatDuration(frame.etaMs)}`;
@@ -36,10 +43,9 @@ const BAR_MAX = 30;
 
 /** The fields in the order shown, each with its rank. */
 function fields(frame: ProgressFrame): Field[] {
-  const down = frame.apiUnavailableSince === undefined ? undefined : `API unavailable since ${clockTime(frame.apiUnavailableSince)}`;
   return [
     { text: rows(frame), rank: 0 },
-    { text: down, rank: 1 },
+    { text: waiting(frame), rank: 1 },
     { text: eta(frame), rank: 2 },
     { text: formatRate(frame.rowsPerSecond), rank: 3 },
     { text: frame.inFlight > 0 ? `${frame.inFlight} in flight` : undefined, rank: 5 },
@@ -84,8 +90,8 @@ export function terminalLine(frame: ProgressFrame, columns: number): string {
 export function plainLine(frame: ProgressFrame): string {
   const of = frame.total === undefined ? '' : ` of ${frame.exact ? '' : 'about '}${frame.total} (${frame.percent}%)`;
   const parts = [`${frame.done} rows done${of}`];
-  const down = frame.apiUnavailableSince === undefined ? undefined : `API unavailable since ${clockTime(frame.apiUnavailableSince)}`;
-  if (down) parts.push(down);
+  const held = waiting(frame);
+  if (held) parts.push(held);
   const left = eta(frame);
   if (left) parts.push(left);
   parts.push(`${formatRate(frame.rowsPerSecond)} looked up`);

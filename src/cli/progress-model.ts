@@ -27,6 +27,7 @@ export interface ProgressFrame {
   skipped: number;
   credits: number;
   apiUnavailableSince: number | undefined;
+  rateLimitedUntil: number | undefined;
 }
 
 /** The pace of the ETA: rows written over this long a window. */
@@ -62,6 +63,7 @@ export class ProgressModel {
       skipped: p.skipped,
       credits: p.creditsSpent,
       apiUnavailableSince: p.apiUnavailableSince,
+      rateLimitedUntil: p.rateLimitedUntil,
     };
   }
 

@@ -161,4 +161,6 @@ export interface EnrichProgress {
   elapsedMs: number;
   /** While the API is down: since when (epoch ms); undefined while it answers. */
   apiUnavailableSince?: number | undefined;
+  /** While a 429 pauses the run (the rate limit's window is used up): until when (epoch ms). */
+  rateLimitedUntil?: number | undefined;
 }

@@ -86,6 +86,7 @@ export function progressOf(run: PreparedRun, metrics: RunMetrics): EnrichProgres
     lookupMs: run.path.lookupMs(),
     elapsedMs: metrics.elapsedMs,
     apiUnavailableSince: run.path.breaker?.unavailableSince,
+    rateLimitedUntil: run.gate.pausedUntil,
   };
 }
 

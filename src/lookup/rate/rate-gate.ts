@@ -163,6 +163,12 @@ export class RateGate {
    * the pause, where the server would only refuse it: it waits here and asks for a new grant.
    * Unref'd: while a job waits, the refill timer (ref'd) keeps the process alive, and stop() drops it.
    */
+  /** While a 429 pauses the run: when the pause ends (epoch ms); undefined otherwise. */
+  get pausedUntil(): number | undefined {
+    const until = this.#window.pausedUntil;
+    return until > this.#now() ? until : undefined;
+  }
+
   #pauseEnd(): Promise<void> {
     return new Promise((resolve) => setTimeout(resolve, Math.max(0, this.#window.pausedUntil - this.#now())).unref());
   }
