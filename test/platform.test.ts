@@ -11,10 +11,11 @@ import { REPO_ROOT, runCli, tempDir } from './helpers/cli.js';
 const FIXTURE_STORE = path.join(REPO_ROOT, 'fixtures', 'stores', 'v3-better-sqlite3.sqlite');
 
 describe('the Node.js versions', () => {
-  it('accepts 22.16 and later, and says which versions it needs to an older one', () => {
-    for (const version of ['22.16.0', '22.23.3', '23.0.0', '24.21.0', '26.10.0', '27.1.0']) expect(unsupportedNode(version)).toBeUndefined();
-    for (const version of ['22.15.1', '22.5.0', '20.20.2', '18.20.8']) {
-      expect(unsupportedNode(version)).toBe(`Node.js 22.16 or later is needed (22, 24 or 26), this is ${version}: install a supported Node.js and run it again`);
+  it('accepts 22.16 and later 22s, and 24 and later; says which versions it needs to an older one and to 23', () => {
+    for (const version of ['22.16.0', '22.23.3', '24.0.0', '24.21.0', '26.10.0', '27.1.0']) expect(unsupportedNode(version)).toBeUndefined();
+    // 23.0 has no node:sqlite without a flag, 23.11 no setReturnArrays.
+    for (const version of ['22.15.1', '22.5.0', '23.0.0', '23.11.1', '20.20.2', '18.20.8']) {
+      expect(unsupportedNode(version)).toBe(`Node.js 22.16 or a later 22, or 24 or later, is needed (22, 24 or 26), this is ${version}: install a supported Node.js and run it again`);
     }
   });
 
@@ -30,7 +31,7 @@ describe('the Node.js versions', () => {
       stderr = String((error as { stderr: Buffer }).stderr);
     }
     expect(status).toBe(1);
-    expect(stderr).toBe(`lead-enrich: Node.js 22.16 or later is needed (22, 24 or 26), this is ${older!.version.slice(1)}: install a supported Node.js and run it again\n`);
+    expect(stderr).toBe(`lead-enrich: Node.js 22.16 or a later 22, or 24 or later, is needed (22, 24 or 26), this is ${older!.version.slice(1)}: install a supported Node.js and run it again\n`);
   });
 });
 

@@ -348,6 +348,11 @@ describe('ResultStore: file', () => {
     );
     expect(message).not.toContain('\n');
     expect((error as ConfigError).code).toBe('config');
+    // The file itself as the store's folder: mkdir says EEXIST, which is the same problem.
+    const underFile = path.join(notADir, 'results.sqlite');
+    expect(() => ResultStore.open({ path: underFile })).toThrow(
+      `Cannot open the result store at ${underFile}: a part of the path is a file, not a directory; check the path, or pass --store PATH or set LEAD_ENRICH_STORE to use another file`,
+    );
   });
 
   it('reports a directory given as the store path', () => {

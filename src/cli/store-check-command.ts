@@ -41,6 +41,7 @@ function report(file: string, size: number, result: StoreCheck): string {
     const entries = result.entries === undefined ? '' : `, ${count(result.entries)} ${result.entries === 1 ? 'entry' : 'entries'}`;
     return `The result store at ${file} is sound (${formatBytes(size)}${entries}).\n`;
   }
+  if (result.cannotCheck) return `Cannot check the result store at ${file}: ${result.cannotCheck.why}; ${result.cannotCheck.advice}.\n`;
   const shown = result.problems.slice(0, 5).map((problem) => `  ${problem}`);
   return [
     `The result store at ${file} is damaged:`,

@@ -100,6 +100,7 @@ export function diagnose(error: unknown, filePath: string): Diagnosis {
     case SQLITE.READONLY:
       return { why: 'the file is read-only', advice: `check its permissions (ls -l), or ${ELSEWHERE}` };
     case 'ENOTDIR':
+    case 'EEXIST':
     case 'ELOOP':
     case 'ENAMETOOLONG':
       return { why: PATH_PROBLEMS[errno as string]!, advice: `check the path, or ${ELSEWHERE}` };
@@ -129,6 +130,8 @@ export function diagnose(error: unknown, filePath: string): Diagnosis {
 
 const PATH_PROBLEMS: Record<string, string> = {
   ENOTDIR: 'a part of the path is not a directory',
+  // mkdir of the store's folder, where a part of the path is a file.
+  EEXIST: 'a part of the path is a file, not a directory',
   ELOOP: 'too many symbolic links in the path',
   ENAMETOOLONG: 'the path is too long',
 };

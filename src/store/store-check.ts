@@ -2,6 +2,7 @@
 // index against its table), read-only, so that a damaged store is found before a run meets it,
 // and a store a run stopped on can be judged (cli-contract, "Durability").
 import { APPLICATION_ID } from './schema.js';
+import { diagnose } from './open-database.js';
 import { isDamaged } from './store-failure.js';
 import { openSqlite, pragma, prepareRaw } from './sqlite.js';
 
@@ -12,6 +13,11 @@ export interface StoreCheck {
   problems: string[];
   /** Entries, when they could be counted. */
   entries: number | undefined;
+  /**
+   * Why the file could not be checked at all (permission, a read-only file that needs its WAL
+   * written, a lock), with the advice that fits: the file is not said to be damaged then.
+   */
+  cannotCheck?: { why: string; advice: string };
 }
 
 const MAX_PROBLEMS = 20;
@@ -22,7 +28,7 @@ export function checkStore(filePath: string): StoreCheck {
   try {
     db = openSqlite(filePath, { readOnly: true, timeoutMs: 5_000 });
   } catch (error) {
-    return { ok: false, problems: [`SQLite cannot open it: ${(error as Error).message}`], entries: undefined };
+    return unchecked(error, filePath) ?? { ok: false, problems: [`SQLite cannot open it: ${(error as Error).message}`], entries: undefined };
   }
   try {
     const appId = pragma(db, 'application_id');
@@ -33,6 +39,8 @@ export function checkStore(filePath: string): StoreCheck {
   } catch (error) {
     // The header or the schema itself is unreadable: that is the finding.
     if (isDamaged(error)) return { ok: false, problems: [(error as Error).message], entries: undefined };
+    const cannot = unchecked(error, filePath);
+    if (cannot) return cannot;
     throw error;
   } finally {
     db.close();
@@ -45,4 +53,11 @@ function countEntries(db: ReturnType<typeof openSqlite>): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A failure that says nothing of the file's pages (not damage): the check could not be made. */
+function unchecked(error: unknown, filePath: string): StoreCheck | undefined {
+  if (isDamaged(error)) return undefined;
+  const { why, advice } = diagnose(error, filePath);
+  return { ok: false, problems: [], entries: undefined, cannotCheck: { why, advice } };
 }

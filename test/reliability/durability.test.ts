@@ -2,6 +2,7 @@
 // on one store, when two runs aim at one output, when a disk fills, when the store is damaged,
 // and after kill -9. Every scenario runs the built CLI against the sandbox on 127.0.0.1, which
 // counts what it charged per key.
+import { DatabaseSync } from 'node:sqlite';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -249,6 +250,25 @@ describe('a damaged store', () => {
     const check = await runCli(['store', 'check', '--json'], { env, timeoutMs: 30_000 });
     expect(check.code).toBe(0);
     expect(JSON.parse(check.stdout)).toMatchObject({ ok: true, problems: [], entries: 30 });
+  }, 60_000);
+
+  it('`store check` that cannot be made (another program holds the file locked) says why, never that a sound store is damaged', async () => {
+    const s = await sandbox();
+    const dir = makeTempDir();
+    const env = envFor(s, dir);
+    const run = await runCli(['enrich', input(dir, emails(5, 'locked')), '--quiet'], { env, timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    // Another program: a connection in exclusive locking mode that has written keeps every other out.
+    const holder = new DatabaseSync(env.LEAD_ENRICH_STORE!);
+    holder.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN IMMEDIATE; CREATE TABLE held (x); COMMIT;');
+    try {
+      const check = await runCli(['store', 'check', '--store', env.LEAD_ENRICH_STORE!], { timeoutMs: 30_000 });
+      expect(check.code).toBe(1);
+      expect(check.stdout).toBe(`Cannot check the result store at ${env.LEAD_ENRICH_STORE}: another program holds a lock on it; wait for it to finish, then run again.\n`);
+      expect(check.stdout).not.toMatch(/damaged|mv /);
+    } finally {
+      holder.close();
+    }
   }, 60_000);
 });
 
