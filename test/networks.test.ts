@@ -147,8 +147,10 @@ describe.skipIf(!canProxy())('through an authenticating CONNECT proxy, with a pr
     expectRowsMatchSandbox(path.join(r.dir, 'in.enriched.csv'), keys);
     const tunnels = net1.tunnels.length - before;
     expect(tunnels).toBeGreaterThan(0);
-    // 40 lookups and the account calls, 2 at a time: the tunnels are kept alive, not one per request.
-    expect(tunnels).toBeLessThanOrEqual(4);
+    // 40 lookups and the account calls, 2 at a time: the tunnels are kept alive, not one per request
+    // (without keep-alive, 40 or more). 2–4 here; a loaded machine has been seen to open 6–8 (a
+    // socket freed a tick after the next request asked for one), hence the bound of a quarter.
+    expect(tunnels).toBeLessThanOrEqual(10);
     expectNoSecret([r.stdout, r.stderr], [r.dir], PASSWORD);
     expectNoSecret([r.stdout, r.stderr], [r.dir]);
   }, 60_000);
