@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UnauthorizedError } from '../src/api/errors.js';
+import { formatSummary } from '../src/cli/summary-text.js';
 import { enrich, type EnrichOptions } from '../src/run/enrich.js';
 import { normalizeSandboxKey, sandboxAnswer } from '../src/sandbox/data.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/server.js';
@@ -286,6 +287,9 @@ describe('enrich: rate limit', () => {
     expect([...s.stats.charges.values()].every((n) => n === 1)).toBe(true);
     // No hot loop: 429s stay a small multiple of the rows.
     expect(s.stats.rateLimited).toBeLessThan(200);
+    // A window other than a minute is said as it is, not as "RPM".
+    expect(summary.windowMs).toBe(400);
+    expect(formatSummary(summary)).toMatch(/^Requests: \d+ \(retries \d+, rate-limited \d+\) at up to 100 per 400ms$/m);
   });
 });
 

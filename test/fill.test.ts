@@ -93,13 +93,17 @@ describe('--fill on a CRM export', () => {
     const field = await runCli(['enrich', input, '--fill', 'Title=lead_titel'], { env });
     expect(field.code).toBe(1);
     expect(field.stderr).toMatch(/Invalid option --fill: this run adds no column named 'lead_titel' \(did you mean lead_title\?\)/);
+    // The field named as the column is called, without lead_: the added column is suggested.
+    const bare = await runCli(['enrich', input, '--fill', 'Title=title'], { env });
+    expect(bare.code).toBe(1);
+    expect(bare.stderr).toMatch(/no column named 'title' \(did you mean lead_title\?\)/);
     const extra = await runCli(['enrich', input, '--fill', 'Company=company_name'], { env });
     expect(extra.code).toBe(1);
     expect(extra.stderr).toMatch(/no column named 'company_name': add --with company/);
     const missing = await runCli(['enrich', input, '--only-missing', 'Compnay'], { env });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/Invalid option --only-missing: the input has no column named 'Compnay' \(did you mean Company\?\)/);
-    for (const r of [column, field, extra, missing]) expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    for (const r of [column, field, bare, extra, missing]) expect(r.stderr.trim().split('\n')).toHaveLength(1);
     // Not even the account was read.
     expect(s.stats.requests).toBe(before);
     expect(fs.readdirSync(dir)).toEqual(['crm.csv']);

@@ -42,7 +42,9 @@ export interface EnrichSummary {
    * meanwhile, more than `spent` when another client used the account at the same time.
    */
   credits: { before: number; after: number; spent: number; fell: number; reserve: number; exact: boolean };
+  /** Requests the run allowed itself per rate window (of `windowMs`: a minute unless the account's window is another). */
   rpm: number;
+  windowMs: number;
   concurrency: number;
   /** When the run began and ended (ISO 8601). */
   startedAt: string;
@@ -138,6 +140,7 @@ export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFac
     rateLimited: run.path.counts.rateLimited,
     credits: creditsOf(run, final),
     rpm: run.rate.rpm,
+    windowMs: run.gate.windowMs,
     concurrency: run.gate.stats.concurrency,
     startedAt: new Date(metrics.startedAt).toISOString(),
     endedAt: new Date(metrics.startedAt + elapsedMs).toISOString(),

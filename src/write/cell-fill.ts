@@ -29,7 +29,9 @@ function fieldOf(field: string, known: readonly string[], prefix: string): strin
   if (known.includes(field)) return field;
   if (prefix !== '' && field.startsWith(prefix) && known.includes(field.slice(prefix.length))) return field.slice(prefix.length);
   const extra = /^(mx|whois|company)_/.exec(field)?.[1];
-  const guess = didYouMean(field, known);
+  // `title` for lead_title, `Company_Name` for company_name: the added column it names without its prefix or case.
+  const lower = field.toLowerCase();
+  const guess = known.find((name) => name === lower || name === `lead_${lower}`) ?? didYouMean(field, known);
   const hint = extra && !known.some((name) => name.startsWith(`${extra}_`)) ? `: add --with ${extra}` : guess ? ` (did you mean ${guess}?)` : '';
   throw new ConfigError(`Invalid option --fill: this run adds no column named '${field}'${hint}; a field is one of ${known.join(', ')}`);
 }

@@ -3,6 +3,7 @@
 // method takes the time it is asked at, so it is tested without a clock (test/rate-window.test.ts).
 // The server counts requests in fixed windows of `windowMs` (behaviour notes, "Rate limiting")
 // whose edges are its `next_limit_reset`, not our start.
+import { HINT_ROUNDING_MS } from '../../api/limits.js';
 
 export interface RateWindowOptions {
   windowMs: number;
@@ -17,8 +18,6 @@ export interface RateWindowOptions {
 
 /** Starts kept at most before the list is pruned (high rates). */
 const MAX_RECENT_STARTS = 4096;
-/** Rate hints come rounded up to the second (Retry-After, x-ratelimit-reset, the 1030 message). */
-const HINT_ROUNDING_MS = 1000;
 
 export class RateWindow {
   readonly windowMs: number;

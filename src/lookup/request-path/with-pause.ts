@@ -2,11 +2,10 @@
 // without `rpm`): this call waits for the server's window before the retry sends it again. With
 // a gate, with-gate.ts pauses every call instead. The one place this wait is computed.
 import { RateLimitedError } from '../../api/errors.js';
+import { HINT_ROUNDING_MS } from '../../api/limits.js';
 import type { Clock } from '../../core/clock.js';
 import type { RequestCounts, Send } from './request.js';
 
-/** Rate hints come rounded to the second (Retry-After, x-ratelimit-reset, the code-1030 message). */
-const HINT_ROUNDING_MS = 1000;
 
 /** How long to wait after a 429: the server's hint, at least a second, never longer than one window. */
 export function waitAfter429(error: RateLimitedError, now: number, windowMs: number): number {
