@@ -108,6 +108,7 @@ describe('progress without a terminal', () => {
   }, 30_000);
 });
 
+// Skipped only without util-linux `script`: .ci/run installs it (bsdutils), so CI runs it.
 describe.skipIf(!HAS_SCRIPT)('progress in a terminal (a real pseudo-terminal)', () => {
   it('at 80 columns: no line wider than 80, totals within 10 %, every ETA with a unit, the last frame 100 %, the outcome in colour', async () => {
     const out = path.join(dir, 'tty.csv');
