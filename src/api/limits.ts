@@ -61,13 +61,13 @@ function header(headers: HeaderBag, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** Rate hints come rounded to the second (Retry-After, x-ratelimit-reset, the code-1030 message): a wait after a 429 is at least this. */
+export const HINT_ROUNDING_MS = 1000;
+
 /**
  * When a rate-limited request may be sent again. The most specific hint wins: `Retry-After`,
  * then the "Retry after <timestamp>" message, then `x-ratelimit-reset`. Undefined when none is usable.
  */
-/** Rate hints come rounded to the second (Retry-After, x-ratelimit-reset, the code-1030 message): a wait after a 429 is at least this. */
-export const HINT_ROUNDING_MS = 1000;
-
 export function retryAtFrom(headers: HeaderBag, message: string | undefined, now: number = Date.now()): Date | undefined {
   const retryAfter = header(headers, 'retry-after')?.trim();
   if (retryAfter) {

@@ -25,7 +25,6 @@ const SHELLS = ['bash', 'zsh'];
  * $SHELL when it starts, so a shell named on the command line is put there first.
  */
 function completionShell(argv: string[]): string[] {
-  if (argv[0] === 'completion' && argv.some((arg) => arg === '--help' || arg === '-h')) throw new CompletionHelp();
   if (argv[0] !== 'completion' || argv[1] === undefined || argv[1].startsWith('-')) return argv;
   if (!SHELLS.includes(argv[1])) throw new UsageError(`Unknown shell '${argv[1]}' for completion: give bash or zsh`);
   process.env.SHELL = `/bin/${argv[1]}`;
@@ -33,8 +32,6 @@ function completionShell(argv: string[]): string[] {
 }
 
 /** `completion --help`: yargs' completion command would print the script, not say what it does. */
-class CompletionHelp extends Error {}
-
 const COMPLETION_HELP = `lead-enrich completion [bash|zsh]
 
 Print a shell completion script for commands and options (default shell: $SHELL).
@@ -44,14 +41,8 @@ Print a shell completion script for commands and options (default shell: $SHELL)
 `;
 
 export async function runCli(argv: string[], io: CliIo): Promise<void> {
-  let args: string[];
-  try {
-    args = completionShell(argv);
-  } catch (error) {
-    if (!(error instanceof CompletionHelp)) throw error;
-    return io.out(COMPLETION_HELP);
-  }
-  await yargs(protectStdin(args))
+  if (argv[0] === 'completion' && argv.some((arg) => arg === '--help' || arg === '-h')) return io.out(COMPLETION_HELP);
+  await yargs(protectStdin(completionShell(argv)))
     .scriptName('lead-enrich')
     .usage('$0 <command> [options]\n\nEnrich contact CSV files through the Lead Lookup API.')
     .command(enrichCommand(io))

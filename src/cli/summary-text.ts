@@ -78,7 +78,7 @@ export function formatSummary(s: EnrichSummary, paint: Paint = noPaint): string 
     `Rows: ${s.rows} (found ${s.status.found}, not found ${s.status.not_found}, errors ${s.status.error}, skipped ${s.status.skipped})`,
     `Billing: charged ${s.billing.charged}, free ${s.billing.free}, cached ${s.billing.cached}, duplicate ${s.billing.duplicate}, none ${s.billing.none}`,
     ...Object.entries(s.withBilling ?? {}).map(([extra, b]) => `Billing of --with ${extra}: charged ${b.charged}, free ${b.free}, cached ${b.cached}, duplicate ${b.duplicate}, none ${b.none}`),
-    `Requests: ${s.requests} (retries ${s.retries}, rate-limited ${s.rateLimited}) at up to ${s.windowMs === 60_000 ? `${s.rpm} RPM` : `${s.rpm} per ${formatDuration(s.windowMs)}`}`,
+    `Requests: ${s.requests} (retries ${s.retries}, rate-limited ${s.rateLimited}) at up to ${rateOf(s)}`,
     `Credits: ${s.credits.before} before, ${s.credits.after} after${s.credits.exact ? '' : ' (estimated)'}, ${s.credits.spent} spent, reserve ${s.credits.reserve}`,
     ...(s.credits.exact && s.credits.fell > s.credits.spent
       ? [`The balance fell by ${s.credits.fell}; this run spent ${s.credits.spent}: another client uses the account`]
@@ -106,6 +106,11 @@ export function formatSummary(s: EnrichSummary, paint: Paint = noPaint): string 
     lines.push(`Stopped: the API stayed unavailable past --patience (${formatDuration(s.patienceMs)}; unavailable for ${formatDuration(s.apiUnavailableMs)} in all); the rows not looked up are skipped with api_unavailable. Run the same command again to finish.`);
   }
   return lines.join('\n');
+}
+
+/** The run's rate: "600 RPM", or "100 per 400ms" for an account whose window is not a minute. */
+function rateOf(s: EnrichSummary): string {
+  return s.windowMs === 60_000 ? `${s.rpm} RPM` : `${s.rpm} per ${formatDuration(s.windowMs)}`;
 }
 
 /** The one line of fill rates: each added column's share of the found rows holding a value (and --fill's cells). */

@@ -52,15 +52,12 @@ function textOf(stream: Readable): Readable {
 /** The sheet list, relationships and styles of the workbook, parsed by exceljs. */
 async function workbookParts(zip: WorkbookZip, input: string): Promise<WorkbookReaderInternals> {
   const reader = new (excel().stream.xlsx.WorkbookReader)(undefined as never, { styles: 'cache' }) as unknown as WorkbookReaderInternals;
-  const rels = zip.stream('xl/_rels/workbook.xml.rels');
-  const book = zip.stream('xl/workbook.xml');
-  if (!rels || !book) {
-    rels?.destroy();
-    book?.destroy();
+  const [rels, book] = ['xl/_rels/workbook.xml.rels', 'xl/workbook.xml'];
+  if (!zip.has(rels) || !zip.has(book)) {
     throw new UnreadableInputError(`${input} holds no worksheet exceljs can read (is it an .xlsb or a strict OOXML file?): save it as .xlsx or CSV`);
   }
-  await reader._parseRels(textOf(rels));
-  await reader._parseWorkbook(textOf(book));
+  await reader._parseRels(textOf(zip.stream(rels)!));
+  await reader._parseWorkbook(textOf(zip.stream(book)!));
   const styles = zip.stream(partOfType(reader, 'styles') ?? 'xl/styles.xml');
   if (styles) await reader._parseStyles(textOf(styles));
   return reader;

@@ -28,7 +28,7 @@ export function checkStore(filePath: string): StoreCheck {
   try {
     db = openSqlite(filePath, { readOnly: true, timeoutMs: 5_000 });
   } catch (error) {
-    return unchecked(error, filePath) ?? { ok: false, problems: [`SQLite cannot open it: ${(error as Error).message}`], entries: undefined };
+    return findingOf(error, filePath, 'SQLite cannot open it: ');
   }
   try {
     const appId = pragma(db, 'application_id');
@@ -38,10 +38,7 @@ export function checkStore(filePath: string): StoreCheck {
     return { ok: problems.length === 0, problems, entries: problems.length === 0 ? countEntries(db) : undefined };
   } catch (error) {
     // The header or the schema itself is unreadable: that is the finding.
-    if (isDamaged(error)) return { ok: false, problems: [(error as Error).message], entries: undefined };
-    const cannot = unchecked(error, filePath);
-    if (cannot) return cannot;
-    throw error;
+    return findingOf(error, filePath, '');
   } finally {
     db.close();
   }
@@ -55,9 +52,12 @@ function countEntries(db: ReturnType<typeof openSqlite>): number | undefined {
   }
 }
 
-/** A failure that says nothing of the file's pages (not damage): the check could not be made. */
-function unchecked(error: unknown, filePath: string): StoreCheck | undefined {
-  if (isDamaged(error)) return undefined;
+/**
+ * What a failure says of the file: damage is the finding; any other failure (permission, a lock, a
+ * read-only store that needs its WAL written) says nothing of its pages: the check could not be made.
+ */
+function findingOf(error: unknown, filePath: string, prefix: string): StoreCheck {
+  if (isDamaged(error)) return { ok: false, problems: [`${prefix}${(error as Error).message}`], entries: undefined };
   const { why, advice } = diagnose(error, filePath);
   return { ok: false, problems: [], entries: undefined, cannotCheck: { why, advice } };
 }

@@ -157,18 +157,18 @@ export class RateGate {
     }
   }
 
-  /**
-   * Settles when the current pause is over. A job the engine granted before a 429 paused the run
-   * (Bottleneck grants up to `concurrency` jobs ahead of their turn at the pace) is not sent into
-   * the pause, where the server would only refuse it: it waits here and asks for a new grant.
-   * Unref'd: while a job waits, the refill timer (ref'd) keeps the process alive, and stop() drops it.
-   */
   /** While a 429 pauses the run: when the pause ends (epoch ms); undefined otherwise. */
   get pausedUntil(): number | undefined {
     const until = this.#window.pausedUntil;
     return until > this.#now() ? until : undefined;
   }
 
+  /**
+   * Settles when the current pause is over. A job the engine granted before a 429 paused the run
+   * (Bottleneck grants up to `concurrency` jobs ahead of their turn at the pace) is not sent into
+   * the pause, where the server would only refuse it: it waits here and asks for a new grant.
+   * Unref'd: while a job waits, the refill timer (ref'd) keeps the process alive, and stop() drops it.
+   */
   #pauseEnd(): Promise<void> {
     return new Promise((resolve) => setTimeout(resolve, Math.max(0, this.#window.pausedUntil - this.#now())).unref());
   }

@@ -6,7 +6,6 @@ import { HINT_ROUNDING_MS } from '../../api/limits.js';
 import type { Clock } from '../../core/clock.js';
 import type { RequestCounts, Send } from './request.js';
 
-
 /** How long to wait after a 429: the server's hint, at least a second, never longer than one window. */
 export function waitAfter429(error: RateLimitedError, now: number, windowMs: number): number {
   const hinted = (error.retryAt?.getTime() ?? 0) - now;
