@@ -24,6 +24,7 @@ import {
 import { rateHeadersFrom, retryAtFrom, type RateHeaders } from './limits.js';
 import type { ErrorBody } from './types.js';
 import { validateBaseUrl } from './base-url.js';
+import { ACCEPT_ENCODING, BodyDecodeError, decodeBody } from './decode-body.js';
 
 export interface TransportOptions {
   /** Ends with `/v2` (interface part 9). */
@@ -31,7 +32,7 @@ export interface TransportOptions {
   token: string;
   /** Whole-request timeout in ms, body included (a trickling body times out too). Default 30000. */
   timeoutMs?: number;
-  /** Larger bodies are cut off and reported as a bad response. Default 8 MiB. */
+  /** Larger bodies, as they arrive or once decoded, are cut off and reported as a bad response. Default 8 MiB. */
   maxBodyBytes?: number;
   userAgent?: string;
   /** A proxy URL (the config file's `proxy`); without it HTTPS_PROXY / HTTP_PROXY / NO_PROXY apply (proxy.ts). */
@@ -93,12 +94,14 @@ export class Transport {
       https: refusingOnceClosed(new https.Agent(agentOptions), () => this.#closed),
     };
     this.#got = got.extend({
-      headers: { authorization: `Bearer ${this.#token}`, 'user-agent': this.#userAgent, accept: 'application/json' },
+      headers: { authorization: `Bearer ${this.#token}`, 'user-agent': this.#userAgent, accept: 'application/json', 'accept-encoding': ACCEPT_ENCODING },
       timeout: { request: this.#timeoutMs },
       retry: { limit: 0 },
       throwHttpErrors: false,
       followRedirect: false,
-      responseType: 'text',
+      // Decoded here, within the body cap (decode-body.ts).
+      decompress: false,
+      responseType: 'buffer',
       agent: this.#agents,
     });
   }
@@ -108,7 +111,7 @@ export class Transport {
     const url = new URL(this.baseUrl + spec.path);
     for (const [name, value] of Object.entries(spec.query ?? {})) url.searchParams.set(name, value);
     let oversize = false;
-    let response: Response<string>;
+    let response: Response<Uint8Array>;
     try {
       const pending = this.#got(url, {
         method: spec.method,
@@ -127,7 +130,7 @@ export class Transport {
           request?.destroy(new Error('response body too large'));
         }
       });
-      response = await pending;
+      response = (await pending) as unknown as Response<Uint8Array>;
       // A body that arrived whole before the cut-off took effect is refused all the same.
       if (oversize) throw new Error('response body too large');
     } catch (error) {
@@ -137,9 +140,23 @@ export class Transport {
       throw this.#scrub(this.#failure(error, url, spec.path, oversize));
     }
     try {
-      return parseResponse<T>(response.statusCode, response.headers, response.body, spec.path);
+      const text = UTF8.decode(await this.#decoded(response, spec.path));
+      return parseResponse<T>(response.statusCode, response.headers, text, spec.path);
     } catch (error) {
       throw this.#scrub(error);
+    }
+  }
+
+  async #decoded(response: Response<Uint8Array>, path: string): Promise<Uint8Array> {
+    try {
+      return await decodeBody(response.body, response.headers['content-encoding'], this.#maxBodyBytes);
+    } catch (error) {
+      if (!(error instanceof BodyDecodeError)) throw error;
+      const details = { status: response.statusCode };
+      if (error.kind === 'too_large') {
+        return fail(new BadResponseError(`Response from ${path} exceeded ${this.#maxBodyBytes} bytes once decoded (${error.message}); refused`, details));
+      }
+      return fail(new BadResponseError(`Response from ${path} could not be decoded: ${error.message}`, details));
     }
   }
 
@@ -183,6 +200,9 @@ export class Transport {
     this.#agents.https.destroy();
   }
 }
+
+/** As got decoded text: a byte-order mark dropped, a malformed sequence replaced. */
+const UTF8 = new TextDecoder();
 
 /**
  * After close() the agent opens no connection: got puts a request on the wire a few ticks after

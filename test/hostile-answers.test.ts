@@ -1,0 +1,157 @@
+// Answers made to hurt, from small node:http servers on 127.0.0.1: compression bombs (a few
+// kilobytes that decode to 64 MB, made at test time), absurd rate-limit waits, and a server that
+// echoes the token back as lead data. Each must end as an ordinary answer would: a row with its
+// code, or one line at start, never a crash, a hang or the token in a file.
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BadResponseError } from '../src/api/errors.js';
+import { LeadClient } from '../src/lookup/lead-client.js';
+import { lines, runCli } from './helpers/cli.js';
+import { makeTempDir, readCsvObjects, writeCsv } from './helpers/files.js';
+import { closeAll, envFor, expectNoCrash, expectNoSecret, SECRET, tinyServer, type LookupHandler } from './reliability/support.js';
+
+const dirs: string[] = [];
+const clients: LeadClient[] = [];
+function tempDir(): string {
+  const dir = makeTempDir();
+  dirs.push(dir);
+  return dir;
+}
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await closeAll();
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const MiB = 1024 * 1024;
+type Coding = 'br' | 'zstd' | 'gzip' | 'deflate';
+const ENCODE: Record<Coding, (input: Buffer) => Buffer> = {
+  // Quality 1: a 64 MB bomb in a few milliseconds (the default, 11, takes seconds).
+  br: (input) => zlib.brotliCompressSync(input, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } }),
+  zstd: (input) => zlib.zstdCompressSync(input),
+  gzip: (input) => zlib.gzipSync(input),
+  deflate: (input) => zlib.deflateSync(input),
+};
+
+/** A JSON answer whose lead name is 64 MB of zeros (valid JSON, were it ever decoded whole). */
+const BOMB_PLAIN = Buffer.concat([Buffer.from('{"status":"success","data":{"lead":{"name":"'), Buffer.alloc(64 * MiB, '0'), Buffer.from('"}}}')]);
+const bombs = new Map<Coding, Buffer>();
+beforeAll(() => {
+  for (const coding of Object.keys(ENCODE) as Coding[]) bombs.set(coding, ENCODE[coding](BOMB_PLAIN));
+});
+
+function sendEncoded(res: http.ServerResponse, coding: string, body: Buffer): void {
+  res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding, 'content-length': body.length });
+  res.end(body);
+}
+const bomb = (coding: Coding): LookupHandler => (_req, res) => sendEncoded(res, coding, bombs.get(coding)!);
+
+/** A server answering every request with `handle`, and what it was asked (headers). */
+async function plainServer(handle: LookupHandler): Promise<{ baseUrl: string; seen: http.IncomingHttpHeaders[]; close(): Promise<void> }> {
+  const seen: http.IncomingHttpHeaders[] = [];
+  const server = http.createServer((req, res) => {
+    seen.push(req.headers);
+    handle(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v2`,
+    seen,
+    close: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())),
+  };
+}
+
+function client(baseUrl: string, maxBodyBytes?: number): LeadClient {
+  const c = new LeadClient({ baseUrl, token: SECRET, retry: false, ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }) });
+  clients.push(c);
+  return c;
+}
+
+describe('compressed answers: the body cap counts decoded bytes', () => {
+  const lead = { id: 'L1', name: 'Ann Example' };
+  const small = Buffer.from(JSON.stringify({ status: 'success', data: { email_address: 'ann@acme.com', lead } }));
+
+  it.each(Object.keys(ENCODE) as Coding[])('a %s answer is read, and the request says it accepts each coding it can decode', async (coding) => {
+    const server = await plainServer((_req, res) => sendEncoded(res, coding, ENCODE[coding](small)));
+    try {
+      const data = await client(server.baseUrl).lookupEmail('ann@acme.com');
+      expect(data.lead).toEqual(lead);
+      expect(String(server.seen[0]!['accept-encoding']).split(', ').sort()).toEqual(['br', 'deflate', 'gzip', 'zstd']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it.each(Object.keys(ENCODE) as Coding[])('a %s bomb (64 MB decoded) past a 1 MiB cap: bad_response naming the cap, no crash', async (coding) => {
+    expect(bombs.get(coding)!.length).toBeLessThan(MiB / 8);
+    const server = await plainServer(bomb(coding));
+    try {
+      const error = await client(server.baseUrl, MiB).lookupEmail('ann@acme.com').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(BadResponseError);
+      expect((error as Error).message).toBe(`Response from /reverse_lookup/email exceeded ${MiB} bytes once decoded (${coding}); refused`);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('stacked codings are decoded within the cap at every step; more than two, or one not asked for, is bad_response', async () => {
+    const twice = zlib.gzipSync(ENCODE.br(BOMB_PLAIN));
+    let answer: [string, Buffer] = ['br, gzip', twice];
+    const server = await plainServer((_req, res) => sendEncoded(res, answer[0], answer[1]));
+    try {
+      const api = client(server.baseUrl, MiB);
+      await expect(api.lookupEmail('a@acme.com')).rejects.toThrow(/exceeded 1048576 bytes once decoded \(br\)/);
+      answer = ['br, gzip', zlib.gzipSync(ENCODE.br(small))];
+      expect((await api.lookupEmail('a@acme.com')).lead).toEqual(lead);
+      answer = ['gzip, gzip, gzip', zlib.gzipSync(zlib.gzipSync(zlib.gzipSync(small)))];
+      await expect(api.lookupEmail('a@acme.com')).rejects.toThrow('could not be decoded: 3 stacked content codings (gzip, gzip, gzip)');
+      answer = ['compress', small];
+      await expect(api.lookupEmail('a@acme.com')).rejects.toThrow("could not be decoded: content coding 'compress', which was not asked for");
+      answer = ['gzip', Buffer.from('not gzip at all')];
+      await expect(api.lookupEmail('a@acme.com')).rejects.toThrow(/could not be decoded: gzip: /);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+/** Files the run left in `dir` besides its input, outputs and store: partial files, locks. */
+function leftovers(dir: string): string[] {
+  return fs.readdirSync(dir).filter((f) => !['in.csv', 'in.enriched.csv', 'in.enriched.errors.csv'].includes(f) && !f.startsWith('store.sqlite'));
+}
+
+describe('compression bombs through the CLI (the 8 MiB cap)', () => {
+  const KEYS = ['ann@acme.com', 'ben@acme.com'];
+
+  it.concurrent.each<Coding>(['br', 'zstd'])('a %s bomb as every lookup answer: each row bad_response, exit 2, no partial or lock file left', async (coding) => {
+    const server = await tinyServer(bomb(coding));
+    const dir = tempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...KEYS.map((k) => [k])]);
+    const result = await runCli(['enrich', input, '--retries', '0', '--json'], { env: envFor(server, dir), timeoutMs: 60_000 });
+    expectNoCrash(result);
+    expect(result.code, result.stderr).toBe(2);
+    const sidecar = readCsvObjects(path.join(dir, 'in.enriched.errors.csv'));
+    expect(sidecar.map((r) => r.error_code)).toEqual(['bad_response', 'bad_response']);
+    expect(sidecar[0]!.error_message).toContain(`exceeded ${8 * MiB} bytes once decoded (${coding})`);
+    expect(leftovers(dir)).toEqual([]);
+    expectNoSecret([result.stdout, result.stderr], [dir]);
+  }, 70_000);
+
+  it.concurrent.each<Coding>(['br', 'zstd'])('a %s bomb as the first account answer: exit 1, one line, nothing written', async (coding) => {
+    const server = await tinyServer((_req, res) => res.end('{}'), { credits: bomb(coding) });
+    const dir = tempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...KEYS.map((k) => [k])]);
+    const result = await runCli(['enrich', input, '--retries', '0'], { env: envFor(server, dir), timeoutMs: 60_000 });
+    expectNoCrash(result);
+    expect(result.code, result.stderr).toBe(1);
+    expect(lines(result.stderr), result.stderr).toHaveLength(1);
+    expect(result.stderr).toContain(`exceeded ${8 * MiB} bytes once decoded (${coding})`);
+    expect(server.hits.get('/v2/reverse_lookup/email')).toBeUndefined();
+    expect(fs.readdirSync(dir).filter((f) => !f.startsWith('store.sqlite'))).toEqual(['in.csv']);
+  }, 70_000);
+});
