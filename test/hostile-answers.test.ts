@@ -8,8 +8,12 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BadResponseError } from '../src/api/errors.js';
+import { BadResponseError, RateLimitedError, RateLimitedTooLongError } from '../src/api/errors.js';
+import { MAX_RATE_WAIT_MS } from '../src/api/limits.js';
+import { parseResponse } from '../src/api/transport.js';
+import { MAX_TIMER_MS, sleep } from '../src/core/clock.js';
 import { LeadClient } from '../src/lookup/lead-client.js';
+import { RateGate } from '../src/lookup/rate/rate-gate.js';
 import { lines, runCli } from './helpers/cli.js';
 import { makeTempDir, readCsvObjects, writeCsv } from './helpers/files.js';
 import { closeAll, envFor, expectNoCrash, expectNoSecret, SECRET, tinyServer, type LookupHandler } from './reliability/support.js';
@@ -153,5 +157,98 @@ describe('compression bombs through the CLI (the 8 MiB cap)', () => {
     expect(result.stderr).toContain(`exceeded ${8 * MiB} bytes once decoded (${coding})`);
     expect(server.hits.get('/v2/reverse_lookup/email')).toBeUndefined();
     expect(fs.readdirSync(dir).filter((f) => !f.startsWith('store.sqlite'))).toEqual(['in.csv']);
+  }, 70_000);
+});
+
+/** The warnings Node emitted while `run` ran and a few ticks after (they come on the next tick). */
+async function warningsDuring(run: () => Promise<void> | void): Promise<string[]> {
+  const seen: string[] = [];
+  const note = (warning: Error) => seen.push(warning.name);
+  process.on('warning', note);
+  try {
+    await run();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  } finally {
+    process.off('warning', note);
+  }
+  return seen;
+}
+
+describe('absurd waits are bounded', () => {
+  const TEN_YEARS_S = 315_360_000;
+  const now = Date.parse('2026-11-27T08:00:00Z');
+  const limited = (headers: Record<string, string>, message = 'Too many requests') =>
+    (() => {
+      try {
+        parseResponse(429, headers, JSON.stringify({ status: 'failed', error: { code: 1030, message } }), '/x', now);
+      } catch (error) {
+        return error;
+      }
+      throw new Error('no failure');
+    })();
+
+  it('a Retry-After, x-ratelimit-reset or 1030 "Retry after" past one hour is the API unavailable (transient, rate_limited), not a wait', () => {
+    const far = new Date(now + TEN_YEARS_S * 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+    for (const error of [
+      limited({ 'retry-after': String(TEN_YEARS_S) }),
+      limited({}, `Too many requests. Retry after ${far}`),
+      limited({ 'x-ratelimit-reset': String(Math.round(now / 1000) + TEN_YEARS_S) }),
+      limited({ 'retry-after': String(MAX_RATE_WAIT_MS / 1000 + 60) }),
+    ]) {
+      expect(error).toBeInstanceOf(RateLimitedTooLongError);
+      expect((error as RateLimitedTooLongError).code).toBe('rate_limited');
+      expect((error as Error).message).toMatch(/^Rate limited \(429 Too Many Requests: Too many requests.*\) for \d+ (days|hours), past the 1-hour bound: taken as the API being unavailable$/);
+    }
+    // Up to the bound the hint is honoured as it is.
+    const hour = limited({ 'retry-after': String(MAX_RATE_WAIT_MS / 1000) }) as RateLimitedError;
+    expect(hour).toBeInstanceOf(RateLimitedError);
+    expect(hour.retryAt?.getTime()).toBe(now + MAX_RATE_WAIT_MS);
+  });
+
+  it('the rate gate pauses at most an hour whatever it is told, and arms no timer past Node\'s reach', async () => {
+    const warnings = await warningsDuring(async () => {
+      const gate = new RateGate({ rpm: 60, windowMs: 2 ** 32 });
+      gate.pause(new Date(Date.now() + TEN_YEARS_S * 1000));
+      expect(gate.pausedUntil! - Date.now()).toBeLessThanOrEqual(MAX_RATE_WAIT_MS);
+      expect(gate.pausedUntil! - Date.now()).toBeGreaterThan(MAX_RATE_WAIT_MS - 60_000);
+      await gate.stop();
+    });
+    expect(warnings).toEqual([]);
+  });
+
+  it('a sleep past 2^31-1 ms (a 30-day --patience) neither warns nor ends at once', async () => {
+    const stop = new AbortController();
+    let ended = false;
+    const warnings = await warningsDuring(async () => {
+      const sleeping = sleep(MAX_TIMER_MS + 5_000, stop.signal).then(() => (ended = true));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(ended).toBe(false);
+      stop.abort();
+      await sleeping;
+    });
+    expect(warnings).toEqual([]);
+  });
+
+  it('Retry-After: 315360000 on every lookup: the run ends within --patience plus a little, rows skipped, exit 2, no timer warning', async () => {
+    const server = await tinyServer((_req, res) => {
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(TEN_YEARS_S) });
+      res.end(JSON.stringify({ status: 'failed', error: { code: 1030, message: 'Too many requests' } }));
+    });
+    const dir = tempDir();
+    const keys = Array.from({ length: 12 }, (_, i) => `p${i}@acme.com`);
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...keys.map((k) => [k])]);
+    const started = Date.now();
+    const result = await runCli(['enrich', input, '--patience', '3s', '--json'], { env: envFor(server, dir), timeoutMs: 60_000 });
+    const took = Date.now() - started;
+    expectNoCrash(result);
+    expect(result.code, result.stderr).toBe(2);
+    expect(took).toBeLessThan(3_000 + 20_000);
+    expect(lines(result.stderr).filter((line) => /warning/i.test(line))).toEqual([]);
+    // Two availability lines and the summary: no line per retry or per timer.
+    expect(lines(result.stderr).length, result.stderr).toBeLessThan(20);
+    expect(result.stderr).toContain('for 3650 days, past the 1-hour bound: taken as the API being unavailable');
+    const sidecar = readCsvObjects(path.join(dir, 'in.enriched.errors.csv'));
+    expect(sidecar.map((r) => r.error_code)).toEqual(keys.map(() => 'api_unavailable'));
+    expectNoSecret([result.stdout, result.stderr], [dir]);
   }, 70_000);
 });

@@ -16,12 +16,13 @@ import {
   LeadEnrichError,
   PaymentRequiredError,
   RateLimitedError,
+  RateLimitedTooLongError,
   ServerError,
   TimeoutError,
   UnauthorizedError,
   type ValidationReason,
 } from './errors.js';
-import { rateHeadersFrom, retryAtFrom, type RateHeaders } from './limits.js';
+import { MAX_RATE_WAIT_MS, rateHeadersFrom, retryAtFrom, type RateHeaders } from './limits.js';
 import type { ErrorBody } from './types.js';
 import { validateBaseUrl } from './base-url.js';
 import { ACCEPT_ENCODING, BodyDecodeError, decodeBody } from './decode-body.js';
@@ -296,6 +297,12 @@ export function parseResponse<T>(
   }
   if (apiCode === 1030 || status === 429) {
     const retryAt = retryAtFrom(headers, serverMessage, now);
+    const waitMs = (retryAt?.getTime() ?? now) - now;
+    if (waitMs > MAX_RATE_WAIT_MS) {
+      const hours = waitMs / 3_600_000;
+      const wait = hours < 48 ? `${Math.round(hours)} hours` : `${Math.round(hours / 24)} days`;
+      return fail(new RateLimitedTooLongError(`Rate limited (${describeStatus(status)}${said}) for ${wait}, past the 1-hour bound: taken as the API being unavailable`, details));
+    }
     return fail(new RateLimitedError(`Rate limited (${describeStatus(status)}${said})`, retryAt, details));
   }
   if (status === 400) {
