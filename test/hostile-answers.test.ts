@@ -252,3 +252,43 @@ describe('absurd waits are bounded', () => {
     expectNoSecret([result.stdout, result.stderr], [dir]);
   }, 70_000);
 });
+
+describe('a server that echoes the token back as lead data', () => {
+  /** The Authorization token as the lead's name, spelt with JSON escapes in its title and as a key. */
+  const echo: LookupHandler = (req, res) => {
+    const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+    const escaped = [...token].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const email = new URL(req.url!, 'http://x').searchParams.get('email_address');
+    const lead = `{"id":"L1","name":"Ann ${token}","title":"CTO ${escaped}","phones":[{"${token}":"x"}]}`;
+    const body = `{"status":"success","data":{"email_address":${JSON.stringify(email)},"lead":${lead}}}`;
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  };
+
+  it('the library gets it masked, however the JSON spells it', async () => {
+    const server = await tinyServer(echo);
+    const data = (await client(server.baseUrl).lookupEmail('ann@acme.com')) as unknown as { lead: Record<string, unknown> };
+    expect(data.lead).toEqual({ id: 'L1', name: 'Ann ***', title: 'CTO ***', phones: [{ '***': 'x' }] });
+  });
+
+  it.concurrent.each(['csv', 'jsonl'])('it is masked before the %s output and the store get it', async (format) => {
+    const server = await tinyServer(echo);
+    const dir = tempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['ann@acme.com'], ['ben@acme.com']]);
+    const run = () => runCli(['enrich', input, '--format', format, '--json'], { env: envFor(server, dir), timeoutMs: 30_000 });
+    const result = await run();
+    expectNoCrash(result);
+    expect(result.code, result.stderr).toBe(0);
+    const out = fs.readFileSync(path.join(dir, `in.enriched.${format}`), 'utf8');
+    expect(out).toContain('Ann ***');
+    expect(out).toContain('CTO ***');
+    // A second run reads the answers from the store: masked there too.
+    const again = await run();
+    expect(again.code, again.stderr).toBe(0);
+    expect(server.hits.get('/v2/reverse_lookup/email')).toBe(2);
+    const fromStore = fs.readFileSync(path.join(dir, `in.enriched.${format}`), 'utf8');
+    expect(fromStore).toContain('cached');
+    expect(fromStore.split('Ann ***')).toHaveLength(3);
+    expectNoSecret([result.stdout, result.stderr, again.stdout, again.stderr], [dir]);
+  }, 40_000);
+});

@@ -26,6 +26,7 @@ import { MAX_RATE_WAIT_MS, rateHeadersFrom, retryAtFrom, type RateHeaders } from
 import type { ErrorBody } from './types.js';
 import { validateBaseUrl } from './base-url.js';
 import { ACCEPT_ENCODING, BodyDecodeError, decodeBody } from './decode-body.js';
+import { maskSecret } from './mask-secret.js';
 
 export interface TransportOptions {
   /** Ends with `/v2` (interface part 9). */
@@ -142,7 +143,9 @@ export class Transport {
     }
     try {
       const text = UTF8.decode(await this.#decoded(response, spec.path));
-      return parseResponse<T>(response.statusCode, response.headers, text, spec.path);
+      const answer = parseResponse<T>(response.statusCode, response.headers, text, spec.path);
+      answer.data = maskSecret(answer.data, text, this.#token);
+      return answer;
     } catch (error) {
       throw this.#scrub(error);
     }
