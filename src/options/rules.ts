@@ -43,7 +43,7 @@ export const positiveInteger: Rule<number> = (raw) => {
  */
 export const timerMs: Rule<number> = (raw) => {
   const n = wholeNumber(raw);
-  if (n === undefined || n < 1 || n > 2 ** 31 - 1) throw new RuleBroken('must be a whole number of milliseconds from 1 to 2147483647', raw);
+  if (n === undefined || n < 1 || n > 2 ** 31 - 1) throw new RuleBroken('must be a positive integer, at most 2147483647 (about 24.8 days in milliseconds)', raw);
   return n;
 };
 
