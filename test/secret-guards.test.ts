@@ -80,3 +80,29 @@ describe.skipIf(!canProxy())('plain http through a proxy', () => {
     }
   }, 30_000);
 });
+
+describe('a Redis password on the command line', () => {
+  const PASSWORD = 'S3cret-redis-pw';
+  // Port 1 on this machine: nothing listens, so the run ends at its first Redis connection, in one line.
+  const url = (password = PASSWORD) => `redis://:${password}@127.0.0.1:1`;
+  const warning =
+    'Warning: --redis holds a password, which other users of this machine can see in the process list; set the URL in LEAD_ENRICH_REDIS or the config file\'s "redis" instead';
+
+  it('--redis with a password warns in one line and never shows it; from LEAD_ENRICH_REDIS, or without a password, no warning', async () => {
+    const dir = tempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['ann@acme.com']]);
+    const env = { LEAD_ENRICH_STORE: path.join(dir, 's.sqlite') };
+    const typed = await runCli(['enrich', input, '--sandbox', '--redis', url()], { env });
+    expectNoCrash(typed);
+    expect(typed.code).toBe(1);
+    expect(lines(typed.stderr)).toEqual([warning, 'lead-enrich: Cannot reach Redis at redis://:***@127.0.0.1:1: connect ECONNREFUSED 127.0.0.1:1; start it, fix --redis / LEAD_ENRICH_REDIS, or drop --redis to run alone']);
+
+    const fromEnv = await runCli(['enrich', input, '--sandbox'], { env: { ...env, LEAD_ENRICH_REDIS: url() } });
+    expect(fromEnv.code).toBe(1);
+    expect(fromEnv.stderr).not.toContain('Warning');
+    const noPassword = await runCli(['enrich', input, '--sandbox', '--redis', 'redis://worker@127.0.0.1:1'], { env });
+    expect(noPassword.code).toBe(1);
+    expect(noPassword.stderr).not.toContain('Warning');
+    for (const result of [typed, fromEnv, noPassword]) expect(result.stdout + result.stderr).not.toContain(PASSWORD);
+  }, 30_000);
+});
