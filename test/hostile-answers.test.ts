@@ -80,6 +80,15 @@ describe('compressed answers: the body cap counts decoded bytes', () => {
   const lead = { id: 'L1', name: 'Ann Example' };
   const small = Buffer.from(JSON.stringify({ status: 'success', data: { email_address: 'ann@acme.com', lead } }));
 
+  it('a raw deflate answer (no zlib header, as some servers send "deflate") is read too', async () => {
+    const server = await plainServer((_req, res) => sendEncoded(res, 'deflate', zlib.deflateRawSync(small)));
+    try {
+      expect((await client(server.baseUrl).lookupEmail('ann@acme.com')).lead).toEqual(lead);
+    } finally {
+      await server.close();
+    }
+  });
+
   it.each(Object.keys(ENCODE) as Coding[])('a %s answer is read, and the request says it accepts each coding it can decode', async (coding) => {
     const server = await plainServer((_req, res) => sendEncoded(res, coding, ENCODE[coding](small)));
     try {

@@ -13,8 +13,12 @@ const zstd = (zlib as { zstdDecompress?: Decoder }).zstdDecompress;
 const DECODERS: Record<string, Decoder | undefined> = {
   gzip: zlib.gunzip,
   'x-gzip': zlib.gunzip,
-  // "deflate" is a zlib stream by the standard, but some servers send it raw: the first byte says which.
-  deflate: (input, options, done) => ((input[0]! & 0x0f) === 8 ? zlib.inflate : zlib.inflateRaw)(input, options, done),
+  // "deflate" is a zlib stream by the standard, but some servers send it raw: a zlib header (method
+  // 8, its two bytes a multiple of 31) says which.
+  deflate: (input, options, done) => {
+    const zlibHeader = input.length >= 2 && (input[0]! & 0x0f) === 8 && ((input[0]! << 8) | input[1]!) % 31 === 0;
+    (zlibHeader ? zlib.inflate : zlib.inflateRaw)(input, options, done);
+  },
   br: zlib.brotliDecompress,
   zstd,
 };
