@@ -258,6 +258,10 @@ describe('absurd waits are bounded', () => {
     expect(result.stderr).toContain('for 3650 days, past the 1-hour bound: taken as the API being unavailable');
     const sidecar = readCsvObjects(path.join(dir, 'in.enriched.errors.csv'));
     expect(sidecar.map((r) => r.error_code)).toEqual(keys.map(() => 'api_unavailable'));
+    // Each of those answers was a 429, and the summary counts it as one.
+    const summary = JSON.parse(result.stdout);
+    expect(summary.rateLimited).toBe(summary.requests);
+    expect(summary.rateLimited).toBeGreaterThan(0);
     expectNoSecret([result.stdout, result.stderr], [dir]);
   }, 70_000);
 });
