@@ -32,6 +32,15 @@ import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/
 
 const TOKEN = 'tok-SECRET-zq81';
 
+/** Half an hour from now, in whole seconds: a rate-limit hint within the 1-hour bound. */
+function inHalfAnHour(): Date {
+  return new Date(Math.floor(Date.now() / 1000) * 1000 + 30 * 60_000);
+}
+/** "2026-11-27 08:00:00 UTC", the form of the code-1030 message. */
+function utcText(at: Date): string {
+  return at.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+}
+
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
@@ -613,18 +622,20 @@ describe('odd answers (tiny server)', () => {
   });
 
   it('429 with a Retry-After HTTP date', async () => {
-    tiny.handle = (_req, res) => json(res, 429, tooMany, { 'retry-after': 'Wed, 21 Oct 2037 07:28:00 GMT' });
+    const at = inHalfAnHour();
+    tiny.handle = (_req, res) => json(res, 429, tooMany, { 'retry-after': at.toUTCString() });
     const e = await failure(api.getCredits(), RateLimitedError, 'rate_limited');
-    expect(e.retryAt?.toISOString()).toBe('2037-10-21T07:28:00.000Z');
+    expect(e.retryAt?.toISOString()).toBe(at.toISOString());
   });
 
   it('429 whose message timestamp wins over x-ratelimit-reset', async () => {
+    const at = inHalfAnHour();
     tiny.handle = (_req, res) =>
-      json(res, 429, { status: 'failed', error: { code: 1030, message: 'Too many requests, Retry after 2031-01-01 00:00:00 UTC' } }, {
+      json(res, 429, { status: 'failed', error: { code: 1030, message: `Too many requests, Retry after ${utcText(at)}` } }, {
         'x-ratelimit-reset': '100',
       });
     const e = await failure(api.getCredits(), RateLimitedError, 'rate_limited');
-    expect(e.retryAt?.toISOString()).toBe('2031-01-01T00:00:00.000Z');
+    expect(e.retryAt?.toISOString()).toBe(at.toISOString());
   });
 
   it('429 with no usable hint: retryAt undefined', async () => {
@@ -646,11 +657,12 @@ describe('odd answers (tiny server)', () => {
       await failure(api.lookupEmail('a@b.com'), PaymentRequiredError, 'payment_required');
     }
 
+    const at = inHalfAnHour();
     tiny.handle = (_req, res) =>
-      json(res, 200, { status: 'failed', error: { code: 1030, message: 'Too many requests, Retry after 2030-01-02 03:04:05 UTC' } });
+      json(res, 200, { status: 'failed', error: { code: 1030, message: `Too many requests, Retry after ${utcText(at)}` } });
     const c = await failure(api.lookupEmail('a@b.com'), RateLimitedError, 'rate_limited');
     expect(c).toMatchObject({ status: 200, apiCode: 1030 });
-    expect(c.retryAt?.toISOString()).toBe('2030-01-02T03:04:05.000Z');
+    expect(c.retryAt?.toISOString()).toBe(at.toISOString());
   });
 
   it('"failed" at HTTP 200 with no error object: ApiFailedError', async () => {

@@ -280,6 +280,25 @@ describe('world-readable config holding a token', () => {
   });
 
   // Not on Windows: it has no POSIX permission bits, so "readable by others" and chmod do not apply.
+  it.runIf(process.platform !== 'win32')('a group-readable tokenFile or config holding a token (0640) is warned about too, naming the group', () => {
+    const dir = tempDir();
+    const tokenPath = path.join(dir, 'token');
+    fs.writeFileSync(tokenPath, 'tok-SECRET-gr-1');
+    fs.chmodSync(tokenPath, 0o640);
+    const configPath = writeConfig({ baseUrl: FILE_URL, tokenFile: 'token' }, { dir, mode: 0o600 });
+    expect(resolveConfig({ configPath, env: {}, warn }).token).toBe('tok-SECRET-gr-1');
+    expect(warnings).toEqual([`Warning: the tokenFile ${tokenPath} is readable by other users (its group); run: chmod 600 ${tokenPath}`]);
+    warnings.length = 0;
+    const withToken = writeConfig({ token: 'tok-SECRET-gr-2' }, { mode: 0o640 });
+    resolveConfig({ configPath: withToken, env: {}, warn });
+    expect(warnings).toEqual([`Warning: ${withToken} holds a token and is readable by other users (its group); run: chmod 600 ${withToken}`]);
+    warnings.length = 0;
+    fs.chmodSync(tokenPath, 0o600);
+    resolveConfig({ configPath, env: {}, warn });
+    expect(warnings).toEqual([]);
+  });
+
+  // Not on Windows: it has no POSIX permission bits, so "readable by others" and chmod do not apply.
   it.runIf(process.platform !== 'win32')('warns through readConfigFile too', () => {
     readConfigFile(writeConfig({ token: 't' }, { mode: 0o604 }), warn);
     expect(warnings).toHaveLength(1);

@@ -15,6 +15,8 @@ const CASES: Array<[name: string, flag: string, bad: string | number, rule: stri
   ['retries', '--retries', -1, 'must be a whole number, 0 or more'],
   ['minCredits', '--min-credits', 'none', 'must be a whole number, 0 or more'],
   ['maxAge', '--max-age', '3q', 'must be a duration such as 30d, 12h or 15m'],
+  // Past one Node timer's reach the request would time out at once.
+  ['timeoutMs', '--request-timeout', 2 ** 31, 'must be a positive integer, at most 2147483647 (about 24.8 days in milliseconds)'],
   ['format', '--format', 'xml', 'must be one of csv, jsonl, xlsx'],
   ['maxErrors', '--max-errors', 'many', 'must be a whole number of rows such as 10, or a percentage such as 5%'],
 ];

@@ -9,6 +9,11 @@ export function withoutUserInfo(raw: unknown): string {
 
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
+/** This machine's own name or addresses (a URL's hostname: IPv6 in brackets). */
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK.test(hostname);
+}
+
 export function validateBaseUrl(raw: string): string {
   let url: URL;
   try {
@@ -19,7 +24,7 @@ export function validateBaseUrl(raw: string): string {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new ConfigError(`Invalid base URL: must use https, got '${url.protocol}'`);
   }
-  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname)) {
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     throw new ConfigError(
       `Refusing plain http to ${url.hostname}: the token would travel unencrypted; use an https:// base URL (http is allowed only for loopback hosts)`,
     );

@@ -97,6 +97,17 @@ export class RateLimitedError extends LeadEnrichError {
   }
 }
 
+/**
+ * A 429 whose wait is past MAX_RATE_WAIT_MS (limits.ts): no window lasts that long, so the server
+ * is taken as unavailable. Transient like a 5xx: retried with backoff, and a run's circuit breaker
+ * holds the rows and gives up after --patience instead of sleeping for years.
+ */
+export class RateLimitedTooLongError extends LeadEnrichError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('rate_limited', message, details);
+  }
+}
+
 /** 5xx, 524 and unknown statuses: the server failed; worth retrying. */
 export class ServerError extends LeadEnrichError {
   constructor(message: string, details: ErrorDetails = {}) {
@@ -221,6 +232,7 @@ export class ClientClosedError extends LeadEnrichError {
 export function isTransient(error: unknown): boolean {
   return (
     error instanceof RateLimitedError ||
+    error instanceof RateLimitedTooLongError ||
     error instanceof ServerError ||
     error instanceof ApiFailedError ||
     error instanceof TimeoutError ||

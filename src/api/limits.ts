@@ -61,6 +61,13 @@ function header(headers: HeaderBag, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/**
+ * The longest wait a rate-limit hint is honoured for. The server's window is a minute; an hour
+ * covers any plausible reset, and a longer hint (a Retry-After of ten years) would stall a cron
+ * run without end: past it the API counts as unavailable and --patience decides.
+ */
+export const MAX_RATE_WAIT_MS = 60 * 60_000;
+
 /** Rate hints come rounded to the second (Retry-After, x-ratelimit-reset, the code-1030 message): a wait after a 429 is at least this. */
 export const HINT_ROUNDING_MS = 1000;
 

@@ -4,6 +4,7 @@
 // the tunnelling (`proxyEnv`, Node 22.21 and 24.5 on): CONNECT with the URL's credentials as Basic
 // auth, NO_PROXY, keep-alive through the tunnel. This file decides what they get (this machine's
 // own addresses always bypass the proxy), and names the proxy for messages, never with its password.
+import { isLoopbackHost } from './base-url.js';
 import { ConfigError } from './errors.js';
 
 export interface ProxySetup {
@@ -15,9 +16,10 @@ export interface ProxySetup {
 
 /** The proxy settings for requests to `baseUrl`: `configured` (the config file's), else the environment's. */
 export function proxySetup(baseUrl: string, configured: string | undefined, env: NodeJS.ProcessEnv = process.env): ProxySetup {
-  const https = new URL(baseUrl).protocol === 'https:';
+  const base = new URL(baseUrl);
+  const https = base.protocol === 'https:';
   if (configured !== undefined) {
-    return checked({ env: { HTTPS_PROXY: configured, HTTP_PROXY: configured, ...noProxy(env) }, proxy: { url: new URL(configured), from: 'the config file\'s "proxy"' } });
+    return checked(base, { env: { HTTPS_PROXY: configured, HTTP_PROXY: configured, ...noProxy(env) }, proxy: { url: new URL(configured), from: 'the config file\'s "proxy"' } });
   }
   // Lower case first, as Node (and curl) read them.
   const names = https ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy', 'HTTP_PROXY'];
@@ -29,7 +31,7 @@ export function proxySetup(baseUrl: string, configured: string | undefined, env:
   } catch {
     throw new ConfigError(`Invalid ${from}: must be a proxy URL such as http://proxy.example.com:3128, got '${shownProxyText(env[from]!)}'`);
   }
-  return checked({ env: { ...env, ...noProxy(env) }, proxy: { url, from } });
+  return checked(base, { env: { ...env, ...noProxy(env) }, proxy: { url, from } });
 }
 
 /**
@@ -42,13 +44,31 @@ function noProxy(env: NodeJS.ProcessEnv): { NO_PROXY: string; no_proxy: string }
   return { NO_PROXY: list, no_proxy: list };
 }
 
-function checked(setup: ProxySetup): ProxySetup {
+function checked(base: URL, setup: ProxySetup): ProxySetup {
   if (setup.proxy && !canProxy()) {
     throw new ConfigError(
       `${setup.proxy.from} names a proxy, but Node.js ${process.versions.node} cannot send requests through one: use Node.js 22.21 or 24.5 or later (26 is the active LTS)`,
     );
   }
+  refuseClearTextToProxy(base, setup);
   return setup;
+}
+
+/**
+ * Plain http is allowed to this machine only (base-url.ts); through a proxy the request, token
+ * included, goes in clear to the proxy, so the proxy must be on this machine too, or not used.
+ * Only an exact NO_PROXY entry (or `*`) counts as a bypass here: a pattern Node might read
+ * otherwise must not decide where the token goes.
+ */
+function refuseClearTextToProxy(base: URL, setup: ProxySetup): void {
+  const proxy = setup.proxy;
+  if (base.protocol !== 'http:' || !proxy || isLoopbackHost(proxy.url.hostname)) return;
+  const host = base.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const bypass = (setup.env?.NO_PROXY ?? '').split(/[\s,]+/).map((entry) => entry.replace(/^\[|\]$/g, '').toLowerCase());
+  if (bypass.includes(host) || bypass.includes('*')) return;
+  throw new ConfigError(
+    `Refusing plain http to ${base.hostname} through the proxy ${shownProxy(proxy.url)} (${proxy.from}): the token would travel unencrypted to the proxy; use an https:// base URL, or name ${host} in NO_PROXY`,
+  );
 }
 
 /** Node's agents tunnel through a proxy from 22.21 (22.x) and 24.5 on. */

@@ -16,14 +16,17 @@ import {
   LeadEnrichError,
   PaymentRequiredError,
   RateLimitedError,
+  RateLimitedTooLongError,
   ServerError,
   TimeoutError,
   UnauthorizedError,
   type ValidationReason,
 } from './errors.js';
-import { rateHeadersFrom, retryAtFrom, type RateHeaders } from './limits.js';
+import { MAX_RATE_WAIT_MS, rateHeadersFrom, retryAtFrom, type RateHeaders } from './limits.js';
 import type { ErrorBody } from './types.js';
 import { validateBaseUrl } from './base-url.js';
+import { ACCEPT_ENCODING, BodyDecodeError, decodeBody } from './decode-body.js';
+import { maskSecret } from './mask-secret.js';
 
 export interface TransportOptions {
   /** Ends with `/v2` (interface part 9). */
@@ -31,7 +34,7 @@ export interface TransportOptions {
   token: string;
   /** Whole-request timeout in ms, body included (a trickling body times out too). Default 30000. */
   timeoutMs?: number;
-  /** Larger bodies are cut off and reported as a bad response. Default 8 MiB. */
+  /** Larger bodies, as they arrive or once decoded, are cut off and reported as a bad response. Default 8 MiB. */
   maxBodyBytes?: number;
   userAgent?: string;
   /** A proxy URL (the config file's `proxy`); without it HTTPS_PROXY / HTTP_PROXY / NO_PROXY apply (proxy.ts). */
@@ -93,12 +96,14 @@ export class Transport {
       https: refusingOnceClosed(new https.Agent(agentOptions), () => this.#closed),
     };
     this.#got = got.extend({
-      headers: { authorization: `Bearer ${this.#token}`, 'user-agent': this.#userAgent, accept: 'application/json' },
+      headers: { authorization: `Bearer ${this.#token}`, 'user-agent': this.#userAgent, accept: 'application/json', 'accept-encoding': ACCEPT_ENCODING },
       timeout: { request: this.#timeoutMs },
       retry: { limit: 0 },
       throwHttpErrors: false,
       followRedirect: false,
-      responseType: 'text',
+      // Decoded here, within the body cap (decode-body.ts).
+      decompress: false,
+      responseType: 'buffer',
       agent: this.#agents,
     });
   }
@@ -108,7 +113,7 @@ export class Transport {
     const url = new URL(this.baseUrl + spec.path);
     for (const [name, value] of Object.entries(spec.query ?? {})) url.searchParams.set(name, value);
     let oversize = false;
-    let response: Response<string>;
+    let response: Response<Uint8Array>;
     try {
       const pending = this.#got(url, {
         method: spec.method,
@@ -127,7 +132,7 @@ export class Transport {
           request?.destroy(new Error('response body too large'));
         }
       });
-      response = await pending;
+      response = (await pending) as unknown as Response<Uint8Array>;
       // A body that arrived whole before the cut-off took effect is refused all the same.
       if (oversize) throw new Error('response body too large');
     } catch (error) {
@@ -137,9 +142,25 @@ export class Transport {
       throw this.#scrub(this.#failure(error, url, spec.path, oversize));
     }
     try {
-      return parseResponse<T>(response.statusCode, response.headers, response.body, spec.path);
+      const text = UTF8.decode(await this.#decoded(response, spec.path));
+      const answer = parseResponse<T>(response.statusCode, response.headers, text, spec.path);
+      answer.data = maskSecret(answer.data, text, this.#token);
+      return answer;
     } catch (error) {
       throw this.#scrub(error);
+    }
+  }
+
+  async #decoded(response: Response<Uint8Array>, path: string): Promise<Uint8Array> {
+    try {
+      return await decodeBody(response.body, response.headers['content-encoding'], this.#maxBodyBytes);
+    } catch (error) {
+      if (!(error instanceof BodyDecodeError)) throw error;
+      const details = { status: response.statusCode };
+      if (error.kind === 'too_large') {
+        return fail(new BadResponseError(`Response from ${path} exceeded ${this.#maxBodyBytes} bytes once decoded (${error.message}); refused`, details));
+      }
+      return fail(new BadResponseError(`Response from ${path} could not be decoded: ${error.message}`, details));
     }
   }
 
@@ -183,6 +204,9 @@ export class Transport {
     this.#agents.https.destroy();
   }
 }
+
+/** As got decoded text: a byte-order mark dropped, a malformed sequence replaced. */
+const UTF8 = new TextDecoder();
 
 /**
  * After close() the agent opens no connection: got puts a request on the wire a few ticks after
@@ -276,6 +300,12 @@ export function parseResponse<T>(
   }
   if (apiCode === 1030 || status === 429) {
     const retryAt = retryAtFrom(headers, serverMessage, now);
+    const waitMs = (retryAt?.getTime() ?? now) - now;
+    if (waitMs > MAX_RATE_WAIT_MS) {
+      const hours = waitMs / 3_600_000;
+      const wait = hours < 48 ? `${Math.round(hours)} hours` : `${Math.round(hours / 24)} days`;
+      return fail(new RateLimitedTooLongError(`Rate limited (${describeStatus(status)}${said}) for ${wait}, past the 1-hour bound: taken as the API being unavailable`, details));
+    }
     return fail(new RateLimitedError(`Rate limited (${describeStatus(status)}${said})`, retryAt, details));
   }
   if (status === 400) {

@@ -89,6 +89,7 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
     builder: (yargs) => enrichOptions(targetOptions(yargs)) as never,
     handler: async (args) => {
       const target = await openTarget(args, io.err);
+      warnOfRedisPassword(args.redis, io.err);
       try {
         const options = optionsFrom(args, target);
         if (args.dryRun) await dryRun(io, options, args.json ?? false);
@@ -212,6 +213,15 @@ function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
     patience: readOption('patience', args.patience, 'flag') === undefined ? patienceOf(file.patience) : args.patience,
     ...(windowMs === undefined ? {} : { tuning: { windowMs } }),
   };
+}
+
+/**
+ * A password in --redis is on the command line, which every user of the machine can read (ps,
+ * /proc/PID/cmdline) and the shell keeps in its history. Said once, without the password.
+ */
+function warnOfRedisPassword(flagValue: string | undefined, warn: (line: string) => void): void {
+  if (flagValue === undefined || !URL.canParse(flagValue) || new URL(flagValue).password === '') return;
+  warn('Warning: --redis holds a password, which other users of this machine can see in the process list; set the URL in LEAD_ENRICH_REDIS or the config file\'s "redis" instead');
 }
 
 /** The config file's patience (milliseconds, once read) as the duration the library reads. */

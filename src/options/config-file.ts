@@ -70,25 +70,30 @@ export function readConfigFile(configPath: string, warn: (line: string) => void 
     }
     config[key] = readOption(key as OptionName, value, { configFile: configPath });
   }
-  if (typeof config.token === 'string' && isWorldReadable(file)) {
-    warn(`Warning: ${configPath} holds a token and is readable by other users; run: chmod 600 ${configPath}`);
-  }
+  const readers = typeof config.token === 'string' ? otherReaders(file) : undefined;
+  if (readers) warn(`Warning: ${configPath} holds a token and is readable by other users (${readers}); run: chmod 600 ${configPath}`);
   return config as FileConfig;
 }
 
-function isWorldReadable(file: string): boolean {
+/**
+ * Who besides the owner may read `file`: its group counts too (a shared group such as `users`
+ * is often everyone on the machine). Undefined when no one may, or on Windows (no mode bits).
+ */
+function otherReaders(file: string): string | undefined {
   try {
-    return process.platform !== 'win32' && (fs.statSync(file).mode & 0o004) !== 0;
+    if (process.platform === 'win32') return undefined;
+    const mode = fs.statSync(file).mode;
+    if ((mode & 0o004) !== 0) return 'everyone';
+    return (mode & 0o040) !== 0 ? 'its group' : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
 function readTokenFile(tokenFile: string, configPath: string | undefined, warn: ((line: string) => void) | undefined): string {
   const resolved = path.resolve(configPath ? path.dirname(expandHome(configPath)) : process.cwd(), expandHome(tokenFile));
-  if (isWorldReadable(resolved)) {
-    warn?.(`Warning: the tokenFile ${resolved} is readable by other users; run: chmod 600 ${resolved}`);
-  }
+  const readers = otherReaders(resolved);
+  if (readers) warn?.(`Warning: the tokenFile ${resolved} is readable by other users (${readers}); run: chmod 600 ${resolved}`);
   let text: string;
   try {
     text = fs.readFileSync(resolved, 'utf8');

@@ -48,7 +48,7 @@ export const OPTIONS = {
   redis: option('--redis', rules.nonEmptyString),
   shard: option('--shard', rules.shard),
   windowMs: option('--rate-window', rules.positiveInteger),
-  timeoutMs: option('--request-timeout', rules.positiveInteger),
+  timeoutMs: option('--request-timeout', rules.timerMs),
   baseUrl: option('--base-url', rules.nonEmptyString),
   token: option('(none: LEAD_API_TOKEN)', rules.nonEmptyString),
   tokenFile: option('(none)', rules.nonEmptyString),

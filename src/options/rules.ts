@@ -37,6 +37,16 @@ export const positiveInteger: Rule<number> = (raw) => {
   return n;
 };
 
+/**
+ * Milliseconds one Node timer can wait: 1 to 2^31-1 (about 24.8 days). A longer request timeout
+ * would make Node warn and time the request out at once.
+ */
+export const timerMs: Rule<number> = (raw) => {
+  const n = wholeNumber(raw);
+  if (n === undefined || n < 1 || n > 2 ** 31 - 1) throw new RuleBroken('must be a positive integer, at most 2147483647 (about 24.8 days in milliseconds)', raw);
+  return n;
+};
+
 /** A whole number ≥ 0 (reserves, retry counts). */
 export const nonNegativeInteger: Rule<number> = (raw) => {
   const n = wholeNumber(raw);

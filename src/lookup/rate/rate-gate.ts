@@ -4,8 +4,9 @@
 // is in rate-window.ts, the concurrency model in concurrency.ts, the engines in engines.ts.
 import Bottleneck from 'bottleneck';
 import type { Coordinator } from '../../cluster/coordinator.js';
-import type { RateLimitFacts } from '../../api/limits.js';
+import { MAX_RATE_WAIT_MS, type RateLimitFacts } from '../../api/limits.js';
 import { RateLimitedError } from '../../api/errors.js';
+import { MAX_TIMER_MS } from '../../core/clock.js';
 import { DEFAULTS } from '../../options/defaults.js';
 import { ClusterRefill } from './cluster-refill.js';
 import { ConcurrencyModel, eventLoopBusy } from './concurrency.js';
@@ -170,7 +171,9 @@ export class RateGate {
    * Unref'd: while a job waits, the refill timer (ref'd) keeps the process alive, and stop() drops it.
    */
   #pauseEnd(): Promise<void> {
-    return new Promise((resolve) => setTimeout(resolve, Math.max(0, this.#window.pausedUntil - this.#now())).unref());
+    // Woken early by the cap, the caller finds the pause still on and waits again.
+    const left = Math.min(MAX_TIMER_MS, Math.max(0, this.#window.pausedUntil - this.#now()));
+    return new Promise((resolve) => setTimeout(resolve, left).unref());
   }
 
   /**
@@ -234,7 +237,9 @@ export class RateGate {
     this.#resync()
       .then(
         (resetAt) => {
-          if (resetAt && resetAt.getTime() > this.#now()) this.#pauseUntil(resetAt.getTime());
+          // A reset past the bound is no window's: the pause to the own window edge stands.
+          const at = resetAt?.getTime() ?? 0;
+          if (at > this.#now() && at <= this.#now() + MAX_RATE_WAIT_MS) this.#pauseUntil(at);
         },
         () => {},
       )
@@ -243,7 +248,9 @@ export class RateGate {
       });
   }
 
-  #pauseUntil(until: number): void {
+  #pauseUntil(requested: number): void {
+    // The transport refuses longer hints (RateLimitedTooLongError); a library caller's pause is bounded too.
+    const until = Math.min(requested, this.#now() + MAX_RATE_WAIT_MS);
     if (!this.#window.pauseUntil(until)) return;
     this.#coordinator?.pauseUntil(until).catch(() => {});
     this.#armRefill(until + this.#window.marginMs);
@@ -255,7 +262,9 @@ export class RateGate {
     // Ref'd while a request waits for a slot: with the window used up this timer may be all that
     // keeps the process alive until the next refill. Unref'd while none waits, so that an idle
     // gate (a library user's LeadClient between calls) does not keep the process alive. stop() clears it.
-    this.#timer = setTimeout(() => this.#refill(), Math.max(0, at - this.#now()));
+    const delay = Math.max(0, at - this.#now());
+    // A --rate-window longer than one timer's reach: armed again on the way, never early.
+    this.#timer = delay > MAX_TIMER_MS ? setTimeout(() => this.#armRefill(at), MAX_TIMER_MS) : setTimeout(() => this.#refill(), delay);
     this.#unrefWhenIdle();
   }
 

@@ -1,6 +1,6 @@
 // Every call waits for the rate gate, and the gate's 429 policy applies here: a 429 pauses the
 // whole run until the server's reset (RateGate.pause), then with-retry sends the call again.
-import { RateLimitedError } from '../../api/errors.js';
+import { RateLimitedError, RateLimitedTooLongError } from '../../api/errors.js';
 import { GateStoppedError, type RateGate } from '../rate/rate-gate.js';
 import { isProbe, type RequestCounts, type Send } from './request.js';
 
@@ -17,6 +17,8 @@ export function withGate(next: Send, gate: RateGate, counts: RequestCounts, halt
         counts.rateLimited += 1;
         gate.pause(error.retryAt);
       }
+      // A 429 all the same, counted as one; its wait is too long to pause for (the breaker decides).
+      if (error instanceof RateLimitedTooLongError) counts.rateLimited += 1;
       throw error;
     }
   };

@@ -1,7 +1,7 @@
 // A 429 when no rate gate paces the calls (the account reads that size the gate, a LeadClient
 // without `rpm`): this call waits for the server's window before the retry sends it again. With
 // a gate, with-gate.ts pauses every call instead. The one place this wait is computed.
-import { RateLimitedError } from '../../api/errors.js';
+import { RateLimitedError, RateLimitedTooLongError } from '../../api/errors.js';
 import { HINT_ROUNDING_MS } from '../../api/limits.js';
 import type { Clock } from '../../core/clock.js';
 import type { RequestCounts, Send } from './request.js';
@@ -32,6 +32,8 @@ export function withPause(next: Send, settings: PauseSettings): Send {
         counts.rateLimited += 1;
         if (wait) await clock.sleep(waitAfter429(error, clock.now(), windowMs), signal);
       }
+      // A 429 whose wait is too long to honour: counted, not waited for (the retry's backoff applies).
+      if (error instanceof RateLimitedTooLongError) counts.rateLimited += 1;
       throw error;
     }
   };
