@@ -62,10 +62,11 @@ const worker = await bundle('dist/cli/store-check-worker.js', path.join(work, 's
 const main = path.join(work, 'lead-enrich.mjs');
 await bundle('dist/cli/main.js', main, 'esm', { STORE_CHECK_WORKER_SOURCE: JSON.stringify(worker) });
 const config = path.join(work, 'sea-config.json');
-fs.writeFileSync(
-  config,
-  JSON.stringify({ main, mainFormat: 'module', output, disableExperimentalSEAWarning: true, useCodeCache: true }, null, 2),
-);
+// Node hides the deprecation of `new Buffer()` when the call comes from node_modules; in one bundle
+// nothing does, and a dependency's old call would print a warning a cron job mails every night.
+// The code cache saves a third of the start-up CPU and costs no memory that a run does not use anyway.
+const sea = { main, mainFormat: 'module', output, disableExperimentalSEAWarning: true, useCodeCache: true, execArgv: ['--disable-warning=DEP0005'] };
+fs.writeFileSync(config, JSON.stringify(sea, null, 2));
 execFileSync(process.execPath, ['--build-sea', config], { stdio: 'inherit' });
 fs.rmSync(work, { recursive: true, force: true });
 console.log(`Built ${path.relative(process.cwd(), output)} (${(fs.statSync(output).size / 1024 / 1024).toFixed(0)} MB)`);
