@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_PATH, REPO_ROOT, tempDir } from './helpers/cli.js';
 import { startRedis, type RedisServer } from './helpers/redis.js';
@@ -91,6 +92,12 @@ describe.skipIf(!BUILT)('the single executable, with no node reachable', () => {
     const r = await run([EXE, 'enrich', 'contacts.csv', '--sandbox', '--redis', redis!.url, '--json', '--quiet'], dir);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ rows: 10 });
+    const client = new Redis(redis!.url);
+    try {
+      expect(await client.dbsize(), 'the run left its limiter and answers in Redis').toBeGreaterThan(0);
+    } finally {
+      client.disconnect();
+    }
   });
 
   it('reads an .xlsx input, writes an .xlsx output, and checks the store in its worker, with no warning', async () => {
