@@ -12,6 +12,7 @@
 // Output: exe/lead-enrich (exe/lead-enrich.exe on Windows).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
@@ -31,6 +32,9 @@ const lazyRequires = {
     return { code: code.replace(LAZY_REQUIRE, 'require('), map: null };
   },
 };
+
+/** Packages a dependency tries to load and does without (debug's colours, in a try). */
+const OPTIONAL = new Set(['supports-color']);
 
 /** Warnings that do not matter here; any other one fails the build. */
 function onLog(level, log, handle) {
@@ -52,6 +56,8 @@ async function bundle(input, file, format, define = {}) {
   const code = fs.readFileSync(file, 'utf8');
   const left = code.match(LAZY_REQUIRE);
   if (left) throw new Error(`${file}: ${left.length} lazy require(s) left unbundled`);
+  const hidden = [...code.matchAll(/__require\("([^"]+)"\)/g)].map((m) => m[1]).filter((name) => !isBuiltin(name) && !OPTIONAL.has(name));
+  if (hidden.length > 0) throw new Error(`${file}: required at run time but not bundled: ${[...new Set(hidden)].join(', ')}`);
   return code;
 }
 
