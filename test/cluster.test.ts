@@ -95,6 +95,34 @@ describe('--redis and --shard', () => {
     }
   });
 
+  it('a shared gate gives no job an expiration: a long request keeps its answer, and its slot is freed when it ends', async () => {
+    // Bottleneck 2.19.5 never frees the slot of a job past its `expiration` and rejects the job
+    // while its request may still be answered (and charged): the request timeout bounds requests.
+    const coordinator = await Coordinator.connect({ url: redis.url, service: 'test', tokenFingerprint: `expiry-${Date.now()}` });
+    const gate = new RateGate({ rpm: 600, windowMs: 1000, maxConcurrency: 2, coordinator });
+    const key = (name: string) => `b_${coordinator.id}_${name}`;
+    try {
+      let finish!: (value: string) => void;
+      let started!: () => void;
+      const running = new Promise<void>((resolve) => (started = resolve));
+      const answer = gate.schedule(() => {
+        started();
+        return new Promise<string>((resolve) => (finish = resolve));
+      });
+      await running;
+      // Bottleneck registered the job in Redis (its weight), with no expiration beside it.
+      expect(await coordinator.client.hlen(key('job_weights'))).toBe(1);
+      expect(await coordinator.client.zcard(key('job_expirations'))).toBe(0);
+      finish('answered');
+      await expect(answer).resolves.toBe('answered');
+      await vi.waitFor(async () => expect(await coordinator.client.hget(key('settings'), 'running')).toBe('0'));
+      expect(await coordinator.client.hlen(key('job_weights'))).toBe(0);
+    } finally {
+      await gate.stop();
+      await coordinator.close();
+    }
+  });
+
   it('releases the credits a killed worker had in flight once its share expires', async () => {
     const fingerprint = `inflight-${Date.now()}`;
     const connect = () => Coordinator.connect({ url: redis.url, service: 'test', tokenFingerprint: fingerprint, inflightTtlMs: 400 });

@@ -586,7 +586,14 @@ describe('defaultStorePath', () => {
     );
   });
 
-  // Linux only: XDG_CACHE_HOME is the Linux convention (env-paths uses other folders on macOS and Windows).
+  it("uses each platform's cache folder on macOS and Windows", () => {
+    const home = os.homedir();
+    expect(defaultStorePath({ XDG_CACHE_HOME: '/xdg' }, 'darwin')).toBe(path.join(home, 'Library', 'Caches', 'lead-enrich', 'results.sqlite'));
+    expect(defaultStorePath({ LOCALAPPDATA: '/local' }, 'win32')).toBe(path.join('/local', 'lead-enrich', 'Cache', 'results.sqlite'));
+    expect(defaultStorePath({}, 'win32')).toBe(path.join(home, 'AppData', 'Local', 'lead-enrich', 'Cache', 'results.sqlite'));
+  });
+
+  // Linux only: XDG_CACHE_HOME is the Linux convention (macOS and Windows have folders of their own).
   it.runIf(process.platform === 'linux')('uses XDG_CACHE_HOME on Linux, else ~/.cache', () => {
     expect(defaultStorePath({ XDG_CACHE_HOME: '/xdg/cache' })).toBe('/xdg/cache/lead-enrich/results.sqlite');
     expect(defaultStorePath({ LEAD_ENRICH_STORE: '', XDG_CACHE_HOME: '/xdg/cache' })).toBe(

@@ -83,9 +83,19 @@ async function withClock<T>(io: CliIo, file: string, size: number, work: () => P
   }
 }
 
+// The single executable has no file beside it to start a worker from: its build puts the worker's
+// own bundle here as source text (scripts/build-exe.mjs), run with `eval`.
+declare const STORE_CHECK_WORKER_SOURCE: string | undefined;
+
+function startWorker(file: string): Worker {
+  const workerData = { file };
+  if (typeof STORE_CHECK_WORKER_SOURCE === 'string') return new Worker(STORE_CHECK_WORKER_SOURCE, { eval: true, workerData });
+  return new Worker(new URL('./store-check-worker.js', import.meta.url), { workerData });
+}
+
 function checkInWorker(file: string): Promise<StoreCheck> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./store-check-worker.js', import.meta.url), { workerData: { file } });
+    const worker = startWorker(file);
     worker.once('message', (result: StoreCheck) => resolve(result));
     worker.once('error', reject);
     worker.once('exit', (code) => {

@@ -48,6 +48,4 @@ export const DEFAULTS = {
   /** While the API is down, one probe this long after it went down, then half as long again each time, up to probeMaxMs. */
   probeMinMs: 1 * SECOND,
   probeMaxMs: 30 * SECOND,
-  /** With Redis: the longest a request may run before the cluster stops counting it. */
-  clusterJobExpirationMs: 2 * MINUTE,
 } as const;

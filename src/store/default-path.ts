@@ -2,7 +2,6 @@
 
 import os from 'node:os';
 import path from 'node:path';
-import envPaths from 'env-paths';
 
 const APP = 'lead-enrich';
 const FILE = 'results.sqlite';
@@ -17,19 +16,20 @@ const SANDBOX_FILE = 'results.sandbox.sqlite';
  * A cache directory (not a data directory) because every entry can be bought again: losing the
  * file costs credits, never correctness.
  */
-export function defaultStorePath(env: NodeJS.ProcessEnv = process.env): string {
+export function defaultStorePath(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
   const explicit = env['LEAD_ENRICH_STORE'];
   if (explicit !== undefined && explicit !== '') return explicit;
+  return path.join(cacheDirectory(env, platform), FILE);
+}
 
-  if (process.platform !== 'darwin' && process.platform !== 'win32') {
-    // Same rule as env-paths' Linux branch, but read from `env` (env-paths reads process.env
-    // itself, which would make the `env` parameter a lie). The XDG spec says a relative value
-    // is invalid and must be ignored, which env-paths does not do.
-    const xdg = env['XDG_CACHE_HOME'];
-    const base = xdg !== undefined && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.cache');
-    return path.join(base, APP, FILE);
-  }
-  return path.join(envPaths(APP, { suffix: '' }).cache, FILE);
+/** Each platform's per-user cache folder for the app, read from `env` (three lines: no dependency for them). */
+function cacheDirectory(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string {
+  const home = os.homedir();
+  if (platform === 'darwin') return path.join(home, 'Library', 'Caches', APP);
+  if (platform === 'win32') return path.join(env['LOCALAPPDATA'] || path.join(home, 'AppData', 'Local'), APP, 'Cache');
+  // The XDG spec says a relative value is invalid and must be ignored.
+  const xdg = env['XDG_CACHE_HOME'];
+  return path.join(xdg !== undefined && path.isAbsolute(xdg) ? xdg : path.join(home, '.cache'), APP);
 }
 
 /**

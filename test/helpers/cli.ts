@@ -25,6 +25,13 @@ import { fileURLToPath } from 'node:url';
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The built entry point that `package.json#bin` names. */
 export const CLI_PATH = path.join(REPO_ROOT, 'dist', 'cli', 'main.js');
+/**
+ * `LEAD_ENRICH_TEST_EXE=exe/lead-enrich`: runCli and spawnCli start that single executable
+ * (`npm run build:exe`) instead of `node dist/cli/main.js`, so the same tests drive it.
+ */
+const CLI_COMMAND: [string, ...string[]] = process.env.LEAD_ENRICH_TEST_EXE
+  ? [path.resolve(REPO_ROOT, process.env.LEAD_ENRICH_TEST_EXE)]
+  : [process.execPath, CLI_PATH];
 
 export interface CliOptions {
   /** Added to the clean environment (see above); `undefined` removes a variable. */
@@ -78,13 +85,14 @@ function cleanEnv(extra: Record<string, string | undefined> | undefined): { env:
 }
 
 /**
- * Starts `node dist/cli/main.js ...args` and returns the child at once, for tests that send
- * signals or read output while it runs. stdin stays open unless `options.input` is given (then it
- * is written and closed); call `child.stdin.end()` yourself otherwise if the command reads it.
+ * Starts `node dist/cli/main.js ...args` (or the executable, above) and returns the child at once,
+ * for tests that send signals or read output while it runs. stdin stays open unless `options.input`
+ * is given (then it is written and closed); call `child.stdin.end()` yourself otherwise if the
+ * command reads it.
  */
 export function spawnCli(args: string[], options: CliOptions = {}): CliProcess {
   const { env, storeDir } = cleanEnv(options.env);
-  const child = spawn(process.execPath, [CLI_PATH, ...args], {
+  const child = spawn(CLI_COMMAND[0], [...CLI_COMMAND.slice(1), ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env,
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -31,7 +31,6 @@ export const FAST_RATE_PER_SECOND = 200;
 export interface ClusterSettings {
   coordinator: Coordinator;
   windowMs: number;
-  expirationMs: number;
 }
 
 export function bottleneckEngine(
@@ -57,7 +56,6 @@ export function bottleneckEngine(
         }
       : {}),
   });
-  const jobOptions = cluster ? { expiration: cluster.expirationMs } : {};
   const local: LimitFunction | undefined = cluster ? pLimit(Math.max(1, concurrency)) : undefined;
   // Bottleneck reports job errors here too; ours are handled where schedule() is awaited.
   limiter.on('error', () => {});
@@ -74,8 +72,11 @@ export function bottleneckEngine(
       })()
     : undefined;
   ready?.catch(() => {});
-  // Bottleneck's priorities: 0 is served first, 5 is its default.
-  const run = <T>(task: () => Promise<T>, first = false): Promise<T> => limiter.schedule({ ...jobOptions, priority: first ? 0 : 5 }, task);
+  // Bottleneck's priorities: 0 is served first, 5 is its default. No job has an `expiration`:
+  // Bottleneck 2.19.5 never frees the slot of a job past it (a precedence slip in its Job keeps it
+  // RUNNING) and rejects the job while its request may still be answered and charged. The request
+  // path's own timeout already bounds every request.
+  const run = <T>(task: () => Promise<T>, first = false): Promise<T> => limiter.schedule({ priority: first ? 0 : 5 }, task);
   return {
     schedule: (task, first) => (local ? local(() => ready!.then(() => run(task, first))) : run(task, first)),
     // Only the reservoir and maxConcurrent are ever updated: no reservoir refresh is configured,

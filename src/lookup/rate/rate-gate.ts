@@ -40,8 +40,6 @@ export interface RateGateOptions {
   coordinator?: Coordinator;
   /** With a coordinator: a first measure of the latency (the start-up account call). */
   latencyHintMs?: number;
-  /** With a coordinator: the longest a request may run before the cluster stops counting it. */
-  jobExpirationMs?: number;
   now?: () => number;
 }
 
@@ -112,7 +110,6 @@ export class RateGate {
       return bottleneckEngine(initial, Math.ceil(minTime), concurrency, {
         coordinator: options.coordinator,
         windowMs: this.windowMs,
-        expirationMs: options.jobExpirationMs ?? DEFAULTS.clusterJobExpirationMs,
       });
     }
     return 1000 / minTime > FAST_RATE_PER_SECOND ? fastEngine(initial, concurrency) : bottleneckEngine(initial, minTime, concurrency);
