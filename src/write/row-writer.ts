@@ -241,8 +241,8 @@ export class RowWriter implements RowSink {
 
   #discard(sink: Sink): void {
     if (!sink.temp) return;
-    sink.stream.destroy();
-    sink.file.destroy();
+    // A write still in flight fails once its stream is destroyed: that late error is of no interest.
+    for (const stream of new Set([sink.stream, sink.file])) stream.on('error', () => {}).destroy();
     fs.rmSync(sink.temp, { force: true });
   }
 }

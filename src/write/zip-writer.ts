@@ -45,10 +45,13 @@ export class ZipEntry {
       }
     });
     this.#done = once(deflate, 'end').then(() => undefined);
+    this.#done.catch(() => {});
   }
 
   /** False when the caller should wait for drained() before writing more. */
   write(data: string | Buffer): boolean {
+    // A discarded workbook: what still arrives is dropped.
+    if (this.#deflate.destroyed) return true;
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     if (bytes.length === 0) return true;
     this.#crc = crc32(bytes, this.#crc);
@@ -82,6 +85,7 @@ export class ZipWriter {
   readonly #time: { time: number; date: number };
   #offset = 0;
   #open: ZipEntry | undefined;
+  #destroyed = false;
 
   constructor(target: Writable, now = new Date()) {
     this.#target = target;
@@ -141,10 +145,12 @@ export class ZipWriter {
   }
 
   destroy(): void {
+    this.#destroyed = true;
     this.#open?.destroy();
   }
 
   #emit(chunk: Buffer): boolean {
+    if (this.#destroyed || this.#target.destroyed) return true;
     // Checked where entries close, not here: this runs inside zlib's 'data' events.
     this.#offset += chunk.length;
     return this.#target.write(chunk);
