@@ -6,6 +6,4 @@ export { fromBytes, toBytes, hasInvalidUtf8 } from './byte-string.js';
 export { assertDistinctFiles, type NamedFile } from './distinct-files.js';
 export { isWorkbookFile } from './file-kind.js';
 export type { RecordDelimiter } from './detect-layout.js';
-export { WorkbookZip, workbookPartPath } from './workbook-zip.js';
-export { parseRelationships, parseWorkbook, partOfType, partText, RELATIONSHIP } from './workbook-parts.js';
 export type { RecordCount } from './record-estimate.js';

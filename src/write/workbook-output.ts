@@ -10,7 +10,7 @@ import type { FinishedRow } from '../core/rows.js';
 import { fromBytes, type SheetCell, type SheetOrigin } from '../read/index.js';
 import type { ColumnSet } from './columns.js';
 import { rowXml, type OutCell } from './sheet-xml.js';
-import { freshPackage, inputPackage, outputHead, type WorkbookPackage } from './workbook-package.js';
+import type { WorkbookPackage } from './workbook-package.js';
 import { WorkbookStyles } from './workbook-styles.js';
 import { ZipWriter, type ZipEntry } from './zip-writer.js';
 
@@ -58,6 +58,8 @@ export class WorkbookOutput {
 
   async #start(): Promise<Started> {
     const { workbook, headerLine, header } = this.#options;
+    // Loaded here, not at start-up: its zip and XML libraries are for workbook outputs only.
+    const { freshPackage, inputPackage, outputHead } = await import('./workbook-package.js');
     const pkg = workbook ? await inputPackage(workbook) : freshPackage(safeSheetName(this.#options.sheetName));
     const styles = new WorkbookStyles(pkg.styles, headerLine);
     for (const [name, xml] of pkg.fixed) await this.#zip.add(name, xml);

@@ -4,7 +4,9 @@
 // The enriched sheet's XML keeps the input sheet's own elements around its rows: column widths
 // and the like before them, hyperlinks, merged cells and the rest after them.
 import { StringDecoder } from 'node:string_decoder';
-import { parseRelationships, parseWorkbook, partOfType, partText, RELATIONSHIP, WorkbookZip, workbookPartPath, type SheetOrigin } from '../read/index.js';
+import type { SheetOrigin } from '../read/index.js';
+import { parseRelationships, parseWorkbook, partOfType, partText, RELATIONSHIP } from '../read/workbook-parts.js';
+import { WorkbookZip, workbookPartPath } from '../read/workbook-zip.js';
 import { xmlAttribute } from './sheet-xml.js';
 import { FRESH_STYLES } from './workbook-styles.js';
 
