@@ -294,6 +294,20 @@ describe('the workbook writer', () => {
     expect(names.map((cell) => cell.value)).toEqual(['=HYPERLINK("http://evil.example","x")', '+1-555-0100', '@SUM(A1)']);
   });
 
+  it('writes text that XML cannot hold as Excel does: a carriage return, a control character and a literal _x0041_ read back as they were', async () => {
+    const dir = makeTempDir('lead-enrich-xlsx-');
+    const output = path.join(dir, 'out.xlsx');
+    const writer = new RowWriter({ output, errors: undefined, format: 'xlsx', header: ['email'], columns, recordDelimiter: '\n', delimiter: ',', bom: false, headerLine: true });
+    const names = ['line\r\nbreak', 'bell\u0007here', 'literal _x0041_ text', ' padded ', 'a < b & c'];
+    await writer.writeRows(names.map((name, i) => finished(i + 1, name)));
+    await writer.commit();
+    const source = await openSource(output);
+    const rows: string[][] = [];
+    for await (const batch of source.batches) rows.push(...batch.map((row) => row.map(fromBytes)));
+    expect(rows.map((row) => row[2])).toEqual(names);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
   it('leaves nothing that looks finished until the workbook is complete, and nothing at all when the run fails', async () => {
     const dir = makeTempDir('lead-enrich-xlsx-');
     const output = path.join(dir, 'out.xlsx');

@@ -6,6 +6,7 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { crc32, createDeflateRaw, type DeflateRaw } from 'node:zlib';
+import { UnwritableOutputError } from '../api/errors.js';
 
 const LOCAL_HEADER = 0x04034b50;
 const DATA_DESCRIPTOR = 0x08074b50;
@@ -16,7 +17,7 @@ const FLAGS = 0x0808;
 const DEFLATE = 8;
 const VERSION = 20;
 const LIMIT = 0xffff_ffff;
-const TOO_LARGE = 'the workbook would be larger than 4 GiB, more than a zip without Zip64 holds: write CSV instead (-o FILE.csv)';
+const TOO_LARGE = 'Cannot write the workbook: it would be larger than 4 GiB, more than a zip without Zip64 holds; write CSV instead (-o FILE.csv)';
 
 interface Written {
   name: Buffer;
@@ -56,7 +57,7 @@ export class ZipEntry {
     if (bytes.length === 0) return true;
     this.#crc = crc32(bytes, this.#crc);
     this.#size += bytes.length;
-    if (this.#size > LIMIT) throw new Error(TOO_LARGE);
+    if (this.#size > LIMIT) throw new UnwritableOutputError(TOO_LARGE);
     return this.#deflate.write(bytes);
   }
 
@@ -107,7 +108,7 @@ export class ZipWriter {
     const close = async (): Promise<void> => {
       const { crc, size, compressed } = await entry.close();
       this.#open = undefined;
-      if (this.#offset > LIMIT) throw new Error(TOO_LARGE);
+      if (this.#offset > LIMIT) throw new UnwritableOutputError(TOO_LARGE);
       this.#emit(dataDescriptor(crc, compressed, size));
       this.#written.push({ name: nameBytes, crc, compressed, size, offset });
     };
