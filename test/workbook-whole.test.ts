@@ -9,6 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
+import { WorkbookZip } from '../src/read/workbook-zip.js';
+import { ZipWriter } from '../src/write/zip-writer.js';
 import { lines, REPO_ROOT, runCli } from './helpers/cli.js';
 import { makeTempDir } from './helpers/files.js';
 
@@ -118,6 +120,35 @@ describe('the workbook output keeps the whole workbook', () => {
       "lead-enrich: No lookup column found in the header (Exported from HubSpot, 2026-11-20) of sheet 'About': pass --sheet NAME with a sheet that has one: 'Contacts'",
     ]);
     expect(fs.readdirSync(dir)).toEqual(['book.xlsx']);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a macro-enabled workbook with a calculation chain: the output is a plain .xlsx, its macros and chain left out, the sheets kept', async () => {
+    const { dir, file } = copyBook();
+    // The fixture as Excel saves an .xlsm: its content type says macros, a vbaProject.bin and a calcChain.xml beside the sheets.
+    const xlsm = path.join(dir, 'book.xlsm');
+    const source = await WorkbookZip.open(file);
+    const target = fs.createWriteStream(xlsm);
+    const zip = new ZipWriter(target);
+    for (const part of source.paths()) {
+      let text = Buffer.concat(await Array.fromAsync(source.stream(part)!)).toString('utf8');
+      if (part === '[Content_Types].xml') text = text.replace('sheet.main+xml', 'sheet.macroEnabled.main+xml').replace('</Types>', '<Override PartName="/xl/vbaProject.bin" ContentType="application/vnd.ms-office.vbaProject"/><Override PartName="/xl/calcChain.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.calcChain+xml"/></Types>');
+      if (part === 'xl/_rels/workbook.xml.rels') text = text.replace('</Relationships>', '<Relationship Id="rId90" Type="http://schemas.microsoft.com/office/2006/relationships/vbaProject" Target="vbaProject.bin"/><Relationship Id="rId91" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/calcChain" Target="calcChain.xml"/></Relationships>');
+      await zip.add(part, text);
+    }
+    await zip.add('xl/vbaProject.bin', Buffer.alloc(16));
+    await zip.add('xl/calcChain.xml', '<calcChain xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><c r="A1" i="2"/></calcChain>');
+    zip.finish();
+    await new Promise((resolve) => target.end(resolve));
+    const output = path.join(dir, 'out.xlsx');
+    const result = await runCli(['enrich', xlsm, '--sandbox', '--sheet', 'Contacts', '-o', output]);
+    expect(result.code, result.stderr).toBe(0);
+    const written = await WorkbookZip.open(output);
+    expect(written.paths().filter((part) => /vbaProject|calcChain/.test(part))).toEqual([]);
+    const types = Buffer.concat(await Array.fromAsync(written.stream('[Content_Types].xml')!)).toString('utf8');
+    expect(types).toContain('spreadsheetml.sheet.main+xml');
+    expect(types).not.toMatch(/macroEnabled|vbaProject|calcChain/);
+    expect((await readBook(output)).worksheets.map((sheet) => sheet.name)).toEqual(['About', 'Contacts', 'Notes']);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -70,14 +70,15 @@ export async function inputPackage(origin: SheetOrigin): Promise<WorkbookPackage
     bookRels = bookRels.replace(/<\/(\w+:)?Relationships>/, `<$1Relationship Id="rIdLeadEnrichStyles" Type="${RELATIONSHIP}styles" Target="styles.xml"/>$&`);
     types = types.replace(/<\/(\w+:)?Types>/, `<$1Override PartName="/xl/styles.xml" ContentType="${CONTENT_TYPE}.styles+xml"/>$&`);
   }
+  const edited = { types, bookRels };
   // The calculation chain lists the formula cells of every sheet; the enriched sheet's formulas
   // become their values, so the chain is dropped (Excel rebuilds it) rather than left wrong.
-  const calcChain = partOfType(rels, 'calcChain', workbookPartPath);
-  if (calcChain) {
-    bookRels = bookRels.replace(new RegExp(`<(\\w+:)?Relationship\\b[^>]*Type="${RELATIONSHIP}calcChain"[^>]*/>`), '');
-    types = types.replace(new RegExp(`<(\\w+:)?Override\\b[^>]*PartName="/${calcChain}"[^>]*/>`, 'i'), '');
-  }
-  const own = new Set(['[content_types].xml', relsPath, origin.part, stylesPart, calcChain].filter((p) => p !== undefined).map((p) => p.toLowerCase()));
+  const calcChain = withoutPart(edited, 'calcChain');
+  // The output is an .xlsx: a macro-enabled or template workbook (.xlsm, .xltx) becomes a plain
+  // one, its macros left out (Excel refuses an .xlsx whose content type says macros).
+  edited.types = edited.types.replace(/sheet\.(macroEnabled|template|macroEnabledTemplate)\.main\+xml/i, 'sheet.main+xml');
+  const vbaPart = withoutPart(edited, 'vbaProject');
+  const own = new Set(['[content_types].xml', relsPath, origin.part, stylesPart, calcChain, vbaPart].filter((p) => p !== undefined).map((p) => p.toLowerCase()));
   const frame = await sheetFrame(zip, origin.part);
   return {
     sheetPart: origin.part,
@@ -85,10 +86,22 @@ export async function inputPackage(origin: SheetOrigin): Promise<WorkbookPackage
     styles,
     stylesPart,
     date1904,
-    fixed: [['[Content_Types].xml', types], [relsPath, bookRels]],
+    fixed: [['[Content_Types].xml', edited.types], [relsPath, edited.bookRels]],
     copies: zip.paths().filter((p) => !own.has(p.toLowerCase())),
     zip,
   };
+}
+
+/** Leaves a part out of the package, its relationship and content type with it; its path, if there was one. */
+function withoutPart(edited: { types: string; bookRels: string }, type: string): string | undefined {
+  const rel = new RegExp(`<(\\w+:)?Relationship\\b[^>]*Type="[^"]*/${type}"[^>]*/>`).exec(edited.bookRels);
+  const target = rel ? /Target="([^"]+)"/.exec(rel[0])?.[1] : undefined;
+  if (!rel || target === undefined) return undefined;
+  const part = workbookPartPath(target);
+  edited.bookRels = edited.bookRels.replace(rel[0], '');
+  const name = part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  edited.types = edited.types.replace(new RegExp(`<(\\w+:)?Override\\b[^>]*PartName="/${name}"[^>]*/>`, 'i'), '');
+  return part;
 }
 
 /**
