@@ -6,6 +6,7 @@
 // formula. The header row is bold and frozen. An .xlsx input's workbook is kept whole: its other
 // parts copied as they are, each row at the row number it had (workbook-package.ts).
 import type { Writable } from 'node:stream';
+import { LeadEnrichError, UnwritableOutputError } from '../api/errors.js';
 import type { FinishedRow } from '../core/rows.js';
 import { fromBytes, type SheetCell, type SheetOrigin } from '../read/index.js';
 import type { ColumnSet } from './columns.js';
@@ -51,7 +52,12 @@ export class WorkbookOutput {
     this.#options = options;
     this.#width = options.header.length;
     this.#zip = new ZipWriter(options.target);
-    this.#ready = this.#start();
+    this.#ready = this.#start().catch((error: unknown) => {
+      if (error instanceof LeadEnrichError) throw error;
+      // The input workbook changed or vanished since it was read, or holds parts we cannot take over.
+      const why = error instanceof Error ? error.message : String(error);
+      throw new UnwritableOutputError(`Cannot write the workbook: ${why}; write CSV instead (-o FILE.csv), or save the input again as .xlsx`, { cause: error });
+    });
     // A failure reaches the run through drained() or finish(); never an unhandled rejection.
     this.#ready.catch(() => {});
   }
