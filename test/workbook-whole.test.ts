@@ -120,6 +120,12 @@ describe('the workbook output keeps the whole workbook', () => {
       "lead-enrich: No lookup column found in the header (Exported from HubSpot, 2026-11-20) of sheet 'About': pass --sheet NAME with a sheet that has one: 'Contacts'",
     ]);
     expect(fs.readdirSync(dir)).toEqual(['book.xlsx']);
+    // No sheet has a profile URL column: the line says so, and what to give instead.
+    const none = await runCli(['enrich', file, '--sandbox', '--by', 'url']);
+    expect(none.code).toBe(1);
+    expect(lines(none.stderr)).toEqual([
+      `lead-enrich: No url column found in the header (Exported from HubSpot, 2026-11-20) of sheet 'About', nor in any other sheet of ${file}: pass --column NAME`,
+    ]);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
