@@ -3,7 +3,7 @@
 // cell as text. The input workbook was written by LibreOffice (fixtures/README.md), the outputs are
 // read back with exceljs's in-memory reader (not the streaming writer that wrote them, nor our own
 // streaming reader) and, where LibreOffice is installed, converted to CSV by LibreOffice.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
@@ -12,7 +12,7 @@ import { fromBytes, openSource } from '../src/read/index.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/server.js';
 import { columnsFor } from '../src/write/columns.js';
 import { RowWriter } from '../src/write/row-writer.js';
-import { lines, REPO_ROOT, runCli } from './helpers/cli.js';
+import { CLI_PATH, lines, REPO_ROOT, runCli } from './helpers/cli.js';
 import { makeTempDir, readCsvObjects } from './helpers/files.js';
 import { expectedEmail } from './reliability/support.js';
 
@@ -305,6 +305,17 @@ describe('the workbook writer', () => {
     const rows: string[][] = [];
     for await (const batch of source.batches) rows.push(...batch.map((row) => row.map(fromBytes)));
     expect(rows.map((row) => row[2])).toEqual(names);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a workbook on standard output into a pipe closed early (| head -c 4): exit 1 and one line, never a crash', () => {
+    const dir = makeTempDir('lead-enrich-xlsx-');
+    const file = path.join(dir, 'book.xlsx');
+    fs.copyFileSync(path.join(REPO_ROOT, 'fixtures', 'input', 'workbook-three-sheets.xlsx'), file);
+    // A real pipe to a program that stops reading after four bytes, as a shell user has it.
+    const args = [CLI_PATH, 'enrich', file, '--sheet', 'Contacts', '--sandbox', '--store', path.join(dir, 's.sqlite'), '--format', 'xlsx', '-o', '-', '--errors', path.join(dir, 'e.csv'), '-q'];
+    const result = spawnSync('sh', ['-c', '"$0" "$@" | head -c 4 > /dev/null; exit "${PIPESTATUS:-0}"', process.execPath, ...args], { encoding: 'utf8', timeout: 60_000 });
+    expect(lines(result.stderr)).toEqual(['lead-enrich: Cannot write the output: EPIPE; the run stopped, and the answers it received are kept in the store for the next run']);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

@@ -148,10 +148,14 @@ export class ZipWriter {
   destroy(): void {
     this.#destroyed = true;
     this.#open?.destroy();
+    // Writes still in flight to a target that failed (stdout into a closed pipe) fail once more
+    // after the run has reported the first failure and stopped listening: of no interest now.
+    if (this.#target.writableLength > 0 || this.#target.errored) this.#target.on('error', () => {});
   }
 
   #emit(chunk: Buffer): boolean {
-    if (this.#destroyed || this.#target.destroyed) return true;
+    // A target that failed (a closed pipe) has told the run once; what follows is dropped.
+    if (this.#destroyed || this.#target.destroyed || this.#target.errored) return true;
     // Checked where entries close, not here: this runs inside zlib's 'data' events.
     this.#offset += chunk.length;
     return this.#target.write(chunk);
