@@ -1,8 +1,8 @@
 // Spreadsheets (issue 22; cli-contract "Spreadsheets"): an .xlsx input read directly, its cells as
 // text as the contract says; an .xlsx output that keeps the input's types and writes every added
 // cell as text. The input workbook was written by LibreOffice (fixtures/README.md), the outputs are
-// read back with exceljs's in-memory reader (not the streaming writer that wrote them, nor our own
-// streaming reader) and, where LibreOffice is installed, converted to CSV by LibreOffice.
+// read back with exceljs's in-memory reader (another program than our writer and our reader) and,
+// where LibreOffice is installed, converted to CSV by LibreOffice.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
