@@ -1,9 +1,9 @@
 // Spreadsheets (issue 22; cli-contract "Spreadsheets"): an .xlsx input read directly, its cells as
 // text as the contract says; an .xlsx output that keeps the input's types and writes every added
 // cell as text. The input workbook was written by LibreOffice (fixtures/README.md), the outputs are
-// read back with exceljs's in-memory reader (not the streaming writer that wrote them, nor our own
-// streaming reader) and, where LibreOffice is installed, converted to CSV by LibreOffice.
-import { execFileSync } from 'node:child_process';
+// read back with exceljs's in-memory reader (another program than our writer and our reader) and,
+// where LibreOffice is installed, converted to CSV by LibreOffice.
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
@@ -12,7 +12,7 @@ import { fromBytes, openSource } from '../src/read/index.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/server.js';
 import { columnsFor } from '../src/write/columns.js';
 import { RowWriter } from '../src/write/row-writer.js';
-import { lines, REPO_ROOT, runCli } from './helpers/cli.js';
+import { CLI_PATH, lines, REPO_ROOT, runCli } from './helpers/cli.js';
 import { makeTempDir, readCsvObjects } from './helpers/files.js';
 import { expectedEmail } from './reliability/support.js';
 
@@ -25,11 +25,17 @@ function copyWorkbook(name = 'contacts.xlsx'): { dir: string; file: string } {
   return { dir, file };
 }
 
-async function readWorkbook(file: string): Promise<ExcelJS.Worksheet> {
+/** The output's sheet `name`, or its first. */
+async function readWorkbook(file: string, name?: string): Promise<ExcelJS.Worksheet> {
   const workbook = new ExcelJS.Workbook();
   await workbook.xlsx.readFile(file);
-  return workbook.worksheets[0]!;
+  return name === undefined ? workbook.worksheets[0]! : workbook.getWorksheet(name)!;
 }
+
+// The fixture's sheet Contacts has two empty rows above its header (row 3) and one between Ann
+// (row 4) and Bob (row 6): the output keeps every row at its own row number, so that hyperlinks,
+// merged cells and other sheets' formulas still point at the same cells.
+const [HEADER_ROW, ANN, BOB, CARL] = [3, 4, 6, 7];
 
 /** CSV records as text (the sidecar, a CSV output), BOM removed. */
 function csvRecords(file: string): string[][] {
@@ -103,12 +109,13 @@ describe('enrich contacts.xlsx (CLI, sandbox)', () => {
     expect(csvRecords(path.join(dir, 'contacts.enriched.errors.csv'))).toEqual([['row', ...HEADER, 'error_code', 'error_message']]);
     const sheet = await readWorkbook(path.join(dir, 'contacts.enriched.xlsx'));
     expect(sheet.name).toBe('Contacts');
-    expect(sheet.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
-    const header = sheet.getRow(1);
+    expect(sheet.views[0]).toMatchObject({ state: 'frozen', ySplit: HEADER_ROW });
+    const header = sheet.getRow(HEADER_ROW);
     expect((header.values as unknown[]).slice(1, 15)).toEqual([...HEADER, 'lead_status', 'lead_name']);
     expect(header.getCell(1).font?.bold).toBe(true);
-    expect(sheet.rowCount).toBe(4);
-    const ann = sheet.getRow(2);
+    expect(sheet.rowCount).toBe(CARL);
+    expect([1, 2, 5].map((row) => sheet.getRow(row).cellCount)).toEqual([0, 0, 0]);
+    const ann = sheet.getRow(ANN);
     expect(ann.getCell(3).value).toBe(250);
     expect(ann.getCell(4).value).toBe(123456789012345);
     expect(ann.getCell(5).value).toBe(0.1);
@@ -118,13 +125,14 @@ describe('enrich contacts.xlsx (CLI, sandbox)', () => {
     // A formula's cached value, written as the value (not the formula: its references would move).
     expect(ann.getCell(9).type).toBe(ExcelJS.ValueType.Number);
     expect(ann.getCell(9).value).toBe(0.2);
-    expect(ann.getCell(10).value).toBe('acme.example');
-    const bob = sheet.getRow(3);
+    // The input's hyperlink, kept as a hyperlink.
+    expect(ann.getCell(10).value).toMatchObject({ text: 'acme.example', hyperlink: expect.stringContaining('acme.example') });
+    const bob = sheet.getRow(BOB);
     expect(bob.getCell(9).value).toEqual({ error: '#DIV/0!' });
     expect(bob.getCell(10).type).toBe(ExcelJS.ValueType.Null);
     expect(bob.getCell(11).type).toBe(ExcelJS.ValueType.String);
     expect(bob.getCell(11).value).toBe('=SUM(1,2) is not a formula here');
-    for (const row of [2, 3, 4]) {
+    for (const row of [ANN, BOB, CARL]) {
       const cells = sheet.getRow(row);
       expect(['found', 'not_found']).toContain(cells.getCell(13).value);
       for (let column = 13; column <= sheet.columnCount; column += 1) {
@@ -159,8 +167,10 @@ describe('enrich contacts.xlsx (CLI, sandbox)', () => {
       const output = path.join(dir, `other-${sheet}.xlsx`);
       const result = await runCli(['enrich', file, '--sandbox', '--sheet', sheet, '-o', output]);
       expect(result.code, result.stderr).toBe(0);
-      const read = await readWorkbook(output);
+      // The whole workbook: Contacts copied as it is, Other enriched.
+      const read = await readWorkbook(output, 'Other');
       expect(read.name).toBe('Other');
+      expect((await readWorkbook(output)).name).toBe('Contacts');
       expect([2, 3].map((row) => [read.getRow(row).getCell(1).value, read.getRow(row).getCell(2).value])).toEqual([
         ['dora@example.com', 'Acme Ärzte GmbH'],
         ['erik@example.com', 'Nørd AS'],
@@ -222,7 +232,10 @@ describe('enrich contacts.xlsx (CLI, sandbox)', () => {
     const { dir, file } = copyWorkbook();
     expect((await runCli(['enrich', file, '--sandbox'])).code).toBe(0);
     execFileSync('soffice', ['--headless', '--convert-to', 'csv:Text - txt - csv (StarCalc):44,34,76', '--outdir', dir, path.join(dir, 'contacts.enriched.xlsx')], { stdio: 'ignore', timeout: 60_000 });
-    const records = readCsvObjects(path.join(dir, 'contacts.enriched.csv'));
+    // The two empty rows above the header are kept (LibreOffice writes them as lines of commas), the empty one between Ann and Bob too.
+    const converted = path.join(dir, 'contacts.enriched.csv');
+    fs.writeFileSync(converted, fs.readFileSync(converted, 'utf8').split('\n').filter((line) => !/^,*$/.test(line)).join('\n'));
+    const records = readCsvObjects(converted);
     expect(records.map((r) => [r.employees, r.account_id, r.signed_up, r.active, r.notes])).toEqual([
       ['250', '123456789012345', '2026-11-24', 'TRUE', 'Call back soon'],
       ['1000000', '-2.5', '1999-12-31', 'FALSE', '=SUM(1,2) is not a formula here'],
@@ -281,6 +294,31 @@ describe('the workbook writer', () => {
     expect(names.map((cell) => cell.value)).toEqual(['=HYPERLINK("http://evil.example","x")', '+1-555-0100', '@SUM(A1)']);
   });
 
+  it('writes text that XML cannot hold as Excel does: a carriage return, a control character and a literal _x0041_ read back as they were', async () => {
+    const dir = makeTempDir('lead-enrich-xlsx-');
+    const output = path.join(dir, 'out.xlsx');
+    const writer = new RowWriter({ output, errors: undefined, format: 'xlsx', header: ['email'], columns, recordDelimiter: '\n', delimiter: ',', bom: false, headerLine: true });
+    const names = ['line\r\nbreak', 'bell\u0007here', 'literal _x0041_ text', ' padded ', 'a < b & c'];
+    await writer.writeRows(names.map((name, i) => finished(i + 1, name)));
+    await writer.commit();
+    const source = await openSource(output);
+    const rows: string[][] = [];
+    for await (const batch of source.batches) rows.push(...batch.map((row) => row.map(fromBytes)));
+    expect(rows.map((row) => row[2])).toEqual(names);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a workbook on standard output into a pipe closed early (| head -c 4): exit 1 and one line, never a crash', () => {
+    const dir = makeTempDir('lead-enrich-xlsx-');
+    const file = path.join(dir, 'book.xlsx');
+    fs.copyFileSync(path.join(REPO_ROOT, 'fixtures', 'input', 'workbook-three-sheets.xlsx'), file);
+    // A real pipe to a program that stops reading after four bytes, as a shell user has it.
+    const args = [CLI_PATH, 'enrich', file, '--sheet', 'Contacts', '--sandbox', '--store', path.join(dir, 's.sqlite'), '--format', 'xlsx', '-o', '-', '--errors', path.join(dir, 'e.csv'), '-q'];
+    const result = spawnSync('sh', ['-c', '"$0" "$@" | head -c 4 > /dev/null; exit "${PIPESTATUS:-0}"', process.execPath, ...args], { encoding: 'utf8', timeout: 60_000 });
+    expect(lines(result.stderr)).toEqual(['lead-enrich: Cannot write the output: EPIPE; the run stopped, and the answers it received are kept in the store for the next run']);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
   it('leaves nothing that looks finished until the workbook is complete, and nothing at all when the run fails', async () => {
     const dir = makeTempDir('lead-enrich-xlsx-');
     const output = path.join(dir, 'out.xlsx');
@@ -299,11 +337,11 @@ describe('--fill into a workbook', () => {
     expect(result.code, result.stderr).toBe(0);
     const sheet = await readWorkbook(path.join(dir, 'contacts.enriched.xlsx'));
     // The input's shape: its columns, then lead_status only.
-    expect((sheet.getRow(1).values as unknown[]).slice(1)).toEqual([...HEADER, 'lead_status']);
-    const [ann, bob, carl] = [2, 3, 4].map((n) => sheet.getRow(n));
+    expect((sheet.getRow(HEADER_ROW).values as unknown[]).slice(1)).toEqual([...HEADER, 'lead_status']);
+    const [ann, bob, carl] = [ANN, BOB, CARL].map((n) => sheet.getRow(n));
     const lead = (email: string) => (expectedEmail(email).data as { lead: { name: string; company_domain: string } }).lead;
     // Ann's website held a value: kept. Bob's was blank, Carl's name too: filled, as text.
-    expect(ann!.getCell(10).value).toBe('acme.example');
+    expect(ann!.getCell(10).value).toMatchObject({ text: 'acme.example' });
     expect(bob!.getCell(10).value).toBe(lead('bob@example.com').company_domain);
     expect(bob!.getCell(10).type).toBe(ExcelJS.ValueType.String);
     expect(carl!.getCell(2).value).toBe(lead('carl@example.com').name);

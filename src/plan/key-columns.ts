@@ -33,12 +33,37 @@ export async function keyColumns(source: CsvSource, options: KeyColumnOptions): 
   }
   const header = source.header.map(fromBytes);
   const dataCell = options.columns ? undefined : header.find(isKeyCell);
-  if (dataCell === undefined || namesItsKeyColumns(header, options.by)) return { targets: detectTargets(header, options.by, options.columns), headerLine: true, source };
+  if (dataCell === undefined || namesItsKeyColumns(header, options.by)) return { targets: await headerTargets(source, header, options), headerLine: true, source };
   options.warn(
     `The first line of ${options.inputName} holds ${JSON.stringify(dataCell)}, a key, not a column name: it is read as data (give --no-header to say so, or add a header line)`,
   );
   const asData = headerAsData(source);
   return { targets: headerlessTargets(header, asData.header, options), headerLine: false, source: asData };
+}
+
+/** The key columns by name; a workbook sheet without one: the one line names the sheets that have one. */
+async function headerTargets(source: CsvSource, header: string[], options: KeyColumnOptions): Promise<LookupTarget[]> {
+  try {
+    return detectTargets(header, options.by, options.columns);
+  } catch (error) {
+    if (!(error instanceof ConfigError) || source.workbook === undefined || source.sheet === undefined || options.columns !== undefined) throw error;
+    // Loaded only here: a CSV run never needs it.
+    const { otherSheetHeaders } = await import('../read/sheet-headers.js');
+    const others = await otherSheetHeaders(source.workbook.file, source.sheet).catch(() => []);
+    const withKeys = others.filter(({ header: cells }) => hasTargets(cells.map(fromBytes), options.by)).map(({ name }) => `'${name}'`);
+    const at = error.message.indexOf(': pass ');
+    const [what, instruction] = at === -1 ? [error.message, ''] : [error.message.slice(0, at), error.message.slice(at)];
+    if (withKeys.length === 0) throw new ConfigError(`${what} of sheet '${source.sheet}', nor in any other sheet of ${options.inputName}${instruction}`);
+    throw new ConfigError(`${what} of sheet '${source.sheet}': pass --sheet NAME with a sheet that has one: ${withKeys.join(', ')}`);
+  }
+}
+
+function hasTargets(header: readonly string[], by: LookupKind[] | undefined): boolean {
+  try {
+    return detectTargets(header, by, undefined).length > 0;
+  } catch {
+    return false;
+  }
 }
 
 /** An email address or a profile URL: a cell that is a key, not a column's name. */

@@ -61,6 +61,14 @@ export interface CsvSource {
   sheet?: string | undefined;
   /** An .xlsx input: a record's cells as the sheet holds them (numbers, dates), for a workbook output. */
   sheetCells?: ((record: readonly string[]) => readonly SheetCell[] | undefined) | undefined;
+  /** An .xlsx input: the workbook and the sheet's part in it, and a record's row number in the sheet. */
+  workbook?: SheetOrigin | undefined;
+}
+
+export interface SheetOrigin {
+  file: string;
+  part: string;
+  row(record: readonly string[]): number | undefined;
 }
 
 /** Enough to judge the encoding (cli-contract: the first 64 KiB) and the delimiter. */

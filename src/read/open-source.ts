@@ -14,7 +14,7 @@ export interface SourceOptions extends ReadOptions {
 export async function openSource(input: string | Readable, options: SourceOptions = {}): Promise<CsvSource> {
   const { sheet, ...csv } = options;
   if (typeof input === 'string' && input !== '-' && isWorkbookFile(input)) {
-    // Loaded only for a workbook: exceljs and its zip library cost start-up time.
+    // Loaded only for a workbook: its zip and XML libraries cost start-up time.
     const { openWorkbook } = await import('./open-workbook.js');
     return openWorkbook(input, { sheet, header: options.header });
   }

@@ -4,19 +4,16 @@
 // booleans) are kept beside it, for a workbook output that keeps their types.
 //
 // The zip is read from its central directory (workbook-zip.ts), in the order we need its parts:
-// exceljs parses the sheet list, the relationships and the styles; the shared strings and the
-// worksheet are parsed here (sheet-rows.ts): exceljs 4.4.0 decodes each chunk of them alone (a
-// character cut between chunks becomes U+FFFD: exceljs#2063), reads a formula's boolean result as
-// a number and its error as NaN, and takes a Japanese string's phonetic reading for its text.
+// the sheet list, the relationships and the styles (workbook-parts.ts), then the shared strings
+// and the worksheet, streamed (sheet-rows.ts).
 import fs from 'node:fs';
-import type { Readable } from 'node:stream';
 import { ConfigError, UnreadableInputError } from '../api/errors.js';
 import { toBytes } from './byte-string.js';
-import { excel } from './exceljs.js';
 import type { CsvSource } from './open-csv.js';
 import { generatedHeader } from './generated-header.js';
 import type { CellContext, SheetCell } from './sheet-cells.js';
 import { readSharedStrings, sheetRows, type SheetRow, type SheetRowsInfo } from './sheet-rows.js';
+import { parseRelationships, parseStyles, parseWorkbook, partOfType, partText, type Relationship, type SheetEntry } from './workbook-parts.js';
 import { WorkbookZip, workbookPartPath } from './workbook-zip.js';
 
 export interface WorkbookOptions {
@@ -26,47 +23,26 @@ export interface WorkbookOptions {
   header?: boolean | undefined;
 }
 
-interface SheetEntry {
-  name: string;
-}
-
-/** exceljs 4.4.0's WorkbookReader as this module uses it: its parsers of the small parts (the version is pinned in package.json). */
-interface WorkbookReaderInternals {
-  _parseWorkbook(entry: Readable): Promise<void>;
-  _parseRels(entry: Readable): Promise<void>;
-  _parseStyles(entry: Readable): Promise<void>;
-  workbookRels?: Array<{ Id: string; Type: string; Target: string }>;
-  model?: { sheets?: Array<SheetEntry & { rId?: string }> };
-  properties?: { model?: { date1904?: boolean } };
-  styles: { getStyleModel(id: number): { numFmt?: string } | null };
-}
-
 const BATCH_ROWS = 512;
-const RELATIONSHIP = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/';
 
-/** A small XML part as a string stream: exceljs's XML parser then never sees a character cut between two chunks. */
-function textOf(stream: Readable): Readable {
-  return stream.setEncoding('utf8');
+interface WorkbookParts {
+  rels: Relationship[];
+  sheets: SheetEntry[];
+  date1904: boolean;
+  numFmt: (style: number) => string | undefined;
 }
 
-/** The sheet list, relationships and styles of the workbook, parsed by exceljs. */
-async function workbookParts(zip: WorkbookZip, input: string): Promise<WorkbookReaderInternals> {
-  const reader = new (excel().stream.xlsx.WorkbookReader)(undefined as never, { styles: 'cache' }) as unknown as WorkbookReaderInternals;
+/** The sheet list, relationships and styles of the workbook. */
+async function workbookParts(zip: WorkbookZip, input: string): Promise<WorkbookParts> {
   const [rels, book] = ['xl/_rels/workbook.xml.rels', 'xl/workbook.xml'];
   if (!zip.has(rels) || !zip.has(book)) {
-    throw new UnreadableInputError(`${input} holds no worksheet exceljs can read (is it an .xlsb or a strict OOXML file?): save it as .xlsx or CSV`);
+    throw new UnreadableInputError(`${input} holds no worksheet that can be read (is it an .xlsb or a strict OOXML file?): save it as .xlsx or CSV`);
   }
-  await reader._parseRels(textOf(zip.stream(rels)!));
-  await reader._parseWorkbook(textOf(zip.stream(book)!));
-  const styles = zip.stream(partOfType(reader, 'styles') ?? 'xl/styles.xml');
-  if (styles) await reader._parseStyles(textOf(styles));
-  return reader;
-}
-
-/** The zip path of the workbook's part of a relationship type (`sharedStrings`, `styles`), if it names one. */
-function partOfType(reader: WorkbookReaderInternals, type: string): string | undefined {
-  const rel = reader.workbookRels?.find((r) => r.Type === RELATIONSHIP + type);
-  return rel ? workbookPartPath(rel.Target) : undefined;
+  const relationships = parseRelationships(await partText(zip.stream(rels)!));
+  const { sheets, date1904 } = parseWorkbook(await partText(zip.stream(book)!));
+  const styles = zip.stream(partOfType(relationships, 'styles', workbookPartPath) ?? 'xl/styles.xml');
+  const numFmt = styles ? parseStyles(await partText(styles)) : () => undefined;
+  return { rels: relationships, sheets, date1904, numFmt };
 }
 
 /** The worksheet `wanted` names (a name, else a 1-based position), or the first; a ConfigError listing the sheets. */
@@ -92,6 +68,8 @@ function workbookFailure(input: string, error: unknown): Error {
 
 interface OpenedSheet {
   name: string;
+  /** The worksheet's path in the zip. */
+  part: string;
   rows: AsyncGenerator<SheetRow[]>;
   info: () => SheetRowsInfo | undefined;
   /** Stops reading the worksheet. */
@@ -100,14 +78,15 @@ interface OpenedSheet {
 
 async function openSheet(input: string, wanted: string | undefined): Promise<OpenedSheet> {
   const zip = await WorkbookZip.open(input);
-  const reader = await workbookParts(zip, input);
-  const name = chosenSheet(reader.model?.sheets ?? [], wanted, input);
-  const rId = reader.model?.sheets?.find((sheet) => sheet.name === name)?.rId;
-  const target = reader.workbookRels?.find((rel) => rel.Id === rId)?.Target;
-  const xml = target === undefined ? undefined : zip.stream(workbookPartPath(target));
-  if (!xml) throw new UnreadableInputError(`${input}: the sheet '${name}' is named in the workbook but its worksheet is missing from the file: open it in Excel or LibreOffice and save it again as .xlsx`);
+  const parts = await workbookParts(zip, input);
+  const name = chosenSheet(parts.sheets, wanted, input);
+  const rId = parts.sheets.find((sheet) => sheet.name === name)?.rId;
+  const target = parts.rels.find((rel) => rel.id === rId)?.target;
+  const part = target === undefined ? undefined : workbookPartPath(target);
+  const xml = part === undefined ? undefined : zip.stream(part);
+  if (!xml || part === undefined) throw new UnreadableInputError(`${input}: the sheet '${name}' is named in the workbook but its worksheet is missing from the file: open it in Excel or LibreOffice and save it again as .xlsx`);
   const strings: string[] = [];
-  const shared = zip.stream(partOfType(reader, 'sharedStrings') ?? 'xl/sharedStrings.xml');
+  const shared = zip.stream(partOfType(parts.rels, 'sharedStrings', workbookPartPath) ?? 'xl/sharedStrings.xml');
   if (shared) await readSharedStrings(shared, strings);
   const styles = new Map<number, string | undefined>();
   const context: CellContext = {
@@ -117,14 +96,14 @@ async function openSheet(input: string, wanted: string | undefined): Promise<Ope
       return strings[index]!;
     },
     numFmt: (style) => {
-      if (!styles.has(style)) styles.set(style, reader.styles.getStyleModel(style)?.numFmt);
+      if (!styles.has(style)) styles.set(style, parts.numFmt(style));
       return styles.get(style);
     },
-    date1904: reader.properties?.model?.date1904 === true,
+    date1904: parts.date1904,
   };
   let info: SheetRowsInfo | undefined;
   xml.on('error', () => {}); // its failure reaches the row loop through the iterator
-  return { name, rows: sheetRows(xml, context, (i) => (info = i)), info: () => info, finish: () => void xml.destroy() };
+  return { name, part, rows: sheetRows(xml, context, (i) => (info = i)), info: () => info, finish: () => void xml.destroy() };
 }
 
 /** Reads `input`, an .xlsx file, as a CsvSource whose records are the sheet's rows as text. */
@@ -153,10 +132,10 @@ async function nextRows(sheet: OpenedSheet): Promise<SheetRow[] | undefined> {
 
 function workbookSource(input: string, sheet: OpenedSheet, first: SheetRow[], header: boolean, totalBytes: number): CsvSource {
   // Each record's cells as the sheet holds them, for as long as the record itself lives.
-  const typed = new WeakMap<readonly string[], readonly SheetCell[]>();
+  const typed = new WeakMap<readonly string[], SheetRow>();
   const record = (row: SheetRow): string[] => {
     const cells = row.cells.map((cell) => toBytes(cell.text));
-    typed.set(cells, row.cells);
+    typed.set(cells, row);
     return cells;
   };
   let pending: string[][] | undefined = first.map(record);
@@ -221,6 +200,9 @@ function workbookSource(input: string, sheet: OpenedSheet, first: SheetRow[], he
     },
     destroy: () => sheet.finish(),
     sheet: sheet.name,
-    sheetCells: (cells) => typed.get(cells),
+    sheetCells: (cells) => typed.get(cells)?.cells,
+    // The workbook output keeps each row where the sheet had it (hyperlinks, merged cells and
+    // other sheets' formulas point at rows by number) and copies the workbook's other parts.
+    workbook: { file: input, part: sheet.part, row: (cells) => typed.get(cells)?.number },
   };
 }

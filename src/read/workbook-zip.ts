@@ -4,10 +4,11 @@
 // streaming WorkbookReader, over unzipper's Parse) loses parts that come after some entries: a
 // workbook written by xlsx-populate (a hyperlink's sheet1.xml.rels between the worksheets, the
 // shared strings last) ended after the worksheets, silently, and every text cell read as empty.
+// The workbook output reads the input's other parts through it too, to copy them.
 import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 
-/** One part of the zip (unzipper 0.10's directory entry, as this module uses it). */
+/** One part of the zip (unzipper 0.12's directory entry, as this module uses it). */
 interface ZipEntry {
   path: string;
   type: 'File' | 'Directory';
@@ -20,7 +21,7 @@ interface Unzipper {
 
 let loaded: Unzipper | undefined;
 
-/** unzipper, the zip library exceljs itself uses, loaded only by runs that read a workbook. */
+/** unzipper, loaded only by runs that read a workbook. */
 function unzipper(): Unzipper {
   loaded ??= createRequire(import.meta.url)('unzipper') as Unzipper;
   return loaded;
@@ -40,6 +41,11 @@ export class WorkbookZip {
     // Names are compared without case: some writers spell [Content_Types].xml or xl/ otherwise.
     for (const entry of directory.files) if (entry.type === 'File') parts.set(entry.path.replace(/^\/+/, '').toLowerCase(), entry);
     return new WorkbookZip(parts);
+  }
+
+  /** Every part's path as the zip spells it, in the zip's order. */
+  paths(): string[] {
+    return [...this.#parts.values()].map((entry) => entry.path.replace(/^\/+/, ''));
   }
 
   has(path: string): boolean {

@@ -46,7 +46,7 @@ export interface WriterOptions {
   /** Write the enriched CSV's header line (not when the input had none: --no-header). */
   headerLine: boolean;
   /** An .xlsx input's worksheet and typed cells, for a workbook output that keeps them. */
-  sheet?: Pick<CsvSource, 'sheet' | 'sheetCells'> | undefined;
+  sheet?: Pick<CsvSource, 'sheet' | 'sheetCells' | 'workbook'> | undefined;
   stdout?: Writable;
 }
 
@@ -99,6 +99,7 @@ export class RowWriter implements RowSink {
         headerLine: options.headerLine,
         sheetName: options.sheet?.sheet,
         sheetCells: options.sheet?.sheetCells,
+        workbook: options.sheet?.workbook,
       });
     } catch (error) {
       void this.abort();
@@ -240,8 +241,8 @@ export class RowWriter implements RowSink {
 
   #discard(sink: Sink): void {
     if (!sink.temp) return;
-    sink.stream.destroy();
-    sink.file.destroy();
+    // A write still in flight fails once its stream is destroyed: that late error is of no interest.
+    for (const stream of new Set([sink.stream, sink.file])) stream.on('error', () => {}).destroy();
     fs.rmSync(sink.temp, { force: true });
   }
 }
