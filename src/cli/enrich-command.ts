@@ -30,6 +30,7 @@ interface EnrichArgs extends TargetArgs {
   rpm?: string;
   concurrency?: string;
   minCredits?: string;
+  budget?: string;
   retries?: string;
   dryRun?: boolean;
   json?: boolean;
@@ -103,12 +104,14 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
 const EXIT_STATUSES = [
   'Exit statuses:',
   '  0    every row found or not found (or skipped: an empty key, or complete with --fill/--only-missing)',
-  '  1    fatal: bad usage or configuration, unreadable input, rejected token; nothing written',
+  '  1    fatal: bad usage or configuration, unreadable input, rejected token, an operation the',
+  '       token may not use (403); nothing written',
   "  2    at least one row is an error for a reason of the API or the network, or the API stayed",
   '       down past --patience (the rows not looked up are skipped); see the sidecar',
   "  5    the API worked, and the only errors are the file's own: malformed keys (invalid_input)",
   '       or keys the API refused (bad_request); cron and CI jobs accept 0 and 5',
-  '  3    stopped early at the credit reserve; the rows not looked up are skipped',
+  '  3    stopped early by the account: the credit reserve, --budget or the daily limit; the rows',
+  '       not looked up are skipped (credit_reserve, budget, daily_limit)',
   '  4    stopped at --max-errors; the rows not looked up are skipped',
   '  130  interrupted (SIGINT/SIGTERM; a second Ctrl-C quits at once); outputs are complete',
 ].join('\n');
@@ -137,6 +140,7 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .option('rpm', { type: 'string', requiresArg: true, describe: 'requests per minute (default: from /account/limits)' })
     .option('concurrency', { type: 'string', requiresArg: true, describe: 'most requests in flight (default: sized from rate and latency)' })
     .option('min-credits', { type: 'string', requiresArg: true, describe: "credit reserve never spent (default: the account's low-balance threshold)" })
+    .option('budget', { type: 'string', requiresArg: true, describe: 'spend at most N credits in this run (all operations); exit 3 when it binds' })
     .option('retries', { type: 'string', requiresArg: true, describe: 'retries of a transient failure (default 4)' })
     .option('dry-run', { type: 'boolean', describe: 'plan only: keys, known answers, credits and time needed; no lookup' })
     .option('json', { type: 'boolean', describe: 'print the summary (or the dry-run plan) as one JSON object on stdout' })
@@ -202,6 +206,7 @@ function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
     rpm: flag('rpm', args.rpm),
     concurrency: flag('concurrency', args.concurrency),
     minCredits: flag('minCredits', args.minCredits),
+    budget: flag('budget', args.budget),
     retries: flag('retries', args.retries),
     store: target.storePath(args.store),
     ...(maxAgeMs === undefined ? {} : { maxAgeMs }),
