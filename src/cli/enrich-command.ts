@@ -79,6 +79,7 @@ function formatPlan(plan: DryRunPlan): string {
     `Credits needed: at most ${plan.creditsNeeded} (${plan.creditsEstimate})`,
     `Time needed: ${timeNeeded(plan)}`,
     `Balance: ${plan.balance}, reserve ${plan.reserve}: ${plan.fits ? 'it fits' : 'it does NOT fit; the run would stop at the reserve (exit 3)'}`,
+    ...(plan.budget ? [`Budget: ${plan.budget.limit} credits: ${plan.budget.covers ? 'it covers the credits needed' : 'it does NOT cover the credits needed; the run would stop at --budget (exit 3)'}`] : []),
     ...(plan.warning ? [`Warning: ${plan.warning}`] : []),
   ].join('\n');
 }
@@ -229,7 +230,7 @@ async function dryRun(io: CliIo, options: EnrichOptions, json: boolean): Promise
   const plan = await planRun(options);
   if (json) printJson(io, plan);
   else io.err(formatPlan(plan));
-  io.setStatus(plan.fits ? 0 : 3);
+  io.setStatus(plan.fits && plan.budget?.covers !== false ? 0 : 3);
 }
 
 async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise<void> {
