@@ -133,7 +133,7 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     // A comma list, or the option repeated.
     .option('with', { type: 'string', requiresArg: true, describe: "also look up the row's domain: mx, whois, and/or company (the company by domain; never a free mail domain): mx,company" })
     .option('prefix', { type: 'string', requiresArg: true, describe: 'put this before the name of every added column, e.g. to enrich an enriched file again' })
-    .option('fields', { type: 'string', requiresArg: true, describe: 'keep only these added columns, in this order: lead_name,lead_title (lead_status is always kept)' })
+    .option('fields', { type: 'string', requiresArg: true, describe: 'keep only these added columns, in this order: lead_name,lead_title (lead_status is always kept); lead.MEMBER adds any member of the lead, e.g. lead.phones' })
     .option('fill', { type: 'string', requiresArg: true, describe: "fill blank cells of the input's own columns from the answer: Title=lead_title,Company=lead_company_name (adds only lead_status)" })
     .option('overwrite', { type: 'boolean', describe: 'with --fill: replace cells that hold a value too' })
     .option('only-missing', { type: 'string', requiresArg: true, describe: 'look up only rows where one of these columns is blank: Title,Company (the others: skipped, complete)' })
