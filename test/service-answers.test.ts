@@ -231,3 +231,43 @@ describe('a token pasted with its scheme', () => {
     for (const text of outputs) expect(text).not.toContain(s.token);
   });
 });
+
+describe('the library and --with company meet the same answers', () => {
+  it('enrichRows stops at the daily limit (skipped, daily_limit) and at the budget (skipped, budget) as enrich does', async () => {
+    const s = await sandbox({ dailyLimit: 10 });
+    const dir = tempDir();
+    const rows = Array.from({ length: 40 }, (_, i) => ({ email: `person${i}@globex.com` }));
+    const options = { baseUrl: s.baseUrl, token: s.token, store: path.join(dir, 'store.sqlite'), concurrency: CONCURRENCY };
+    const codes = new Map<string, number>();
+    for await (const result of enrichRows(rows, options)) {
+      const word = result.status === 'skipped' ? result.error!.code : result.status;
+      codes.set(word, (codes.get(word) ?? 0) + 1);
+    }
+    expect(Object.fromEntries(codes)).toEqual({ found: 10, daily_limit: 30 });
+    s.nextDay();
+    const charged = s.stats.creditsCharged;
+    const budgeted = new Map<string, number>();
+    for await (const result of enrichRows(rows, { ...options, budget: 12 })) {
+      const word = result.status === 'skipped' ? result.error!.code : result.status;
+      budgeted.set(word, (budgeted.get(word) ?? 0) + 1);
+    }
+    expect(s.stats.creditsCharged - charged).toBeLessThanOrEqual(12);
+    expect(budgeted.get('budget')).toBeGreaterThan(0);
+    expect(budgeted.get('found')).toBe(10 + (s.stats.creditsCharged - charged) / 4);
+  });
+
+  it('--with company: company_matches counts the companies, the first in the company columns', async () => {
+    const s = await sandbox({ companiesPerDomain: 2 });
+    const dir = tempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['ann@acme.com'], ['ben@acme.com']]);
+    const summary = await run(s, dir, { input, with: ['company'] });
+    expect(exitStatusOf(summary)).toBe(0);
+    const out = readCsvObjects(path.join(dir, 'in.enriched.csv'));
+    const first = (sandboxAnswer('lookup_domain', 'acme.com').data as { lead: { name: string } }).lead.name;
+    expect(out.map((row) => [row.company_status, row.company_name, row.company_matches])).toEqual([
+      ['found', first, '2'],
+      ['found', first, '2'],
+    ]);
+    expect(s.stats.byOperation.lookup_domain).toBe(1);
+  });
+});
