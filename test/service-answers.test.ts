@@ -219,6 +219,28 @@ describe('the daily limit (codes 1017 and 1032)', () => {
   });
 });
 
+describe('MX and Whois wait for the server-side timeout', () => {
+  it('the client waits the --timeout it sends plus a margin, beyond its own request timeout', async () => {
+    const server = http.createServer((_req, res) => {
+      // The server answers when its own timeout (400 ms) has passed, as the service does.
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ status: 'success', data: { domain: 'acme.com', mx_records: [], verified_on: '', time_taken: 400 } }));
+      }, 400);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = new LeadClient({ baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}/v2`, token: 't', retry: false, timeoutMs: 100 });
+    try {
+      const answer = await client.findMx('acme.com', { timeout: 400 });
+      expect(answer.time_taken).toBe(400);
+    } finally {
+      await client.close();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
+
 describe('a token pasted with its scheme', () => {
   it.each(['Bearer ', 'Bearer:'])('a token given as "%s<token>" works and appears in no output', async (scheme) => {
     const s = await sandbox();
