@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CreditGuard } from '../src/lookup/credits.js';
 import { planRun } from '../src/run/dry-run.js';
 import { enrich, type EnrichOptions } from '../src/run/enrich.js';
 import { exitStatusOf } from '../src/run/exit-status.js';
@@ -56,6 +57,20 @@ describe('prices that vary with the answer', () => {
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout) as { credits: { spent: number } };
     expect(summary.credits.spent).toBe(s.stats.creditsCharged);
+  });
+});
+
+describe('the credit guard', () => {
+  it('reserves the most a person lookup has cost in this run, never less than the published 4', () => {
+    const guard = new CreditGuard({ balance: 120, reserve: 100 });
+    expect(guard.costOf('lookup_email')).toBe(4);
+    guard.finish(guard.tryBegin('lookup_email')!, true, 8); // two phones
+    guard.finish(guard.tryBegin('lookup_email')!, true, 2); // a role-based lead
+    expect(guard.costOf('lookup_email')).toBe(8);
+    expect(guard.spent).toBe(10);
+    // 120 - 10 = 110: one more at 8 would leave 102, a second could go below the reserve.
+    expect(guard.tryBegin('lookup_email')).toBeDefined();
+    expect(guard.tryBegin('lookup_email')).toBeUndefined();
   });
 });
 

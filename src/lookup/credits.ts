@@ -53,7 +53,7 @@ export class CreditGuard {
   #charged = new Map<BillableOperation, number>();
   /** What this run's charged person answers cost, read from their content (answerCost). */
   #personCredits = 0;
-  /** The most one call of each operation has cost in this run: what the guard reserves from then on. */
+  /** The most one person lookup has cost in this run (phones make it dearer): what the guard reserves from then on. */
   #most = new Map<BillableOperation, number>();
   #exhausted = false;
 
@@ -83,7 +83,10 @@ export class CreditGuard {
   /** A charged answer of this run (counted for `spent`), and what it cost when its content says. */
   recordCharge(op: BillableOperation, cost?: number): void {
     this.#charged.set(op, (this.#charged.get(op) ?? 0) + 1);
-    if (PERSON.has(op)) this.#personCredits += cost ?? this.#costs.get(op) ?? PUBLISHED_FOUND_COST;
+    if (!PERSON.has(op)) return;
+    this.#personCredits += cost ?? this.#costs.get(op) ?? PUBLISHED_FOUND_COST;
+    // Only a person's price is read from the answer; the others' is learned from the balance, where
+    // the reservation they were charged at is a guess, not what they cost.
     if (cost !== undefined && cost > (this.#most.get(op) ?? 0)) this.#most.set(op, cost);
   }
 
