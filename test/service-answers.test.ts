@@ -17,6 +17,7 @@ import type { Sandbox } from '../src/sandbox/server.js';
 import { ResultStore } from '../src/store/result-store.js';
 import { runCli } from './helpers/cli.js';
 import { makeTempDir, readCsvObjects, writeCsv } from './helpers/files.js';
+import { accountOnlyServer } from './helpers/servers.js';
 import { sandboxesPerTest } from './helpers/sandboxes.js';
 
 // Only keys marked `notfound` are missed, so each test knows which rows are found.
@@ -80,6 +81,20 @@ describe('not found in every shape', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain('check the base URL');
     expect(lookups(s)).toBe(0);
+  });
+
+  it('a 404 on a lookup once the account calls answered is not found, whatever its body', async () => {
+    const server = await accountOnlyServer(() => ({ status: 404, body: '' }));
+    const dir = tempDir();
+    const input = emailFile(dir, 6);
+    try {
+      const summary = await enrich({ input, baseUrl: server.baseUrl, token: 't', store: path.join(dir, 'store.sqlite') });
+      expect(exitStatusOf(summary)).toBe(0);
+      expect(summary.status).toMatchObject({ not_found: 6, error: 0 });
+      expect(summary.billing.free).toBe(6);
+    } finally {
+      server.close();
+    }
   });
 
   it('a single LeadClient call reads a 404 in the API error body as not found, and a bare router 404 as a wrong base URL', async () => {

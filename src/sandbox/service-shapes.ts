@@ -13,7 +13,7 @@ export type NotFoundShape = 'empty' | 'null' | 'absent' | 'code1027' | 'http404'
 export const NOT_FOUND_SHAPES: readonly NotFoundShape[] = ['empty', 'null', 'absent', 'code1027', 'http404'];
 
 export interface ServiceShapes {
-  /** `empty` (`lead: {}`, the default), `null` (`lead: null`), `absent` (`data: {}`), `code1027` (error 1027 at HTTP 200), `http404` (a bare 404). */
+  /** `empty` (`lead: {}`, the default), `null` (`lead: null`), `absent` (`data: {}`), `code1027` (error 1027 at HTTP 200), `http404` (a 404 with the API's error object and no code). */
   notFound: NotFoundShape;
   /** Companies a found domain matches: more than 1 answers an array of them. Default 1. */
   companies: number;
@@ -84,7 +84,8 @@ function notFound(data: Record<string, unknown>, shape: NotFoundShape): ShapedAn
     case 'code1027':
       return failed(200, 1027, 'Email address not found');
     case 'http404':
-      return failed(404, 404, 'Not found');
+      // The API's own error object, with no code: what a single call can tell from a router's 404.
+      return { status: 404, body: JSON.stringify({ status: 'failed', error: { message: 'Not Found' } }), cost: 0 };
   }
 }
 
