@@ -10,7 +10,7 @@ const EXIT_MEANING: Record<number, string> = {
   0: 'every row found or not found, or skipped with no key or complete',
   1: 'fatal',
   2: 'rows in error for a reason of the API or the network, or the API stayed down past --patience',
-  3: 'stopped early at the credit reserve',
+  3: 'stopped early by the account: the credit reserve, --budget or the daily limit',
   4: 'stopped at --max-errors',
   5: "the only errors are the file's own (malformed or refused keys)",
   130: 'interrupted',
