@@ -2,7 +2,7 @@
 // part 4), each a single attempt through the transport, its answer checked for the members the
 // pipeline relies on. No retry and no rate limit here: those are the request path's
 // (src/lookup/request-path/), and the library's LeadClient adds them (src/lookup/lead-client.ts).
-import { BadResponseError, InvalidInputError } from './errors.js';
+import { BadRequestError, BadResponseError, InvalidInputError, NotFoundError } from './errors.js';
 import { Transport, type ApiResponse, type TransportOptions } from './transport.js';
 import {
   OPERATION_PATHS,
@@ -71,11 +71,31 @@ export class ApiClient {
     return this;
   }
 
+  /**
+   * Set once an account call answered: the base URL is right, so a 404 on a lookup path is the
+   * service's "not found", not a path that does not exist.
+   */
+  #accountAnswered = false;
+
   /** Any operation with its response metadata (rate-limit headers); the typed methods below wrap it. */
   async call<Op extends Operation>(op: Op, input: OperationInput[Op]): Promise<ApiResponse<OperationOutput[Op]>> {
-    const response = await this.#send(op, input);
+    let response: ApiResponse<OperationOutput[Op]>;
+    try {
+      response = await this.#send(op, input);
+    } catch (error) {
+      if (!LOOKUPS.has(op) || !this.#meansNotFound(error)) throw error;
+      const status = (error as NotFoundError).status ?? 404;
+      return { data: notFoundData(op, input) as OperationOutput[Op], status, rate: undefined };
+    }
     checkShape(op, response.data as unknown as Record<string, unknown>);
+    if (ACCOUNT.has(op)) this.#accountAnswered = true;
     return response;
+  }
+
+  /** The shapes of "nothing found" that arrive as errors: code 1027, and a 404 once the base URL is known to be right. */
+  #meansNotFound(error: unknown): boolean {
+    if (error instanceof NotFoundError) return true;
+    return this.#accountAnswered && error instanceof BadRequestError && error.status === 404;
   }
 
   #send<Op extends Operation>(op: Op, input: OperationInput[Op]): Promise<ApiResponse<OperationOutput[Op]>> {
@@ -146,7 +166,9 @@ function checkShape(op: Operation, data: Record<string, unknown>): void {
     case 'lookup_url':
     case 'lookup_email':
     case 'lookup_domain':
-      if (!isObject(data.lead)) bad('data.lead is not an object');
+      // Not found comes as `{}`, `null` or no `lead` at all; several companies as an array of them.
+      if (data.lead !== undefined && data.lead !== null && !isObject(data.lead) && !Array.isArray(data.lead)) bad('data.lead is not an object');
+      if (Array.isArray(data.lead) && !data.lead.every(isObject)) bad('data.lead is an array of something else than objects');
       break;
     case 'mx':
       if (!Array.isArray(data.mx_records)) bad('data.mx_records is not an array');
@@ -166,8 +188,35 @@ function checkShape(op: Operation, data: Record<string, unknown>): void {
   }
 }
 
-/** An empty `lead` object means "not found" (behaviour notes, "Not found"), not an error. */
+const LOOKUPS: ReadonlySet<Operation> = new Set(['lookup_url', 'lookup_email', 'lookup_domain']);
+const ACCOUNT: ReadonlySet<Operation> = new Set(['myplans', 'credits', 'limits']);
+
+/** A lookup's answer when the service said "not found" as an error: the documented empty lead, with the key echoed as a found answer echoes it. */
+function notFoundData(op: Operation, input: unknown): Record<string, unknown> {
+  const i = input as { email?: string; name?: string };
+  if (op === 'lookup_email') return { email_address: i.email, lead: {} };
+  if (op === 'lookup_domain') return { name: i.name, lead: {} };
+  return { lead: {} };
+}
+
+/**
+ * Whether an answer found a lead: `lead` empty (`{}`), `null` or absent all mean "not found"
+ * (the service's documentation and its other clients show each); an array (a domain that matches
+ * several companies) is found when it holds one.
+ */
 export function isLeadFound(data: { lead?: unknown } | undefined): boolean {
   const lead = data?.lead;
+  if (Array.isArray(lead)) return lead.some((one) => isObject(one) && Object.keys(one as object).length > 0);
   return lead !== null && typeof lead === 'object' && Object.keys(lead).length > 0;
+}
+
+/** The lead an answer's columns are read from: the first of several companies, or the lead itself. */
+export function firstLead(lead: unknown): unknown {
+  return Array.isArray(lead) ? lead[0] : lead;
+}
+
+/** How many leads an answer holds: the companies of a domain that matched several, else 1; 0 when none was found. */
+export function leadMatches(lead: unknown): number {
+  if (!isLeadFound({ lead })) return 0;
+  return Array.isArray(lead) ? lead.length : 1;
 }

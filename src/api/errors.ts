@@ -5,6 +5,9 @@
 export type ErrorCode =
   | 'bad_request'
   | 'unauthorized'
+  | 'forbidden'
+  | 'daily_limit'
+  | 'not_found'
   | 'payment_required'
   | 'rate_limited'
   | 'server_error'
@@ -28,6 +31,7 @@ export type ErrorCode =
   | 'interrupted'
   | 'max_errors'
   | 'api_unavailable'
+  | 'budget'
   | 'complete';
 
 export interface ErrorDetails {
@@ -78,6 +82,37 @@ export class BadRequestError extends LeadEnrichError {
 export class UnauthorizedError extends LeadEnrichError {
   constructor(message: string, details: ErrorDetails = {}) {
     super('unauthorized', message, details);
+  }
+}
+
+/**
+ * 403 (code 1008) or 415: this token, or this client, cannot use the operation. Every later call
+ * of the same operation would be refused too: fatal for a run, like a rejected token.
+ */
+export class ForbiddenError extends LeadEnrichError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('forbidden', message, details);
+  }
+}
+
+/**
+ * Codes 1017 and 1032 (at any HTTP status): the account's daily limit is used up. Nothing sent
+ * before the next day can pass, so it is never retried and a run stops sending at once.
+ */
+export class DailyLimitError extends LeadEnrichError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('daily_limit', message, details);
+  }
+}
+
+/**
+ * Code 1027, or a 404 carrying the API's own error body: the key was looked up and nothing was
+ * found. The client turns it into a not-found answer for the lookups; it only reaches a caller
+ * from an operation that has no such answer.
+ */
+export class NotFoundError extends LeadEnrichError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('not_found', message, details);
   }
 }
 

@@ -5,11 +5,18 @@
 const MASK = '***';
 
 /**
+ * Shorter tokens are not masked: no real token is that short (the service's are 97 characters),
+ * and masking a 1-character test token would rewrite every key and value holding that letter.
+ */
+const MIN_SECRET_LENGTH = 8;
+
+/**
  * `data` (parsed from `text`) with every occurrence of `secret` masked, in place. The walk is
  * skipped when the text can hold no copy: neither the token as it is nor any JSON escape, which
  * could spell it otherwise (`\/`, `\u0074`).
  */
 export function maskSecret<T>(data: T, text: string, secret: string): T {
+  if (secret.length < MIN_SECRET_LENGTH) return data;
   if (!text.includes(secret) && !text.includes('\\')) return data;
   return masked(data, secret) as T;
 }

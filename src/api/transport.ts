@@ -13,7 +13,10 @@ import {
   BadResponseError,
   ClientClosedError,
   ConfigError,
+  DailyLimitError,
+  ForbiddenError,
   LeadEnrichError,
+  NotFoundError,
   PaymentRequiredError,
   RateLimitedError,
   RateLimitedTooLongError,
@@ -73,18 +76,19 @@ export class Transport {
 
   constructor(options: TransportOptions) {
     this.baseUrl = validateBaseUrl(options.baseUrl);
-    if (!options.token || /\s/.test(options.token)) {
+    const token = withoutScheme(options.token);
+    if (!token || /\s/.test(token)) {
       throw new ConfigError('No usable API token: set LEAD_API_TOKEN, or token / tokenFile in the config file');
     }
     // Node refuses such a header value at send time (ERR_INVALID_CHAR), which would surface as a
     // transient NetworkError on every row instead of one configuration error. The token itself
     // is never quoted.
-    if (/[^\x21-\x7e\x80-\xff]/.test(options.token)) {
+    if (/[^\x21-\x7e\x80-\xff]/.test(token)) {
       throw new ConfigError(
         'Invalid API token: it contains a control character or a character outside Latin-1, which cannot be sent in an HTTP header; check LEAD_API_TOKEN, or token / tokenFile in the config file',
       );
     }
-    this.#token = options.token;
+    this.#token = token;
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
     this.#userAgent = options.userAgent ?? 'lead-enrich';
@@ -209,6 +213,14 @@ export class Transport {
 const UTF8 = new TextDecoder();
 
 /**
+ * The token as pasted, less a leading `Bearer ` or `Bearer:`: the service's pages show all three
+ * forms, and the header adds the scheme itself. Its form is never checked (they are not JWTs).
+ */
+function withoutScheme(token: string | undefined): string {
+  return typeof token === 'string' ? token.replace(/^\s*bearer(?:\s+|\s*:\s*)/i, '') : '';
+}
+
+/**
  * After close() the agent opens no connection: got puts a request on the wire a few ticks after
  * it is asked for, and a destroyed agent would still open a new socket for it, so a lookup the
  * caller no longer waits for (enrichRows' break) would be sent, and paid, after all.
@@ -291,23 +303,10 @@ export function parseResponse<T>(
   }
 
   const said = serverMessage ? `: ${serverMessage}` : '';
-  // API codes first: they say what happened even when the HTTP status does not (an error at 200).
-  if (apiCode === 1000 || status === 401) {
-    return fail(new UnauthorizedError(`The API rejected the token (${describeStatus(status)}${said}); give a valid token (LEAD_API_TOKEN, or token / tokenFile in the config file)`, details));
-  }
-  if (apiCode === 1002 || apiCode === 1028 || apiCode === 1031 || status === 402) {
-    return fail(new PaymentRequiredError(`Out of credits (${describeStatus(status)}${said})`, details));
-  }
-  if (apiCode === 1030 || status === 429) {
-    const retryAt = retryAtFrom(headers, serverMessage, now);
-    const waitMs = (retryAt?.getTime() ?? now) - now;
-    if (waitMs > MAX_RATE_WAIT_MS) {
-      const hours = waitMs / 3_600_000;
-      const wait = hours < 48 ? `${Math.round(hours)} hours` : `${Math.round(hours / 24)} days`;
-      return fail(new RateLimitedTooLongError(`Rate limited (${describeStatus(status)}${said}) for ${wait}, past the 1-hour bound: taken as the API being unavailable`, details));
-    }
-    return fail(new RateLimitedError(`Rate limited (${describeStatus(status)}${said})`, retryAt, details));
-  }
+  const answer: FailedAnswer = { status, path, said, details, headers, serverMessage, now };
+  // The API's code decides before the HTTP status: the same code comes at 200, 400, 403 or 429.
+  const byCode = apiCode === undefined ? undefined : meaningOfCode(apiCode, answer);
+  if (byCode) return fail(byCode);
   if (status === 400) {
     const reasons = Array.isArray(body?.error?.reasons) ? (body.error.reasons as ValidationReason[]) : [];
     const reasonText = reasons.flatMap((r) => r.messages ?? []).join('; ');
@@ -322,10 +321,65 @@ export function parseResponse<T>(
     const what = isObject ? said : text.length === 0 ? ' (no body)' : ' (non-JSON body)';
     return fail(new ServerError(`Server error ${describeStatus(status)} from ${path}${what}`, details));
   }
-  // Other 4xx (404 and friends) are permanent: usually a wrong base URL.
-  const hint = status === 404 ? '; check the base URL (it must end with /v2)' : '';
-  return fail(new BadRequestError(`HTTP ${describeStatus(status)} from ${path}${said}${hint}`, [], details));
+  // A 404 in the API's own error body (not a router's, which repeats the status as its code) is
+  // the service saying the key was not found; any other is a path that does not exist.
+  if (status === 404 && isObject && body.status === 'failed' && apiCode !== 404) {
+    return fail(new NotFoundError(`Not found (${describeStatus(status)}${said})`, details));
+  }
+  return fail(meaningOfStatus(answer) ?? new BadRequestError(`HTTP ${describeStatus(status)} from ${path}${said}${status === 404 ? '; check the base URL (it must end with /v2)' : ''}`, [], details));
 }
+
+interface FailedAnswer {
+  status: number;
+  path: string;
+  said: string;
+  details: { status: number; apiCode?: number };
+  headers: Record<string, string | string[] | undefined>;
+  serverMessage: string | undefined;
+  now: number;
+}
+
+/** What the API's own error codes mean (behaviour notes, the service's documentation), or undefined for a code not known. */
+function meaningOfCode(code: number, a: FailedAnswer): LeadEnrichError | undefined {
+  if (code === 1000) return unauthorized(a);
+  if (code === 1008) return forbidden(a);
+  if (code === 1017 || code === 1032) {
+    return new DailyLimitError(`The account's daily limit was reached (${describeStatus(a.status)}${a.said}); run the same command again the next day`, a.details);
+  }
+  if (code === 1027) return new NotFoundError(`Not found (${describeStatus(a.status)}${a.said})`, a.details);
+  if (code === 1002 || code === 1028 || code === 1031) return paymentRequired(a);
+  if (code === 1030) return rateLimited(a);
+  return meaningOfStatus(a);
+}
+
+/** What an HTTP status means when no known code says otherwise: the refusals that are not about the request's key. */
+function meaningOfStatus(a: FailedAnswer): LeadEnrichError | undefined {
+  if (a.status === 401) return unauthorized(a);
+  if (a.status === 403 || a.status === 415) return forbidden(a);
+  if (a.status === 402) return paymentRequired(a);
+  if (a.status === 429) return rateLimited(a);
+  return undefined;
+}
+
+const unauthorized = (a: FailedAnswer): LeadEnrichError =>
+  new UnauthorizedError(`The API rejected the token (${describeStatus(a.status)}${a.said}); give a valid token (LEAD_API_TOKEN, or token / tokenFile in the config file)`, a.details);
+const paymentRequired = (a: FailedAnswer): LeadEnrichError => new PaymentRequiredError(`Out of credits (${describeStatus(a.status)}${a.said})`, a.details);
+/** A 429; one whose wait lies past the 1-hour bound is taken as the API being unavailable. */
+function rateLimited(a: FailedAnswer): LeadEnrichError {
+  const retryAt = retryAtFrom(a.headers, a.serverMessage, a.now);
+  const waitMs = (retryAt?.getTime() ?? a.now) - a.now;
+  if (waitMs > MAX_RATE_WAIT_MS) {
+    const hours = waitMs / 3_600_000;
+    const wait = hours < 48 ? `${Math.round(hours)} hours` : `${Math.round(hours / 24)} days`;
+    return new RateLimitedTooLongError(`Rate limited (${describeStatus(a.status)}${a.said}) for ${wait}, past the 1-hour bound: taken as the API being unavailable`, a.details);
+  }
+  return new RateLimitedError(`Rate limited (${describeStatus(a.status)}${a.said})`, retryAt, a.details);
+}
+const forbidden = (a: FailedAnswer): LeadEnrichError =>
+  new ForbiddenError(
+    `The API refused the operation ${a.path} (${describeStatus(a.status)}${a.said}); this token or its plan cannot use it: check the plan in the account's settings or use another token`,
+    a.details,
+  );
 
 function fail(error: LeadEnrichError): never {
   throw error;

@@ -30,6 +30,7 @@ interface EnrichArgs extends TargetArgs {
   rpm?: string;
   concurrency?: string;
   minCredits?: string;
+  budget?: string;
   retries?: string;
   dryRun?: boolean;
   json?: boolean;
@@ -78,6 +79,7 @@ function formatPlan(plan: DryRunPlan): string {
     `Credits needed: at most ${plan.creditsNeeded} (${plan.creditsEstimate})`,
     `Time needed: ${timeNeeded(plan)}`,
     `Balance: ${plan.balance}, reserve ${plan.reserve}: ${plan.fits ? 'it fits' : 'it does NOT fit; the run would stop at the reserve (exit 3)'}`,
+    ...(plan.budget ? [`Budget: ${plan.budget.limit} credits: ${plan.budget.covers ? 'it covers the credits needed' : 'it does NOT cover the credits needed; the run would stop at --budget (exit 3)'}`] : []),
     ...(plan.warning ? [`Warning: ${plan.warning}`] : []),
   ].join('\n');
 }
@@ -104,12 +106,14 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
 const EXIT_STATUSES = [
   'Exit statuses:',
   '  0    every row found or not found (or skipped: an empty key, or complete with --fill/--only-missing)',
-  '  1    fatal: bad usage or configuration, unreadable input, rejected token; nothing written',
+  '  1    fatal: bad usage or configuration, unreadable input, rejected token, an operation the',
+  '       token may not use (403); nothing written',
   "  2    at least one row is an error for a reason of the API or the network, or the API stayed",
   '       down past --patience (the rows not looked up are skipped); see the sidecar',
   "  5    the API worked, and the only errors are the file's own: malformed keys (invalid_input)",
   '       or keys the API refused (bad_request); cron and CI jobs accept 0 and 5',
-  '  3    stopped early at the credit reserve; the rows not looked up are skipped',
+  '  3    stopped early by the account: the credit reserve, --budget or the daily limit; the rows',
+  '       not looked up are skipped (credit_reserve, budget, daily_limit)',
   '  4    stopped at --max-errors; the rows not looked up are skipped',
   '  130  interrupted (SIGINT/SIGTERM; a second Ctrl-C quits at once); outputs are complete',
 ].join('\n');
@@ -130,7 +134,7 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     // A comma list, or the option repeated.
     .option('with', { type: 'string', requiresArg: true, describe: "also look up the row's domain: mx, whois, and/or company (the company by domain; never a free mail domain): mx,company" })
     .option('prefix', { type: 'string', requiresArg: true, describe: 'put this before the name of every added column, e.g. to enrich an enriched file again' })
-    .option('fields', { type: 'string', requiresArg: true, describe: 'keep only these added columns, in this order: lead_name,lead_title (lead_status is always kept)' })
+    .option('fields', { type: 'string', requiresArg: true, describe: 'keep only these added columns, in this order: lead_name,lead_title (lead_status is always kept); lead.MEMBER adds any member of the lead, e.g. lead.phones' })
     .option('fill', { type: 'string', requiresArg: true, describe: "fill blank cells of the input's own columns from the answer: Title=lead_title,Company=lead_company_name (adds only lead_status)" })
     .option('overwrite', { type: 'boolean', describe: 'with --fill: replace cells that hold a value too' })
     .option('only-missing', { type: 'string', requiresArg: true, describe: 'look up only rows where one of these columns is blank: Title,Company (the others: skipped, complete)' })
@@ -138,6 +142,7 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .option('rpm', { type: 'string', requiresArg: true, describe: 'requests per minute (default: from /account/limits)' })
     .option('concurrency', { type: 'string', requiresArg: true, describe: 'most requests in flight (default: sized from rate and latency)' })
     .option('min-credits', { type: 'string', requiresArg: true, describe: "credit reserve never spent (default: the account's low-balance threshold)" })
+    .option('budget', { type: 'string', requiresArg: true, describe: 'spend at most N credits in this run (all operations); exit 3 when it binds' })
     .option('retries', { type: 'string', requiresArg: true, describe: 'retries of a transient failure (default 4)' })
     .option('dry-run', { type: 'boolean', describe: 'plan only: keys, known answers, credits and time needed; no lookup' })
     .option('json', { type: 'boolean', describe: 'print the summary (or the dry-run plan) as one JSON object on stdout' })
@@ -203,6 +208,7 @@ function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
     rpm: flag('rpm', args.rpm),
     concurrency: flag('concurrency', args.concurrency),
     minCredits: flag('minCredits', args.minCredits),
+    budget: flag('budget', args.budget),
     retries: flag('retries', args.retries),
     store: target.storePath(args.store),
     ...(maxAgeMs === undefined ? {} : { maxAgeMs }),
@@ -234,7 +240,7 @@ async function dryRun(io: CliIo, options: EnrichOptions, json: boolean): Promise
   const plan = await planRun(options);
   if (json) printJson(io, plan);
   else io.err(formatPlan(plan));
-  io.setStatus(plan.fits ? 0 : 3);
+  io.setStatus(plan.fits && plan.budget?.covers !== false ? 0 : 3);
 }
 
 async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise<void> {

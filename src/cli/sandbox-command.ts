@@ -5,6 +5,8 @@ import { ConfigError } from '../api/errors.js';
 import { parseDuration } from '../core/duration.js';
 import type { FaultKind, OutageKind, OutageOptions, SandboxOptions } from '../sandbox/server.js';
 import type { CliIo } from './io.js';
+import type { Operation } from '../api/types.js';
+import type { NotFoundShape } from '../sandbox/service-shapes.js';
 
 // Numbers are read as strings and checked here: yargs' number type turns "abc" into NaN, and the
 // message must show what was typed.
@@ -22,6 +24,11 @@ interface SandboxArgs {
   outageAfter?: string;
   outageFor?: string;
   outageKind?: string;
+  notFoundShape?: string;
+  companies?: string;
+  forbid?: string;
+  dailyLimit?: string;
+  variedPrices?: boolean;
 }
 
 function numberOption(option: string, raw: string | undefined): number | undefined {
@@ -90,20 +97,29 @@ export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
         .option('outage-after', { type: 'string', requiresArg: true, describe: 'an outage of the lookups begins this long after the start, e.g. 30s (default: none)' })
         .option('outage-for', { type: 'string', requiresArg: true, describe: 'how long the outage lasts, e.g. 2m (default: for good)' })
         .option('outage-kind', { type: 'string', requiresArg: true, describe: 'how lookups fail while down: 503, reset or hang (default 503)' })
+        .option('not-found-shape', { type: 'string', requiresArg: true, describe: 'how a lookup that finds nothing answers: empty (lead: {}), null, absent (data: {}), code1027 or http404 (default empty)' })
+        .option('companies', { type: 'string', requiresArg: true, describe: 'companies a found domain matches; more than 1 answers an array (default 1)' })
+        .option('forbid', { type: 'string', requiresArg: true, describe: 'operations answered 403 / code 1008, e.g. lookup_email,mx (default none)' })
+        .option('daily-limit', { type: 'string', requiresArg: true, describe: 'keyed requests answered per day, then code 1017 (default: no limit)' })
+        .option('varied-prices', { type: 'boolean', describe: 'person leads carry phones (+2 credits each); role addresses (info@, sales@, ...) cost 2' })
         .example('$0 sandbox --port 8080', 'serve on http://127.0.0.1:8080/v2')
         .example('$0 sandbox --rpm 60 --latency 50-150 --fault error503=0.05', 'a slow, flaky, tightly limited server')
         .example('$0 sandbox --outage-after 20s --outage-for 1m', 'lookups answer 503 for a minute, 20 s after the start: watch a run wait, then go on')
+        .example('$0 sandbox --not-found-shape code1027 --companies 3 --daily-limit 500', 'answer as the production service may: misses as code 1027, three companies per domain, a daily limit')
         .example('$0 sandbox --outage-after 0s --outage-kind hang', 'lookups never answer: a run gives up after --patience') as never,
     handler: async (args) => {
       const options: SandboxOptions = { host: args.host, port: numberOption('port', args.port) ?? 0 };
-      const numbers = { rpm: args.rpm, windowMs: args.windowMs, credits: args.credits, threshold: args.threshold, seed: args.seed, notFoundRate: args.notFoundRate };
-      const flags = { rpm: 'rpm', windowMs: 'window-ms', credits: 'credits', threshold: 'threshold', seed: 'seed', notFoundRate: 'not-found-rate' };
+      const numbers = { rpm: args.rpm, windowMs: args.windowMs, credits: args.credits, threshold: args.threshold, seed: args.seed, notFoundRate: args.notFoundRate, companiesPerDomain: args.companies, dailyLimit: args.dailyLimit };
+      const flags = { rpm: 'rpm', windowMs: 'window-ms', credits: 'credits', threshold: 'threshold', seed: 'seed', notFoundRate: 'not-found-rate', companiesPerDomain: 'companies', dailyLimit: 'daily-limit' };
       for (const [key, raw] of Object.entries(numbers) as Array<[keyof typeof numbers, string | undefined]>) {
         const value = numberOption(flags[key], raw);
         if (value !== undefined) options[key] = value;
       }
       if (args.latency !== undefined) options.latencyMs = parseLatency(args.latency);
       if (args.fault !== undefined) options.faults = parseFaults(args.fault);
+      if (args.notFoundShape !== undefined) options.notFoundShape = args.notFoundShape as NotFoundShape;
+      if (args.forbid !== undefined) options.forbidden = args.forbid.split(',').map((op) => op.trim()) as Operation[];
+      if (args.variedPrices) options.variedPrices = true;
       const outage = outageOf(args);
       if (outage) options.outage = outage;
       let sandbox;

@@ -24,6 +24,13 @@ export function paintFor(stream: NodeJS.WriteStream): Paint {
   return (tone, text) => styleText(COLOURS[tone], text, { stream });
 }
 
+/** Where an exit-3 run stopped, in the outcome's sentence. */
+const STOPPED_AT: Partial<Record<string, string>> = {
+  credits: 'at the credit reserve',
+  budget: 'at --budget',
+  daily_limit: "at the account's daily limit",
+};
+
 /** The run's outcome in one sentence, with its exit status, and how it reads (good, warn, bad). */
 export function outcomeOf(s: EnrichSummary): { tone: Tone; text: string } {
   const status = exitStatusOf(s);
@@ -34,7 +41,7 @@ export function outcomeOf(s: EnrichSummary): { tone: Tone; text: string } {
     case 5:
       return { tone: 'warn', text: `Done: ${s.status.error} rows hold keys that are malformed or refused by the API (exit 5)${see}.` };
     case 3:
-      return { tone: 'warn', text: 'Stopped early at the credit reserve (exit 3).' };
+      return { tone: 'warn', text: `Stopped early ${STOPPED_AT[s.stoppedBy ?? 'credits'] ?? 'at the credit reserve'} (exit 3).` };
     case 4:
       return { tone: 'bad', text: `Stopped at --max-errors (exit 4)${see}.` };
     case 130:
@@ -57,8 +64,8 @@ export function oneLineSummary(s: EnrichSummary): string {
   const why =
     s.stoppedBy === 'max_errors'
       ? 'stopped at --max-errors'
-      : s.stoppedBy === 'credits'
-        ? 'stopped at the credit reserve'
+      : s.stoppedBy === 'credits' || s.stoppedBy === 'budget' || s.stoppedBy === 'daily_limit'
+        ? `stopped ${STOPPED_AT[s.stoppedBy]}${s.stoppedBy === 'daily_limit' ? '; run the same command again the next day' : ''}`
         : s.stoppedBy === 'interrupt'
           ? 'interrupted'
           : s.stoppedBy === 'redis'
@@ -95,6 +102,8 @@ export function formatSummary(s: EnrichSummary, paint: Paint = noPaint): string 
   if (s.errorsFile) lines.push(`Errors and skipped rows: ${s.errorsFile}`);
   if (s.report) lines.push(`Report: ${s.report}`);
   if (s.stoppedBy === 'credits') lines.push('Stopped early: the credit reserve was reached; add credits and run the same command again to finish.');
+  if (s.stoppedBy === 'budget') lines.push('Stopped early: the next lookup could have spent more than --budget; run the same command again (with a larger --budget) to finish.');
+  if (s.stoppedBy === 'daily_limit') lines.push("Stopped early: the account's daily limit was reached; run the same command again the next day to finish.");
   if (s.stoppedBy === 'redis') lines.push('Stopped early: Redis was lost; the rows not looked up are marked redis_unavailable. Run the same command again.');
   if (s.shard) lines.push(`Shard: ${s.shard.index} of ${s.shard.count} (only this shard's rows are in the outputs)`);
   if (s.stoppedBy === 'interrupt') lines.push('Interrupted: run the same command again to finish; answers already paid for are reused.');

@@ -12,6 +12,19 @@ import type { BillableOperation } from '../core/kinds.js';
 export type { BillableOperation } from '../core/kinds.js';
 
 export const PUBLISHED_FOUND_COST = 4;
+/** What each phone number in a person's answer adds (the service's billing FAQ). */
+export const PHONE_COST = 2;
+
+/**
+ * What a found answer costs at most, read from its content: a person at the published price plus
+ * each phone number it carries (a role-based lead costs less, which the balance then shows);
+ * another operation at what the guard counts for it.
+ */
+export function answerCost(op: BillableOperation, data: unknown, otherwise: number): number {
+  if (!PERSON.has(op)) return otherwise;
+  const phones = ((data as { lead?: { phones?: unknown } } | undefined)?.lead?.phones);
+  return PUBLISHED_FOUND_COST + PHONE_COST * (Array.isArray(phones) ? phones.length : 0);
+}
 
 export interface CreditGuardOptions {
   balance: number;
@@ -38,6 +51,10 @@ export class CreditGuard {
   #learned = new Map<BillableOperation, number>();
   /** This run's charged answers, by operation. */
   #charged = new Map<BillableOperation, number>();
+  /** What this run's charged person answers cost, read from their content (answerCost). */
+  #personCredits = 0;
+  /** The most one person lookup has cost in this run (phones make it dearer): what the guard reserves from then on. */
+  #most = new Map<BillableOperation, number>();
   #exhausted = false;
 
   constructor(options: CreditGuardOptions) {
@@ -47,8 +64,9 @@ export class CreditGuard {
     for (const [op, cost] of Object.entries(options.costs ?? {})) this.#costs.set(op as BillableOperation, cost);
   }
 
+  /** What a call is reserved: never less than the known or published price, nor than the most one call has cost in this run. */
   costOf(op: BillableOperation): number {
-    return this.#learned.get(op) ?? this.#costs.get(op) ?? PUBLISHED_FOUND_COST;
+    return Math.max(this.#learned.get(op) ?? this.#costs.get(op) ?? PUBLISHED_FOUND_COST, this.#most.get(op) ?? 0);
   }
 
   /**
@@ -57,14 +75,19 @@ export class CreditGuard {
    * inflated by that client's spending); the others at the least fall per charge seen.
    */
   get spent(): number {
-    let total = 0;
-    for (const [op, n] of this.#charged) total += n * (PERSON.has(op) ? (this.#costs.get(op) ?? PUBLISHED_FOUND_COST) : this.costOf(op));
+    let total = this.#personCredits;
+    for (const [op, n] of this.#charged) if (!PERSON.has(op)) total += n * this.costOf(op);
     return total;
   }
 
-  /** A charged answer of this run (counted for `spent`). */
-  recordCharge(op: BillableOperation): void {
+  /** A charged answer of this run (counted for `spent`), and what it cost when its content says. */
+  recordCharge(op: BillableOperation, cost?: number): void {
     this.#charged.set(op, (this.#charged.get(op) ?? 0) + 1);
+    if (!PERSON.has(op)) return;
+    this.#personCredits += cost ?? this.#costs.get(op) ?? PUBLISHED_FOUND_COST;
+    // Only a person's price is read from the answer; the others' is learned from the balance, where
+    // the reservation they were charged at is a guess, not what they cost.
+    if (cost !== undefined && cost > (this.#most.get(op) ?? 0)) this.#most.set(op, cost);
   }
 
   /** The balance we believe the account has now (before in-flight requests settle). */
@@ -91,13 +114,13 @@ export class CreditGuard {
     return { op, cost };
   }
 
-  /** Settles a request: a found answer is charged, a miss or a failure is not (behaviour notes). */
-  finish(ticket: CreditTicket, charged: boolean): void {
+  /** Settles a request: a found answer is charged (`cost`, default what was reserved), a miss or a failure is not (behaviour notes). */
+  finish(ticket: CreditTicket, charged: boolean, cost: number = ticket.cost): void {
     this.#inFlight -= ticket.cost;
     if (!charged) return;
-    this.#spentSinceReading += ticket.cost;
+    this.#spentSinceReading += cost;
     this.#foundSinceReading.set(ticket.op, (this.#foundSinceReading.get(ticket.op) ?? 0) + 1);
-    this.recordCharge(ticket.op);
+    this.recordCharge(ticket.op, cost);
   }
 
   /** The server answered 402: stop all billable requests for the rest of the run. */
@@ -156,7 +179,7 @@ export interface CreditAccount {
   readonly spent: number;
   costOf(op: BillableOperation): number;
   tryBegin(op: BillableOperation): CreditTicket | undefined | Promise<CreditTicket | undefined>;
-  finish(ticket: CreditTicket, charged: boolean): void | Promise<void>;
+  finish(ticket: CreditTicket, charged: boolean, cost?: number): void | Promise<void>;
   markExhausted(): void;
   stop(): void;
   reading(balance: number): void | Promise<void>;
@@ -219,13 +242,14 @@ export class SharedCreditGuard implements CreditAccount {
     return { op, cost };
   }
 
-  async finish(ticket: CreditTicket, charged: boolean): Promise<void> {
+  async finish(ticket: CreditTicket, charged: boolean, cost: number = ticket.cost): Promise<void> {
     // This worker's own view, for its summary; the shared estimate is what guards the reserve.
     if (charged) {
-      this.#local.recordCharge(ticket.op);
-      this.#local.reading(this.#local.estimatedBalance - ticket.cost);
+      this.#local.recordCharge(ticket.op, cost);
+      this.#local.reading(this.#local.estimatedBalance - cost);
     }
     // If Redis is gone the coordinator has already told the run; the answer itself must not be lost.
+    // The shared estimate settles what was reserved: a dearer answer is caught by the next reading.
     await this.#shared.settle(ticket.cost, charged).catch(() => {});
   }
 

@@ -2,11 +2,11 @@
 // reach the network nor the limiter); concurrent requests for one key share one call; with Redis,
 // other workers' answers and claims come next (shared-lookup.ts); misses go down the request path
 // (request-path/), then into the store.
-import { ApiUnavailableError, BadRequestError, LeadEnrichError, PaymentRequiredError, ProxyError, StoreFailedError, TlsError, UnauthorizedError, isTransient } from '../api/errors.js';
+import { ApiUnavailableError, BadRequestError, DailyLimitError, ForbiddenError, LeadEnrichError, PaymentRequiredError, ProxyError, StoreFailedError, TlsError, UnauthorizedError, isTransient } from '../api/errors.js';
 import type { CellsRenderer, ResultStore, StoredResult } from '../store/result-store.js';
 import type { KeyClaims } from './key-claims.js';
 import type { BillableOperation, CreditAccount } from './credits.js';
-import { API_UNAVAILABLE, INTERRUPTED, asDuplicate, foundIn, refusedOutcome, type KeptAnswer, type LookupOutcome, type Unanswered } from './outcome.js';
+import { API_UNAVAILABLE, DAILY_LIMIT, INTERRUPTED, asDuplicate, foundIn, refusedOutcome, type KeptAnswer, type LookupOutcome, type Unanswered } from './outcome.js';
 import type { StopControl } from './stop-control.js';
 import { GateStoppedError } from './rate/rate-gate.js';
 import { CreditRefusedError } from './request-path/with-credits.js';
@@ -146,7 +146,15 @@ export class Lookups {
   /** Why a request has no answer, as the row will say it; a failure that must stop the run stops it. */
   #outcomeOf(error: unknown): LookupOutcome {
     const { stop, credits } = this.#deps;
-    if (error instanceof CreditRefusedError) return stop.turnAway('credits');
+    if (error instanceof CreditRefusedError) {
+      if (error.by === 'budget') stop.stop('budget');
+      return stop.turnAway(error.by);
+    }
+    // Nothing sent before the next day can pass: no retry, no probe, no wait for an outage to end.
+    if (error instanceof DailyLimitError) {
+      stop.stop('daily_limit', error);
+      return DAILY_LIMIT;
+    }
     const lost = stop.redisLost;
     if (lost) return { kind: 'error', code: lost.code, message: lost.message, billing: 'none' };
     // A request dropped by the stop was not answered; nor was one whose retries a stop cut short
@@ -162,6 +170,8 @@ export class Lookups {
       return { ...stop.turnAway('credits'), message: `not looked up: ${error.message}` };
     }
     if (error instanceof UnauthorizedError) stop.stop('unauthorized', error);
+    // Every later call of the operation would be refused the same way: one line and exit 1, not a request per row.
+    if (error instanceof ForbiddenError) stop.stop('forbidden', error);
     // No later request can pass either: a certificate not trusted, a proxy that refuses; nor be
     // kept: the store's disk is full (its commit before the request failed: nothing was sent).
     if (error instanceof TlsError || error instanceof ProxyError || error instanceof StoreFailedError) stop.stop('failed', error);

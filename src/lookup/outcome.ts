@@ -87,3 +87,15 @@ export const API_UNAVAILABLE: Unanswered = {
   message: 'not looked up: the API stayed unavailable longer than --patience',
   billing: 'none',
 };
+export const DAILY_LIMIT: Unanswered = {
+  kind: 'skipped',
+  code: 'daily_limit',
+  message: "not looked up: the account's daily limit was reached; run the same command again the next day",
+  billing: 'none',
+};
+export const BUDGET: Unanswered = {
+  kind: 'skipped',
+  code: 'budget',
+  message: 'not looked up: the next lookup could have spent more than --budget',
+  billing: 'none',
+};

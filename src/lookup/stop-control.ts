@@ -4,7 +4,7 @@
 import type { LeadEnrichError } from '../api/errors.js';
 import type { Unanswered } from './outcome.js';
 
-export type StopReason = 'interrupt' | 'unauthorized' | 'redis' | 'credits' | 'max_errors' | 'api_unavailable' | 'failed';
+export type StopReason = 'interrupt' | 'unauthorized' | 'forbidden' | 'redis' | 'credits' | 'budget' | 'daily_limit' | 'max_errors' | 'api_unavailable' | 'failed';
 
 export interface StopControl {
   /** Aborted once the run halts (interrupt, 401): waits give up, rows in flight drain. */
@@ -19,6 +19,6 @@ export interface StopControl {
   /** What a lookup that may not start now becomes (and the stop records that it turned a row away), or undefined. */
   refusal(): Unanswered | undefined;
   /** What a lookup refused for `reason` becomes; recorded as a row turned away for it. */
-  turnAway(reason: 'credits'): Unanswered;
+  turnAway(reason: 'credits' | 'budget'): Unanswered;
   stop(reason: StopReason, error?: LeadEnrichError): void;
 }

@@ -39,6 +39,7 @@ export const OPTIONS = {
   rpm: option('--rpm', rules.positiveInteger),
   concurrency: option('--concurrency', rules.positiveInteger),
   minCredits: option('--min-credits', rules.nonNegativeInteger),
+  budget: option('--budget', rules.nonNegativeInteger),
   retries: option('--retries', rules.nonNegativeInteger),
   maxErrors: option('--max-errors', rules.maxErrors),
   maxAge: option('--max-age', durationMs),

@@ -10,7 +10,7 @@ const EXIT_MEANING: Record<number, string> = {
   0: 'every row found or not found, or skipped with no key or complete',
   1: 'fatal',
   2: 'rows in error for a reason of the API or the network, or the API stayed down past --patience',
-  3: 'stopped early at the credit reserve',
+  3: 'stopped early by the account: the credit reserve, --budget or the daily limit',
   4: 'stopped at --max-errors',
   5: "the only errors are the file's own (malformed or refused keys)",
   130: 'interrupted',
@@ -22,6 +22,8 @@ const STOPPED: Record<string, string> = {
   max_errors: 'Stopped at --max-errors: too many lookups failed. The rows not looked up are skipped (max_errors).',
   api_unavailable: 'Stopped: the API stayed unavailable past --patience. The rows not looked up are skipped (api_unavailable); run the same command again to finish.',
   redis: 'Stopped early: Redis was lost. Run the same command again.',
+  budget: 'Stopped early: the next lookup could have spent more than --budget. The rows not looked up are skipped (budget); run the same command again with a budget that allows them.',
+  daily_limit: "Stopped early: the account's daily limit was reached. The rows not looked up are skipped (daily_limit); run the same command again the next day.",
 };
 
 const NUMERIC_1_TO_9 = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9]);

@@ -60,6 +60,8 @@ export interface DryRunPlan {
   balance: number;
   reserve: number;
   fits: boolean;
+  /** --budget: its limit, and whether it covers `creditsNeeded`. */
+  budget?: { limit: number; covers: boolean } | undefined;
 }
 
 export async function planRun(options: DryRunOptions): Promise<DryRunPlan> {
@@ -92,6 +94,7 @@ export async function planRun(options: DryRunOptions): Promise<DryRunPlan> {
       balance: account.balance,
       reserve,
       fits: account.balance - creditsNeeded >= reserve,
+      ...(settings.budget === undefined ? {} : { budget: { limit: settings.budget, covers: creditsNeeded <= settings.budget } }),
     };
   } finally {
     if (!(settings.store instanceof ResultStore)) store.close();

@@ -71,6 +71,8 @@ export interface EnrichOptions {
   concurrency?: number | undefined;
   /** Credits never to spend; default low_credit_balance_min_threshold. */
   minCredits?: number | undefined;
+  /** Spend at most this many credits in this run (all operations); the rows not looked up then are `skipped`/`budget`. */
+  budget?: number | undefined;
   /** Retries of a transient failure. Default 4. */
   retries?: number | undefined;
 

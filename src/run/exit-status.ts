@@ -5,7 +5,7 @@ import type { EnrichSummary } from './summary.js';
 export function exitStatusOf(summary: Pick<EnrichSummary, 'stoppedBy' | 'status' | 'fileErrors'>): number {
   if (summary.stoppedBy === 'interrupt') return 130;
   if (summary.stoppedBy === 'redis' || summary.stoppedBy === 'api_unavailable') return 2;
-  if (summary.stoppedBy === 'credits') return 3;
+  if (summary.stoppedBy === 'credits' || summary.stoppedBy === 'budget' || summary.stoppedBy === 'daily_limit') return 3;
   if (summary.stoppedBy === 'max_errors') return 4;
   // Rows skipped (no_key, complete, ...) are not errors: a run whose rows are all answered or skipped exits 0.
   if (summary.status.error === 0) return 0;

@@ -3,6 +3,7 @@
 // down the path itself), the Redis coordinator, the credit reserve, the rate gate, and the
 // look-up step. Whether the run stops before it starts (credits) is decided here too. Each
 // resource is registered for release as it is made.
+import { RunBudget } from '../lookup/budget.js';
 import { randomUUID } from 'node:crypto';
 import { ApiClient } from '../api/client.js';
 import { ConfigError } from '../api/errors.js';
@@ -73,7 +74,8 @@ export async function prepareLookups(settings: EnrichSettings, resources: Resour
   // After the coordinator's: released before it (the gate's engine may still talk to Redis).
   resources.defer(() => path.close());
   wireStops(settings, stop, coordinator);
-  path.guardCredits({ credits, onReserveReached: () => stop.stop('credits'), refreshEveryMs: settings.tuning.creditsRefreshMs });
+  const budget = settings.budget === undefined ? undefined : new RunBudget(settings.budget);
+  path.guardCredits({ credits, budget, onReserveReached: () => stop.stop('credits'), refreshEveryMs: settings.tuning.creditsRefreshMs });
   const runId = randomUUID();
   const lookups = new Lookups({
     store,

@@ -8,7 +8,7 @@ import type { LookupTarget } from '../plan/plan.js';
 import { columnKind, domainColumnFor } from '../plan/targets.js';
 import { fromBytes, openSource, type CsvSource } from '../read/index.js';
 import { checkColumnChoice } from '../write/column-choice.js';
-import { addedColumnNames, BOOKKEEPING_COLUMNS, columnsFor, type ColumnFlags, type ColumnSet } from '../write/columns.js';
+import { addedColumnNames, BOOKKEEPING_COLUMNS, columnsFor, isMemberField, type ColumnFlags, type ColumnSet } from '../write/columns.js';
 import { FillRates } from '../write/fill-rates.js';
 import { CellFill, fillTargets } from '../write/cell-fill.js';
 import { completeRule, type CompleteRule } from '../plan/complete-row.js';
@@ -29,8 +29,8 @@ export async function prepare(settings: EnrichSettings, resources: Resources): P
   const input = await openInput(settings, resources);
   lockOutputs(settings, resources);
   // A CSV of one lookup kind without --with writes only the answer's own columns: the store may hand
-  // them over as cells (no JSON.parse). JSONL, a waterfall and --with need the parsed answers.
-  const cellsOnly = settings.format === 'csv' && settings.extras.length === 0 && input.targets.length === 1;
+  // them over as cells (no JSON.parse). JSONL, a waterfall, --with and a `lead.MEMBER` field need the parsed answers.
+  const cellsOnly = settings.format === 'csv' && settings.extras.length === 0 && input.targets.length === 1 && !settings.fields?.some(isMemberField);
   const lookups = await prepareLookups(settings, resources, cellsOnly ? 'cells' : 'data');
   const writer = openWriter(settings, input);
   resources.onFailure(() => writer.abort());

@@ -3,11 +3,15 @@
 // - interrupt (SIGINT/SIGTERM, the caller's AbortSignal): no new request; requests in flight get a
 //   drain time; the rows not looked up are `skipped`/`interrupted`; exit 130. A second interrupt
 //   ends the drain at once.
-// - unauthorized (401): as an interrupt, then the run fails (exit 1) once what was paid for is stored.
+// - unauthorized (401) and forbidden (403/1008, 415: the token may not use the operation): as an
+//   interrupt, then the run fails (exit 1) once what was paid for is stored.
 // - redis (the coordinator lost Redis): queued requests are dropped; the rows not looked up are
 //   `error`/`redis_unavailable`.
 // - credits (the reserve was reached, or 402): no new paid request; requests in flight finish,
 //   answers the store knows are still written; the rows not looked up are `skipped`/`credit_reserve`.
+// - budget (the next request could spend past --budget): as credits; `skipped`/`budget`; exit 3.
+// - daily_limit (codes 1017/1032): no new request and no retry: nothing can pass before the next
+//   day; the rows not looked up are `skipped`/`daily_limit`; exit 3.
 // - max_errors (--max-errors): no new request; those in flight finish; `skipped`/`max_errors`.
 // - api_unavailable (the API stayed down past --patience): no new request; the rows not looked up
 //   are `skipped`/`api_unavailable`; exit 2.
@@ -16,19 +20,19 @@
 //   fails (exit 1) and leaves no output behind.
 import { setMaxListeners } from 'node:events';
 import type { LeadEnrichError } from '../api/errors.js';
-import { API_UNAVAILABLE, INTERRUPTED, MAX_ERRORS, RESERVE, type Unanswered } from '../lookup/outcome.js';
+import { API_UNAVAILABLE, BUDGET, DAILY_LIMIT, INTERRUPTED, MAX_ERRORS, RESERVE, type Unanswered } from '../lookup/outcome.js';
 import type { StopControl, StopReason } from '../lookup/stop-control.js';
 
 export type { StopReason } from '../lookup/stop-control.js';
-export { API_UNAVAILABLE, INTERRUPTED, MAX_ERRORS, RESERVE } from '../lookup/outcome.js';
+export { API_UNAVAILABLE, BUDGET, DAILY_LIMIT, INTERRUPTED, MAX_ERRORS, RESERVE } from '../lookup/outcome.js';
 
 /** Why lookups stopped early, as the summary says it (exit statuses 130, 2, 4, 2 and 3). */
-export type StoppedBy = 'credits' | 'interrupt' | 'redis' | 'max_errors' | 'api_unavailable';
+export type StoppedBy = 'credits' | 'budget' | 'daily_limit' | 'interrupt' | 'redis' | 'max_errors' | 'api_unavailable';
 
 /** Reasons after which no queued request may start (the gate drops its queue). */
-const DROPS_QUEUE: ReadonlySet<StopReason> = new Set(['interrupt', 'unauthorized', 'redis', 'max_errors', 'api_unavailable', 'failed']);
+const DROPS_QUEUE: ReadonlySet<StopReason> = new Set(['interrupt', 'unauthorized', 'forbidden', 'redis', 'daily_limit', 'max_errors', 'api_unavailable', 'failed']);
 /** Reasons after which requests in flight give up their retries and rows in flight are drained. */
-const HALTS: ReadonlySet<StopReason> = new Set(['interrupt', 'unauthorized', 'failed']);
+const HALTS: ReadonlySet<StopReason> = new Set(['interrupt', 'unauthorized', 'forbidden', 'failed']);
 
 export class RunStop implements StopControl {
   readonly #reasons = new Set<StopReason>();
@@ -36,7 +40,7 @@ export class RunStop implements StopControl {
   readonly #noMoreRequests = new AbortController();
   readonly #errors = new Map<StopReason, LeadEnrichError>();
   /** Rows the credit reserve turned away: only then did credits stop the run early. */
-  #turnedAwayForCredits = 0;
+  readonly #turnedAway = { credits: 0, budget: 0 };
   #quit: (() => void) | undefined;
   #quitting = false;
   #drain: Promise<void> | undefined;
@@ -74,7 +78,7 @@ export class RunStop implements StopControl {
 
   /** The failure that ends the run with an error once it is wound down (401, a store or output that failed). */
   get fatal(): LeadEnrichError | undefined {
-    return this.#errors.get('unauthorized') ?? this.#errors.get('failed');
+    return this.#errors.get('unauthorized') ?? this.#errors.get('forbidden') ?? this.#errors.get('failed');
   }
 
   get apiUnavailable(): boolean {
@@ -115,15 +119,17 @@ export class RunStop implements StopControl {
     const lost = this.redisLost;
     if (lost) return { kind: 'error', code: lost.code, message: lost.message, billing: 'none' };
     if (this.halted) return INTERRUPTED;
+    if (this.#reasons.has('daily_limit')) return DAILY_LIMIT;
     if (this.#reasons.has('max_errors')) return MAX_ERRORS;
     if (this.#reasons.has('api_unavailable')) return API_UNAVAILABLE;
     if (this.#reasons.has('credits')) return this.turnAway('credits');
+    if (this.#reasons.has('budget')) return this.turnAway('budget');
     return undefined;
   }
 
-  turnAway(_reason: 'credits'): Unanswered {
-    this.#turnedAwayForCredits += 1;
-    return RESERVE;
+  turnAway(reason: 'credits' | 'budget'): Unanswered {
+    this.#turnedAway[reason] += 1;
+    return reason === 'budget' ? BUDGET : RESERVE;
   }
 
   /**
@@ -134,9 +140,11 @@ export class RunStop implements StopControl {
   get stoppedBy(): StoppedBy | undefined {
     if (this.redisLost) return 'redis';
     if (this.#reasons.has('interrupt')) return 'interrupt';
+    if (this.#reasons.has('daily_limit')) return 'daily_limit';
     if (this.#reasons.has('max_errors')) return 'max_errors';
     if (this.#reasons.has('api_unavailable')) return 'api_unavailable';
-    if (this.#turnedAwayForCredits > 0) return 'credits';
+    if (this.#turnedAway.credits > 0) return 'credits';
+    if (this.#turnedAway.budget > 0) return 'budget';
     return undefined;
   }
 

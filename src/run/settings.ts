@@ -54,6 +54,7 @@ export interface EnrichSettings {
   rpm: number | undefined;
   concurrency: number | undefined;
   minCredits: number | undefined;
+  budget: number | undefined;
   retries: number;
   maxErrors: MaxErrors | undefined;
   patienceMs: number;
@@ -74,7 +75,7 @@ export interface EnrichSettings {
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'input', 'delimiter', 'encoding', 'header', 'sheet', 'output', 'errors', 'by', 'column', 'with', 'format', 'prefix', 'fields', 'fill', 'overwrite', 'onlyMissing', 'report', 'commandLine', 'client', 'baseUrl', 'token', 'timeoutMs', 'proxy', 'service',
-  'rpm', 'concurrency', 'minCredits', 'retries', 'maxErrors', 'patience', 'store', 'maxAge', 'maxAgeMs', 'refresh', 'redis', 'shard',
+  'rpm', 'concurrency', 'minCredits', 'budget', 'retries', 'maxErrors', 'patience', 'store', 'maxAge', 'maxAgeMs', 'refresh', 'redis', 'shard',
   'signal', 'quit', 'onProgress', 'onWarning', 'onAvailability', 'stdout', 'tuning',
 ]);
 const TUNING_KEYS = [
@@ -136,6 +137,7 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     rpm: readOption('rpm', options.rpm, 'library'),
     concurrency: readOption('concurrency', options.concurrency, 'library'),
     minCredits: readOption('minCredits', options.minCredits, 'library'),
+    budget: readOption('budget', options.budget, 'library'),
     retries: readOption('retries', options.retries, 'library') ?? DEFAULTS.retries,
     maxErrors: readOption('maxErrors', options.maxErrors, 'library'),
     patienceMs: readOption('patience', options.patience, 'library') ?? DEFAULTS.patienceMs,

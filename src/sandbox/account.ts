@@ -3,7 +3,7 @@
 // charge of step 7 is taken here, so the balance has exactly one owner.
 
 import type { Credits } from '../api/types.js';
-import { sandboxCost, sandboxCredits, type SandboxCosts } from './account-data.js';
+import { sandboxCredits } from './account-data.js';
 import type { SandboxKeyOperation } from './keys.js';
 import { intOption, type ResolvedSandboxOptions } from './options.js';
 import type { SandboxStats } from './stats.js';
@@ -13,14 +13,12 @@ export class SandboxAccount {
   private revoked = false;
   private readonly expectedAuth: string;
   private readonly threshold: number;
-  private readonly costs: SandboxCosts;
   private readonly stats: SandboxStats;
 
-  constructor(options: Pick<ResolvedSandboxOptions, 'token' | 'credits' | 'threshold' | 'costs'>, stats: SandboxStats) {
+  constructor(options: Pick<ResolvedSandboxOptions, 'token' | 'credits' | 'threshold'>, stats: SandboxStats) {
     this.expectedAuth = `Bearer ${options.token}`;
     this.balance = options.credits;
     this.threshold = options.threshold;
-    this.costs = options.costs;
     this.stats = stats;
   }
 
@@ -50,11 +48,10 @@ export class SandboxAccount {
   }
 
   /**
-   * Step 6, then the charge of step 7: false (a 402, counted) when the balance is <= 0 or a found
-   * answer costs more than is left; otherwise a found answer is charged its cost.
+   * Step 6, then the charge of step 7: false (a 402, counted) when the balance is <= 0 or the
+   * answer costs more than is left; otherwise the answer is charged its cost (a miss costs 0).
    */
-  pay(op: SandboxKeyOperation, key: string, found: boolean): boolean {
-    const cost = found ? sandboxCost(op, this.costs) : 0;
+  pay(op: SandboxKeyOperation, key: string, found: boolean, cost: number): boolean {
     if (this.balance <= 0 || cost > this.balance) {
       this.stats.paymentRequired++;
       return false;

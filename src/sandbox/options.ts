@@ -9,6 +9,8 @@ import { DEFAULT_SANDBOX_COSTS, type SandboxCosts } from './account-data.js';
 import { DEFAULT_NOT_FOUND_RATE } from './data.js';
 import { validateFaults, type FaultKind, type FaultRates } from './faults.js';
 import { resolveOutage, type OutageOptions } from './outage.js';
+import { OPERATION_PATHS, type Operation } from '../api/types.js';
+import { DEFAULT_SHAPES, NOT_FOUND_SHAPES, type NotFoundShape, type ServiceShapes } from './service-shapes.js';
 
 export interface SandboxOptions {
   /** Interface to listen on. Default '127.0.0.1'. */
@@ -37,6 +39,16 @@ export interface SandboxOptions {
   seed?: number;
   /** An outage: down for a while (or for good), then back (outage.ts). Default: none. */
   outage?: OutageOptions;
+  /** How a reverse lookup that finds nothing is answered (service-shapes.ts). Default 'empty' (`lead: {}`). */
+  notFoundShape?: NotFoundShape;
+  /** Companies a found domain matches: more than 1 answers `lead` as an array of them. Default 1. */
+  companiesPerDomain?: number;
+  /** Operations answered 403 with code 1008 (the token may not use them). Default none. */
+  forbidden?: Operation[];
+  /** Keyed requests answered per day, then code 1017 until `nextDay()`. Default: no limit. */
+  dailyLimit?: number;
+  /** Phone numbers (2 credits each) on person leads, and role-based leads (2 credits) for role addresses. Default false. */
+  variedPrices?: boolean;
   /** How 429s look. Defaults: retryAfter 'none', rateLimitHeaders true, message 'code1030'. */
   rateLimitStyle?: {
     retryAfter?: 'none' | 'seconds' | 'http-date';
@@ -61,6 +73,7 @@ export interface ResolvedSandboxOptions {
   faults: FaultRates;
   seed: number;
   outage: OutageOptions | undefined;
+  shapes: ServiceShapes;
   rateLimitStyle: {
     retryAfter: 'none' | 'seconds' | 'http-date';
     rateLimitHeaders: boolean;
@@ -100,8 +113,27 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 const OPTION_KEYS = [
   'host', 'port', 'token', 'credits', 'threshold', 'rpm', 'windowMs', 'latencyMs', 'costs',
-  'notFoundRate', 'faults', 'seed', 'rateLimitStyle', 'outage',
+  'notFoundRate', 'faults', 'seed', 'rateLimitStyle', 'outage', 'notFoundShape', 'companiesPerDomain', 'forbidden', 'dailyLimit', 'variedPrices',
 ] as const;
+
+/** The service's shapes beyond the interface (service-shapes.ts), each off unless asked for. */
+function resolveShapes(o: Record<string, unknown>): ServiceShapes {
+  const notFound = o.notFoundShape ?? DEFAULT_SHAPES.notFound;
+  if (!NOT_FOUND_SHAPES.includes(notFound as NotFoundShape)) throw invalid('notFoundShape', `must be one of ${NOT_FOUND_SHAPES.join(', ')}`, notFound);
+  const forbidden = o.forbidden ?? [];
+  if (!Array.isArray(forbidden) || !forbidden.every((op) => Object.hasOwn(OPERATION_PATHS, op as string))) {
+    throw invalid('forbidden', `must be a list of operations (${Object.keys(OPERATION_PATHS).join(', ')})`, forbidden);
+  }
+  const variedPrices = o.variedPrices ?? false;
+  if (typeof variedPrices !== 'boolean') throw invalid('variedPrices', 'must be a boolean', variedPrices);
+  return {
+    notFound: notFound as NotFoundShape,
+    companies: intOption('companiesPerDomain', o.companiesPerDomain, 1, 1, 100),
+    forbidden: forbidden as Operation[],
+    dailyLimit: o.dailyLimit === undefined ? undefined : intOption('dailyLimit', o.dailyLimit, 0, 0),
+    variedPrices,
+  };
+}
 
 function generateToken(): string {
   const b64 = (v: unknown): string => Buffer.from(JSON.stringify(v)).toString('base64url');
@@ -187,6 +219,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     faults: validateFaults(o.faults),
     seed,
     outage: o.outage === undefined ? undefined : (resolveOutage(o.outage as OutageOptions, Date.now()), o.outage as OutageOptions),
+    shapes: resolveShapes(o),
     rateLimitStyle,
   };
 }

@@ -5,7 +5,7 @@
 
 import { OPERATION_PATHS, type Operation } from '../api/types.js';
 import type { SandboxAccount } from './account.js';
-import { sandboxLimits, sandboxPlans } from './account-data.js';
+import { sandboxLimits, sandboxPlans, type SandboxCosts } from './account-data.js';
 import { sandboxAnswer, type SandboxAnswerOptions } from './data.js';
 import {
   isSandboxKeyOperation,
@@ -16,6 +16,7 @@ import {
   type ValidationReason,
 } from './keys.js';
 import { isPlainObject } from './options.js';
+import { DAILY_LIMIT, DailyCount, FORBIDDEN, shapedAnswer, type ServiceShapes } from './service-shapes.js';
 
 export const BASE_PATH = '/v2';
 const ROUTES = new Map<string, Operation>(
@@ -89,11 +90,17 @@ export class SandboxRoutes {
   private readonly account: SandboxAccount;
   private readonly rpm: number;
   private readonly answerOptions: SandboxAnswerOptions;
+  private readonly shapes: ServiceShapes;
+  private readonly costs: SandboxCosts;
+  /** Today's keyed requests, for the daily limit. */
+  readonly today = new DailyCount();
 
-  constructor(account: SandboxAccount, options: { rpm: number; notFoundRate: number }) {
+  constructor(account: SandboxAccount, options: { rpm: number; notFoundRate: number; shapes: ServiceShapes; costs: SandboxCosts }) {
     this.account = account;
     this.rpm = options.rpm;
     this.answerOptions = { notFoundRate: options.notFoundRate };
+    this.shapes = options.shapes;
+    this.costs = options.costs;
   }
 
   /**
@@ -110,6 +117,8 @@ export class SandboxRoutes {
       else data = sandboxLimits(this.rpm, remaining, new Date(windowEnd));
       return { status: 200, body: JSON.stringify({ status: 'success', data }) };
     }
+    // The token may not use this operation, whatever the key (the service's code 1008).
+    if (this.shapes.forbidden.includes(op)) return FORBIDDEN;
     const param = SANDBOX_KEY_PARAMS[op];
     if (param.location === 'body') return op;
     const value = q < 0 ? null : new URLSearchParams(url.slice(q + 1)).get(param.name);
@@ -129,11 +138,11 @@ export class SandboxRoutes {
       const key = normalizeSandboxKey(op, raw);
       const answer = sandboxAnswer(op, key, this.answerOptions);
       if (answer.kind === 'rejected') reasons.push(...answer.reasons);
-      if (reasons.length === 0) {
-        if (!this.account.pay(op, key, answer.kind === 'found')) return PAYMENT_REQUIRED;
-        if (answer.kind !== 'rejected') {
-          return { status: 200, body: JSON.stringify({ status: 'success', data: answer.data }) };
-        }
+      if (reasons.length === 0 && answer.kind !== 'rejected') {
+        if (!this.today.take(this.shapes.dailyLimit)) return DAILY_LIMIT;
+        const shaped = shapedAnswer(op, key, answer, this.shapes, this.costs);
+        if (!this.account.pay(op, key, answer.kind === 'found', shaped.cost)) return PAYMENT_REQUIRED;
+        return shaped;
       }
     }
     return validationFailed(reasons);

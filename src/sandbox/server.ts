@@ -54,6 +54,8 @@ export interface Sandbox {
   setFaults(f: Partial<Record<FaultKind, number>>): void;
   /** Begins an outage (times counted from now), or ends the current one (undefined). */
   setOutage(outage: OutageOptions | undefined): void;
+  /** A new day for the daily limit (`dailyLimit`): the requests counted so far no longer count. */
+  nextDay(): void;
   /** Stops listening and destroys every open socket (hanging and keep-alive ones included). */
   close(): Promise<void>;
 }
@@ -76,7 +78,7 @@ class SandboxServer {
   outage: Outage | undefined;
   private readonly latency: Latency;
   private readonly rate: RateWindow;
-  private readonly routes: SandboxRoutes;
+  readonly routes: SandboxRoutes;
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
   private closing: Promise<void> | undefined;
@@ -248,6 +250,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     setOutage(outage: OutageOptions | undefined): void {
       server.outage = outage === undefined ? undefined : resolveOutage(outage, Date.now());
+    },
+    nextDay(): void {
+      server.routes.today.nextDay();
     },
     close(): Promise<void> {
       return server.close();

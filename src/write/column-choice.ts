@@ -4,7 +4,7 @@
 import { ConfigError } from '../api/errors.js';
 import { didYouMean } from '../options/did-you-mean.js';
 import type { LookupKind } from '../core/kinds.js';
-import { addedColumnNames, type ColumnChoice, type ColumnFlags } from './columns.js';
+import { addedColumnNames, isMemberField, type ColumnChoice, type ColumnFlags } from './columns.js';
 
 export function checkColumnChoice(
   kind: LookupKind,
@@ -14,13 +14,13 @@ export function checkColumnChoice(
 ): void {
   const known = addedColumnNames(kind, extras);
   for (const name of choice.fields ?? []) {
-    if (known.includes(name)) continue;
+    if (known.includes(name) || isMemberField(name)) continue;
     const extra = /^(mx|whois)_/.exec(name)?.[1];
     const hint = extra ? `: add --with ${extra}` : didYouMean(name, known) ? ` (did you mean ${didYouMean(name, known)}?)` : '';
     throw new ConfigError(`Invalid option --fields: this run adds no column named '${name}'${hint}; it adds ${known.join(', ')}`);
   }
   const prefix = choice.prefix ?? '';
-  const written = choice.fields ? ['lead_status', ...choice.fields] : known;
+  const written = choice.fields ? ['lead_status', ...choice.fields.map((name) => (isMemberField(name) ? name.replaceAll('.', '_') : name))] : known;
   const clash = written.map((name) => `${prefix}${name}`).find((name) => inputHeader.includes(name));
   if (clash !== undefined) {
     // Only --prefix always works: --fields keeps lead_status whatever it lists, and leaves out the

@@ -1,6 +1,7 @@
 // The columns `enrich` adds after the input header and `lead_status`, and how each is taken from
 // the API's answers (README, "Added columns"). Nested data is flattened: the first address,
 // MX exchanges joined in priority order, Whois contacts by their main fields.
+import { firstLead, leadMatches } from '../api/client.js';
 import type { CompanyLead, Lead } from '../api/types.js';
 import type { LookupKind } from '../core/kinds.js';
 import type { FinishedRow, RowData } from '../core/rows.js';
@@ -14,8 +15,11 @@ type Column = readonly [name: string, value: (row: RowData) => unknown];
 
 const text = (value: unknown): string => (value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value));
 
-const person = (row: RowData) => (row.lead ?? {}) as Lead;
-const company = (row: RowData) => (row.lead ?? {}) as CompanyLead;
+// A domain that matches several companies answers an array of them: the columns hold the first.
+const person = (row: RowData) => (firstLead(row.lead) ?? {}) as Lead;
+const company = (row: RowData) => (firstLead(row.lead) ?? {}) as CompanyLead;
+/** How many leads matched: empty when nothing was found. */
+const matches = (lead: unknown): number | undefined => leadMatches(lead) || undefined;
 const firstAddress = (row: RowData) => {
   const addresses = person(row).addresses;
   return Array.isArray(addresses) ? (addresses[0] ?? {}) : {};
@@ -48,9 +52,10 @@ const COMPANY_COLUMNS: readonly Column[] = [
   ['lead_profile_picture', (r) => company(r).profile_picture],
   ['lead_type', (r) => company(r).type],
   ['lead_id', (r) => company(r).id],
+  ['lead_matches', (r) => matches(r.lead)],
 ];
 
-const firm = (row: RowData) => (row.company ?? {}) as CompanyLead;
+const firm = (row: RowData) => (firstLead(row.company) ?? {}) as CompanyLead;
 /** --with company (cli-contract, "Company"); `company_status` and `company_billing` come from the row. */
 const COMPANY_OF_ROW_COLUMNS: readonly Column[] = [
   ['company_name', (r) => firm(r).name],
@@ -59,6 +64,7 @@ const COMPANY_OF_ROW_COLUMNS: readonly Column[] = [
   ['company_country', (r) => firm(r).addresses?.country],
   ['company_country_code', (r) => firm(r).addresses?.country_code],
   ['company_id', (r) => firm(r).id],
+  ['company_matches', (r) => matches(r.company)],
 ];
 
 const sortedMx = (row: RowData) =>
@@ -202,10 +208,27 @@ export function addedColumnNames(kind: LookupKind, extras: ColumnFlags): string[
   return ['lead_status', ...allColumns(kind, extras).map(([name]) => name)];
 }
 
+/** `lead.MEMBER` (a dotted path into the lead): a --fields name for any member of the answer, listed by the interface or not. */
+export function isMemberField(name: string): boolean {
+  return /^lead(\.[^.\s]+)+$/.test(name);
+}
+
+/** The column a `lead.MEMBER` field adds: `lead_MEMBER` (dots as `_`); an array's values joined by `; `, objects as JSON. */
+function memberColumn(field: string): RowColumn {
+  const path = field.split('.').slice(1);
+  const value = (row: FinishedRow): unknown => {
+    let at: unknown = firstLead(row.data.lead);
+    for (const step of path) at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[step] : undefined;
+    return Array.isArray(at) ? at.map(text).join('; ') : at;
+  };
+  return [field.replaceAll('.', '_'), value];
+}
+
 export function columnsFor(kind: LookupKind, extras: ColumnFlags, choice: ColumnChoice = {}): ColumnSet {
   const all = allColumns(kind, extras);
   const prefix = choice.prefix ?? '';
-  const chosen = choice.fields ? choice.fields.filter((name) => name !== 'lead_status').map((name) => all.find(([n]) => n === name)!) : all;
+  const pick = (name: string): RowColumn => (isMemberField(name) ? memberColumn(name) : all.find(([n]) => n === name)!);
+  const chosen = choice.fields ? choice.fields.filter((name) => name !== 'lead_status').map(pick) : all;
   const after = chosen.slice(ownColumnsOf(kind).length);
   return {
     status: `${prefix}lead_status`,

@@ -23,6 +23,7 @@ import type { BillableOperation } from '../../core/kinds.js';
 import { CircuitBreaker, type BreakerSettings } from './breaker.js';
 import { CreditReadings } from '../credit-readings.js';
 import type { CreditAccount } from '../credits.js';
+import type { RunBudget } from '../budget.js';
 import { GateStoppedError, RateGate, type RateGateOptions } from '../rate/rate-gate.js';
 import { lookupCall, type ApiCall, type RequestCounts, type Send } from './request.js';
 import { RetryPolicy } from './retry-policy.js';
@@ -70,6 +71,8 @@ export interface CreditGuarding {
   onReserveReached(): void;
   /** Balance re-reads while lookups are made. */
   refreshEveryMs: number;
+  /** --budget: the cap on what the run spends. */
+  budget?: RunBudget | undefined;
 }
 
 /** A balance reading is asked again only after a 429 (once: the gate holds it until the pause ends). */
@@ -240,7 +243,7 @@ export class RequestPath {
       : sent;
     const guarding = this.#guarding;
     const { retry, noMoreRequests } = this.#settings;
-    const reserved = guarding ? withCredits(counted, guarding.credits) : counted;
+    const reserved = guarding ? withCredits(counted, guarding.credits, guarding.budget) : counted;
     const paced = this.#pace(this.#breaker ? withBreakerCheck(reserved, this.#breaker) : reserved, retry);
     const held = this.#breaker ? withBreaker(paced, this.#breaker, noMoreRequests) : paced;
     const retried = withRetry(held, retry, this.#counts, noMoreRequests);
