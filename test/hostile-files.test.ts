@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openCsv, type ReadOptions } from '../src/read/index.js';
 import type { Sandbox } from '../src/sandbox/server.js';
-import { lines, runCli } from './helpers/cli.js';
+import { lines, runCli, spawnCli } from './helpers/cli.js';
 import { makeTempDir } from './helpers/files.js';
 import { closeAll, envFor, expectNoCrash, sandbox } from './reliability/support.js';
 
@@ -98,4 +98,43 @@ describe('one endless line', () => {
     const source = openCsv(file, { maxRecordBytes: 1000 });
     await expect(source).rejects.toThrow(/one-line\.csv: the first line runs on past 1000 bytes: not a CSV with line breaks/);
   });
+});
+
+/** The process ids the next processes of this machine will likely get: from the last one given out. */
+function nextPids(count: number): number[] {
+  const last = Number(fs.readFileSync('/proc/loadavg', 'utf8').trim().split('/').pop()!.split(' ').pop());
+  const max = Number(fs.readFileSync('/proc/sys/kernel/pid_max', 'utf8'));
+  // Linux wraps past pid_max to 300 (the ids below are kept for the kernel's own).
+  return Array.from({ length: count }, (_, i) => last + 1 + i).map((pid) => (pid >= max ? 300 + (pid - max) : pid));
+}
+
+describe.skipIf(process.platform !== 'linux')('temporary files are created exclusively', () => {
+  it('links planted for every pid-shaped temporary name in the output folder change no file outside the outputs', async () => {
+    const dir = tempDir();
+    const elsewhere = tempDir();
+    const victim = path.join(elsewhere, 'victim.txt');
+    fs.writeFileSync(victim, 'precious\n');
+    const input = path.join(dir, 'in.csv');
+    fs.writeFileSync(input, 'email\njane@acme.com\nbad@\n');
+    const pids = nextPids(20_000);
+    for (const pid of pids) {
+      for (const name of [`.in.enriched.csv.${pid}.partial`, `.in.enriched.errors.csv.${pid}.partial`, `report.html.${pid}.tmp`]) {
+        fs.symlinkSync(victim, path.join(dir, name));
+      }
+    }
+    const child = spawnCli(['enrich', input, '--report', path.join(dir, 'report.html')], { env: envFor(s, dir) });
+    child.stdin!.end();
+    const result = await child.result;
+    // The run's own names were among the planted ones (else the test proves nothing).
+    expect(pids).toContain(child.pid);
+    expectNoCrash(result);
+    expect(result.code, result.stderr).toBe(5);
+    expect(fs.readFileSync(victim, 'utf8')).toBe('precious\n');
+    expect(fs.readdirSync(elsewhere)).toEqual(['victim.txt']);
+    for (const name of ['in.enriched.csv', 'in.enriched.errors.csv', 'report.html']) {
+      const stat = fs.lstatSync(path.join(dir, name));
+      expect(stat.isFile() && !stat.isSymbolicLink(), name).toBe(true);
+    }
+    expect(fs.readFileSync(path.join(dir, 'in.enriched.csv'), 'utf8')).toMatch(/^email,lead_status/);
+  }, 60_000);
 });

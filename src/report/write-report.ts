@@ -1,5 +1,6 @@
 // Writes the run report, HTML or JSON by the file's extension, as a whole: to a temporary file
 // beside it, then renamed, so that no half-written report is ever left where the report goes.
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { htmlReport } from './html-report.js';
 import type { RunReport } from './run-report.js';
@@ -9,9 +10,10 @@ export function reportText(file: string, report: RunReport): string {
 }
 
 export function writeReport(file: string, report: RunReport): void {
-  const temp = `${file}.${process.pid}.tmp`;
+  // A name no one can guess, created only if new ('wx' never follows a link planted under it).
+  const temp = `${file}.${process.pid}.${randomBytes(8).toString('hex')}.tmp`;
   try {
-    fs.writeFileSync(temp, reportText(file, report), 'utf8');
+    fs.writeFileSync(temp, reportText(file, report), { encoding: 'utf8', flag: 'wx', mode: 0o644 });
     fs.renameSync(temp, file);
   } catch (error) {
     fs.rmSync(temp, { force: true });
