@@ -138,3 +138,45 @@ describe.skipIf(process.platform !== 'linux')('temporary files are created exclu
     expect(fs.readFileSync(path.join(dir, 'in.enriched.csv'), 'utf8')).toMatch(/^email,lead_status/);
   }, 60_000);
 });
+
+describe('a report path is tried before the first lookup', () => {
+  it('a missing folder is made, as -o makes its own, and the report is written there', async () => {
+    const dir = tempDir();
+    const input = path.join(dir, 'in.csv');
+    fs.writeFileSync(input, 'email\njane@acme.com\n');
+    const report = path.join(dir, 'new', 'deeper', 'run.json');
+    const result = await runCli(['enrich', input, '--report', report], { env: envFor(s, dir) });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(fs.readFileSync(report, 'utf8'))).toMatchObject({ rows: { total: 1 } });
+    expect(fs.readdirSync(path.dirname(report))).toEqual(['run.json']);
+  }, 30_000);
+
+  /** Runs with `--report <report>` and checks the refusal: one line, no request, no output. */
+  async function expectRefused(dir: string, report: string, reason: RegExp): Promise<void> {
+    const input = path.join(dir, 'in.csv');
+    fs.writeFileSync(input, 'email\njane@acme.com\n');
+    const before = s.stats.requests;
+    const result = await runCli(['enrich', input, '--report', report], { env: envFor(s, dir) });
+    expectNoCrash(result);
+    expect(result.code, result.stderr).toBe(1);
+    expect(lines(result.stderr), result.stderr).toHaveLength(1);
+    expect(result.stderr).toMatch(/Cannot write the report .*x\.html: /);
+    expect(result.stderr).toMatch(reason);
+    expect(result.stderr).toMatch(/choose another path with --report$/m);
+    expect(s.stats.requests).toBe(before);
+    expect(fs.readdirSync(dir).filter((f) => f.includes('enriched'))).toEqual([]);
+  }
+
+  it('through a file: exit 1 in one line, no request made, no output left', async () => {
+    const dir = tempDir();
+    await expectRefused(dir, path.join(dir, 'in.csv', 'x.html'), /a part of the path is a file, not a folder/);
+  }, 30_000);
+
+  // root writes through any permission bits, so the refusal cannot happen when the tests run as root.
+  it.skipIf(process.getuid?.() === 0)('in a folder without write permission: exit 1 in one line, no request made', async () => {
+    const dir = tempDir();
+    const locked = path.join(dir, 'locked');
+    fs.mkdirSync(locked, { mode: 0o500 });
+    await expectRefused(dir, path.join(locked, 'x.html'), /permission denied/);
+  }, 30_000);
+});

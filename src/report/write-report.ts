@@ -1,8 +1,8 @@
 // Writes the run report, HTML or JSON by the file's extension, as a whole: to a temporary file
 // beside it, then renamed, so that no half-written report is ever left where the report goes.
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { htmlReport } from './html-report.js';
+import { reportTempPath } from './report-path.js';
 import type { RunReport } from './run-report.js';
 
 export function reportText(file: string, report: RunReport): string {
@@ -11,7 +11,7 @@ export function reportText(file: string, report: RunReport): string {
 
 export function writeReport(file: string, report: RunReport): void {
   // A name no one can guess, created only if new ('wx' never follows a link planted under it).
-  const temp = `${file}.${process.pid}.${randomBytes(8).toString('hex')}.tmp`;
+  const temp = reportTempPath(file);
   try {
     fs.writeFileSync(temp, reportText(file, report), { encoding: 'utf8', flag: 'wx', mode: 0o644 });
     fs.renameSync(temp, file);

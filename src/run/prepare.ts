@@ -2,6 +2,7 @@
 // header and key columns and the columns the run adds (checked before any request), the look-up
 // side (prepare-lookups.ts: store, request path, account, credits, gate), and the writer. Each
 // resource is registered for release as it is made.
+import { checkReportPath } from '../report/report-path.js';
 import { BatchLookups } from '../lookup/batch-lookups.js';
 import { keyColumns } from '../plan/key-columns.js';
 import type { LookupTarget } from '../plan/plan.js';
@@ -28,6 +29,7 @@ export async function prepare(settings: EnrichSettings, resources: Resources): P
   // The input first: a wrong file, column or --fields is the first thing to fix, and costs no request.
   const input = await openInput(settings, resources);
   lockOutputs(settings, resources);
+  if (settings.report) checkReportPath(settings.report);
   // A CSV of one lookup kind without --with writes only the answer's own columns: the store may hand
   // them over as cells (no JSON.parse). JSONL, a waterfall and --with need the parsed answers.
   const cellsOnly = settings.format === 'csv' && settings.extras.length === 0 && input.targets.length === 1;
