@@ -2,13 +2,16 @@
 // the test lowers), one endless line, links planted for temporary-file names, a FIFO as input, a
 // report path that cannot be written. Each is refused in one line or handled; no row is ever lost
 // behind an exit 0, and no file outside the outputs changes.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openCsv, type ReadOptions } from '../src/read/index.js';
 import type { Sandbox } from '../src/sandbox/server.js';
 import { lines, runCli, spawnCli } from './helpers/cli.js';
-import { makeTempDir } from './helpers/files.js';
+import { escapeFormula } from '../src/write/csv-lines.js';
+import { makeTempDir, readCsvObjects } from './helpers/files.js';
+import { accountOnlyServer } from './helpers/servers.js';
 import { closeAll, envFor, expectNoCrash, sandbox } from './reliability/support.js';
 
 let s: Sandbox;
@@ -180,3 +183,54 @@ describe('a report path is tried before the first lookup', () => {
     await expectRefused(dir, path.join(locked, 'x.html'), /permission denied/);
   }, 30_000);
 });
+
+describe('formula escaping after leading control characters', () => {
+  it.each([
+    ['\x00=1+1', "'\x00=1+1"],
+    ['\x01\x02+SUM(A1)', "'\x01\x02+SUM(A1)"],
+    ['\x1f\x7f@cmd', "'\x1f\x7f@cmd"],
+    ['\x0b-2', "'\x0b-2"],
+    ['\x00plain', '\x00plain'],
+    ['a=1', 'a=1'],
+    ['\tTab', "'\tTab"],
+  ])('%j is written as %j', (cell, written) => {
+    expect(escapeFormula(cell)).toBe(written);
+  });
+
+  it('answers that begin with NUL, then =, come out escaped, and LibreOffice reads them as text', async (context) => {
+    const server = await accountOnlyServer(() => ({
+      status: 200,
+      body: JSON.stringify({ status: 'success', data: { email_address: 'x', lead: { name: '\u0000=1+1', title: '\u0001+2+3', company_name: 'Acme' } } }),
+    }));
+    try {
+      const dir = tempDir();
+      const input = path.join(dir, 'in.csv');
+      fs.writeFileSync(input, 'email\njane@x.com\n');
+      const result = await runCli(['enrich', input], { env: { LEAD_API_BASE_URL: server.baseUrl, LEAD_API_TOKEN: 't', LEAD_ENRICH_STORE: ':memory:' } });
+      expect(result.code, result.stderr).toBe(0);
+      const output = path.join(dir, 'in.enriched.csv');
+      const [row] = readCsvObjects(output);
+      expect([row!.lead_name, row!.lead_title, row!.lead_company_name]).toEqual(["'\u0000=1+1", "'\u0001+2+3", 'Acme']);
+      // The read-back by a spreadsheet: skipped only without LibreOffice (.ci/run installs it).
+      if (!hasSoffice()) return context.skip();
+      const back = path.join(dir, 'back');
+      // Imported with formulas evaluated (token 13): an unescaped `\0=1+1` would read back as 2.
+      const importing = 'CSV:44,34,76,1,,0,false,true,false,false,false,-1,true';
+      execFileSync('soffice', [`-env:UserInstallation=file://${path.join(dir, 'profile')}`, '--headless', `--infilter=${importing}`, '--convert-to', 'csv:Text - txt - csv (StarCalc):44,34,76', '--outdir', back, output], { stdio: 'ignore', timeout: 120_000 });
+      const [read] = readCsvObjects(path.join(back, 'in.enriched.csv'));
+      expect(read!.lead_name).toMatch(/^'\u0000?=1\+1$/);
+      expect(read!.lead_title).toMatch(/^'\u0001?\+2\+3$/);
+    } finally {
+      server.close();
+    }
+  }, 150_000);
+});
+
+function hasSoffice(): boolean {
+  try {
+    execFileSync('soffice', ['--version'], { stdio: 'ignore', timeout: 30_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
