@@ -9,9 +9,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openCsv, type ReadOptions } from '../src/read/index.js';
 import type { Sandbox } from '../src/sandbox/server.js';
 import { lines, runCli, spawnCli } from './helpers/cli.js';
+import { openWorkbook } from '../src/read/open-workbook.js';
+import type { WorkbookLimits } from '../src/read/workbook-limits.js';
 import { escapeFormula } from '../src/write/csv-lines.js';
 import { makeTempDir, readCsvObjects } from './helpers/files.js';
 import { accountOnlyServer } from './helpers/servers.js';
+import { workbookOf } from './helpers/zip.js';
 import { closeAll, envFor, expectNoCrash, sandbox } from './reliability/support.js';
 
 let s: Sandbox;
@@ -234,3 +237,64 @@ function hasSoffice(): boolean {
     return false;
   }
 }
+
+describe('workbook bombs', () => {
+  const header = '<row r="1"><c r="A1" t="inlineStr"><is><t>email</t></is></c><c r="B1" t="inlineStr"><is><t>name</t></is></c></row>';
+  const sharedRow = '<row r="2"><c r="A2" t="s"><v>0</v></c><c r="B2" t="s"><v>1</v></c></row>';
+  const strings = (n: number, text = (i: number) => `text ${i}`) => Array.from({ length: n }, (_, i) => `<si><t>${i === 0 ? 'jane@acme.com' : text(i)}</t></si>`).join('');
+
+  async function readWorkbookFile(bytes: Buffer, limits?: Partial<WorkbookLimits>): Promise<{ header: string[]; rows: string[][] }> {
+    const file = path.join(tempDir(), 'book.xlsx');
+    fs.writeFileSync(file, bytes);
+    const source = await openWorkbook(file, { limits });
+    const rows: string[][] = [];
+    for await (const batch of source.batches) rows.push(...batch);
+    return { header: source.header, rows };
+  }
+
+  it('a workbook within every limit reads as it is (the test workbooks are well formed)', async () => {
+    const read = await readWorkbookFile(workbookOf(header + sharedRow, strings(3)), { sharedStrings: 3 });
+    expect(read).toEqual({ header: ['email', 'name'], rows: [['jane@acme.com', 'text 1']] });
+  });
+
+  it('2,000 cells at column ZZZZ in a few-KB workbook: exit 1 in one line naming the column limit, no output', async () => {
+    const dir = tempDir();
+    const cells = Array.from({ length: 2000 }, (_, i) => `<row r="${i + 2}"><c r="A${i + 2}" t="inlineStr"><is><t>p${i}@acme.com</t></is></c><c r="ZZZZ${i + 2}"><v>1</v></c></row>`).join('');
+    const bytes = workbookOf(header + cells);
+    expect(bytes.length).toBeLessThan(30_000);
+    const input = path.join(dir, 'bomb.xlsx');
+    fs.writeFileSync(input, bytes);
+    const result = await runCli(['enrich', input, '--dry-run'], { env: envFor(s, dir) });
+    expectNoCrash(result);
+    expect(result.code, result.stderr).toBe(1);
+    expect(lines(result.stderr), result.stderr).toHaveLength(1);
+    expect(result.stderr).toMatch(/Cannot read the workbook .*bomb\.xlsx: cell ZZZZ2 lies beyond column XFD \(16384\), the last a worksheet has; save the sheet as CSV/);
+    expect(fs.readdirSync(dir).filter((f) => f.includes('enriched'))).toEqual([]);
+  }, 30_000);
+
+  it('column XFD itself is a worksheet column: read', async () => {
+    const read = await readWorkbookFile(workbookOf(`${header}<row r="2"><c r="A2" t="inlineStr"><is><t>a@b.com</t></is></c><c r="XFD2"><v>7</v></c></row>`));
+    expect(read.rows[0]).toHaveLength(16_384);
+    expect(read.rows[0]![16_383]).toBe('7');
+  });
+
+  it.each([
+    ['more shared strings than the limit', strings(11), { sharedStrings: 10 }, /it holds more than 10 shared strings \(the limit of distinct texts\)/],
+    ['shared strings holding more characters than the limit', strings(50), { sharedStringChars: 200 }, /its shared strings hold more than 200 characters/],
+    ['one shared string longer than the text limit', `<si><t>${'x'.repeat(500_000)}</t></si>`, { textChars: 100_000 }, /a text in it runs past 100,000 characters without its tag closing/],
+  ])('%s: one line naming the limit', async (_name, shared, limits, message) => {
+    await expect(readWorkbookFile(workbookOf(header + sharedRow, shared), limits)).rejects.toThrow(message);
+  });
+
+  it('an inline string in the sheet longer than the text limit: one line naming it', async () => {
+    const row = `<row r="2"><c r="A2" t="inlineStr"><is><t>${'y'.repeat(500_000)}</t></is></c></row>`;
+    await expect(readWorkbookFile(workbookOf(header + row), { textChars: 100_000 })).rejects.toThrow(/a text in it runs past 100,000 characters/);
+  });
+
+  it('a small part (the sheet list) that inflates past the part limit: one line naming the part', async () => {
+    const bytes = workbookOf(header + sharedRow, strings(2));
+    const file = path.join(tempDir(), 'book.xlsx');
+    fs.writeFileSync(file, bytes);
+    await expect(openWorkbook(file, { limits: { partBytes: 100 } })).rejects.toThrow(/Cannot read the workbook .*book\.xlsx: its part xl\/_rels\/workbook\.xml\.rels inflates past 100 bytes \(the limit of that part\)/);
+  });
+});

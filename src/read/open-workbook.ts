@@ -9,14 +9,15 @@
 // character cut between chunks becomes U+FFFD: exceljs#2063), reads a formula's boolean result as
 // a number and its error as NaN, and takes a Japanese string's phonetic reading for its text.
 import fs from 'node:fs';
-import type { Readable } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import { ConfigError, UnreadableInputError } from '../api/errors.js';
 import { toBytes } from './byte-string.js';
 import { excel } from './exceljs.js';
 import type { CsvSource } from './open-csv.js';
 import { generatedHeader } from './generated-header.js';
 import type { CellContext, SheetCell } from './sheet-cells.js';
-import { readSharedStrings, sheetRows, type SheetRow, type SheetRowsInfo } from './sheet-rows.js';
+import { readSharedStrings, sheetRows, type SheetGuard, type SheetRow, type SheetRowsInfo } from './sheet-rows.js';
+import { partBound, partOverLimit, WORKBOOK_LIMITS, type WorkbookLimits } from './workbook-limits.js';
 import { WorkbookZip, workbookPartPath } from './workbook-zip.js';
 
 export interface WorkbookOptions {
@@ -24,6 +25,8 @@ export interface WorkbookOptions {
   sheet?: string | undefined;
   /** The first row that holds anything is the header (default true). */
   header?: boolean | undefined;
+  /** Bounds on what the workbook may make the read hold (default WORKBOOK_LIMITS): tests lower them. */
+  limits?: Partial<WorkbookLimits> | undefined;
 }
 
 interface SheetEntry {
@@ -44,22 +47,29 @@ interface WorkbookReaderInternals {
 const BATCH_ROWS = 512;
 const RELATIONSHIP = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/';
 
-/** A small XML part as a string stream: exceljs's XML parser then never sees a character cut between two chunks. */
-function textOf(stream: Readable): Readable {
-  return stream.setEncoding('utf8');
+/**
+ * A small XML part as a string stream (exceljs's XML parser then never sees a character cut between
+ * two chunks), failing once it inflates past the bound of a part: exceljs holds what it parses.
+ */
+function textOf(zip: WorkbookZip, part: string, guard: SheetGuard): Readable | undefined {
+  const stream = zip.stream(part);
+  if (!stream) return undefined;
+  const bounded = pipeline(stream, partBound(guard.limits.partBytes, () => partOverLimit(guard.input, part, guard.limits)), () => {});
+  return bounded.setEncoding('utf8');
 }
 
 /** The sheet list, relationships and styles of the workbook, parsed by exceljs. */
-async function workbookParts(zip: WorkbookZip, input: string): Promise<WorkbookReaderInternals> {
+async function workbookParts(zip: WorkbookZip, guard: SheetGuard): Promise<WorkbookReaderInternals> {
+  const { input } = guard;
   const reader = new (excel().stream.xlsx.WorkbookReader)(undefined as never, { styles: 'cache' }) as unknown as WorkbookReaderInternals;
   const [rels, book] = ['xl/_rels/workbook.xml.rels', 'xl/workbook.xml'];
   if (!zip.has(rels) || !zip.has(book)) {
     throw new UnreadableInputError(`${input} holds no worksheet exceljs can read (is it an .xlsb or a strict OOXML file?): save it as .xlsx or CSV`);
   }
-  await reader._parseRels(textOf(zip.stream(rels)!));
-  await reader._parseWorkbook(textOf(zip.stream(book)!));
-  const styles = zip.stream(partOfType(reader, 'styles') ?? 'xl/styles.xml');
-  if (styles) await reader._parseStyles(textOf(styles));
+  await reader._parseRels(textOf(zip, rels, guard)!);
+  await reader._parseWorkbook(textOf(zip, book, guard)!);
+  const styles = textOf(zip, partOfType(reader, 'styles') ?? 'xl/styles.xml', guard);
+  if (styles) await reader._parseStyles(styles);
   return reader;
 }
 
@@ -98,9 +108,10 @@ interface OpenedSheet {
   finish(): void;
 }
 
-async function openSheet(input: string, wanted: string | undefined): Promise<OpenedSheet> {
+async function openSheet(guard: SheetGuard, wanted: string | undefined): Promise<OpenedSheet> {
+  const { input } = guard;
   const zip = await WorkbookZip.open(input);
-  const reader = await workbookParts(zip, input);
+  const reader = await workbookParts(zip, guard);
   const name = chosenSheet(reader.model?.sheets ?? [], wanted, input);
   const rId = reader.model?.sheets?.find((sheet) => sheet.name === name)?.rId;
   const target = reader.workbookRels?.find((rel) => rel.Id === rId)?.Target;
@@ -108,7 +119,7 @@ async function openSheet(input: string, wanted: string | undefined): Promise<Ope
   if (!xml) throw new UnreadableInputError(`${input}: the sheet '${name}' is named in the workbook but its worksheet is missing from the file: open it in Excel or LibreOffice and save it again as .xlsx`);
   const strings: string[] = [];
   const shared = zip.stream(partOfType(reader, 'sharedStrings') ?? 'xl/sharedStrings.xml');
-  if (shared) await readSharedStrings(shared, strings);
+  if (shared) await readSharedStrings(shared, strings, guard);
   const styles = new Map<number, string | undefined>();
   const context: CellContext = {
     sharedString: (index) => {
@@ -124,7 +135,7 @@ async function openSheet(input: string, wanted: string | undefined): Promise<Ope
   };
   let info: SheetRowsInfo | undefined;
   xml.on('error', () => {}); // its failure reaches the row loop through the iterator
-  return { name, rows: sheetRows(xml, context, (i) => (info = i)), info: () => info, finish: () => void xml.destroy() };
+  return { name, rows: sheetRows(xml, context, guard, (i) => (info = i)), info: () => info, finish: () => void xml.destroy() };
 }
 
 /** Reads `input`, an .xlsx file, as a CsvSource whose records are the sheet's rows as text. */
@@ -133,7 +144,7 @@ export async function openWorkbook(input: string, options: WorkbookOptions = {})
   let sheet: OpenedSheet | undefined;
   let first: SheetRow[] | undefined;
   try {
-    sheet = await openSheet(input, options.sheet);
+    sheet = await openSheet({ input, limits: { ...WORKBOOK_LIMITS, ...options.limits } }, options.sheet);
     first = await nextRows(sheet);
   } catch (error) {
     sheet?.finish();
