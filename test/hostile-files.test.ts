@@ -8,14 +8,14 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openCsv, type ReadOptions } from '../src/read/index.js';
 import type { Sandbox } from '../src/sandbox/server.js';
-import { lines, runCli, spawnCli } from './helpers/cli.js';
+import { lines, runCli, spawnCli, type CliProcess } from './helpers/cli.js';
 import { openWorkbook } from '../src/read/open-workbook.js';
 import type { WorkbookLimits } from '../src/read/workbook-limits.js';
 import { escapeFormula } from '../src/write/csv-lines.js';
 import { makeTempDir, readCsvObjects } from './helpers/files.js';
 import { accountOnlyServer } from './helpers/servers.js';
 import { workbookOf } from './helpers/zip.js';
-import { closeAll, envFor, expectNoCrash, sandbox } from './reliability/support.js';
+import { closeAll, envFor, expectNoCrash, sandbox, sleep, until } from './reliability/support.js';
 
 let s: Sandbox;
 beforeAll(async () => {
@@ -297,4 +297,57 @@ describe('workbook bombs', () => {
     fs.writeFileSync(file, bytes);
     await expect(openWorkbook(file, { limits: { partBytes: 100 } })).rejects.toThrow(/Cannot read the workbook .*book\.xlsx: its part xl\/_rels\/workbook\.xml\.rels inflates past 100 bytes \(the limit of that part\)/);
   });
+});
+
+describe.skipIf(process.platform === 'win32')('a named pipe (FIFO) as input', () => {
+  /** Starts a run on the FIFO, signals it after `ready`, and tells how long it took to end after the signal. */
+  async function interruptRun(dir: string, fifo: string, signal: NodeJS.Signals, ready: (child: CliProcess) => Promise<void>) {
+    const child = spawnCli(['enrich', fifo], { env: envFor(s, dir) });
+    child.stdin!.end();
+    await ready(child);
+    const signalledAt = Date.now();
+    child.kill(signal);
+    const result = await child.result;
+    return { result, endedMs: Date.now() - signalledAt };
+  }
+
+  it('with no writer: SIGINT ends the run within 2 s, exit 130, one line, nothing written', async () => {
+    const dir = tempDir();
+    const fifo = path.join(dir, 'in.csv');
+    execFileSync('mkfifo', [fifo]);
+    const { result, endedMs } = await interruptRun(dir, fifo, 'SIGINT', () => sleep(1500));
+    expectNoCrash(result);
+    expect(result.code, result.stderr).toBe(130);
+    expect(endedMs).toBeLessThan(2000);
+    expect(lines(result.stderr).filter((line) => !/SIGINT: stopping/.test(line))).toEqual([expect.stringMatching(/Interrupted while waiting for the first 64 KiB or the end of .*in\.csv .*: nothing was looked up or written$/)]);
+    expect(fs.readdirSync(dir).filter((f) => f.includes('enriched'))).toEqual([]);
+  }, 30_000);
+
+  it('with a writer that sends 4,000 rows and stays open: SIGTERM ends the run within 2 s, exit 130, the rows read written, the rest said', async () => {
+    const dir = tempDir();
+    const fifo = path.join(dir, 'in.csv');
+    execFileSync('mkfifo', [fifo]);
+    const rows = Array.from({ length: 4000 }, (_, i) => `person.${i}@company${i % 7}.com`);
+    // Opened here once the run opens its end; kept open (silent) until the run has ended.
+    const writer = fs.createWriteStream(fifo);
+    writer.on('error', () => {});
+    writer.write(`email\n${rows.join('\n')}\n`);
+    try {
+      const output = path.join(dir, 'in.enriched.csv');
+      const before = s.stats.requests;
+      // Signalled once lookups have begun: the head has been read and the rows flow.
+      const { result, endedMs } = await interruptRun(dir, fifo, 'SIGTERM', () => until(() => s.stats.requests > before + 2, 'the first lookups', 15_000));
+      expectNoCrash(result);
+      expect(result.code, result.stderr).toBe(130);
+      expect(endedMs).toBeLessThan(2000);
+      expect(result.stderr).toMatch(/stopped reading .*in\.csv: nothing more arrived within 1 s of the stop; the rows after row \d+ were not read, and are not in the outputs/);
+      const read = Number(/the rows after row (\d+)/.exec(result.stderr)![1]);
+      expect(read).toBeGreaterThan(0);
+      const written = readCsvObjects(output);
+      expect(written).toHaveLength(read);
+      expect(written.map((r) => r.email)).toEqual(rows.slice(0, read));
+    } finally {
+      writer.destroy();
+    }
+  }, 30_000);
 });

@@ -17,6 +17,7 @@ import { inputColumnIndex } from '../plan/named-columns.js';
 import { OutputLock } from '../write/output-lock.js';
 import { RowWriter, type RowSink } from '../write/row-writer.js';
 import { prepareLookups, type PreparedLookups } from './prepare-lookups.js';
+import { inputName, isStreamInput, unlessInterrupted } from './input-wait.js';
 import type { Resources } from './resources.js';
 import { readOptionsOf, type EnrichSettings } from './settings.js';
 
@@ -27,7 +28,8 @@ export interface PreparedRun extends PreparedLookups, OpenedInput {
 
 export async function prepare(settings: EnrichSettings, resources: Resources): Promise<PreparedRun> {
   // The input first: a wrong file, column or --fields is the first thing to fix, and costs no request.
-  const input = await openInput(settings, resources);
+  const opening = openInput(settings, resources);
+  const input = isStreamInput(settings.input) ? await unlessInterrupted(opening, settings.signal, inputName(settings.input)) : await opening;
   lockOutputs(settings, resources);
   if (settings.report) checkReportPath(settings.report);
   // A CSV of one lookup kind without --with writes only the answer's own columns: the store may hand
@@ -64,8 +66,7 @@ export interface RunColumns {
 async function openInput(settings: EnrichSettings, resources: Resources): Promise<OpenedInput> {
   const read = await openSource(settings.input, readOptionsOf(settings));
   resources.onFailure(() => read.destroy());
-  const inputName = typeof settings.input === 'string' ? (settings.input === '-' ? 'standard input' : settings.input) : 'the input stream';
-  const { targets, headerLine, source } = await keyColumns(read, { by: settings.by, columns: settings.columns, header: settings.header, inputName, warn: settings.warn });
+  const { targets, headerLine, source } = await keyColumns(read, { by: settings.by, columns: settings.columns, header: settings.header, inputName: inputName(settings.input), warn: settings.warn });
   const header = source.header.map(fromBytes);
   const domainColumn = headerLine ? domainColumnFor(header, targets, settings.extras) : undefined;
   return { source, targets, domainColumn, headerLine, ...runColumns(settings, targets, header) };
