@@ -2,7 +2,7 @@
 // the test lowers), one endless line, links planted for temporary-file names, a FIFO as input, a
 // report path that cannot be written. Each is refused in one line or handled; no row is ever lost
 // behind an exit 0, and no file outside the outputs changes.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -143,6 +143,22 @@ describe.skipIf(process.platform !== 'linux')('temporary files are created exclu
     }
     expect(fs.readFileSync(path.join(dir, 'in.enriched.csv'), 'utf8')).toMatch(/^email,lead_status/);
   }, 60_000);
+});
+
+describe('temporary files of killed runs', () => {
+  it('a dead run\'s partial files, named either way, are removed by the next run on the same output; a live run\'s are not', async () => {
+    const dir = tempDir();
+    const input = path.join(dir, 'in.csv');
+    fs.writeFileSync(input, 'email\njane@acme.com\n');
+    // A process id that was just given out and has ended: no run holds it.
+    const dead = spawnSync('true').pid!;
+    const stale = [`.in.enriched.csv.${dead}.0123456789abcdef.partial`, `.in.enriched.csv.${dead}.partial`];
+    const live = `.in.enriched.csv.${process.pid}.fedcba9876543210.partial`;
+    for (const name of [...stale, live]) fs.writeFileSync(path.join(dir, name), 'half');
+    const result = await runCli(['enrich', input], { env: envFor(s, dir) });
+    expect(result.code, result.stderr).toBe(0);
+    expect(fs.readdirSync(dir).filter((f) => f.endsWith('.partial'))).toEqual([live]);
+  }, 30_000);
 });
 
 describe('a report path is tried before the first lookup', () => {
