@@ -190,13 +190,16 @@ describe('a run that stops early still writes its report', () => {
 });
 
 describe('--report is checked before any request', () => {
-  it('refuses a name that is not .html or .json, a missing folder, and the output itself', async () => {
+  it('refuses a name that is not .html or .json, a path through a file, a folder, and the output itself', async () => {
     const dir = tempDir();
     const input = contacts(dir);
     const before = s.stats.requests;
+    const folder = path.join(dir, 'folder.html');
+    fs.mkdirSync(folder);
     const cases: Array<[string, RegExp]> = [
       ['r.txt', /Invalid option --report: must be a file name ending in \.html or \.json \(the report's format\), got 'r\.txt'/],
-      [path.join(dir, 'no', 'r.html'), /Invalid option --report: the folder .* does not exist/],
+      [path.join(input, 'r.html'), /Cannot write the report .*r\.html: a part of the path is a file, not a folder; choose another path with --report/],
+      [folder, /Cannot write the report .*folder\.html: it is a folder; choose another path with --report/],
     ];
     for (const [file, message] of cases) {
       const r = await runCli(['enrich', input, '--report', file], { env });

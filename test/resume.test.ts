@@ -10,7 +10,7 @@ import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/
 import { ResultStore } from '../src/store/result-store.js';
 import { sandboxAnswer } from '../src/sandbox/data.js';
 import { runCli, spawnCli } from './helpers/cli.js';
-import { emails, makeTempDir, readCsvObjects, writeCsv } from './helpers/files.js';
+import { emails, makeTempDir, partialOf, readCsvObjects, writeCsv } from './helpers/files.js';
 
 const sandboxes: Sandbox[] = [];
 afterEach(async () => {
@@ -185,9 +185,12 @@ describe('resume after a kill', () => {
     const child = spawnCli(['enrich', input, '--quiet'], { env });
     child.stdin!.end();
     if (killAfterMs === 'writing') {
-      const partial = path.join(dir, `.in.enriched.csv.${child.pid}.partial`);
+      const written = () => {
+        const partial = partialOf(output, child.pid);
+        return partial !== undefined && fs.existsSync(partial) && fs.statSync(partial).size > 0;
+      };
       const deadline = Date.now() + 10_000;
-      while (!(fs.existsSync(partial) && fs.statSync(partial).size > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
+      while (!written() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
     } else {
       await new Promise((r) => setTimeout(r, killAfterMs));
     }

@@ -89,7 +89,7 @@ describe('answer cells', () => {
 
   it('are kept as one comma-separated record led by their layout, which splits back into the same cells', () => {
     const layout = layoutOf(['a', 'b']);
-    expect(layout).toMatch(/^2:[0-9a-f]{8}$/);
+    expect(layout).toMatch(/^3:[0-9a-f]{8}$/);
     for (const cells of [NASTY, [''], ['', ''], new Array(15).fill(''), ['only'], ['"', '"'], ['a\n', '\nb']]) {
       const text = storedText(layout, cells);
       expect(text.startsWith(`${layout},`)).toBe(true);

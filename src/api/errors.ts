@@ -256,6 +256,13 @@ export class ApiUnavailableError extends LeadEnrichError {
   }
 }
 
+/** The run was stopped (SIGINT, SIGTERM, the caller's AbortSignal) before it had anything to write: exit 130. */
+export class InterruptedError extends LeadEnrichError {
+  constructor(message: string) {
+    super('interrupted', message);
+  }
+}
+
 /** A call on a LeadClient that close() was called on, or still waiting for its turn then: not sent. */
 export class ClientClosedError extends LeadEnrichError {
   constructor() {

@@ -34,6 +34,8 @@ async function main(): Promise<void> {
       const message = oneLine(error.message);
       io.err(`lead-enrich: ${message}${message.endsWith('?') ? '' : '.'} Run 'lead-enrich --help' for usage.`);
     } else if (error instanceof LeadEnrichError) {
+      // Stopped by a signal before anything could be written: the interrupted status all the same.
+      if (error.code === 'interrupted') status = 130;
       io.err(`lead-enrich: ${oneLine(error.message)}`);
     } else {
       const message = error instanceof Error ? error.message : String(error);

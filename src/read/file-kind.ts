@@ -90,6 +90,9 @@ function utf16WithoutBom(head: Buffer): 'utf-16le' | 'utf-16be' | undefined {
 export function isWorkbookFile(path: string): boolean {
   let fd: number | undefined;
   try {
+    // Only a regular file: opening a named pipe waits for its writer, and would block the process
+    // (signals too) until one came; a pipe is no workbook anyway (read from its path only).
+    if (!fs.statSync(path).isFile()) return false;
     fd = fs.openSync(path, 'r');
     const head = Buffer.alloc(64 * 1024);
     const length = fs.readSync(fd, head, 0, head.length, 0);

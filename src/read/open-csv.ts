@@ -15,6 +15,7 @@ import { canonicalEncoding, chooseEncoding, createDecoding, createTranscoder } f
 import { assertText } from './file-kind.js';
 import { openInput, type OpenedInput } from './open-input.js';
 import { readHead } from './read-head.js';
+import { readFailure, sizeText } from './read-failure.js';
 import { RecordBatches } from './record-batches.js';
 import type { SheetCell } from './sheet-cells.js';
 import { RecordEstimate, type RecordCount } from './record-estimate.js';
@@ -29,6 +30,8 @@ export interface ReadOptions {
   header?: boolean;
   /** Read through gunzip. Default: the path ends in .gz, or the data begins with gzip's magic bytes. */
   gzip?: boolean;
+  /** The longest record read, in bytes (default 64 MiB): a longer one is refused, never buffered without end. */
+  maxRecordBytes?: number;
 }
 
 export interface CsvSource {
@@ -74,7 +77,7 @@ export interface SheetOrigin {
 /** Enough to judge the encoding (cli-contract: the first 64 KiB) and the delimiter. */
 const HEAD_BYTES = 64 * 1024;
 
-/** A cell this long is surely not a contact record: refuse rather than buffer without end. */
+/** A record this long is surely not a contact: refuse rather than buffer without end. */
 const MAX_RECORD_BYTES = 64 * 1024 * 1024;
 
 const GZIP_MAGIC = [0x1f, 0x8b];
@@ -84,6 +87,7 @@ interface Settings {
   encoding: string | undefined;
   header: boolean;
   gzip: boolean | undefined;
+  maxRecordBytes: number;
 }
 
 /** Validates the options before anything is opened. */
@@ -99,6 +103,7 @@ function settingsFrom(options: ReadOptions, input: string | Readable): Settings 
     encoding: options.encoding === undefined ? undefined : canonicalEncoding(options.encoding),
     header: options.header ?? true,
     gzip: options.gzip ?? (typeof input === 'string' && input !== '-' && input.toLowerCase().endsWith('.gz') ? true : undefined),
+    maxRecordBytes: options.maxRecordBytes ?? MAX_RECORD_BYTES,
   };
 }
 
@@ -137,9 +142,14 @@ async function prepare(opened: OpenedInput, settings: Settings): Promise<Prepare
   let layout = detectLayout(textOf(head.bytes), head.complete, settings.delimiter);
   // A header line longer than the head (thousands of columns, read from a pipe's 64 KiB chunks):
   // read on until it ends, since its line ending is the outputs' (cli-contract, "Line endings").
-  while (!layout.headerEnded && head.bytes.length < MAX_RECORD_BYTES) {
-    head = await readHead(head.resume(), head.bytes.length * 2);
+  while (!layout.headerEnded && !head.complete && head.bytes.length < settings.maxRecordBytes) {
+    head = await readHead(head.resume(), Math.min(head.bytes.length * 2, settings.maxRecordBytes));
     layout = detectLayout(textOf(head.bytes), head.complete, settings.delimiter);
+  }
+  if (!layout.headerEnded && head.bytes.length >= settings.maxRecordBytes) {
+    // One endless line (a dump, a minified export): say what it is, not that the file is empty.
+    const what = settings.header ? 'the header line' : 'the first line';
+    throw new UnreadableInputError(`${opened.name}: ${what} is longer than ${sizeText(settings.maxRecordBytes)}: not a CSV with line breaks; give a CSV file with one record per line`);
   }
   return {
     source: head.resume(choice.utf8BomLength),
@@ -164,7 +174,7 @@ function recordDelimiters(header: RecordDelimiter): string[] {
   return header === '\n' ? ['\n', '\r'] : ['\r\n', '\n', '\r'];
 }
 
-function createParser(prepared: Prepared): Parser {
+function createParser(prepared: Prepared, maxRecordBytes: number): Parser {
   return parse({
     encoding: 'latin1',
     delimiter: prepared.delimiter,
@@ -174,36 +184,25 @@ function createParser(prepared: Prepared): Parser {
     relax_quotes: true,
     // Nothing at all between two line endings is not a record (cli-contract "Blank lines").
     skip_empty_lines: true,
-    max_record_size: MAX_RECORD_BYTES,
+    max_record_size: maxRecordBytes,
   });
-}
-
-/** A failure while reading or parsing, as one line that names the input and what to do. */
-function readFailure(name: string, error: unknown): UnreadableInputError {
-  if (error instanceof UnreadableInputError) return error;
-  const err = error as { code?: string; message?: string; lines?: number };
-  const why = (err.message ?? String(error)).replace(/\s+/g, ' ');
-  if (err.code?.startsWith('Z_')) {
-    return new UnreadableInputError(`Cannot decompress ${name}: ${why}; give an intact .gz file or the CSV itself`, { cause: error });
-  }
-  const where = err.lines ? ` at line ${err.lines}` : '';
-  return new UnreadableInputError(`Cannot parse ${name}${where}: ${why}; fix the file (it must be CSV with a header line)`, { cause: error });
 }
 
 export async function openCsv(input: string | Readable, options: ReadOptions = {}): Promise<CsvSource> {
   const settings = settingsFrom(options, input);
   const opened = openInput(input);
+  const context = { name: opened.name, headerRecords: settings.header ? 1 : 0, maxRecordBytes: settings.maxRecordBytes };
   let prepared: Prepared;
   try {
     prepared = await prepare(opened, settings);
   } catch (error) {
     opened.stream.destroy();
-    throw error instanceof ConfigError ? error : readFailure(opened.name, error);
+    throw error instanceof ConfigError ? error : readFailure(context, error);
   }
-  const parser = createParser(prepared);
-  const batches = new RecordBatches(parser);
+  const parser = createParser(prepared, settings.maxRecordBytes);
+  const batches = new RecordBatches(parser, (error) => readFailure(context, error));
   const stages = [prepared.source, ...(prepared.transcoder ? [prepared.transcoder] : []), parser] as const;
-  pipeline(stages).catch((error: unknown) => batches.fail(readFailure(opened.name, error)));
+  pipeline(stages).catch((error: unknown) => batches.fail(readFailure(context, error)));
   const estimate = new RecordEstimate({
     parser,
     totalBytes: opened.totalBytes,
@@ -218,6 +217,7 @@ export async function openCsv(input: string | Readable, options: ReadOptions = {
     prepared.source.once('end', () => watch.end());
   }
   const destroy = () => {
+    batches.stop();
     opened.stream.destroy();
     prepared.gunzip?.destroy();
     parser.destroy();

@@ -7,12 +7,14 @@
 // the sheet list, the relationships and the styles (workbook-parts.ts), then the shared strings
 // and the worksheet, streamed (sheet-rows.ts).
 import fs from 'node:fs';
+import { pipeline, type Readable } from 'node:stream';
 import { ConfigError, UnreadableInputError } from '../api/errors.js';
 import { toBytes } from './byte-string.js';
 import type { CsvSource } from './open-csv.js';
 import { generatedHeader } from './generated-header.js';
 import type { CellContext, SheetCell } from './sheet-cells.js';
-import { readSharedStrings, sheetRows, type SheetRow, type SheetRowsInfo } from './sheet-rows.js';
+import { readSharedStrings, sheetRows, type SheetGuard, type SheetRow, type SheetRowsInfo } from './sheet-rows.js';
+import { partBound, partOverLimit, WORKBOOK_LIMITS, type WorkbookLimits } from './workbook-limits.js';
 import { parseRelationships, parseStyles, parseWorkbook, partOfType, partText, type Relationship, type SheetEntry } from './workbook-parts.js';
 import { WorkbookZip, workbookPartPath } from './workbook-zip.js';
 
@@ -21,6 +23,8 @@ export interface WorkbookOptions {
   sheet?: string | undefined;
   /** The first row that holds anything is the header (default true). */
   header?: boolean | undefined;
+  /** Bounds on what the workbook may make the read hold (default WORKBOOK_LIMITS): tests lower them. */
+  limits?: Partial<WorkbookLimits> | undefined;
 }
 
 const BATCH_ROWS = 512;
@@ -32,15 +36,23 @@ interface WorkbookParts {
   numFmt: (style: number) => string | undefined;
 }
 
+/** A small XML part, failing once it inflates past the bound of a part: it is parsed whole. */
+function boundedPart(zip: WorkbookZip, part: string, guard: SheetGuard): Readable | undefined {
+  const stream = zip.stream(part);
+  if (!stream) return undefined;
+  return pipeline(stream, partBound(guard.limits.partBytes, () => partOverLimit(guard.input, part, guard.limits)), () => {});
+}
+
 /** The sheet list, relationships and styles of the workbook. */
-async function workbookParts(zip: WorkbookZip, input: string): Promise<WorkbookParts> {
+async function workbookParts(zip: WorkbookZip, guard: SheetGuard): Promise<WorkbookParts> {
+  const { input } = guard;
   const [rels, book] = ['xl/_rels/workbook.xml.rels', 'xl/workbook.xml'];
   if (!zip.has(rels) || !zip.has(book)) {
     throw new UnreadableInputError(`${input} holds no worksheet that can be read (is it an .xlsb or a strict OOXML file?): save it as .xlsx or CSV`);
   }
-  const relationships = parseRelationships(await partText(zip.stream(rels)!));
-  const { sheets, date1904 } = parseWorkbook(await partText(zip.stream(book)!));
-  const styles = zip.stream(partOfType(relationships, 'styles', workbookPartPath) ?? 'xl/styles.xml');
+  const relationships = parseRelationships(await partText(boundedPart(zip, rels, guard)!));
+  const { sheets, date1904 } = parseWorkbook(await partText(boundedPart(zip, book, guard)!));
+  const styles = boundedPart(zip, partOfType(relationships, 'styles', workbookPartPath) ?? 'xl/styles.xml', guard);
   const numFmt = styles ? parseStyles(await partText(styles)) : () => undefined;
   return { rels: relationships, sheets, date1904, numFmt };
 }
@@ -76,9 +88,10 @@ interface OpenedSheet {
   finish(): void;
 }
 
-async function openSheet(input: string, wanted: string | undefined): Promise<OpenedSheet> {
+async function openSheet(guard: SheetGuard, wanted: string | undefined): Promise<OpenedSheet> {
+  const { input } = guard;
   const zip = await WorkbookZip.open(input);
-  const parts = await workbookParts(zip, input);
+  const parts = await workbookParts(zip, guard);
   const name = chosenSheet(parts.sheets, wanted, input);
   const rId = parts.sheets.find((sheet) => sheet.name === name)?.rId;
   const target = parts.rels.find((rel) => rel.id === rId)?.target;
@@ -87,7 +100,7 @@ async function openSheet(input: string, wanted: string | undefined): Promise<Ope
   if (!xml || part === undefined) throw new UnreadableInputError(`${input}: the sheet '${name}' is named in the workbook but its worksheet is missing from the file: open it in Excel or LibreOffice and save it again as .xlsx`);
   const strings: string[] = [];
   const shared = zip.stream(partOfType(parts.rels, 'sharedStrings', workbookPartPath) ?? 'xl/sharedStrings.xml');
-  if (shared) await readSharedStrings(shared, strings);
+  if (shared) await readSharedStrings(shared, strings, guard);
   const styles = new Map<number, string | undefined>();
   const context: CellContext = {
     sharedString: (index) => {
@@ -103,7 +116,7 @@ async function openSheet(input: string, wanted: string | undefined): Promise<Ope
   };
   let info: SheetRowsInfo | undefined;
   xml.on('error', () => {}); // its failure reaches the row loop through the iterator
-  return { name, part, rows: sheetRows(xml, context, (i) => (info = i)), info: () => info, finish: () => void xml.destroy() };
+  return { name, part, rows: sheetRows(xml, context, guard, (i) => (info = i)), info: () => info, finish: () => void xml.destroy() };
 }
 
 /** Reads `input`, an .xlsx file, as a CsvSource whose records are the sheet's rows as text. */
@@ -112,7 +125,7 @@ export async function openWorkbook(input: string, options: WorkbookOptions = {})
   let sheet: OpenedSheet | undefined;
   let first: SheetRow[] | undefined;
   try {
-    sheet = await openSheet(input, options.sheet);
+    sheet = await openSheet({ input, limits: { ...WORKBOOK_LIMITS, ...options.limits } }, options.sheet);
     first = await nextRows(sheet);
   } catch (error) {
     sheet?.finish();

@@ -6,14 +6,21 @@ export const BATCH_RECORDS = 512;
 
 export class RecordBatches {
   readonly #parser: Parser;
+  readonly #describe: (error: unknown) => Error;
   #ended = false;
+  #stopped = false;
   #failure: Error | undefined;
 
-  constructor(parser: Parser) {
+  /** `describe` turns whatever stopped the parser into the error the reader throws. */
+  constructor(parser: Parser, describe: (error: unknown) => Error) {
     this.#parser = parser;
+    this.#describe = describe;
     parser.once('end', () => {
       this.#ended = true;
     });
+    // Taken at once: the pipeline's rejection settles later than the parser is destroyed, and a
+    // destroyed parser must never be read as the end of the input (the rows after it would be lost).
+    parser.once('error', (error: unknown) => this.fail(describe(error)));
   }
 
   /** The parser has handed out its last record. */
@@ -26,6 +33,11 @@ export class RecordBatches {
     this.#failure ??= error;
   }
 
+  /** Reading is given up on purpose (the run failed elsewhere): `next` then says the input ended. */
+  stop(): void {
+    this.#stopped = true;
+  }
+
   /** The next batch, or undefined at the end of the input. */
   async next(): Promise<string[][] | undefined> {
     for (;;) {
@@ -34,10 +46,10 @@ export class RecordBatches {
       while (batch.length < BATCH_RECORDS && (record = this.#parser.read() as string[] | null) !== null) batch.push(record);
       if (batch.length > 0) return batch;
       if (this.#failure) throw this.#failure;
-      if (this.#ended || this.#parser.destroyed) return undefined;
+      if (this.#ended || this.#stopped) return undefined;
+      // Destroyed without its 'end' and without an error: reading stopped short all the same.
+      if (this.#parser.destroyed) throw this.#describe(new Error('reading stopped before the end of the input'));
       await this.#readable();
-      // The pipeline's rejection may settle a tick after the parser's error event.
-      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 

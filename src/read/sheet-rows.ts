@@ -6,6 +6,13 @@
 // without a namespace prefix, since some writers spell them <x:row>.
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { EMPTY_CELL, sheetCell, unescapeText, type CellContext, type RawCell, type SheetCell } from './sheet-cells.js';
+import { columnOverLimit, count, MAX_COLUMNS, overLimit, TextBound, textOverLimit, type WorkbookLimits } from './workbook-limits.js';
+
+/** The workbook's name for messages, and the bounds its XML is read within. */
+export interface SheetGuard {
+  input: string;
+  limits: WorkbookLimits;
+}
 
 export interface SheetRow {
   /** The row's 1-based number in the sheet. */
@@ -37,6 +44,8 @@ class SheetParser {
   readonly info: SheetRowsInfo = { lastRow: undefined };
   readonly #parser = new SaxesParser();
   readonly #context: CellContext;
+  readonly #guard: SheetGuard;
+  readonly #bound: TextBound;
   #ready: SheetRow[] = [];
   #row: SheetRow | undefined;
   #rowNumber = 0;
@@ -46,10 +55,18 @@ class SheetParser {
   #capturing = false;
   #phonetic = false;
 
-  constructor(context: CellContext) {
+  constructor(context: CellContext, guard: SheetGuard) {
     this.#context = context;
-    this.#parser.on('opentag', (tag) => this.#open(tag));
-    this.#parser.on('closetag', (tag) => this.#close(localName(tag.name)));
+    this.#guard = guard;
+    this.#bound = new TextBound(guard.limits.textChars, () => textOverLimit(guard.input, guard.limits));
+    this.#parser.on('opentag', (tag) => {
+      this.#bound.tag();
+      this.#open(tag);
+    });
+    this.#parser.on('closetag', (tag) => {
+      this.#bound.tag();
+      this.#close(localName(tag.name));
+    });
     this.#parser.on('text', (text) => {
       if (this.#capturing && this.#cell) this.#cell.raw.text += text;
     });
@@ -59,6 +76,7 @@ class SheetParser {
   }
 
   write(text: string): void {
+    this.#bound.feed(text.length);
     this.#parser.write(text);
   }
 
@@ -77,6 +95,8 @@ class SheetParser {
     const attributes = tag.attributes as Record<string, string>;
     if (name === 'c' && this.#row) {
       this.#column = attributes.r ? columnOf(attributes.r) : this.#column + 1;
+      // Before the row is padded up to it: column ZZZZ would be half a million empty cells.
+      if (this.#column > MAX_COLUMNS) throw columnOverLimit(this.#guard.input, attributes.r ?? '', this.#column);
       this.#cell = { raw: { type: attributes.t, text: '', formula: false }, style: Number(attributes.s ?? 0) };
     } else if (name === 'v' || (name === 't' && !this.#phonetic)) {
       this.#capturing = true;
@@ -117,8 +137,8 @@ class SheetParser {
  * The rows of a worksheet's XML that hold anything, in batches as the chunks arrive (a row of
  * empty or only formatted cells is no row, like a blank line of a CSV).
  */
-export async function* sheetRows(chunks: AsyncIterable<Buffer | string>, context: CellContext, info?: (info: SheetRowsInfo) => void): AsyncGenerator<SheetRow[]> {
-  const parser = new SheetParser(context);
+export async function* sheetRows(chunks: AsyncIterable<Buffer | string>, context: CellContext, guard: SheetGuard, info?: (info: SheetRowsInfo) => void): AsyncGenerator<SheetRow[]> {
+  const parser = new SheetParser(context, guard);
   info?.(parser.info);
   const decoder = new TextDecoder('utf-8');
   for await (const chunk of chunks) {
@@ -133,28 +153,44 @@ export async function* sheetRows(chunks: AsyncIterable<Buffer | string>, context
 }
 
 /** Adds to `strings` the text of shared strings (xl/sharedStrings.xml, §18.4.9): each <si>'s <t> texts, phonetic readings left out. */
-export async function readSharedStrings(chunks: AsyncIterable<Buffer | string>, strings: string[]): Promise<void> {
+export async function readSharedStrings(chunks: AsyncIterable<Buffer | string>, strings: string[], guard: SheetGuard): Promise<void> {
+  const { input, limits } = guard;
   const parser = new SaxesParser();
+  const bound = new TextBound(limits.textChars, () => textOverLimit(input, limits));
   let text = '';
+  let chars = 0;
   let capturing = false;
   let phonetic = false;
   parser.on('opentag', (tag) => {
+    bound.tag();
     const name = localName(tag.name);
     if (name === 'si') text = '';
     else if (name === 't' && !phonetic) capturing = true;
     else if (name === 'rPh') phonetic = true;
   });
   parser.on('closetag', (tag) => {
+    bound.tag();
     const name = localName(tag.name);
     if (name === 't') capturing = false;
     else if (name === 'rPh') phonetic = false;
-    else if (name === 'si') strings.push(unescapeText(text));
+    else if (name === 'si') {
+      // All of them stay in memory while the sheet is read: bounded in number and in characters.
+      if (strings.length >= limits.sharedStrings) throw overLimit(input, `it holds more than ${count(limits.sharedStrings)} shared strings (the limit of distinct texts)`);
+      strings.push(unescapeText(text));
+    }
   });
   parser.on('text', (chunk) => {
-    if (capturing) text += chunk;
+    if (!capturing) return;
+    chars += chunk.length;
+    if (chars > limits.sharedStringChars) throw overLimit(input, `its shared strings hold more than ${count(limits.sharedStringChars)} characters (the limit of all distinct texts together)`);
+    text += chunk;
   });
   const decoder = new TextDecoder('utf-8');
-  for await (const chunk of chunks) parser.write(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
-  parser.write(decoder.decode());
+  const write = (text: string) => {
+    bound.feed(text.length);
+    parser.write(text);
+  };
+  for await (const chunk of chunks) write(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+  write(decoder.decode());
   parser.close();
 }

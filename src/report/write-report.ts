@@ -2,6 +2,7 @@
 // beside it, then renamed, so that no half-written report is ever left where the report goes.
 import fs from 'node:fs';
 import { htmlReport } from './html-report.js';
+import { reportTempPath } from './report-path.js';
 import type { RunReport } from './run-report.js';
 
 export function reportText(file: string, report: RunReport): string {
@@ -9,9 +10,10 @@ export function reportText(file: string, report: RunReport): string {
 }
 
 export function writeReport(file: string, report: RunReport): void {
-  const temp = `${file}.${process.pid}.tmp`;
+  // A name no one can guess, created only if new ('wx' never follows a link planted under it).
+  const temp = reportTempPath(file);
   try {
-    fs.writeFileSync(temp, reportText(file, report), 'utf8');
+    fs.writeFileSync(temp, reportText(file, report), { encoding: 'utf8', flag: 'wx', mode: 0o644 });
     fs.renameSync(temp, file);
   } catch (error) {
     fs.rmSync(temp, { force: true });

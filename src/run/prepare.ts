@@ -2,6 +2,7 @@
 // header and key columns and the columns the run adds (checked before any request), the look-up
 // side (prepare-lookups.ts: store, request path, account, credits, gate), and the writer. Each
 // resource is registered for release as it is made.
+import { checkReportPath } from '../report/report-path.js';
 import { BatchLookups } from '../lookup/batch-lookups.js';
 import { keyColumns } from '../plan/key-columns.js';
 import type { LookupTarget } from '../plan/plan.js';
@@ -16,6 +17,7 @@ import { inputColumnIndex } from '../plan/named-columns.js';
 import { OutputLock } from '../write/output-lock.js';
 import { RowWriter, type RowSink } from '../write/row-writer.js';
 import { prepareLookups, type PreparedLookups } from './prepare-lookups.js';
+import { inputName, isStreamInput, unlessInterrupted } from './input-wait.js';
 import type { Resources } from './resources.js';
 import { readOptionsOf, type EnrichSettings } from './settings.js';
 
@@ -26,8 +28,10 @@ export interface PreparedRun extends PreparedLookups, OpenedInput {
 
 export async function prepare(settings: EnrichSettings, resources: Resources): Promise<PreparedRun> {
   // The input first: a wrong file, column or --fields is the first thing to fix, and costs no request.
-  const input = await openInput(settings, resources);
+  const opening = openInput(settings, resources);
+  const input = isStreamInput(settings.input) ? await unlessInterrupted(opening, settings.signal, inputName(settings.input)) : await opening;
   lockOutputs(settings, resources);
+  if (settings.report) checkReportPath(settings.report);
   // A CSV of one lookup kind without --with writes only the answer's own columns: the store may hand
   // them over as cells (no JSON.parse). JSONL, a waterfall, --with and a `lead.MEMBER` field need the parsed answers.
   const cellsOnly = settings.format === 'csv' && settings.extras.length === 0 && input.targets.length === 1 && !settings.fields?.some(isMemberField);
@@ -62,8 +66,7 @@ export interface RunColumns {
 async function openInput(settings: EnrichSettings, resources: Resources): Promise<OpenedInput> {
   const read = await openSource(settings.input, readOptionsOf(settings));
   resources.onFailure(() => read.destroy());
-  const inputName = typeof settings.input === 'string' ? (settings.input === '-' ? 'standard input' : settings.input) : 'the input stream';
-  const { targets, headerLine, source } = await keyColumns(read, { by: settings.by, columns: settings.columns, header: settings.header, inputName, warn: settings.warn });
+  const { targets, headerLine, source } = await keyColumns(read, { by: settings.by, columns: settings.columns, header: settings.header, inputName: inputName(settings.input), warn: settings.warn });
   const header = source.header.map(fromBytes);
   const domainColumn = headerLine ? domainColumnFor(header, targets, settings.extras) : undefined;
   return { source, targets, domainColumn, headerLine, ...runColumns(settings, targets, header) };

@@ -12,6 +12,7 @@ import type { RunMetrics } from './metrics.js';
 import { OrderedWindow } from './ordered-window.js';
 import { INTERRUPTED, type RunStop } from './run-stop.js';
 import { batchLookupsFor, type PreparedRun } from './prepare.js';
+import { batchesUntilIdle, IDLE_MS, inputName, isStreamInput } from './input-wait.js';
 import type { CellFill } from '../write/cell-fill.js';
 
 export interface RowLoop {
@@ -33,6 +34,8 @@ export interface RowLoop {
   countInvalidUtf8(): boolean;
   /** The gate's concurrency now: rows waiting for the network are bounded by twice that. */
   concurrency(): number;
+  /** A stream input (no end of its own): after a halt, reading ends when it stays silent, and this is told. */
+  onInputCut?: ((rowsRead: number) => void) | undefined;
 }
 
 /** The loop of a prepared run, the same for enrich (its writer) and enrichRows (the caller's loop). */
@@ -50,6 +53,9 @@ export function loopOf(run: PreparedRun, metrics: RunMetrics, writer: RowSink): 
     errorBudget: settings.maxErrors ? new ErrorBudget(settings.maxErrors, run.stop) : undefined,
     countInvalidUtf8: () => source.encoding === 'utf-8' && source.sawInvalidUtf8(),
     concurrency: () => run.gate.stats.concurrency,
+    onInputCut: isStreamInput(settings.input)
+      ? (rowsRead) => settings.warn(`stopped reading ${inputName(settings.input)}: nothing more arrived within ${IDLE_MS / 1000} s of the stop; the rows after row ${rowsRead} were not read, and are not in the outputs`)
+      : undefined,
   };
 }
 
@@ -60,7 +66,8 @@ export async function runRows(loop: RowLoop): Promise<void> {
   // queuing more of them than the gate can have in flight buys nothing but memory. Rows the store
   // answers are not counted: the window alone bounds them.
   const maxWaiting = (): number => Math.max(DEFAULTS.minWaitingRows, 2 * loop.concurrency());
-  for await (const batch of source.batches) {
+  const batches = loop.onInputCut ? batchesUntilIdle(source, stop.signal, () => loop.onInputCut!(metrics.rowsRead)) : source.batches;
+  for await (const batch of batches) {
     const firstRow = metrics.rowsRead + 1;
     metrics.read(batch, loop.countInvalidUtf8());
     const planned = lookups.plan(batch, firstRow);

@@ -96,7 +96,8 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
   const output = outputOf(options.output, input, format, shard);
   const errors = errorsOf(options.errors, output, input);
   const store = options.store instanceof ResultStore ? options.store : (options.store ?? defaultStorePath());
-  const report = reportOf(options.report);
+  // Its path is tried (and its folder made) in prepare, before the first lookup.
+  const report = readOption('report', options.report, 'library');
   // Before anything is opened for writing or any request is made (cli-contract, "Never overwritten").
   assertDistinctFiles([
     { option: '<input>', path: typeof input === 'string' ? input : undefined },
@@ -154,17 +155,6 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     stdout: options.stdout,
     tuning: tuningOf(options.tuning ?? {}),
   };
-}
-
-/** --report: its folder must be there, or the report would be lost at the run's end. */
-function reportOf(raw: unknown): string | undefined {
-  const report = readOption('report', raw, 'library');
-  if (report === undefined) return undefined;
-  const folder = path.dirname(path.resolve(report));
-  if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) {
-    throw new ConfigError(`Invalid option --report: the folder ${folder} does not exist; create it or name another file`);
-  }
-  return report;
 }
 
 /** The command line a report names: the caller's, else this process's own. */

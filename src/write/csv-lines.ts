@@ -32,8 +32,11 @@ export function csvLines(records: readonly (readonly string[])[], eol: string, d
   return text;
 }
 
-/** Spreadsheets run a cell that starts with one of these as a formula (CSV injection). */
-const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * Spreadsheets run a cell that starts with one of these as a formula (CSV injection), also after
+ * control characters they pass over (LibreOffice runs NUL then `=1+1`): escaped all the same.
+ */
+const FORMULA_START = /^[\x00-\x1f\x7f]*[=+\-@]|^[\t\r]/;
 
 /** Added cells only: input cells are never changed. */
 export function escapeFormula(cell: string): string {

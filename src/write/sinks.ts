@@ -1,5 +1,6 @@
 // Where the writer's bytes go: a temporary file beside the destination, renamed into place only
 // when complete (a killed run never leaves a file that looks finished), or stdout.
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
@@ -22,11 +23,13 @@ export function openSink(target: string | Writable, stdout: Writable): Sink {
   if (target === '-') return { stream: stdout, file: stdout, temp: undefined, final: undefined, endStream: false };
   if (typeof target !== 'string') return { stream: target, file: target, temp: undefined, final: undefined, endStream: target !== process.stdout && target !== process.stderr };
   const final = path.resolve(target);
-  const temp = path.join(path.dirname(final), `.${path.basename(final)}.${process.pid}.partial`);
+  // Random beyond the pid, and created only if new ('wx' never follows a link): in a shared folder
+  // another user cannot plant a link under the name to have the run overwrite a file of theirs.
+  const temp = path.join(path.dirname(final), `.${path.basename(final)}.${process.pid}.${randomBytes(8).toString('hex')}.partial`);
   removeStalePartials(final);
   try {
     fs.mkdirSync(path.dirname(final), { recursive: true });
-    const fd = fs.openSync(temp, 'w', 0o644);
+    const fd = fs.openSync(temp, 'wx', 0o644);
     const file = fs.createWriteStream(temp, { fd });
     // A path ending in .gz is written gzipped (cli-contract, "Input files": "Compressed").
     if (!final.endsWith('.gz')) return { stream: file, file, temp, final, endStream: true };
@@ -48,7 +51,9 @@ function removeStalePartials(final: string): void {
     return;
   }
   for (const name of names) {
-    const pid = name.startsWith(prefix) && name.endsWith('.partial') ? Number(name.slice(prefix.length, -'.partial'.length)) : NaN;
+    // `<pid>.<random>` (or `<pid>` alone, as earlier versions named them).
+    const middle = name.startsWith(prefix) && name.endsWith('.partial') ? /^(\d+)(\.[0-9a-f]+)?$/.exec(name.slice(prefix.length, -'.partial'.length)) : null;
+    const pid = middle ? Number(middle[1]) : NaN;
     if (!Number.isInteger(pid) || pid === process.pid || isAlive(pid)) continue;
     fs.rmSync(path.join(path.dirname(final), name), { force: true });
   }

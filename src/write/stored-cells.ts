@@ -17,7 +17,7 @@ import { csvLines, escapeFormula } from './csv-lines.js';
 export { recordOf } from '../store/answer-cells.js';
 
 /** Bump when the value or the format of a stored cell changes while the column names do not. */
-const CELLS_VERSION = 2;
+const CELLS_VERSION = 3;
 
 /** The layout cell for these column names, e.g. `2:3bfbb6ca`. */
 export function layoutOf(names: readonly string[]): string {

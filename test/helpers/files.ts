@@ -38,3 +38,10 @@ export function readCsvObjects(file: string): Array<Record<string, string>> {
 export function emails(n: number, prefix = 'person'): string[] {
   return Array.from({ length: n }, (_, i) => `${prefix}.${i}@company${i % 7}.com`);
 }
+
+/** The temporary file a run of process `pid` writes for `final` (its name ends in a random part), if any yet. */
+export function partialOf(final: string, pid: number | undefined): string | undefined {
+  const prefix = `.${path.basename(final)}.${pid}.`;
+  const name = fs.readdirSync(path.dirname(final)).find((n) => n.startsWith(prefix) && n.endsWith('.partial'));
+  return name === undefined ? undefined : path.join(path.dirname(final), name);
+}

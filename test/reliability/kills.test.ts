@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ResultStore } from '../../src/store/result-store.js';
 import { runCli, spawnCli, type CliResult } from '../helpers/cli.js';
-import { emails, makeTempDir, readCsvBytes, writeCsv } from '../helpers/files.js';
+import { emails, makeTempDir, partialOf, readCsvBytes, writeCsv } from '../helpers/files.js';
 import {
   chargedTwice,
   closeAll,
@@ -197,8 +197,8 @@ describe('kill -9, then the same command again', () => {
       const side = path.join(dir, `attempt-${i}.errors.csv`);
       const child = spawnCli(args(out), { env });
       child.stdin!.end();
-      const partial = path.join(dir, `.attempt-${i}.jsonl.${child.pid}.partial`);
-      await until(() => moment.ready(partial, out, side) || child.exitCode !== null, moment.label, 30_000);
+      // The temporary file's name ends in a random part: found by its pid.
+      await until(() => moment.ready(partialOf(out, child.pid) ?? '', out, side) || child.exitCode !== null, moment.label, 30_000);
       child.kill('SIGKILL');
       const killed = await child.result;
       if (killed.signal === 'SIGKILL' && !fs.existsSync(out)) killedBeforeRename += 1;
