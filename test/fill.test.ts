@@ -153,7 +153,7 @@ describe('--only-missing', () => {
     const plan = JSON.parse(r.stdout);
     expect(plan).toMatchObject({ rows: 6, completeRows: 2, lookupsToMake: 4, lookupsSaved: 2, creditsSaved: 8 });
     const text = await runCli(['enrich', input, '--dry-run', '--only-missing', 'Title', '--store', path.join(dir, 's.sqlite')], { env });
-    expect(text.stderr).toMatch(/Complete rows \(their cells hold values: skipped, no request\): 3, saving at most 3 lookups \(12 credits\)/);
+    expect(text.stdout).toMatch(/Complete rows \(their cells hold values: skipped, no request\): 3, saving at most 3 lookups \(12 credits\)/);
   });
 
   it("a complete row's key that another row needs saves nothing", async () => {

@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { parse, type Parser } from 'csv-parse';
 import { ConfigError, UnreadableInputError } from '../api/errors.js';
-import { toBytes } from './byte-string.js';
+import { fromBytes, toBytes } from './byte-string.js';
 import { detectLayout, type RecordDelimiter } from './detect-layout.js';
 import { generatedHeader } from './generated-header.js';
 import { canonicalEncoding, chooseEncoding, createDecoding, createTranscoder } from './encoding.js';
@@ -19,6 +19,16 @@ import { RecordBatches } from './record-batches.js';
 import type { SheetCell } from './sheet-cells.js';
 import { RecordEstimate, type RecordCount } from './record-estimate.js';
 import { Utf8Watch } from './utf8-watch.js';
+import { afterLines, firstLines, titleLineCount } from './title-lines.js';
+import { footerLine, TextTail, TrailingBlock } from './report-footer.js';
+
+/** "ignored 2 title lines above the header ("Exported from HubSpot ...")": said once, with the way to say it. */
+function titlesLine(titles: string[], count: number): string {
+  const title = fromBytes(titles[0]!).trim().replace(/^"(.*)"$/, '$1').replace(/""/g, '"');
+  const first = title.length > 60 ? `${title.slice(0, 57)}...` : title;
+  const lines = count === 1 ? '1 title line' : `${count} title lines`;
+  return `ignored ${lines} above the header ("${first}"); --skip-lines ${count} says so, --skip-lines 0 reads the first line as the header`;
+}
 
 export interface ReadOptions {
   /** One character (the CLI maps `tab` and `-t` to '\t'). Default: detected. */
@@ -29,6 +39,10 @@ export interface ReadOptions {
   header?: boolean;
   /** Read through gunzip. Default: the path ends in .gz, or the data begins with gzip's magic bytes. */
   gzip?: boolean;
+  /** Lines above the header that are not the table (a report's titles). Default: detected (title-lines.ts). */
+  skipLines?: number;
+  /** What was left out of the table (title lines, a report footer), one line each. */
+  warn?: (line: string) => void;
 }
 
 export interface CsvSource {
@@ -76,6 +90,7 @@ interface Settings {
   encoding: string | undefined;
   header: boolean;
   gzip: boolean | undefined;
+  skipLines: number | undefined;
 }
 
 /** Validates the options before anything is opened. */
@@ -91,6 +106,7 @@ function settingsFrom(options: ReadOptions, input: string | Readable): Settings 
     encoding: options.encoding === undefined ? undefined : canonicalEncoding(options.encoding),
     header: options.header ?? true,
     gzip: options.gzip ?? (typeof input === 'string' && input !== '-' && input.toLowerCase().endsWith('.gz') ? true : undefined),
+    skipLines: options.skipLines,
   };
 }
 
@@ -105,6 +121,9 @@ interface Prepared {
   outputBom: boolean;
   /** Bytes the parser does not see (a UTF-8 BOM), for an exact count of bytes read. */
   skipped: number;
+  /** Lines above the header the parser passes over, and their text when they were found (not given). */
+  skipLines: number;
+  titles: string[];
 }
 
 async function prepare(opened: OpenedInput, settings: Settings): Promise<Prepared> {
@@ -126,12 +145,14 @@ async function prepare(opened: OpenedInput, settings: Settings): Promise<Prepare
   assertText(head.bytes, opened.name, choice.encoding.startsWith('utf-16'));
   // The layout is judged on the same UTF-8 byte strings the parser will hand out.
   const textOf = (bytes: Buffer) => (utf8 ? bytes.toString('latin1', choice.utf8BomLength) : toBytes(createDecoding(choice.encoding).write(bytes)));
-  let layout = detectLayout(textOf(head.bytes), head.complete, settings.delimiter);
+  const text = textOf(head.bytes);
+  const skipLines = settings.skipLines ?? (settings.header ? titleLineCount(text, head.complete, settings.delimiter) : 0);
+  let layout = detectLayout(afterLines(text, skipLines), head.complete, settings.delimiter);
   // A header line longer than the head (thousands of columns, read from a pipe's 64 KiB chunks):
   // read on until it ends, since its line ending is the outputs' (cli-contract, "Line endings").
   while (!layout.headerEnded && head.bytes.length < MAX_RECORD_BYTES) {
     head = await readHead(head.resume(), head.bytes.length * 2);
-    layout = detectLayout(textOf(head.bytes), head.complete, settings.delimiter);
+    layout = detectLayout(afterLines(textOf(head.bytes), skipLines), head.complete, settings.delimiter);
   }
   return {
     source: head.resume(choice.utf8BomLength),
@@ -142,6 +163,8 @@ async function prepare(opened: OpenedInput, settings: Settings): Promise<Prepare
     encoding: choice.encoding,
     outputBom: choice.bom || !utf8,
     skipped: choice.utf8BomLength,
+    skipLines,
+    titles: settings.skipLines === undefined ? firstLines(text, skipLines) : [],
   };
 }
 
@@ -167,6 +190,7 @@ function createParser(prepared: Prepared): Parser {
     // Nothing at all between two line endings is not a record (cli-contract "Blank lines").
     skip_empty_lines: true,
     max_record_size: MAX_RECORD_BYTES,
+    ...(prepared.skipLines > 0 ? { from_line: prepared.skipLines + 1 } : {}),
   });
 }
 
@@ -209,6 +233,9 @@ export async function openCsv(input: string | Readable, options: ReadOptions = {
     prepared.source.on('data', (chunk: Buffer | string) => watch.feed(chunk));
     prepared.source.once('end', () => watch.end());
   }
+  const tail = new TextTail();
+  (prepared.transcoder ?? prepared.source).on('data', (chunk: Buffer | string) => tail.feed(chunk));
+  if (prepared.titles.length > 0) options.warn?.(titlesLine(prepared.titles, prepared.skipLines));
   const destroy = () => {
     opened.stream.destroy();
     prepared.gunzip?.destroy();
@@ -221,7 +248,24 @@ export async function openCsv(input: string | Readable, options: ReadOptions = {
   });
   if (!first) throw new UnreadableInputError(`${opened.name} is empty (no line holds any text): give a CSV file whose first line is a header`);
   const header = settings.header ? first.shift()! : generatedHeader(first);
+  const footer = new TrailingBlock(header.length, tail);
   let pending: string[][] | undefined = first.length > 0 ? first : undefined;
+  let ended = false;
+  const nextRows = async (): Promise<string[][] | undefined> => {
+    for (;;) {
+      if (ended) return undefined;
+      const batch = pending ?? (await batches.next());
+      pending = undefined;
+      if (batch === undefined) {
+        ended = true;
+        const last = footer.end();
+        if (last.footer) options.warn?.(footerLine(last.footer));
+        return last.rows.length > 0 ? last.rows : undefined;
+      }
+      const rows = footer.pass(batch);
+      if (rows.length > 0) return rows;
+    }
+  };
   // A file read as it is: the parser's count is exact, but for blank lines at the end. Otherwise
   // (gunzip, transcoding) the bytes read from disk, which is what totalBytes measures.
   const plain = prepared.gunzip === undefined && prepared.transcoder === undefined;
@@ -235,8 +279,7 @@ export async function openCsv(input: string | Readable, options: ReadOptions = {
     batches: {
       [Symbol.asyncIterator]: () => ({
         next: async (): Promise<IteratorResult<string[][]>> => {
-          const batch = pending ?? (await batches.next());
-          pending = undefined;
+          const batch = await nextRows();
           return batch ? { done: false, value: batch } : { done: true, value: undefined };
         },
       }),

@@ -51,6 +51,10 @@ export interface EnrichOptions {
   onlyMissing?: string | string[] | undefined;
   /** Write a run report here at the end of the run (also a stopped one): HTML or JSON by the extension. */
   report?: string | undefined;
+  /** Lines above the header that are not the table (a report's title lines). Default: detected. */
+  skipLines?: number | undefined;
+  /** Only the first N data rows (a try before the whole file); the summary says the run is partial. */
+  limit?: number | undefined;
   /** The command line the report names (its passwords masked). Default: this process's, `process.argv.slice(1)`. */
   commandLine?: readonly string[] | undefined;
 

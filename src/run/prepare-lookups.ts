@@ -26,6 +26,7 @@ import { ANSWER_CELLS } from '../write/columns.js';
 import type { Resources } from './resources.js';
 import { RunStop } from './run-stop.js';
 import { transportOf, type EnrichSettings } from './settings.js';
+import { countRows } from './count-rows.js';
 
 export interface PreparedLookups {
   /** The one request path of the run: its counts are the summary's requests, retries and 429s. */
@@ -63,10 +64,12 @@ export async function prepareLookups(settings: EnrichSettings, resources: Resour
     // disk then costs at most the requests in flight, and a kill only those).
     beforeSend: () => store.committed(),
   });
-  const account = await readAccount(path, settings.rpm);
+  const offline = await needsNoLookup(settings, store, service);
+  const account = offline ? accountUnread(settings) : await readAccount(path, settings.rpm);
   const reserve = settings.minCredits ?? account.threshold;
   const coordinator = settings.redis ? await connectCoordinator(settings.redis, service, api, resources) : undefined;
-  const credits = await creditAccount(account, reserve, coordinator, stop, settings.warn);
+  // Nothing will be sent, so no balance to guard: the reserve is not checked against a balance never read.
+  const credits = offline ? new CreditGuard({ balance: 0, reserve: 0 }) : await creditAccount(account, reserve, coordinator, stop, settings.warn);
   const rate = rateFor(settings.rpm, account.limits);
   if (rate.rpm < 1) throw new ConfigError(`The account allows no requests (rate limit ${account.limits.rpm} RPM): nothing can be looked up`);
   const gate = await openGate(path, settings, rate, account, coordinator);
@@ -90,6 +93,27 @@ export async function prepareLookups(settings: EnrichSettings, resources: Resour
     storedForm,
   });
   return { path, timeline, accountRpm: account.limits.rpm, credits, reserve, rate, gate, coordinator, stop, lookups };
+}
+
+/**
+ * A re-run whose every answer is stored sends no request: it must not need the API either (an
+ * offline laptop, an outage, a token since revoked). Told by counting the rows against the store
+ * before the account is read, a count that stops at the first key not stored, so a run with work
+ * to do pays a glance at its first rows. A file only (stdin cannot be read twice), never with
+ * --redis (the other workers' claims decide) nor --refresh (every key is asked again).
+ */
+async function needsNoLookup(settings: EnrichSettings, store: ResultStore, service: string): Promise<boolean> {
+  if (typeof settings.input !== 'string' || settings.input === '-' || settings.redis || settings.refresh) return false;
+  const counted = await countRows(settings, store, service, { stopAbove: 0, quiet: true });
+  if (counted.lookupsToMake > 0) return false;
+  settings.warn('no lookup to make: every answer is stored; the account was not read (the API was not asked)');
+  return true;
+}
+
+/** The account of a run that sends nothing: no balance read, nothing reserved, the rate as given. */
+function accountUnread(settings: EnrichSettings): AccountReading {
+  const rpm = settings.rpm ?? 60;
+  return { balance: 0, threshold: 0, limits: { rpm, remaining: rpm, resetAt: undefined, bulkConcurrency: undefined }, outOfCredits: false, latencyMs: 0 };
 }
 
 /** An API that goes down and comes back is one event: one line each way (cli-contract, "An API that fails"). */
