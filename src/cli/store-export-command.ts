@@ -72,7 +72,7 @@ export function showCommand(io: CliIo): CommandModule<object, ShowArgs> {
     builder: (yargs) =>
       storeOptions(yargs)
         .positional('key', { type: 'string', demandOption: true, describe: 'an email address, a profile URL or a domain' })
-        .example('$0 store show " Jane.Doe@Example.com"', 'what the store holds for jane.doe@example.com') as never,
+        .example('$0 store show Person.0@Company0.com', 'what the store holds for person.0@company0.com (the key as a run normalizes it)') as never,
     handler: async (args) => {
       const service = serviceOption(args.service);
       const file = storePath(args);

@@ -71,6 +71,8 @@ export interface CsvSource {
   estimatedRecords(): RecordCount | undefined;
   /** Stops reading (on a fatal error). */
   destroy(): void;
+  /** --limit: the rows asked for, and whether the input held more (known once they are read). */
+  limited?: { limit: number; more: () => boolean } | undefined;
   /** An .xlsx input: the worksheet read. */
   sheet?: string | undefined;
   /** An .xlsx input: a record's cells as the sheet holds them (numbers, dates), for a workbook output. */

@@ -6,7 +6,8 @@ import type { CsvSource } from './open-csv.js';
 export function limitRows(source: CsvSource, limit: number, tell: (line: string) => void): CsvSource {
   const inner = source.batches[Symbol.asyncIterator]();
   let left = limit;
-  const limited: CsvSource = { ...source };
+  let more = false;
+  const limited: CsvSource = { ...source, limited: { limit, more: () => more } };
   limited.estimatedRecords = () => {
     const count = source.estimatedRecords();
     return count === undefined ? { records: limit, exact: false } : { records: Math.min(count.records, limit), exact: count.exact || count.records >= limit };
@@ -22,7 +23,7 @@ export function limitRows(source: CsvSource, limit: number, tell: (line: string)
           left -= batch.length;
           return next;
         }
-        const more = batch.length > left || !(await inner.next()).done;
+        more = batch.length > left || !(await inner.next()).done;
         const rows = batch.slice(0, left);
         left = 0;
         if (more) {

@@ -27,6 +27,10 @@ export interface EnrichSummary {
   /** How each --with operation went, of the rows whose own lookup answered. */
   withStatus: Partial<Record<Extra, Record<RowStatus, number>>>;
   rows: number;
+  /** --limit: the data rows asked for; undefined without it. */
+  limit: number | undefined;
+  /** --limit cut the input short: the outputs hold its first rows only. */
+  partial: boolean;
   status: Record<RowStatus, number>;
   billing: Record<Billing, number>;
   /** How the --with operations were billed, per operation (their credits are in `credits.spent` too). */
@@ -130,6 +134,8 @@ export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFac
     filled: Object.fromEntries((run.fill?.targets ?? []).map((t) => [t.columnName, metrics.filled.get(t.column) ?? 0])),
     withStatus: metrics.extraStatus,
     rows: metrics.rows,
+    limit: run.source.limited?.limit,
+    partial: run.source.limited?.more() ?? false,
     status: metrics.status,
     billing: metrics.billing,
     withBilling: metrics.extraBilling,
