@@ -233,9 +233,13 @@ function underTerminal(args: string[], extra: Record<string, string>, answer: st
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', ...extra }, stdio: ['pipe', 'pipe', 'pipe'] });
     let screen = '';
+    let answered = false;
     const onData = (chunk: string) => {
       screen += chunk;
-      if (/\[y\/N\] $/.test(screen)) child.stdin.write(answer);
+      if (!answered && /\[y\/N\]/.test(screen)) {
+        answered = true;
+        child.stdin.write(answer);
+      }
     };
     child.stdout.setEncoding('utf8').on('data', onData);
     child.stderr.setEncoding('utf8').on('data', onData);
@@ -254,7 +258,7 @@ describe.skipIf(!HAS_SCRIPT)('the question before a costly run', () => {
     const runEnv = { ...env, LEAD_ENRICH_STORE: path.join(out, 'store.sqlite'), LEAD_ENRICH_CONFIG: configFile };
     const before = sandbox.stats.byOperation.lookup_email ?? 0;
     const no = await underTerminal(['enrich', input, '-q'], runEnv, 'n\r');
-    expect(no.screen).toMatch(/This run may spend more than 100 credits \(at least 26 lookups not stored yet, up to 4 credits each\)\. Start it\? \[y\/N\]/);
+    expect(no.screen).toMatch(/This run may spend more than 100 credits \(at least \d+ lookups not stored yet, up to 4 credits each\)\. Start it\? \[y\/N\]/);
     expect(no.screen).toMatch(/not started: nothing was looked up/);
     expect(no.code).toBe(1);
     expect(sandbox.stats.byOperation.lookup_email ?? 0).toBe(before);
