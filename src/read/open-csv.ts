@@ -20,7 +20,7 @@ import type { SheetCell } from './sheet-cells.js';
 import { RecordEstimate, type RecordCount } from './record-estimate.js';
 import { Utf8Watch } from './utf8-watch.js';
 import { afterLines, firstLines, titleLineCount } from './title-lines.js';
-import { footerLine, TextTail, TrailingBlock } from './report-footer.js';
+import { TextTail, TrailingBlock, withoutFooter } from './report-footer.js';
 
 /** "ignored 2 title lines above the header ("Exported from HubSpot ...")": said once, with the way to say it. */
 function titlesLine(titles: string[], count: number): string {
@@ -208,6 +208,18 @@ function readFailure(name: string, error: unknown): UnreadableInputError {
   return new UnreadableInputError(`Cannot parse ${name}${where}: ${why}; fix the file (it must be CSV with a header line)`, { cause: error });
 }
 
+/** What is watched in the text the parser reads: bytes that are not UTF-8 (a file read as UTF-8), and its last lines (a footer). */
+function watchText(prepared: Prepared): { watch: Utf8Watch | undefined; tail: TextTail } {
+  const watch = prepared.transcoder ? undefined : new Utf8Watch();
+  if (watch) {
+    prepared.source.on('data', (chunk: Buffer | string) => watch.feed(chunk));
+    prepared.source.once('end', () => watch.end());
+  }
+  const tail = new TextTail();
+  (prepared.transcoder ?? prepared.source).on('data', (chunk: Buffer | string) => tail.feed(chunk));
+  return { watch, tail };
+}
+
 export async function openCsv(input: string | Readable, options: ReadOptions = {}): Promise<CsvSource> {
   const settings = settingsFrom(options, input);
   const opened = openInput(input);
@@ -230,13 +242,7 @@ export async function openCsv(input: string | Readable, options: ReadOptions = {
     skipped: prepared.skipped,
     transcoding: prepared.transcoder ? { into: prepared.source, out: prepared.transcoder } : undefined,
   });
-  const watch = prepared.transcoder ? undefined : new Utf8Watch();
-  if (watch) {
-    prepared.source.on('data', (chunk: Buffer | string) => watch.feed(chunk));
-    prepared.source.once('end', () => watch.end());
-  }
-  const tail = new TextTail();
-  (prepared.transcoder ?? prepared.source).on('data', (chunk: Buffer | string) => tail.feed(chunk));
+  const { watch, tail } = watchText(prepared);
   if (prepared.titles.length > 0) options.warn?.(titlesLine(prepared.titles, prepared.skipLines));
   const destroy = () => {
     opened.stream.destroy();
@@ -250,24 +256,7 @@ export async function openCsv(input: string | Readable, options: ReadOptions = {
   });
   if (!first) throw new UnreadableInputError(`${opened.name} is empty (no line holds any text): give a CSV file whose first line is a header`);
   const header = settings.header ? first.shift()! : generatedHeader(first);
-  const footer = new TrailingBlock(header.length, tail);
-  let pending: string[][] | undefined = first.length > 0 ? first : undefined;
-  let ended = false;
-  const nextRows = async (): Promise<string[][] | undefined> => {
-    for (;;) {
-      if (ended) return undefined;
-      const batch = pending ?? (await batches.next());
-      pending = undefined;
-      if (batch === undefined) {
-        ended = true;
-        const last = footer.end();
-        if (last.footer) options.warn?.(footerLine(last.footer));
-        return last.rows.length > 0 ? last.rows : undefined;
-      }
-      const rows = footer.pass(batch);
-      if (rows.length > 0) return rows;
-    }
-  };
+  const nextRows = withoutFooter(first, () => batches.next(), new TrailingBlock(header.length, tail), options.warn ?? (() => {}));
   // A file read as it is: the parser's count is exact, but for blank lines at the end. Otherwise
   // (gunzip, transcoding) the bytes read from disk, which is what totalBytes measures.
   const plain = prepared.gunzip === undefined && prepared.transcoder === undefined;

@@ -99,3 +99,27 @@ export function footerLine(note: FooterNote): string {
   const what = note.lines === 1 ? 'a 1-line report footer' : `a ${note.lines}-line report footer`;
   return `ignored ${what} after row ${note.afterRow}${first ? ` ("${first}")` : ''}: a report's closing lines, not contacts`;
 }
+
+/**
+ * The data's batches, `first` (what is left of the first batch after the header) and then those
+ * `next` gives, with a report footer held back by `block` and left out at the end (said by `warn`).
+ */
+export function withoutFooter(first: string[][], next: () => Promise<string[][] | undefined>, block: TrailingBlock, warn: (line: string) => void): () => Promise<string[][] | undefined> {
+  let pending: string[][] | undefined = first.length > 0 ? first : undefined;
+  let ended = false;
+  return async () => {
+    for (;;) {
+      if (ended) return undefined;
+      const batch = pending ?? (await next());
+      pending = undefined;
+      if (batch === undefined) {
+        ended = true;
+        const last = block.end();
+        if (last.footer) warn(footerLine(last.footer));
+        return last.rows.length > 0 ? last.rows : undefined;
+      }
+      const rows = block.pass(batch);
+      if (rows.length > 0) return rows;
+    }
+  };
+}
