@@ -28,11 +28,15 @@ export interface RowCounts {
   warning: string | undefined;
   /** The count stopped once more than `stopAbove` lookups were needed: the figures are of the rows read until then. */
   cut: boolean;
+  /** The count stopped at `maxRows`, every key stored until then: the rest of the file was not read. */
+  cutAtRows: boolean;
 }
 
 export interface CountOptions {
   /** Stop reading once the lookups to make exceed this (a question answered early, not a whole count). */
   stopAbove?: number | undefined;
+  /** Stop reading after about this many rows (a whole batch is counted), the question left open. */
+  maxRows?: number | undefined;
   /** A count before the run itself: its lines about the file (title lines, footer, --limit) are the run's to say, once. */
   quiet?: boolean | undefined;
 }
@@ -51,6 +55,7 @@ export async function countRows(settings: EnrichSettings, store: ResultStore, se
   const everyRow = complete ? new KeyCensus(store, service, settings.maxAgeMs, settings.refresh) : undefined;
   const counts = { rows: 0, invalidRows: 0, noKeyRows: 0, completeRows: 0 };
   let cut = false;
+  let cutAtRows = false;
   try {
     for await (const batch of source.batches) {
       for (const cells of batch) {
@@ -72,9 +77,13 @@ export async function countRows(settings: EnrichSettings, store: ResultStore, se
         cut = true;
         break;
       }
+      if (options.maxRows !== undefined && counts.rows >= options.maxRows) {
+        cutAtRows = true;
+        break;
+      }
     }
   } finally {
-    if (cut) source.destroy();
+    if (cut || cutAtRows) source.destroy();
   }
   return {
     ...counts,
@@ -91,6 +100,7 @@ export async function countRows(settings: EnrichSettings, store: ResultStore, se
     lookupsExpected: census.expected,
     warning: keyWarning(counts, source, targets),
     cut,
+    cutAtRows,
   };
 }
 

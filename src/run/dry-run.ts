@@ -71,7 +71,7 @@ export async function planRun(options: DryRunOptions): Promise<DryRunPlan> {
       noMoreRequests: never,
       halt: never,
     });
-    const { cut: _cut, ...counted } = await countRows(settings, store, settings.service ?? client.baseUrl);
+    const { cut: _cut, cutAtRows: _rows, ...counted } = await countRows(settings, store, settings.service ?? client.baseUrl);
     if (counted.lookupsToMake === 0) {
       // Every answer is stored (or no row has a key): nothing to pay for, so nothing to ask the API.
       settings.warn('no lookup to make: every answer is stored; the account was not read (the API was not asked)');

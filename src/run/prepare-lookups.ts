@@ -5,7 +5,7 @@
 // resource is registered for release as it is made.
 import { randomUUID } from 'node:crypto';
 import { ApiClient } from '../api/client.js';
-import { ConfigError } from '../api/errors.js';
+import { ConfigError, UnauthorizedError } from '../api/errors.js';
 import { DEFAULTS } from '../options/defaults.js';
 import type { Coordinator } from '../cluster/coordinator.js';
 import { readAccount, type AccountReading } from '../lookup/account.js';
@@ -64,8 +64,7 @@ export async function prepareLookups(settings: EnrichSettings, resources: Resour
     // disk then costs at most the requests in flight, and a kill only those).
     beforeSend: () => store.committed(),
   });
-  const offline = await needsNoLookup(settings, store, service);
-  const account = offline ? accountUnread(settings) : await readAccount(path, settings.rpm);
+  const { offline, account } = await accountOrNone(settings, store, service, path);
   const reserve = settings.minCredits ?? account.threshold;
   const coordinator = settings.redis ? await connectCoordinator(settings.redis, service, api, resources) : undefined;
   // Nothing will be sent, so no balance to guard: the reserve is not checked against a balance never read.
@@ -95,19 +94,35 @@ export async function prepareLookups(settings: EnrichSettings, resources: Resour
   return { path, timeline, accountRpm: account.limits.rpm, credits, reserve, rate, gate, coordinator, stop, lookups };
 }
 
+/** Rows counted against the store before the account is read: beyond them, the count waits for the API to fail. */
+const GLANCE_ROWS = 100_000;
+
 /**
  * A re-run whose every answer is stored sends no request: it must not need the API either (an
- * offline laptop, an outage, a token since revoked). Told by counting the rows against the store
- * before the account is read, a count that stops at the first key not stored, so a run with work
- * to do pays a glance at its first rows. A file only (stdin cannot be read twice), never with
- * --redis (the other workers' claims decide) nor --refresh (every key is asked again).
+ * offline laptop, an outage). Told by counting the rows against the store before the account is
+ * read, a count that stops at the first key not stored (a run with work to do pays a glance at its
+ * first rows) or after GLANCE_ROWS (a re-run of a big file is not read twice when the API answers:
+ * only when the account read then fails is the rest counted). A file only (stdin cannot be read
+ * twice), never with --redis (the other workers' claims decide) nor --refresh (every key is asked again).
  */
-async function needsNoLookup(settings: EnrichSettings, store: ResultStore, service: string): Promise<boolean> {
-  if (typeof settings.input !== 'string' || settings.input === '-' || settings.redis || settings.refresh) return false;
-  const counted = await countRows(settings, store, service, { stopAbove: 0, quiet: true });
-  if (counted.lookupsToMake > 0) return false;
+async function accountOrNone(settings: EnrichSettings, store: ResultStore, service: string, path: RequestPath): Promise<{ offline: boolean; account: AccountReading }> {
+  const read = () => readAccount(path, settings.rpm);
+  if (typeof settings.input !== 'string' || settings.input === '-' || settings.redis || settings.refresh) return { offline: false, account: await read() };
+  const glance = await countRows(settings, store, service, { stopAbove: 0, maxRows: GLANCE_ROWS, quiet: true });
+  if (glance.lookupsToMake > 0) return { offline: false, account: await read() };
+  if (glance.cutAtRows) {
+    try {
+      return { offline: false, account: await read() };
+    } catch (error) {
+      if (error instanceof UnauthorizedError) throw error;
+      const whole = await countRows(settings, store, service, { stopAbove: 0, quiet: true });
+      if (whole.lookupsToMake > 0) throw error;
+      settings.warn(`no lookup to make: every answer is stored; going on without the API, which could not be read (${(error as Error).message})`);
+      return { offline: true, account: accountUnread(settings) };
+    }
+  }
   settings.warn('no lookup to make: every answer is stored; the account was not read (the API was not asked)');
-  return true;
+  return { offline: true, account: accountUnread(settings) };
 }
 
 /** The account of a run that sends nothing: no balance read, nothing reserved, the rate as given. */
