@@ -153,6 +153,7 @@ describe('a run that needs no lookup works without the API', () => {
     const again = await runCli(['enrich', input, '-o', path.join(out, 'again.csv')], { env: ownEnv });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/no lookup to make: every answer is stored; the account was not read \(the API was not asked\)/);
+    expect(again.stderr).toMatch(/Credits: none spent \(the account was not read: nothing to look up\)/);
     const withoutBilling = (file: string) => readCsvBytes(file).map((row) => row.filter((_, i) => i !== readCsvBytes(file)[0]!.indexOf('lead_billing')));
     expect(withoutBilling(path.join(out, 'again.csv'))).toEqual(withoutBilling(path.join(out, 'first.csv')));
     const plan = await runCli(['enrich', input, '--dry-run', '--json'], { env: ownEnv });

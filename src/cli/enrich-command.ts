@@ -284,6 +284,7 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
       // Quiet is for runs that end well: an outage the run outlived is no news; one it gave up on
       // is in the one-line summary.
       onAvailability: (line) => (args.quiet ? undefined : say(`lead-enrich: ${line}`)),
+      onNotice: (line) => (args.quiet ? undefined : say(`lead-enrich: ${line}`)),
       tuning: { progressIntervalMs: io.isTty ? 200 : 1000, ...options.tuning },
     });
   } finally {

@@ -42,8 +42,9 @@ export interface CountOptions {
 }
 
 export async function countRows(settings: EnrichSettings, store: ResultStore, service: string, options: CountOptions = {}): Promise<RowCounts> {
-  const warn = options.quiet ? () => {} : settings.warn;
-  const read = await openSource(settings.input, { ...readOptionsOf(settings), warn });
+  const quiet = () => {};
+  const warn = options.quiet ? quiet : settings.warn;
+  const read = await openSource(settings.input, { ...readOptionsOf(settings), warn: options.quiet ? quiet : settings.notice });
   const inputName = typeof settings.input === 'string' ? settings.input : 'the input stream';
   const { targets, headerLine, source } = await keyColumns(read, { by: settings.by, columns: settings.columns, header: settings.header, inputName, warn });
   const extras = settings.extras;

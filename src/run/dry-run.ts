@@ -74,7 +74,7 @@ export async function planRun(options: DryRunOptions): Promise<DryRunPlan> {
     const { cut: _cut, cutAtRows: _rows, ...counted } = await countRows(settings, store, settings.service ?? client.baseUrl);
     if (counted.lookupsToMake === 0) {
       // Every answer is stored (or no row has a key): nothing to pay for, so nothing to ask the API.
-      settings.warn('no lookup to make: every answer is stored; the account was not read (the API was not asked)');
+      settings.notice('no lookup to make: every answer is stored; the account was not read (the API was not asked)');
       return { ...counted, creditsNeeded: 0, creditsSaved: counted.lookupsSaved * PUBLISHED_FOUND_COST, creditsEstimate: 'nothing to look up', minutesNeeded: 0, rpm: settings.rpm ?? 0, balance: 0, reserve: settings.minCredits ?? 0, fits: true, accountRead: false };
     }
     const account = await readAccount(path, settings.rpm);

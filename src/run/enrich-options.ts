@@ -117,6 +117,12 @@ export interface EnrichOptions {
   onWarning?: ((line: string) => void) | undefined;
   /** The lines that say the API became unavailable, is back, or was given up on. Default: onWarning. */
   onAvailability?: ((line: string) => void) | undefined;
+  /**
+   * Lines about what the run left out or needed not do, no fault of anyone's: title lines above
+   * the header, a report's footer, the rows past `limit`, a run with nothing to look up (default:
+   * onWarning). The command line's `-q` silences them: a cron job that ends well says nothing.
+   */
+  onNotice?: ((line: string) => void) | undefined;
   stdout?: Writable | undefined;
   /** Knobs for tests and benchmarks. */
   tuning?: EnrichTuning | undefined;

@@ -35,6 +35,8 @@ export interface PreparedLookups {
   timeline: RequestTimeline;
   /** The account's own rate limit (requests per window), which `rate.rpm` may be below (--rpm). */
   accountRpm: number;
+  /** False when nothing was to be looked up: the account was not read, its balance is unknown. */
+  accountRead: boolean;
   credits: CreditAccount;
   reserve: number;
   rate: RatePlan;
@@ -91,7 +93,7 @@ export async function prepareLookups(settings: EnrichSettings, resources: Resour
     cells: ANSWER_CELLS,
     storedForm,
   });
-  return { path, timeline, accountRpm: account.limits.rpm, credits, reserve, rate, gate, coordinator, stop, lookups };
+  return { path, timeline, accountRpm: account.limits.rpm, accountRead: !offline, credits, reserve, rate, gate, coordinator, stop, lookups };
 }
 
 /** Rows counted against the store before the account is read: beyond them, the count waits for the API to fail. */
@@ -117,11 +119,11 @@ async function accountOrNone(settings: EnrichSettings, store: ResultStore, servi
       if (error instanceof UnauthorizedError) throw error;
       const whole = await countRows(settings, store, service, { stopAbove: 0, quiet: true });
       if (whole.lookupsToMake > 0) throw error;
-      settings.warn(`no lookup to make: every answer is stored; going on without the API, which could not be read (${(error as Error).message})`);
+      settings.notice(`no lookup to make: every answer is stored; going on without the API, which could not be read (${(error as Error).message})`);
       return { offline: true, account: accountUnread(settings) };
     }
   }
-  settings.warn('no lookup to make: every answer is stored; the account was not read (the API was not asked)');
+  settings.notice('no lookup to make: every answer is stored; the account was not read (the API was not asked)');
   return { offline: true, account: accountUnread(settings) };
 }
 

@@ -74,6 +74,8 @@ export interface EnrichSettings {
   warn: (line: string) => void;
   /** Where the lines about the API's availability go (default: warn). */
   tellAvailability: (line: string) => void;
+  /** Where the lines about what was left out go (title lines, footer, --limit, nothing to look up; default: warn). */
+  notice: (line: string) => void;
   stdout: Writable | undefined;
   tuning: Required<Omit<EnrichTuning, 'storeFlushIntervalMs'>> & Pick<EnrichTuning, 'storeFlushIntervalMs'>;
 }
@@ -81,7 +83,7 @@ export interface EnrichSettings {
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'input', 'delimiter', 'encoding', 'header', 'sheet', 'output', 'errors', 'by', 'column', 'with', 'format', 'prefix', 'fields', 'fill', 'overwrite', 'onlyMissing', 'report', 'skipLines', 'limit', 'commandLine', 'client', 'baseUrl', 'token', 'timeoutMs', 'proxy', 'service',
   'rpm', 'concurrency', 'minCredits', 'retries', 'maxErrors', 'patience', 'store', 'maxAge', 'maxAgeMs', 'refresh', 'redis', 'shard',
-  'signal', 'quit', 'onProgress', 'onWarning', 'onAvailability', 'stdout', 'tuning',
+  'signal', 'quit', 'onProgress', 'onWarning', 'onAvailability', 'onNotice', 'stdout', 'tuning',
 ]);
 const TUNING_KEYS = [
   'windowMs', 'progressIntervalMs', 'retryBaseDelayMs', 'retryMaxDelayMs', 'creditsRefreshMs',
@@ -158,6 +160,7 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     onProgress: options.onProgress,
     warn: options.onWarning ?? (() => {}),
     tellAvailability: options.onAvailability ?? options.onWarning ?? (() => {}),
+    notice: options.onNotice ?? options.onWarning ?? (() => {}),
     stdout: options.stdout,
     tuning: tuningOf(options.tuning ?? {}),
   };
@@ -322,7 +325,7 @@ export function readOptionsOf(settings: EnrichSettings): SourceOptions {
     ...(settings.skipLines === undefined ? {} : { skipLines: settings.skipLines }),
     ...(settings.limit === undefined ? {} : { limit: settings.limit }),
     header: settings.header,
-    warn: settings.warn,
+    warn: settings.notice,
   };
 }
 

@@ -46,6 +46,8 @@ export interface EnrichSummary {
    * meanwhile, more than `spent` when another client used the account at the same time.
    */
   credits: { before: number; after: number; spent: number; fell: number; reserve: number; exact: boolean };
+  /** False when nothing was to be looked up: the account was not read (credits are then all 0). */
+  accountRead: boolean;
   /** Requests the run allowed itself per rate window (of `windowMs`: a minute unless the account's window is another). */
   rpm: number;
   windowMs: number;
@@ -145,6 +147,7 @@ export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFac
     retries: run.path.counts.retries,
     rateLimited: run.path.counts.rateLimited,
     credits: creditsOf(run, final),
+    accountRead: run.accountRead,
     rpm: run.rate.rpm,
     windowMs: run.gate.windowMs,
     concurrency: run.gate.stats.concurrency,
