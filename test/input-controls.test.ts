@@ -83,6 +83,10 @@ describe('report footers and title lines', () => {
     expect(given.code, given.stderr).toBe(0);
     expect(given.stderr).not.toMatch(/title line/);
     expect(readCsvBytes(path.join(out, 'given.csv')).map((row) => row.slice(0, 8))).toEqual(rows.map((row) => row.slice(0, 8)));
+    // -q: a run that ends well says nothing, not even what it left out (a cron job mails nothing).
+    const quiet = await runCli(['enrich', SALESFORCE, '-q', '-o', path.join(out, 'quiet.csv')], { env });
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).toBe('');
   });
 
   it('--skip-lines 0 reads the first line as the header, and a missing key column names --skip-lines', async () => {
