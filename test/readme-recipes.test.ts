@@ -105,7 +105,7 @@ describe('the README CI step, as written', () => {
   const made: string[] = [];
   afterAll(() => {
     for (const dir of [tarballs, ...made]) fs.rmSync(dir, { recursive: true, force: true });
-  });
+  }, 60_000);
 
   const run = (file: string) => {
     const { dir, env } = world();
@@ -118,7 +118,12 @@ describe('the README CI step, as written', () => {
     const prefix = path.join(dir, 'global');
     const npmEnv = { npm_config_prefix: prefix, npm_config_cache: path.join(os.homedir(), '.npm'), npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
     const ci = { ...env, ...npmEnv, PATH: `${path.join(prefix, 'bin')}:${process.env.PATH}`, LEAD_API_TOKEN: sandbox.token, LEAD_API_BASE_URL: sandbox.baseUrl };
-    return sh(ciScript(), dir, ci, ['-e']).then((r) => ({ ...r, dir, installed: fs.realpathSync(path.join(prefix, 'bin', 'lead-enrich')) }));
+    return sh(ciScript(), dir, ci, ['-e']).then((r) => {
+      const installed = fs.realpathSync(path.join(prefix, 'bin', 'lead-enrich'));
+      // The install's node_modules is the bulk of the folder: gone at once, not in the last hook.
+      fs.rmSync(prefix, { recursive: true, force: true });
+      return { ...r, dir, installed };
+    });
   };
 
   it('installs nothing by the project\'s name from a registry: the tarball it has', () => {
