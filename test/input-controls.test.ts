@@ -110,6 +110,7 @@ describe('--limit', () => {
     expect(sandbox.stats.byOperation.lookup_email! - before).toBe(10);
     expect(r.stderr).toMatch(/--limit 10: the output holds the first 10 data rows only; the input has more \(a partial run/);
     expect(JSON.parse(r.stdout)).toMatchObject({ rows: 10, limit: 10, partial: true });
+    expect(r.stderr).toMatch(/Partial: --limit 10: the outputs hold the first 10 data rows of the input only/);
     const plan = await runCli(['enrich', input, '--limit', '10', '--dry-run', '--json'], { env });
     expect(JSON.parse(plan.stdout)).toMatchObject({ rows: 10 });
     const whole = await runCli(['enrich', input, '--limit', '50', '--json', '-o', path.join(out, 'all.csv')], { env });
