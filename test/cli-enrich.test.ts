@@ -133,7 +133,7 @@ describe('lead-enrich enrich (CLI)', () => {
     expect(plan).toMatchObject({ rows: 12, invalidRows: 1, lookupsToMake: 10, creditsNeeded: 40, fits: true });
     const tight = await runCli(['enrich', input, '--dry-run', '--min-credits', String(sandbox.credits - 10)], { env });
     expect(tight.code).toBe(3);
-    expect(tight.stderr).toContain('does NOT fit');
+    expect(tight.stdout).toContain('does NOT fit');
     expect(sandbox.stats.byOperation.lookup_email ?? 0).toBe(before);
     expect(fs.readdirSync(dir)).toEqual(['in.csv']);
   });

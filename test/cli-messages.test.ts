@@ -78,7 +78,7 @@ describe('a dry run', () => {
   it('says the time needed in units that fit, never "about 0.05 minutes"', async () => {
     const r = await runCli(['enrich', contacts, '--dry-run'], { env });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/^Time needed: about 1s at 60000 RPM$/m);
+    expect(r.stdout).toMatch(/^Time needed: about 1s at 60000 RPM$/m);
     expect(r.stderr).not.toMatch(/minutes/);
   });
 });

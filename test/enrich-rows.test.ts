@@ -149,6 +149,8 @@ describe('enrichRows', () => {
 
   it('rejects options that belong to files, naming them', () => {
     expect(() => enrichRows([], { output: 'x.csv' } as never)).toThrow(/Invalid option output: not an option of enrichRows/);
+    // A file's title lines and --limit are the reader's: an iterable is cut by its own caller.
+    expect(() => enrichRows([], { limit: 10 } as never)).toThrow(/Invalid option limit: not an option of enrichRows/);
     expect(() => enrichRows([], { rpm: 0 })).toThrow(/Invalid option rpm: must be a positive integer, got 0/);
   });
 });

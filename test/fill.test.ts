@@ -153,7 +153,7 @@ describe('--only-missing', () => {
     const plan = JSON.parse(r.stdout);
     expect(plan).toMatchObject({ rows: 6, completeRows: 2, lookupsToMake: 4, lookupsSaved: 2, creditsSaved: 8 });
     const text = await runCli(['enrich', input, '--dry-run', '--only-missing', 'Title', '--store', path.join(dir, 's.sqlite')], { env });
-    expect(text.stderr).toMatch(/Complete rows \(their cells hold values: skipped, no request\): 3, saving at most 3 lookups \(12 credits\)/);
+    expect(text.stdout).toMatch(/Complete rows \(their cells hold values: skipped, no request\): 3, saving at most 3 lookups \(12 credits\)/);
   });
 
   it("a complete row's key that another row needs saves nothing", async () => {
@@ -198,8 +198,8 @@ describe('--fill with the rest of the run', () => {
     expect(again.requests).toBe(0);
     expect(again.credits.spent).toBe(0);
     expect(again.billing.cached).toBe(4);
-    // Only the two account reads.
-    expect(s.stats.requests - before).toBe(2);
+    // Not even the account reads: every answer is stored, so the API is not asked at all.
+    expect(s.stats.requests - before).toBe(0);
     expect(fs.readFileSync(path.join(dir, 'again.csv'), 'utf8')).toBe(fs.readFileSync(path.join(dir, 'first.csv'), 'utf8'));
   });
 

@@ -104,6 +104,8 @@ beforeAll(async () => {
   people.forEach(([e], i) => leads.addRow([`P${i}`, e!]));
   await workbook.xlsx.writeFile(path.join(cwd, 'leads.xlsx'));
   fs.copyFileSync(path.join(REPO_ROOT, 'fixtures', 'input', 'excel-de-semicolon-windows1252.csv'), path.join(cwd, 'export.csv'));
+  // A report export with three title lines above its header (the --skip-lines example).
+  fs.writeFileSync(path.join(cwd, 'report.csv'), ['Contacts report', 'Generated 2026-11-27', '', 'Name,Email', ...people.map(([e], i) => `P${i},${e!}`)].join('\n') + '\n');
 }, 30_000);
 afterAll(async () => {
   await Promise.all([sandbox?.close(), redis?.stop()]);

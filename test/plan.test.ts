@@ -132,7 +132,7 @@ describe('detectTarget: --by and --column', () => {
 describe('detectTarget: errors', () => {
   it('nothing fits: one line listing the header', () => {
     const e = configError(() => detectTarget(['id', 'first', 'last']));
-    expect(e.message).toBe('No lookup column found in the header (id, first, last): pass --by email|url|domain and --column NAME');
+    expect(e.message).toBe('No lookup column found in the header (id, first, last): pass --by email|url|domain and --column NAME (or, when the header is not the first line, --skip-lines N)');
   });
 
   it('excluded names alone do not fit', () => {

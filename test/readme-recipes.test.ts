@@ -1,9 +1,10 @@
 // The README's cron and CI recipes run as written (issues 21 and 24), in a fresh folder: the cron
 // line through sh, the CI step's `run:` script through sh -e, each with the sandbox standing in for
 // the real API (its URL and token put where the recipe names them) and the built CLI on the PATH
-// as `lead-enrich` (where the recipe installs it).
-import { execFile } from 'node:child_process';
+// as `lead-enrich` for the cron line; the CI step installs the packed tarball itself, as written.
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../src/sandbox/server.js';
@@ -93,25 +94,55 @@ describe('the README cron recipe, as written', () => {
 });
 
 describe('the README CI step, as written', () => {
+  // What a CI checkout holds: the packed tarball in vendor/ (packed from this checkout's dist/,
+  // without the pack scripts, which would rewrite package.json under other tests' feet).
+  let tarballs: string;
+  beforeAll(() => {
+    tarballs = tempDir('lead-enrich-vendor-');
+    execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', tarballs], { cwd: REPO_ROOT, stdio: 'ignore' });
+  }, 120_000);
+  // Each run's folder holds a global install (its node_modules): removed after the tests.
+  const made: string[] = [];
+  afterAll(() => {
+    for (const dir of [tarballs, ...made]) fs.rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
   const run = (file: string) => {
     const { dir, env } = world();
+    made.push(dir);
     fs.mkdirSync(path.join(dir, 'data'));
     fs.writeFileSync(path.join(dir, 'data', 'contacts.csv'), file);
-    // The install line puts `lead-enrich` on the PATH; here it already is.
-    const script = ciScript().replace(/^npm install -g lead-enrich$/m, 'true');
-    return sh(script, dir, { ...env, LEAD_API_TOKEN: sandbox.token, LEAD_API_BASE_URL: sandbox.baseUrl }, ['-e']).then((r) => ({ ...r, dir }));
+    fs.cpSync(tarballs, path.join(dir, 'vendor'), { recursive: true });
+    // `npm install -g` puts lead-enrich in a global folder of the test's own, first on the PATH
+    // (not the wrapper world() made); its dependencies come from the npm cache when it has them.
+    const prefix = path.join(dir, 'global');
+    const npmEnv = { npm_config_prefix: prefix, npm_config_cache: path.join(os.homedir(), '.npm'), npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
+    const ci = { ...env, ...npmEnv, PATH: `${path.join(prefix, 'bin')}:${process.env.PATH}`, LEAD_API_TOKEN: sandbox.token, LEAD_API_BASE_URL: sandbox.baseUrl };
+    return sh(ciScript(), dir, ci, ['-e']).then((r) => {
+      const installed = fs.realpathSync(path.join(prefix, 'bin', 'lead-enrich'));
+      // The install's node_modules is the bulk of the folder: gone at once, not in the last hook.
+      fs.rmSync(prefix, { recursive: true, force: true });
+      return { ...r, dir, installed };
+    });
   };
+
+  it('installs nothing by the project\'s name from a registry: the tarball it has', () => {
+    expect(ciScript()).not.toMatch(/npm (install|i)( -g)? lead-enrich(@|\s|$)/m);
+    expect(ciScript()).toMatch(/^npm install -g \.\/vendor\/lead-enrich-\*\.tgz$/m);
+  });
 
   it('passes, in a fresh folder (out/ made), with the summary and the sidecar kept', async () => {
     const r = await run(GOOD);
     expect(r.code, r.stderr).toBe(0);
+    expect(r.installed.startsWith(path.join(r.dir, 'global'))).toBe(true);
     expect(JSON.parse(fs.readFileSync(path.join(r.dir, 'out', 'summary.json'), 'utf8'))).toMatchObject({ rows: 2 });
     expect(fs.existsSync(path.join(r.dir, 'out', 'contacts.errors.csv'))).toBe(true);
-  });
+  }, 240_000);
 
   it("passes when the only errors are the file's own (exit 5 accepted)", async () => {
     const r = await run(WITH_A_BAD_KEY);
     expect(r.code, r.stderr).toBe(0);
+    expect(r.installed.startsWith(path.join(r.dir, 'global'))).toBe(true);
     expect(JSON.parse(fs.readFileSync(path.join(r.dir, 'out', 'summary.json'), 'utf8')).errorCodes).toEqual({ invalid_input: 1 });
-  });
+  }, 240_000);
 });

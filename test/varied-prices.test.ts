@@ -114,7 +114,7 @@ describe('--budget', () => {
     expect((await planRun(options)).budget).toBeUndefined();
     const r = await runCli(['enrich', input, '--dry-run', '--budget', '10'], { env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: path.join(dir, 'store.sqlite') } });
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain('Budget: 10 credits: it does NOT cover the credits needed');
+    expect(r.stdout).toContain('Budget: 10 credits: it does NOT cover the credits needed');
   });
 });
 

@@ -14,6 +14,9 @@ import { openTarget, targetOptions, type Target, type TargetArgs } from './targe
 import { STDIN_ARGUMENT } from './stdin-argument.js';
 import { stderrLines } from './stderr-lines.js';
 import { exitStatusOf } from '../run/exit-status.js';
+import { DEFAULTS } from '../options/defaults.js';
+import { PUBLISHED_FOUND_COST } from '../lookup/credits.js';
+import { askOnTerminal, saidYes } from './ask-user.js';
 
 interface EnrichArgs extends TargetArgs {
   input: string;
@@ -50,6 +53,9 @@ interface EnrichArgs extends TargetArgs {
   overwrite?: boolean;
   onlyMissing?: string;
   report?: string;
+  skipLines?: string;
+  limit?: string;
+  yes?: boolean;
 }
 
 /** Exit statuses of `enrich` (cli-contract.md). */
@@ -78,7 +84,9 @@ function formatPlan(plan: DryRunPlan): string {
     `Lookups to make: ${plan.lookupsToMake === plan.lookupsExpected ? plan.lookupsToMake : `at most ${plan.lookupsToMake}, expected ${plan.lookupsExpected} (a waterfall stops at the first found)`}`,
     `Credits needed: at most ${plan.creditsNeeded} (${plan.creditsEstimate})`,
     `Time needed: ${timeNeeded(plan)}`,
-    `Balance: ${plan.balance}, reserve ${plan.reserve}: ${plan.fits ? 'it fits' : 'it does NOT fit; the run would stop at the reserve (exit 3)'}`,
+    plan.accountRead
+      ? `Balance: ${plan.balance}, reserve ${plan.reserve}: ${plan.fits ? 'it fits' : 'it does NOT fit; the run would stop at the reserve (exit 3)'}`
+      : 'Balance: not read (no lookup to make, so the API was not asked)',
     ...(plan.budget ? [`Budget: ${plan.budget.limit} credits: ${plan.budget.covers ? 'it covers the credits needed' : 'it does NOT cover the credits needed; the run would stop at --budget (exit 3)'}`] : []),
     ...(plan.warning ? [`Warning: ${plan.warning}`] : []),
   ].join('\n');
@@ -95,7 +103,7 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
       try {
         const options = optionsFrom(args, target);
         if (args.dryRun) await dryRun(io, options, args.json ?? false);
-        else await run(io, options, args);
+        else if (args.yes || (await confirmed(io, options, target.config.file.confirmAbove ?? DEFAULTS.confirmAbove))) await run(io, options, args);
       } finally {
         await target.close();
       }
@@ -139,6 +147,9 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .option('overwrite', { type: 'boolean', describe: 'with --fill: replace cells that hold a value too' })
     .option('only-missing', { type: 'string', requiresArg: true, describe: 'look up only rows where one of these columns is blank: Title,Company (the others: skipped, complete)' })
     .option('report', { type: 'string', requiresArg: true, describe: 'write a run report at the end: FILE.html (charts, one self-contained page) or FILE.json' })
+    .option('skip-lines', { type: 'string', requiresArg: true, describe: "the first N lines are not the table: a report's title lines above the header (default: one-cell lines above it are detected)" })
+    .option('limit', { type: 'string', requiresArg: true, describe: 'only the first N data rows, to try a file before the whole run (the output is partial, and says so)' })
+    .option('yes', { alias: 'y', type: 'boolean', describe: 'do not ask before a run that may spend more than confirmAbove credits (config; default 1000); nothing is asked without a terminal' })
     .option('rpm', { type: 'string', requiresArg: true, describe: 'requests per minute (default: from /account/limits)' })
     .option('concurrency', { type: 'string', requiresArg: true, describe: 'most requests in flight (default: sized from rate and latency)' })
     .option('min-credits', { type: 'string', requiresArg: true, describe: "credit reserve never spent (default: the account's low-balance threshold)" })
@@ -164,6 +175,8 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .example('$0 enrich leads.xlsx --sheet Leads', 'a workbook: the sheet Leads, out to leads.enriched.xlsx')
     .example('cat in.csv | $0 enrich - -o - --quiet > out.csv', 'stdin to stdout')
     .example('$0 enrich contacts.csv --dry-run', 'what would it cost? no lookup is made')
+    .example('$0 enrich contacts.csv --limit 10', 'try the first 10 rows before the whole file')
+    .example('$0 enrich report.csv --skip-lines 3', "a report export whose header is on line 4")
     .example('$0 enrich big.csv --shard 1/4 --redis "$REDIS_URL"', 'worker 1 of 4, sharing the account through the Redis at $REDIS_URL (redis://host:6379)')
     .example('$0 enrich nightly.csv -q --max-errors 5%', 'in cron or CI: silent on success, fails loudly when the API is down')
     .example('$0 enrich crm.csv --fill "Title=lead_title,Company=lead_company_name"', "fill the CRM's own blank cells; rows already complete are not looked up")
@@ -202,6 +215,8 @@ function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
     overwrite: args.overwrite ?? file.overwrite,
     onlyMissing: flag('onlyMissing', args.onlyMissing),
     report: flag('report', args.report),
+    skipLines: flag('skipLines', args.skipLines),
+    limit: flag('limit', args.limit),
     commandLine: ['lead-enrich', ...process.argv.slice(2)],
     client: target.client,
     service: target.service,
@@ -235,11 +250,30 @@ function patienceOf(ms: number | undefined): string | undefined {
   return ms === undefined ? undefined : `${ms}ms`;
 }
 
+/**
+ * In a terminal, a run that may spend more than `confirmAbove` credits asks first (as the CRM
+ * enrichment tools do); without a terminal (cron, CI, a pipe) nothing is asked and nothing changes.
+ */
+async function confirmed(io: CliIo, options: EnrichOptions, above: number): Promise<boolean> {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) return true;
+  const { spendEstimate } = await import('../run/spend-estimate.js');
+  const estimate = await spendEstimate(options, above, options.service ?? '');
+  if (estimate === undefined || estimate.credits <= above) return true;
+  const lookups = `${estimate.more ? 'at least ' : ''}${estimate.lookups} lookups not stored yet`;
+  const answer = await askOnTerminal(`This run may spend more than ${above} credits (${lookups}, up to ${PUBLISHED_FOUND_COST} credits each). Start it? [y/N] `);
+  if (answer !== undefined && saidYes(answer)) return true;
+  io.err(`lead-enrich: not started: nothing was looked up (--yes skips this question; confirmAbove in the config file sets its threshold, now ${above})`);
+  io.setStatus(1);
+  return false;
+}
+
 async function dryRun(io: CliIo, options: EnrichOptions, json: boolean): Promise<void> {
   const { planRun } = await import('../run/dry-run.js');
-  const plan = await planRun(options);
+  const plan = await planRun({ ...options, onWarning: (line) => stderrLines(io)(`lead-enrich: ${line}`) });
+  // The plan is what was asked for: stdout, so that `--dry-run > plan.txt` keeps it; the lines
+  // about the run (warnings) stay on stderr.
   if (json) printJson(io, plan);
-  else io.err(formatPlan(plan));
+  else io.out(`${formatPlan(plan)}\n`);
   io.setStatus(plan.fits && plan.budget?.covers !== false ? 0 : 3);
 }
 
@@ -266,6 +300,7 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
       // Quiet is for runs that end well: an outage the run outlived is no news; one it gave up on
       // is in the one-line summary.
       onAvailability: (line) => (args.quiet ? undefined : say(`lead-enrich: ${line}`)),
+      onNotice: (line) => (args.quiet ? undefined : say(`lead-enrich: ${line}`)),
       tuning: { progressIntervalMs: io.isTty ? 200 : 1000, ...options.tuning },
     });
   } finally {

@@ -2,13 +2,14 @@
 // (src/store/result-store.ts) without running a lookup. Needs no token and no network.
 // Every entry was paid for: `clear` asks first in a terminal and needs --yes otherwise, and
 // --service limits a command to one API's answers (cli-contract.md, "Store housekeeping").
-import readline from 'node:readline';
 import type { Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../api/errors.js';
 import { formatDuration, parseDuration } from '../core/duration.js';
 import type { ResultStore, ResultStoreStats } from '../store/result-store.js';
 import { printJson, type CliIo } from './io.js';
+import { askOnTerminal, saidYes, type AskUser } from './ask-user.js';
 import { checkCommand } from './store-check-command.js';
+import { exportCommand, showCommand } from './store-export-command.js';
 import { count, formatBytes, ofService, serviceOption, storeExists, storeOptions, storePath, type StoreArgs } from './store-args.js';
 
 interface PruneArgs extends StoreArgs {
@@ -19,23 +20,7 @@ interface ClearArgs extends StoreArgs {
   yes?: boolean | undefined;
 }
 
-/** Asks a question in a terminal and resolves with the answer; undefined when there is no terminal to ask in. */
-export type AskUser = (question: string) => Promise<string> | undefined;
-
-/** The question on stderr, the answer from stdin: only when both are a terminal (a person is there). */
-export const askOnTerminal: AskUser = (question) => {
-  if (!process.stdin.isTTY || !process.stderr.isTTY) return undefined;
-  const prompt = readline.createInterface({ input: process.stdin, output: process.stderr });
-  return new Promise<string>((resolve) => {
-    // Ctrl-C, Ctrl-D or a closed terminal: no answer, so "no".
-    prompt.once('close', () => resolve(''));
-    prompt.once('SIGINT', () => prompt.close());
-    prompt.question(question, (answer) => {
-      resolve(answer);
-      prompt.close();
-    });
-  });
-};
+export { askOnTerminal, type AskUser } from './ask-user.js';
 
 async function withStore<R>(file: string, readonly: boolean, fn: (store: ResultStore) => R): Promise<R> {
   // Imported here: the store is not needed to print --help. The renderer: an older store this
@@ -177,7 +162,7 @@ async function confirmClear(args: ClearArgs, ask: AskUser, file: string, entries
   if (answer === undefined) {
     throw new ConfigError(`Not clearing ${file} (${what}): there is no terminal to confirm in; pass --yes to clear it`);
   }
-  return /^\s*y(es)?\s*$/i.test(await answer);
+  return saidYes(await answer);
 }
 
 function clearCommand(io: CliIo, ask: AskUser): CommandModule<object, ClearArgs> {
@@ -216,18 +201,21 @@ function clearCommand(io: CliIo, ask: AskUser): CommandModule<object, ClearArgs>
 export function storeCommand(io: CliIo, ask: AskUser = askOnTerminal): CommandModule<object, any> {
   return {
     command: 'store',
-    describe: 'Inspect, tidy or check the result store (stats, prune, clear, check)',
+    describe: 'Inspect, tidy, check or export the result store (stats, prune, clear, check, export, show)',
     builder: (yargs) =>
       yargs
         .command(statsCommand(io))
         .command(pruneCommand(io))
         .command(clearCommand(io, ask))
         .command(checkCommand(io))
-        .demandCommand(1, 'Name a store command: stats, prune, clear or check')
+        .command(exportCommand(io))
+        .command(showCommand(io))
+        .demandCommand(1, 'Name a store command: stats, prune, clear, check, export or show')
         .example('$0 store stats', 'what the store holds')
         .example('$0 store prune --older-than 30d', 'forget answers older than 30 days')
         .example('$0 store clear --yes --store ./results.sqlite', 'empty a given store file')
         .example('$0 store check', 'verify the store file')
+        .example('$0 store export > answers.jsonl', 'every answer paid for, one JSON object a line')
         .epilogue(
           'The store is --store PATH, else $LEAD_ENRICH_STORE, else results.sqlite in the per-user cache directory. ' +
             'Runs with --sandbox keep their answers in results.sandbox.sqlite beside it (--sandbox here), never in it.',

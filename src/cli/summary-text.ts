@@ -85,8 +85,12 @@ export function formatSummary(s: EnrichSummary, paint: Paint = noPaint): string 
     `Rows: ${s.rows} (found ${s.status.found}, not found ${s.status.not_found}, errors ${s.status.error}, skipped ${s.status.skipped})`,
     `Billing: charged ${s.billing.charged}, free ${s.billing.free}, cached ${s.billing.cached}, duplicate ${s.billing.duplicate}, none ${s.billing.none}`,
     ...Object.entries(s.withBilling ?? {}).map(([extra, b]) => `Billing of --with ${extra}: charged ${b.charged}, free ${b.free}, cached ${b.cached}, duplicate ${b.duplicate}, none ${b.none}`),
-    `Requests: ${s.requests} (retries ${s.retries}, rate-limited ${s.rateLimited}) at up to ${rateOf(s)}`,
-    `Credits: ${s.credits.before} before, ${s.credits.after} after${s.credits.exact ? '' : ' (estimated)'}, ${s.credits.spent} spent, reserve ${s.credits.reserve}`,
+    ...(s.accountRead
+      ? [
+          `Requests: ${s.requests} (retries ${s.retries}, rate-limited ${s.rateLimited}) at up to ${rateOf(s)}`,
+          `Credits: ${s.credits.before} before, ${s.credits.after} after${s.credits.exact ? '' : ' (estimated)'}, ${s.credits.spent} spent, reserve ${s.credits.reserve}`,
+        ]
+      : ['Requests: 0 (every answer was stored)', 'Credits: none spent (the account was not read: nothing to look up)']),
     ...(s.credits.exact && s.credits.fell > s.credits.spent
       ? [`The balance fell by ${s.credits.fell}; this run spent ${s.credits.spent}: another client uses the account`]
       : []),
@@ -98,6 +102,7 @@ export function formatSummary(s: EnrichSummary, paint: Paint = noPaint): string 
   if (codes.length > 0) lines.push(`Error codes: ${codes.map(([code, n]) => `${code} ${n}`).join(', ')}`);
   if (s.foundBy && Object.keys(s.foundBy).length > 1) lines.push(`Found by: ${Object.entries(s.foundBy).map(([kind, n]) => `${kind} ${n}`).join(', ')}`);
   if (s.invalidUtf8Cells > 0) lines.push(`Input cells with bytes that are not UTF-8 (copied unchanged): ${s.invalidUtf8Cells}`);
+  if (s.partial) lines.push(`Partial: --limit ${s.limit}: the outputs hold the first ${s.limit} data rows of the input only`);
   if (s.output && s.output !== '-') lines.push(`Output: ${s.output}`);
   if (s.errorsFile) lines.push(`Errors and skipped rows: ${s.errorsFile}`);
   if (s.report) lines.push(`Report: ${s.report}`);

@@ -38,7 +38,29 @@ function expandHome(p: string): string {
   return p === '~' || p.startsWith('~/') ? path.join(os.homedir(), p.slice(1)) : p;
 }
 
-export function readConfigFile(configPath: string, warn: (line: string) => void = () => {}): FileConfig {
+/**
+ * The config file read when --config is not given: `lead-enrich/config.json` in the user's config
+ * folder ($XDG_CONFIG_HOME, else ~/.config, on Linux; the platform's own elsewhere).
+ */
+export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  const home = os.homedir();
+  if (platform === 'darwin') return path.join(home, 'Library', 'Preferences', 'lead-enrich', 'config.json');
+  if (platform === 'win32') return path.join(env['APPDATA'] || path.join(home, 'AppData', 'Roaming'), 'lead-enrich', 'Config', 'config.json');
+  // As the store's default path: a relative XDG value is invalid and ignored (the XDG spec).
+  const xdg = env['XDG_CONFIG_HOME'];
+  const base = xdg !== undefined && path.isAbsolute(xdg) ? xdg : path.join(home, '.config');
+  return path.join(base, 'lead-enrich', 'config.json');
+}
+
+/** Which config file a command reads, and how to name it in a message: --config, else LEAD_ENRICH_CONFIG, else the default one when it exists. */
+export function chooseConfigFile(given: string | undefined, env: NodeJS.ProcessEnv): { path: string; from: string } | undefined {
+  if (given !== undefined) return { path: given, from: 'the --config path' };
+  if (env['LEAD_ENRICH_CONFIG']) return { path: env['LEAD_ENRICH_CONFIG'], from: 'LEAD_ENRICH_CONFIG' };
+  const file = defaultConfigPath(env);
+  return fs.existsSync(file) ? { path: file, from: 'the default config file' } : undefined;
+}
+
+export function readConfigFile(configPath: string, warn: (line: string) => void = () => {}, from = 'the --config path'): FileConfig {
   const file = expandHome(configPath);
   let text: string;
   try {
@@ -46,7 +68,7 @@ export function readConfigFile(configPath: string, warn: (line: string) => void 
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code ?? 'unreadable';
-    throw new ConfigError(`Cannot read config file ${configPath}: ${why}; check the --config path`);
+    throw new ConfigError(`Cannot read config file ${configPath}: ${why}; check ${from}`);
   }
   let parsed: unknown;
   try {
@@ -109,7 +131,8 @@ function readTokenFile(tokenFile: string, configPath: string | undefined, warn: 
 /** Resolves base URL and token by precedence; pipeline defaults stay in `file` for the commands. */
 export function resolveConfig(sources: ConfigSources): ResolvedConfig {
   const env = sources.env ?? process.env;
-  const file = sources.configPath ? readConfigFile(sources.configPath, sources.warn) : {};
+  const chosen = chooseConfigFile(sources.configPath, env);
+  const file = chosen ? readConfigFile(chosen.path, sources.warn, chosen.from) : {};
   const baseUrl = sources.baseUrlFlag ?? (env.LEAD_API_BASE_URL || undefined) ?? file.baseUrl;
   let token: string | undefined;
   let tokenSource: string | undefined;
@@ -120,7 +143,7 @@ export function resolveConfig(sources: ConfigSources): ResolvedConfig {
     token = file.token.trim();
     tokenSource = 'config file "token"';
   } else if (file.tokenFile) {
-    token = readTokenFile(file.tokenFile, sources.configPath, sources.warn);
+    token = readTokenFile(file.tokenFile, chosen?.path, sources.warn);
     tokenSource = 'config file "tokenFile"';
   }
   return { file, baseUrl, token, tokenSource };

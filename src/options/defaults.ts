@@ -45,6 +45,8 @@ export const DEFAULTS = {
   claimPollMs: 100,
   /** How long a run waits for an API that is down before it gives up on it (--patience). */
   patienceMs: 10 * MINUTE,
+  /** A run that may spend more credits than this asks first, in a terminal (config key confirmAbove). */
+  confirmAbove: 1000,
   /** While the API is down, one probe this long after it went down, then half as long again each time, up to probeMaxMs. */
   probeMinMs: 1 * SECOND,
   probeMaxMs: 30 * SECOND,

@@ -242,7 +242,7 @@ export function detectTarget(header: readonly string[], options: DetectOptions =
     if (cell !== undefined) return target(kind, cell);
   }
   throw new ConfigError(
-    `No lookup column found in the header ${describeHeader(header)}: pass --by email|url|domain and --column NAME`,
+    `No lookup column found in the header ${describeHeader(header)}: pass --by email|url|domain and --column NAME (or, when the header is not the first line, --skip-lines N)`,
   );
 }
 

@@ -104,6 +104,21 @@ function firstBest(candidates: Candidate[], compare: (a: Candidate, b: Candidate
 }
 
 /**
+ * The delimiter under which `text` reads as a table from its first line: the header splits into
+ * several fields and at least one line below agrees with it; undefined when none does.
+ */
+export function fitsAsTable(text: string, complete: boolean, delimiter?: string): string | undefined {
+  const candidates = delimiter === undefined ? CANDIDATES.map((d) => judge(text, d, complete)) : [judge(text, delimiter, complete)];
+  const fitting = candidates.filter((c) => c.headerFields > 1 && c.records.length > 1 && c.agreement >= CONSISTENT);
+  return fitting.length > 0 ? best(fitting).delimiter : undefined;
+}
+
+/** The fields of the first record of `text` under `delimiter` (quotes respected). */
+export function fieldsOfFirstLine(text: string, delimiter: string): number {
+  return scanRecords(text, delimiter, true)[0]?.fields ?? 1;
+}
+
+/**
  * The layout of a file from `text`, its head decoded (or a byte string: the characters that matter
  * are ASCII). `delimiter` is the one the user gave, if any.
  */

@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { parse, type Parser } from 'csv-parse';
 import { ConfigError, UnreadableInputError } from '../api/errors.js';
-import { toBytes } from './byte-string.js';
+import { fromBytes, toBytes } from './byte-string.js';
 import { detectLayout, type RecordDelimiter } from './detect-layout.js';
 import { generatedHeader } from './generated-header.js';
 import { canonicalEncoding, chooseEncoding, createDecoding, createTranscoder } from './encoding.js';
@@ -20,6 +20,16 @@ import { RecordBatches } from './record-batches.js';
 import type { SheetCell } from './sheet-cells.js';
 import { RecordEstimate, type RecordCount } from './record-estimate.js';
 import { Utf8Watch } from './utf8-watch.js';
+import { afterLines, firstLines, titleLineCount } from './title-lines.js';
+import { TextTail, TrailingBlock, withoutFooter } from './report-footer.js';
+
+/** "ignored 2 title lines above the header ("Exported from HubSpot ...")": said once, with the way to say it. */
+function titlesLine(titles: string[], count: number): string {
+  const title = fromBytes(titles[0]!).trim().replace(/^"(.*)"$/, '$1').replace(/""/g, '"');
+  const first = title.length > 60 ? `${title.slice(0, 57)}...` : title;
+  const lines = count === 1 ? '1 title line' : `${count} title lines`;
+  return `ignored ${lines} above the header ("${first}"); --skip-lines ${count} says so, --skip-lines 0 reads the first line as the header`;
+}
 
 export interface ReadOptions {
   /** One character (the CLI maps `tab` and `-t` to '\t'). Default: detected. */
@@ -32,6 +42,10 @@ export interface ReadOptions {
   gzip?: boolean;
   /** The longest record read, in bytes (default 64 MiB): a longer one is refused, never buffered without end. */
   maxRecordBytes?: number;
+  /** Lines above the header that are not the table (a report's titles). Default: detected (title-lines.ts). */
+  skipLines?: number;
+  /** What was left out of the table (title lines, a report footer), one line each. */
+  warn?: (line: string) => void;
 }
 
 export interface CsvSource {
@@ -60,6 +74,8 @@ export interface CsvSource {
   estimatedRecords(): RecordCount | undefined;
   /** Stops reading (on a fatal error). */
   destroy(): void;
+  /** --limit: the rows asked for, and whether the input held more (known once they are read). */
+  limited?: { limit: number; more: () => boolean } | undefined;
   /** An .xlsx input: the worksheet read. */
   sheet?: string | undefined;
   /** An .xlsx input: a record's cells as the sheet holds them (numbers, dates), for a workbook output. */
@@ -88,6 +104,7 @@ interface Settings {
   header: boolean;
   gzip: boolean | undefined;
   maxRecordBytes: number;
+  skipLines: number | undefined;
 }
 
 /** Validates the options before anything is opened. */
@@ -104,6 +121,7 @@ function settingsFrom(options: ReadOptions, input: string | Readable): Settings 
     header: options.header ?? true,
     gzip: options.gzip ?? (typeof input === 'string' && input !== '-' && input.toLowerCase().endsWith('.gz') ? true : undefined),
     maxRecordBytes: options.maxRecordBytes ?? MAX_RECORD_BYTES,
+    skipLines: options.skipLines,
   };
 }
 
@@ -118,6 +136,9 @@ interface Prepared {
   outputBom: boolean;
   /** Bytes the parser does not see (a UTF-8 BOM), for an exact count of bytes read. */
   skipped: number;
+  /** Lines above the header the parser passes over, and their text when they were found (not given). */
+  skipLines: number;
+  titles: string[];
 }
 
 async function prepare(opened: OpenedInput, settings: Settings): Promise<Prepared> {
@@ -139,12 +160,14 @@ async function prepare(opened: OpenedInput, settings: Settings): Promise<Prepare
   assertText(head.bytes, opened.name, choice.encoding.startsWith('utf-16'));
   // The layout is judged on the same UTF-8 byte strings the parser will hand out.
   const textOf = (bytes: Buffer) => (utf8 ? bytes.toString('latin1', choice.utf8BomLength) : toBytes(createDecoding(choice.encoding).write(bytes)));
-  let layout = detectLayout(textOf(head.bytes), head.complete, settings.delimiter);
+  const text = textOf(head.bytes);
+  const skipLines = settings.skipLines ?? (settings.header ? titleLineCount(text, head.complete, settings.delimiter) : 0);
+  let layout = detectLayout(afterLines(text, skipLines), head.complete, settings.delimiter);
   // A header line longer than the head (thousands of columns, read from a pipe's 64 KiB chunks):
   // read on until it ends, since its line ending is the outputs' (cli-contract, "Line endings").
   while (!layout.headerEnded && !head.complete && head.bytes.length < settings.maxRecordBytes) {
     head = await readHead(head.resume(), Math.min(head.bytes.length * 2, settings.maxRecordBytes));
-    layout = detectLayout(textOf(head.bytes), head.complete, settings.delimiter);
+    layout = detectLayout(afterLines(textOf(head.bytes), skipLines), head.complete, settings.delimiter);
   }
   if (!layout.headerEnded && head.bytes.length >= settings.maxRecordBytes) {
     // One endless line (a dump, a minified export): say what it is, not that the file is empty.
@@ -160,6 +183,8 @@ async function prepare(opened: OpenedInput, settings: Settings): Promise<Prepare
     encoding: choice.encoding,
     outputBom: choice.bom || !utf8,
     skipped: choice.utf8BomLength,
+    skipLines,
+    titles: settings.skipLines === undefined ? firstLines(text, skipLines) : [],
   };
 }
 
@@ -185,7 +210,20 @@ function createParser(prepared: Prepared, maxRecordBytes: number): Parser {
     // Nothing at all between two line endings is not a record (cli-contract "Blank lines").
     skip_empty_lines: true,
     max_record_size: maxRecordBytes,
+    ...(prepared.skipLines > 0 ? { from_line: prepared.skipLines + 1 } : {}),
   });
+}
+
+/** What is watched in the text the parser reads: bytes that are not UTF-8 (a file read as UTF-8), and its last lines (a footer). */
+function watchText(prepared: Prepared): { watch: Utf8Watch | undefined; tail: TextTail } {
+  const watch = prepared.transcoder ? undefined : new Utf8Watch();
+  if (watch) {
+    prepared.source.on('data', (chunk: Buffer | string) => watch.feed(chunk));
+    prepared.source.once('end', () => watch.end());
+  }
+  const tail = new TextTail();
+  (prepared.transcoder ?? prepared.source).on('data', (chunk: Buffer | string) => tail.feed(chunk));
+  return { watch, tail };
 }
 
 export async function openCsv(input: string | Readable, options: ReadOptions = {}): Promise<CsvSource> {
@@ -211,11 +249,8 @@ export async function openCsv(input: string | Readable, options: ReadOptions = {
     skipped: prepared.skipped,
     transcoding: prepared.transcoder ? { into: prepared.source, out: prepared.transcoder } : undefined,
   });
-  const watch = prepared.transcoder ? undefined : new Utf8Watch();
-  if (watch) {
-    prepared.source.on('data', (chunk: Buffer | string) => watch.feed(chunk));
-    prepared.source.once('end', () => watch.end());
-  }
+  const { watch, tail } = watchText(prepared);
+  if (prepared.titles.length > 0) options.warn?.(titlesLine(prepared.titles, prepared.skipLines));
   const destroy = () => {
     batches.stop();
     opened.stream.destroy();
@@ -229,7 +264,7 @@ export async function openCsv(input: string | Readable, options: ReadOptions = {
   });
   if (!first) throw new UnreadableInputError(`${opened.name} is empty (no line holds any text): give a CSV file whose first line is a header`);
   const header = settings.header ? first.shift()! : generatedHeader(first);
-  let pending: string[][] | undefined = first.length > 0 ? first : undefined;
+  const nextRows = withoutFooter(first, () => batches.next(), new TrailingBlock(header.length, tail), options.warn ?? (() => {}));
   // A file read as it is: the parser's count is exact, but for blank lines at the end. Otherwise
   // (gunzip, transcoding) the bytes read from disk, which is what totalBytes measures.
   const plain = prepared.gunzip === undefined && prepared.transcoder === undefined;
@@ -243,8 +278,7 @@ export async function openCsv(input: string | Readable, options: ReadOptions = {
     batches: {
       [Symbol.asyncIterator]: () => ({
         next: async (): Promise<IteratorResult<string[][]>> => {
-          const batch = pending ?? (await batches.next());
-          pending = undefined;
+          const batch = await nextRows();
           return batch ? { done: false, value: batch } : { done: true, value: undefined };
         },
       }),

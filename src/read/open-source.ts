@@ -5,13 +5,22 @@ import type { Readable } from 'node:stream';
 import { ConfigError } from '../api/errors.js';
 import { isWorkbookFile } from './file-kind.js';
 import { openCsv, type CsvSource, type ReadOptions } from './open-csv.js';
+import { limitRows } from './row-limit.js';
 
 export interface SourceOptions extends ReadOptions {
   /** The worksheet of an .xlsx input: its name or 1-based position. Default: the first. */
   sheet?: string | undefined;
+  /** --limit: only the first N data rows. */
+  limit?: number | undefined;
 }
 
 export async function openSource(input: string | Readable, options: SourceOptions = {}): Promise<CsvSource> {
+  const { limit, ...rest } = options;
+  const source = await openWhole(input, rest);
+  return limit === undefined ? source : limitRows(source, limit, options.warn ?? (() => {}));
+}
+
+async function openWhole(input: string | Readable, options: Omit<SourceOptions, 'limit'>): Promise<CsvSource> {
   const { sheet, ...csv } = options;
   if (typeof input === 'string' && input !== '-' && isWorkbookFile(input)) {
     // Loaded only for a workbook: its zip and XML libraries cost start-up time.

@@ -2,24 +2,17 @@
 // would cost and how long it would take, against the balance and the reserve. It makes no lookup:
 // only the two account calls.
 import { ApiClient } from '../api/client.js';
-import type { BillableOperation } from '../core/kinds.js';
 import { PUBLISHED_FOUND_COST } from '../lookup/credits.js';
 import { RequestPath } from '../lookup/request-path/request-path.js';
 import { RetryPolicy } from '../lookup/request-path/retry-policy.js';
 import type { EnrichOptions, Extra } from './enrich-options.js';
 import { rateFor } from '../lookup/rate/rate-plan.js';
-import { readOptionsOf, resolveOptions, transportOf, type EnrichSettings } from './settings.js';
-import { fromBytes, openSource } from '../read/index.js';
+import { resolveOptions, transportOf } from './settings.js';
 import { readAccount } from '../lookup/account.js';
 import { ResultStore } from '../store/result-store.js';
 import { ANSWER_CELLS } from '../write/columns.js';
-import { KeyCensus, noteExtras, type RowExtras } from '../plan/key-census.js';
-import { isComplete } from '../plan/complete-row.js';
-import { runColumns } from './prepare.js';
-import { keyColumns } from '../plan/key-columns.js';
-import { domainColumnFor } from '../plan/targets.js';
-import { keyWarning } from '../plan/key-warning.js';
-import { LOOKUP_OPERATION, planWaterfallRow, type LookupKind } from '../plan/plan.js';
+import type { LookupKind } from '../plan/plan.js';
+import { countRows } from './count-rows.js';
 
 /** The options of a run: the dry run plans what `enrich()` with the same options would do. */
 export type DryRunOptions = EnrichOptions;
@@ -62,6 +55,8 @@ export interface DryRunPlan {
   fits: boolean;
   /** --budget: its limit, and whether it covers `creditsNeeded`. */
   budget?: { limit: number; covers: boolean } | undefined;
+  /** False when no lookup is to be made: the API is not asked at all (balance, reserve and rpm are then 0 unless given). */
+  accountRead: boolean;
 }
 
 export async function planRun(options: DryRunOptions): Promise<DryRunPlan> {
@@ -78,8 +73,13 @@ export async function planRun(options: DryRunOptions): Promise<DryRunPlan> {
       noMoreRequests: never,
       halt: never,
     });
+    const { cut: _cut, cutAtRows: _rows, ...counted } = await countRows(settings, store, settings.service ?? client.baseUrl);
+    if (counted.lookupsToMake === 0) {
+      // Every answer is stored (or no row has a key): nothing to pay for, so nothing to ask the API.
+      settings.notice('no lookup to make: every answer is stored; the account was not read (the API was not asked)');
+      return { ...counted, creditsNeeded: 0, creditsSaved: counted.lookupsSaved * PUBLISHED_FOUND_COST, creditsEstimate: 'nothing to look up', minutesNeeded: 0, rpm: settings.rpm ?? 0, balance: 0, reserve: settings.minCredits ?? 0, fits: true, ...(settings.budget === undefined ? {} : { budget: { limit: settings.budget, covers: true } }), accountRead: false };
+    }
     const account = await readAccount(path, settings.rpm);
-    const counted = await countRows(settings, store, settings.service ?? client.baseUrl);
     const creditsNeeded = counted.lookupsToMake * PUBLISHED_FOUND_COST;
     const creditsSaved = counted.lookupsSaved * PUBLISHED_FOUND_COST;
     const { rpm } = rateFor(settings.rpm, account.limits);
@@ -95,6 +95,7 @@ export async function planRun(options: DryRunOptions): Promise<DryRunPlan> {
       reserve,
       fits: account.balance - creditsNeeded >= reserve,
       ...(settings.budget === undefined ? {} : { budget: { limit: settings.budget, covers: creditsNeeded <= settings.budget } }),
+      accountRead: true,
     };
   } finally {
     if (!(settings.store instanceof ResultStore)) store.close();
@@ -102,60 +103,3 @@ export async function planRun(options: DryRunOptions): Promise<DryRunPlan> {
   }
 }
 
-type RowCounts = Pick<
-  DryRunPlan,
-  'rows' | 'invalidRows' | 'noKeyRows' | 'completeRows' | 'lookupsSaved' | 'lookup' | 'distinctKeys' | 'alreadyKnown' | 'lookupsToMake' | 'lookupsExpected' | 'warning'
->;
-
-/** Reads and plans every row as the run would, and checks each distinct key against the store. */
-async function countRows(settings: EnrichSettings, store: ResultStore, service: string): Promise<RowCounts> {
-  const read = await openSource(settings.input, readOptionsOf(settings));
-  const inputName = typeof settings.input === 'string' ? settings.input : 'the input stream';
-  const { targets, headerLine, source } = await keyColumns(read, { by: settings.by, columns: settings.columns, header: settings.header, inputName, warn: settings.warn });
-  const extras = settings.extras;
-  const domainColumn = headerLine ? domainColumnFor(source.header.map(fromBytes), targets, extras) : undefined;
-  const census = new KeyCensus(store, service, settings.maxAgeMs, settings.refresh);
-  // --fill / --only-missing: the rows complete already are counted apart; what they save is what a
-  // census of every row would look up beyond the census of the rows looked up.
-  const { complete } = runColumns(settings, targets, source.header.map(fromBytes));
-  const everyRow = complete ? new KeyCensus(store, service, settings.maxAgeMs, settings.refresh) : undefined;
-  const counts = { rows: 0, invalidRows: 0, noKeyRows: 0, completeRows: 0 };
-  for await (const batch of source.batches) {
-    for (const cells of batch) {
-      const planned = planWaterfallRow(cells, targets, source.header.length, settings.shard);
-      if (planned.kind === 'elsewhere') continue;
-      counts.rows += 1;
-      const isDone = complete !== undefined && isComplete(cells, complete);
-      if (isDone) counts.completeRows += 1;
-      if (planned.kind !== 'keys') {
-        if (isDone) continue;
-        if (planned.kind === 'invalid') counts.invalidRows += 1;
-        else counts.noKeyRows += 1;
-        continue;
-      }
-      const row = { extras, keys: planned.keys, domainCell: domainColumn ? fromBytes(cells[domainColumn.columnIndex] ?? '') : undefined };
-      for (const each of isDone ? [everyRow!] : everyRow ? [census, everyRow] : [census]) walkRow(each, row);
-    }
-  }
-  return {
-    ...counts,
-    lookup: {
-      kind: targets[0]!.kind,
-      column: targets[0]!.columnName,
-      with: extras,
-      order: targets.map((t) => ({ kind: t.kind, column: t.columnName })),
-    },
-    distinctKeys: census.distinct(),
-    alreadyKnown: census.known,
-    lookupsToMake: census.worst,
-    lookupsSaved: everyRow ? everyRow.worst - census.worst : 0,
-    lookupsExpected: census.expected,
-    warning: keyWarning(counts, source, targets),
-  };
-}
-
-/** A row's keys through the census (the store's answers first), --with included. */
-function walkRow(census: KeyCensus, row: RowExtras): void {
-  const answering = census.walk(row.keys.map((attempt) => ({ op: LOOKUP_OPERATION[attempt.target.kind] as BillableOperation, key: attempt.key, attempt })));
-  if (row.extras.length > 0) noteExtras(census, row, answering);
-}

@@ -51,6 +51,10 @@ export interface EnrichOptions {
   onlyMissing?: string | string[] | undefined;
   /** Write a run report here at the end of the run (also a stopped one): HTML or JSON by the extension. */
   report?: string | undefined;
+  /** Lines above the header that are not the table (a report's title lines). Default: detected. */
+  skipLines?: number | undefined;
+  /** Only the first N data rows (a try before the whole file); the summary says the run is partial. */
+  limit?: number | undefined;
   /** The command line the report names (its passwords masked). Default: this process's, `process.argv.slice(1)`. */
   commandLine?: readonly string[] | undefined;
 
@@ -115,6 +119,12 @@ export interface EnrichOptions {
   onWarning?: ((line: string) => void) | undefined;
   /** The lines that say the API became unavailable, is back, or was given up on. Default: onWarning. */
   onAvailability?: ((line: string) => void) | undefined;
+  /**
+   * Lines about what the run left out or needed not do, no fault of anyone's: title lines above
+   * the header, a report's footer, the rows past `limit`, a run with nothing to look up (default:
+   * onWarning). The command line's `-q` silences them: a cron job that ends well says nothing.
+   */
+  onNotice?: ((line: string) => void) | undefined;
   stdout?: Writable | undefined;
   /** Knobs for tests and benchmarks. */
   tuning?: EnrichTuning | undefined;

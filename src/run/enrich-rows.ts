@@ -20,7 +20,7 @@ import { Resources } from './resources.js';
 import { loopOf, runRows } from './run-rows.js';
 
 /** The options of enrich() that mean something for rows in memory, and the names of array rows' cells. */
-export type EnrichRowsOptions = Omit<EnrichOptions, 'input' | 'output' | 'errors' | 'format' | 'delimiter' | 'encoding' | 'header' | 'sheet' | 'stdout'> & {
+export type EnrichRowsOptions = Omit<EnrichOptions, 'input' | 'output' | 'errors' | 'format' | 'delimiter' | 'encoding' | 'header' | 'sheet' | 'skipLines' | 'limit' | 'stdout'> & {
   /** The names of the cells when rows are arrays (objects name their own). */
   header?: readonly string[] | undefined;
 };
@@ -46,7 +46,7 @@ export interface RowResult {
 }
 
 export function enrichRows(rows: Iterable<InputRow> | AsyncIterable<InputRow>, options: EnrichRowsOptions = {}): AsyncIterableIterator<RowResult> {
-  for (const key of ['input', 'output', 'errors', 'format', 'delimiter', 'encoding', 'sheet', 'stdout']) {
+  for (const key of ['input', 'output', 'errors', 'format', 'delimiter', 'encoding', 'sheet', 'skipLines', 'limit', 'stdout']) {
     if ((options as Record<string, unknown>)[key] !== undefined) throw new ConfigError(`Invalid option ${key}: not an option of enrichRows (its rows come from the iterable, its results from the loop)`);
   }
   const { header, ...rest } = options;

@@ -4,9 +4,10 @@
 // look-up step. Whether the run stops before it starts (credits) is decided here too. Each
 // resource is registered for release as it is made.
 import { RunBudget } from '../lookup/budget.js';
+import { isStreamInput } from './input-wait.js';
 import { randomUUID } from 'node:crypto';
 import { ApiClient } from '../api/client.js';
-import { ConfigError } from '../api/errors.js';
+import { ConfigError, UnauthorizedError } from '../api/errors.js';
 import { DEFAULTS } from '../options/defaults.js';
 import type { Coordinator } from '../cluster/coordinator.js';
 import { readAccount, type AccountReading } from '../lookup/account.js';
@@ -27,6 +28,7 @@ import { ANSWER_CELLS } from '../write/columns.js';
 import type { Resources } from './resources.js';
 import { RunStop } from './run-stop.js';
 import { transportOf, type EnrichSettings } from './settings.js';
+import { countRows } from './count-rows.js';
 
 export interface PreparedLookups {
   /** The one request path of the run: its counts are the summary's requests, retries and 429s. */
@@ -35,6 +37,8 @@ export interface PreparedLookups {
   timeline: RequestTimeline;
   /** The account's own rate limit (requests per window), which `rate.rpm` may be below (--rpm). */
   accountRpm: number;
+  /** False when nothing was to be looked up: the account was not read, its balance is unknown. */
+  accountRead: boolean;
   credits: CreditAccount;
   reserve: number;
   rate: RatePlan;
@@ -64,10 +68,11 @@ export async function prepareLookups(settings: EnrichSettings, resources: Resour
     // disk then costs at most the requests in flight, and a kill only those).
     beforeSend: () => store.committed(),
   });
-  const account = await readAccount(path, settings.rpm);
+  const { offline, account } = await accountOrNone(settings, store, service, path);
   const reserve = settings.minCredits ?? account.threshold;
   const coordinator = settings.redis ? await connectCoordinator(settings.redis, service, api, resources) : undefined;
-  const credits = await creditAccount(account, reserve, coordinator, stop, settings.warn);
+  // Nothing will be sent, so no balance to guard: the reserve is not checked against a balance never read.
+  const credits = offline ? new CreditGuard({ balance: 0, reserve: 0 }) : await creditAccount(account, reserve, coordinator, stop, settings.warn);
   const rate = rateFor(settings.rpm, account.limits);
   if (rate.rpm < 1) throw new ConfigError(`The account allows no requests (rate limit ${account.limits.rpm} RPM): nothing can be looked up`);
   const gate = await openGate(path, settings, rate, account, coordinator);
@@ -91,7 +96,44 @@ export async function prepareLookups(settings: EnrichSettings, resources: Resour
     cells: ANSWER_CELLS,
     storedForm,
   });
-  return { path, timeline, accountRpm: account.limits.rpm, credits, reserve, rate, gate, coordinator, stop, lookups };
+  return { path, timeline, accountRpm: account.limits.rpm, accountRead: !offline, credits, reserve, rate, gate, coordinator, stop, lookups };
+}
+
+/** Rows counted against the store before the account is read: beyond them, the count waits for the API to fail. */
+const GLANCE_ROWS = 100_000;
+
+/**
+ * A re-run whose every answer is stored sends no request: it must not need the API either (an
+ * offline laptop, an outage). Told by counting the rows against the store before the account is
+ * read, a count that stops at the first key not stored (a run with work to do pays a glance at its
+ * first rows) or after GLANCE_ROWS (a re-run of a big file is not read twice when the API answers:
+ * only when the account read then fails is the rest counted). A regular file only (stdin or a pipe cannot be read
+ * twice), never with --redis (the other workers' claims decide) nor --refresh (every key is asked again).
+ */
+async function accountOrNone(settings: EnrichSettings, store: ResultStore, service: string, path: RequestPath): Promise<{ offline: boolean; account: AccountReading }> {
+  const read = () => readAccount(path, settings.rpm);
+  if (isStreamInput(settings.input) || settings.redis || settings.refresh) return { offline: false, account: await read() };
+  const glance = await countRows(settings, store, service, { stopAbove: 0, maxRows: GLANCE_ROWS, quiet: true });
+  if (glance.lookupsToMake > 0) return { offline: false, account: await read() };
+  if (glance.cutAtRows) {
+    try {
+      return { offline: false, account: await read() };
+    } catch (error) {
+      if (error instanceof UnauthorizedError) throw error;
+      const whole = await countRows(settings, store, service, { stopAbove: 0, quiet: true });
+      if (whole.lookupsToMake > 0) throw error;
+      settings.notice(`no lookup to make: every answer is stored; going on without the API, which could not be read (${(error as Error).message})`);
+      return { offline: true, account: accountUnread(settings) };
+    }
+  }
+  settings.notice('no lookup to make: every answer is stored; the account was not read (the API was not asked)');
+  return { offline: true, account: accountUnread(settings) };
+}
+
+/** The account of a run that sends nothing: no balance read, nothing reserved, the rate as given. */
+function accountUnread(settings: EnrichSettings): AccountReading {
+  const rpm = settings.rpm ?? 60;
+  return { balance: 0, threshold: 0, limits: { rpm, remaining: rpm, resetAt: undefined, bulkConcurrency: undefined }, outOfCredits: false, latencyMs: 0 };
 }
 
 /** An API that goes down and comes back is one event: one line each way (cli-contract, "An API that fails"). */

@@ -6,20 +6,18 @@ import { checkReportPath } from '../report/report-path.js';
 import { BatchLookups } from '../lookup/batch-lookups.js';
 import { keyColumns } from '../plan/key-columns.js';
 import type { LookupTarget } from '../plan/plan.js';
-import { columnKind, domainColumnFor } from '../plan/targets.js';
+import { domainColumnFor } from '../plan/targets.js';
 import { fromBytes, openSource, type CsvSource } from '../read/index.js';
-import { checkColumnChoice } from '../write/column-choice.js';
-import { addedColumnNames, BOOKKEEPING_COLUMNS, columnsFor, isMemberField, type ColumnFlags, type ColumnSet } from '../write/columns.js';
-import { FillRates } from '../write/fill-rates.js';
-import { CellFill, fillTargets } from '../write/cell-fill.js';
-import { completeRule, type CompleteRule } from '../plan/complete-row.js';
-import { inputColumnIndex } from '../plan/named-columns.js';
+import { isMemberField } from '../write/columns.js';
 import { OutputLock } from '../write/output-lock.js';
 import { RowWriter, type RowSink } from '../write/row-writer.js';
 import { prepareLookups, type PreparedLookups } from './prepare-lookups.js';
 import { inputName, isStreamInput, unlessInterrupted } from './input-wait.js';
 import type { Resources } from './resources.js';
 import { readOptionsOf, type EnrichSettings } from './settings.js';
+import { runColumns, type RunColumns } from './run-columns.js';
+
+export { runColumns, type RunColumns };
 
 export interface PreparedRun extends PreparedLookups, OpenedInput {
   settings: EnrichSettings;
@@ -48,17 +46,6 @@ export interface OpenedInput extends RunColumns {
   headerLine: boolean;
 }
 
-/** The columns a run writes and fills, and which rows it need not look up: all checked before any request. */
-export interface RunColumns {
-  columns: ColumnSet;
-  /** --fill. */
-  fill: CellFill | undefined;
-  /** --fill (without --overwrite) and --only-missing: rows complete already. */
-  complete: CompleteRule | undefined;
-  /** The fill rate of each column the answers give: those written, and those --fill reads. */
-  fillRates: FillRates;
-}
-
 /**
  * The input's dialect and header, which columns hold the keys, and the columns the run adds:
  * all of it checked before any request (a wrong --column or --fields is the user's to fix).
@@ -70,22 +57,6 @@ async function openInput(settings: EnrichSettings, resources: Resources): Promis
   const header = source.header.map(fromBytes);
   const domainColumn = headerLine ? domainColumnFor(header, targets, settings.extras) : undefined;
   return { source, targets, domainColumn, headerLine, ...runColumns(settings, targets, header) };
-}
-
-/** The columns the run adds and fills, checked against the input's header (before any request). */
-export function runColumns(settings: EnrichSettings, targets: readonly LookupTarget[], header: readonly string[]): RunColumns {
-  const kind = columnKind(targets);
-  const flags: ColumnFlags = { mx: settings.extras.includes('mx'), whois: settings.extras.includes('whois'), company: settings.extras.includes('company'), source: targets.length > 1 };
-  const choice = { prefix: settings.prefix, fields: settings.fields };
-  checkColumnChoice(kind, flags, choice, header);
-  const fill = settings.fill ? new CellFill(fillTargets(settings.fill, header, kind, flags, settings.prefix), kind, flags, settings.overwrite) : undefined;
-  // A row is complete when every cell it could fill, and every --only-missing cell, holds a value.
-  const needed = new Map<number, string>((fill?.completeColumns ?? []).map((t) => [t.column, t.columnName]));
-  for (const name of settings.onlyMissing ?? []) needed.set(inputColumnIndex(header, name, '--only-missing'), name);
-  const complete = needed.size > 0 ? completeRule([...needed.keys()], [...needed.values()]) : undefined;
-  const written = (settings.fields ?? addedColumnNames(kind, flags)).filter((name) => !BOOKKEEPING_COLUMNS.has(name));
-  const rated = [...new Set([...written, ...(fill?.targets.map((t) => t.field) ?? [])])];
-  return { columns: columnsFor(kind, flags, choice), fill, complete, fillRates: new FillRates(kind, flags, rated) };
 }
 
 /** The output and sidecar files are this run's alone: a second run on them stops here, before any request. */
@@ -110,7 +81,7 @@ function openWriter(settings: EnrichSettings, input: OpenedInput): RowWriter {
     header: input.source.header,
     columns: input.columns,
     recordDelimiter: input.source.recordDelimiter,
-    delimiter: input.source.delimiter,
+    delimiter: settings.outputDelimiter ?? input.source.delimiter,
     bom: input.source.outputBom,
     headerLine: input.headerLine,
     sheet: input.source,
@@ -123,7 +94,7 @@ function openWriter(settings: EnrichSettings, input: OpenedInput): RowWriter {
  * a file named `.csv` is said so, since a `.csv` is taken for commas.
  */
 function sayWhenTabsInCsv(settings: EnrichSettings, delimiter: string): void {
-  if (delimiter !== '\t' || settings.format !== 'csv') return;
+  if (delimiter !== '\t' || settings.format !== 'csv' || settings.outputDelimiter !== undefined) return;
   const named = [settings.output, settings.errors].filter((file): file is string => typeof file === 'string' && /\.csv(\.gz)?$/i.test(file));
   if (named.length > 0) settings.warn(`the input is tab-separated, and so are ${named.join(' and ')} (the outputs keep the input's delimiter)`);
 }

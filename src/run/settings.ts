@@ -27,6 +27,8 @@ export interface EnrichSettings {
   output: string | Writable;
   errors: string | Writable | undefined;
   format: OutputFormat;
+  /** Tab when the output (or, written to stdout, the sidecar) is named `.tsv`/`.tab`; else the input's. */
+  outputDelimiter: string | undefined;
   /** The kinds to try, in order (a waterfall when more than one); undefined: detected. */
   by: LookupKind[] | undefined;
   /** The key column of each kind, in the same order; undefined: detected. */
@@ -41,6 +43,10 @@ export interface EnrichSettings {
   onlyMissing: string[] | undefined;
   /** --report: the run report's path (.html or .json). */
   report: string | undefined;
+  /** --skip-lines: undefined, the title lines above the header are detected. */
+  skipLines: number | undefined;
+  /** --limit: only the first N data rows. */
+  limit: number | undefined;
   /** The command line the report names (secrets masked there). */
   commandLine: readonly string[];
   client: LeadClient | undefined;
@@ -69,14 +75,16 @@ export interface EnrichSettings {
   warn: (line: string) => void;
   /** Where the lines about the API's availability go (default: warn). */
   tellAvailability: (line: string) => void;
+  /** Where the lines about what was left out go (title lines, footer, --limit, nothing to look up; default: warn). */
+  notice: (line: string) => void;
   stdout: Writable | undefined;
   tuning: Required<Omit<EnrichTuning, 'storeFlushIntervalMs'>> & Pick<EnrichTuning, 'storeFlushIntervalMs'>;
 }
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
-  'input', 'delimiter', 'encoding', 'header', 'sheet', 'output', 'errors', 'by', 'column', 'with', 'format', 'prefix', 'fields', 'fill', 'overwrite', 'onlyMissing', 'report', 'commandLine', 'client', 'baseUrl', 'token', 'timeoutMs', 'proxy', 'service',
+  'input', 'delimiter', 'encoding', 'header', 'sheet', 'output', 'errors', 'by', 'column', 'with', 'format', 'prefix', 'fields', 'fill', 'overwrite', 'onlyMissing', 'report', 'skipLines', 'limit', 'commandLine', 'client', 'baseUrl', 'token', 'timeoutMs', 'proxy', 'service',
   'rpm', 'concurrency', 'minCredits', 'budget', 'retries', 'maxErrors', 'patience', 'store', 'maxAge', 'maxAgeMs', 'refresh', 'redis', 'shard',
-  'signal', 'quit', 'onProgress', 'onWarning', 'onAvailability', 'stdout', 'tuning',
+  'signal', 'quit', 'onProgress', 'onWarning', 'onAvailability', 'onNotice', 'stdout', 'tuning',
 ]);
 const TUNING_KEYS = [
   'windowMs', 'progressIntervalMs', 'retryBaseDelayMs', 'retryMaxDelayMs', 'creditsRefreshMs',
@@ -118,6 +126,7 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     output,
     errors,
     format,
+    outputDelimiter: tabNamed(output) || (output === '-' && tabNamed(errors)) ? '\t' : undefined,
     by: readOption('by', options.by, 'library'),
     columns: readOption('column', options.column, 'library'),
     extras: readOption('with', options.with, 'library') ?? [],
@@ -128,6 +137,8 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     overwrite,
     onlyMissing: readOption('onlyMissing', options.onlyMissing, 'library'),
     report,
+    skipLines: readOption('skipLines', options.skipLines, 'library'),
+    limit: readOption('limit', options.limit, 'library'),
     commandLine: commandLineOf(options.commandLine),
     client: options.client,
     baseUrl: options.baseUrl ?? '',
@@ -152,6 +163,7 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     onProgress: options.onProgress,
     warn: options.onWarning ?? (() => {}),
     tellAvailability: options.onAvailability ?? options.onWarning ?? (() => {}),
+    notice: options.onNotice ?? options.onWarning ?? (() => {}),
     stdout: options.stdout,
     tuning: tuningOf(options.tuning ?? {}),
   };
@@ -204,7 +216,7 @@ function formatNamed(output: unknown): OutputFormat | undefined {
     return 'xlsx';
   }
   if (/\.jsonl(\.gz)?$/i.test(output)) return 'jsonl';
-  return /\.csv(\.gz)?$/i.test(output) ? 'csv' : undefined;
+  return /\.(csv|tsv|tab)(\.gz)?$/i.test(output) ? 'csv' : undefined;
 }
 
 /**
@@ -268,12 +280,22 @@ export function defaultOutput(input: string | Readable, format: OutputFormat, sh
   return `${stem}.enriched${part}.${format}${format === 'xlsx' ? '' : gz}`;
 }
 
-/** `<output name>.errors.csv` beside the output (or the input, when the output is stdout); gzipped when that is. */
+/** A name that says tab-separated text: `.tsv` or `.tab` (gzipped or not). */
+function tabNamed(file: unknown): boolean {
+  return typeof file === 'string' && /\.(tsv|tab)(\.gz)?$/i.test(file);
+}
+
+/**
+ * `<output name>.errors.csv` beside the output (or the input, when the output is stdout); gzipped
+ * when that is; `.errors.tsv` (or `.tab`) when the output is tab-separated by its name, since the
+ * sidecar is written like the output.
+ */
 export function defaultErrors(output: string, input: string | Readable): string | undefined {
   const base = output !== '-' ? output : typeof input === 'string' && input !== '-' ? input : undefined;
   if (base === undefined) return undefined;
-  const { stem, gz } = splitName(base);
-  return `${stem}.errors.csv${gz}`;
+  const { stem, ext, gz } = splitName(base);
+  const named = output !== '-' && tabNamed(output) ? ext.toLowerCase() : '.csv';
+  return `${stem}.errors${named}${gz}`;
 }
 
 /** The transport options of the client a run makes itself (when no `client` was given). */
@@ -292,7 +314,10 @@ export function readOptionsOf(settings: EnrichSettings): SourceOptions {
     ...(settings.delimiter === undefined ? {} : { delimiter: settings.delimiter }),
     ...(settings.encoding === undefined ? {} : { encoding: settings.encoding }),
     ...(settings.sheet === undefined ? {} : { sheet: settings.sheet }),
+    ...(settings.skipLines === undefined ? {} : { skipLines: settings.skipLines }),
+    ...(settings.limit === undefined ? {} : { limit: settings.limit }),
     header: settings.header,
+    warn: settings.notice,
   };
 }
 

@@ -27,6 +27,10 @@ export interface EnrichSummary {
   /** How each --with operation went, of the rows whose own lookup answered. */
   withStatus: Partial<Record<Extra, Record<RowStatus, number>>>;
   rows: number;
+  /** --limit: the data rows asked for; undefined without it. */
+  limit: number | undefined;
+  /** --limit cut the input short: the outputs hold its first rows only. */
+  partial: boolean;
   status: Record<RowStatus, number>;
   billing: Record<Billing, number>;
   /** How the --with operations were billed, per operation (their credits are in `credits.spent` too). */
@@ -42,6 +46,8 @@ export interface EnrichSummary {
    * meanwhile, more than `spent` when another client used the account at the same time.
    */
   credits: { before: number; after: number; spent: number; fell: number; reserve: number; exact: boolean };
+  /** False when nothing was to be looked up: the account was not read (credits are then all 0). */
+  accountRead: boolean;
   /** Requests the run allowed itself per rate window (of `windowMs`: a minute unless the account's window is another). */
   rpm: number;
   windowMs: number;
@@ -130,6 +136,8 @@ export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFac
     filled: Object.fromEntries((run.fill?.targets ?? []).map((t) => [t.columnName, metrics.filled.get(t.column) ?? 0])),
     withStatus: metrics.extraStatus,
     rows: metrics.rows,
+    limit: run.source.limited?.limit,
+    partial: run.source.limited?.more() ?? false,
     status: metrics.status,
     billing: metrics.billing,
     withBilling: metrics.extraBilling,
@@ -139,6 +147,7 @@ export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFac
     retries: run.path.counts.retries,
     rateLimited: run.path.counts.rateLimited,
     credits: creditsOf(run, final),
+    accountRead: run.accountRead,
     rpm: run.rate.rpm,
     windowMs: run.gate.windowMs,
     concurrency: run.gate.stats.concurrency,

@@ -34,6 +34,7 @@ import { openDatabase, prepareFile } from './open-database.js';
 import { SCHEMA_VERSION as CURRENT_SCHEMA } from './schema.js';
 import { immediateTransaction, prepareRaw, type Database, type Statement } from './sqlite.js';
 import { pendingKey, storedOf, type ManyRow, type Pending, type ResultRow, type StoredResult } from './stored-result.js';
+import { readEntries, type StoreEntry } from './store-entries.js';
 import { readStats } from './store-stats.js';
 import { resolveOptions, type ResultStoreOptions, type ResultStoreStats, type StoreSettings } from './store-options.js';
 
@@ -342,6 +343,12 @@ export class ResultStore {
     if (this.closed) throw closedError(this.path);
     this.flush();
     return readStats(this.db, this.path, this.serviceFilter(service));
+  }
+
+  /** The entries one at a time (store export, store show): of `service` and/or `key` only, when given. */
+  entries(filter: { service?: string | undefined; key?: string | undefined } = {}): Generator<StoreEntry> {
+    if (this.closed) throw closedError(this.path);
+    return readEntries(this.db, { serviceId: this.serviceFilter(filter.service), key: filter.key });
   }
 
   /** Delete entries fetched before now - olderThanMs (of `service` only, when given). Returns how many were deleted. */

@@ -1,0 +1,92 @@
+// `lead-enrich store export` and `store show KEY`: the answers paid for, out of the store. Export
+// writes every entry to stdout, one per line (JSON Lines, or CSV), read one at a time from the
+// store; show prints what is stored for one key, normalized as a run would normalize it.
+import type { CommandModule } from 'yargs';
+import { ConfigError } from '../api/errors.js';
+import { printJson, type CliIo } from './io.js';
+import { serviceOption, storeExists, storeOptions, storePath, type StoreArgs } from './store-args.js';
+import type { StoreEntry } from '../store/store-entries.js';
+
+interface ExportArgs extends StoreArgs {
+  format?: string | undefined;
+}
+
+interface ShowArgs extends StoreArgs {
+  key: string;
+}
+
+/** The columns of an export, in order (CSV header, JSON member names). */
+export const EXPORT_COLUMNS = ['key', 'operation', 'status', 'stored_at', 'answer'] as const;
+
+function exported(entry: StoreEntry) {
+  return { key: entry.key, operation: entry.op, status: entry.status, stored_at: new Date(entry.fetchedAt).toISOString(), answer: entry.data === null ? null : (JSON.parse(entry.data) as unknown) };
+}
+
+async function openReadonly(file: string) {
+  const [{ ResultStore }, { ANSWER_CELLS }] = await Promise.all([import('../store/result-store.js'), import('../write/columns.js')]);
+  return ResultStore.open({ path: file, readonly: true, cells: ANSWER_CELLS });
+}
+
+export function exportCommand(io: CliIo): CommandModule<object, ExportArgs> {
+  return {
+    command: 'export',
+    describe: 'Write every stored answer to stdout, one per line: key, operation, status, stored_at, answer',
+    builder: (yargs) =>
+      storeOptions(yargs)
+        .option('format', { type: 'string', requiresArg: true, describe: 'jsonl (one JSON object a line) or csv (the answer as JSON text in its cell)', defaultDescription: 'jsonl' })
+        .example('$0 store export > answers.jsonl', 'every answer paid for, as JSON Lines')
+        .example('$0 store export --format csv --sandbox > sandbox-answers.csv', "the sandbox's answers as CSV") as never,
+    handler: async (args) => {
+      const format = args.format ?? 'jsonl';
+      if (format !== 'jsonl' && format !== 'csv') throw new ConfigError(`Invalid option --format: must be jsonl or csv, got '${format}'`);
+      const service = serviceOption(args.service);
+      const file = storePath(args);
+      if (!storeExists(file)) throw new ConfigError(`No result store at ${file}: nothing to export (a run creates it; or pass --store PATH)`);
+      const { csvLines } = await import('../write/csv-lines.js');
+      const store = await openReadonly(file);
+      try {
+        if (format === 'csv') io.out(csvLines([[...EXPORT_COLUMNS]], '\n'));
+        for (const entry of store.entries({ service })) {
+          const row = exported(entry);
+          io.out(format === 'jsonl' ? `${JSON.stringify(row)}\n` : csvLines([[row.key, row.operation, row.status, row.stored_at, entry.data ?? '']], '\n'));
+        }
+      } finally {
+        store.close();
+      }
+    },
+  };
+}
+
+/** The forms a key may be stored under: an email, a profile URL or a domain, each normalized as a run would. */
+async function storedForms(raw: string): Promise<string[]> {
+  const { normalizeKey } = await import('../plan/normalize.js');
+  const kinds = raw.includes('@') ? (['email'] as const) : (['url', 'domain'] as const);
+  const forms = kinds.map((kind) => normalizeKey(kind, raw)).flatMap((result) => (result.ok ? [result.key] : []));
+  return [...new Set([raw.trim(), ...forms])];
+}
+
+export function showCommand(io: CliIo): CommandModule<object, ShowArgs> {
+  return {
+    command: 'show <key>',
+    describe: 'Print what is stored for one key (an email, profile URL or domain, normalized as a run would); exit 1 when nothing is',
+    builder: (yargs) =>
+      storeOptions(yargs)
+        .positional('key', { type: 'string', demandOption: true, describe: 'an email address, a profile URL or a domain' })
+        .example('$0 store show Person.0@Company0.com', 'what the store holds for person.0@company0.com (the key as a run normalizes it)') as never,
+    handler: async (args) => {
+      const service = serviceOption(args.service);
+      const file = storePath(args);
+      const key = String(args.key);
+      if (!storeExists(file)) throw new ConfigError(`Nothing stored for ${key}: there is no result store at ${file} (a run creates it; or pass --store PATH)`);
+      const store = await openReadonly(file);
+      let found: ReturnType<typeof exported>[] = [];
+      try {
+        for (const form of await storedForms(key)) found = found.concat([...store.entries({ service, key: form })].map((e) => ({ service: e.service, ...exported(e) })));
+      } finally {
+        store.close();
+      }
+      if (found.length === 0) throw new ConfigError(`Nothing stored for ${key} in ${file}${service === undefined ? '' : ` for ${service}`}: a run stores the answer when it looks the key up`);
+      printJson(io, found);
+    },
+  };
+}

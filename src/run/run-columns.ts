@@ -1,0 +1,38 @@
+// The columns a run writes and fills, and which rows it need not look up (--fill, --only-missing):
+// told from the input's header before any request, by the run and its dry run alike.
+import type { LookupTarget } from '../plan/plan.js';
+import { columnKind } from '../plan/targets.js';
+import { checkColumnChoice } from '../write/column-choice.js';
+import { addedColumnNames, BOOKKEEPING_COLUMNS, columnsFor, type ColumnFlags, type ColumnSet } from '../write/columns.js';
+import { FillRates } from '../write/fill-rates.js';
+import { CellFill, fillTargets } from '../write/cell-fill.js';
+import { completeRule, type CompleteRule } from '../plan/complete-row.js';
+import { inputColumnIndex } from '../plan/named-columns.js';
+import type { EnrichSettings } from './settings.js';
+
+/** The columns a run writes and fills, and which rows it need not look up: all checked before any request. */
+export interface RunColumns {
+  columns: ColumnSet;
+  /** --fill. */
+  fill: CellFill | undefined;
+  /** --fill (without --overwrite) and --only-missing: rows complete already. */
+  complete: CompleteRule | undefined;
+  /** The fill rate of each column the answers give: those written, and those --fill reads. */
+  fillRates: FillRates;
+}
+
+/** The columns the run adds and fills, checked against the input's header (before any request). */
+export function runColumns(settings: EnrichSettings, targets: readonly LookupTarget[], header: readonly string[]): RunColumns {
+  const kind = columnKind(targets);
+  const flags: ColumnFlags = { mx: settings.extras.includes('mx'), whois: settings.extras.includes('whois'), company: settings.extras.includes('company'), source: targets.length > 1 };
+  const choice = { prefix: settings.prefix, fields: settings.fields };
+  checkColumnChoice(kind, flags, choice, header);
+  const fill = settings.fill ? new CellFill(fillTargets(settings.fill, header, kind, flags, settings.prefix), kind, flags, settings.overwrite) : undefined;
+  // A row is complete when every cell it could fill, and every --only-missing cell, holds a value.
+  const needed = new Map<number, string>((fill?.completeColumns ?? []).map((t) => [t.column, t.columnName]));
+  for (const name of settings.onlyMissing ?? []) needed.set(inputColumnIndex(header, name, '--only-missing'), name);
+  const complete = needed.size > 0 ? completeRule([...needed.keys()], [...needed.values()]) : undefined;
+  const written = (settings.fields ?? addedColumnNames(kind, flags)).filter((name) => !BOOKKEEPING_COLUMNS.has(name));
+  const rated = [...new Set([...written, ...(fill?.targets.map((t) => t.field) ?? [])])];
+  return { columns: columnsFor(kind, flags, choice), fill, complete, fillRates: new FillRates(kind, flags, rated) };
+}
