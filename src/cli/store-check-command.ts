@@ -84,7 +84,7 @@ async function withClock<T>(io: CliIo, file: string, size: number, work: () => P
 }
 
 // The single executable has no file beside it to start a worker from: its build puts the worker's
-// own bundle here as source text (scripts/build-exe.mjs), run with `eval`.
+// own bundle here as source text (.ci/build-exe.mjs), run with `eval`.
 declare const STORE_CHECK_WORKER_SOURCE: string | undefined;
 
 function startWorker(file: string): Worker {
