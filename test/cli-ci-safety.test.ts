@@ -89,7 +89,7 @@ describe('--patience, --max-errors and -q: a failing API fails the job loudly', 
     const failed = await runCli(['enrich', bad, '-q'], { env: e });
     expect(failed.code).toBe(5); // the file's own problem: a malformed key
     expect(lines(failed.stderr)).toHaveLength(1);
-    expect(failed.stderr).toMatch(/1 rows are errors: 2 rows .*invalid_input 1; see .*bad\.enriched\.errors\.csv/);
+    expect(failed.stderr).toMatch(/1 row is an error: 2 rows .*invalid_input 1; see .*bad\.enriched\.errors\.csv/);
   });
 
   it('without a terminal, every line of the summary starts with an ISO 8601 timestamp', async () => {

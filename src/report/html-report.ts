@@ -41,14 +41,20 @@ function tiles(r: RunReport): string {
 function outcome(r: RunReport): string {
   const cls = r.exitStatus === 0 ? 'ok' : r.exitStatus === 5 ? '' : 'bad';
   const stopped = r.stoppedBy ? `<p>${esc(STOPPED[r.stoppedBy] ?? `Stopped early: ${r.stoppedBy}.`)}</p>` : '';
-  return `<section class="notice ${cls}"><h2>Exit status ${r.exitStatus}</h2><p>${esc(EXIT_MEANING[r.exitStatus] ?? '')}.</p>${stopped}</section>`;
+  // The outcome in words is the headline; the exit status (for whoever runs it in cron) comes after.
+  return `<section class="notice ${cls}"><h2>${esc(r.outcome)}</h2>${stopped}<p class="muted">Exit status ${r.exitStatus}: ${esc(EXIT_MEANING[r.exitStatus] ?? '')}.</p></section>`;
 }
 
 function rowsSection(r: RunReport): string {
   const statuses = (Object.entries(r.rows.byStatus) as Array<[string, number]>).map(([s, n]) => [esc(s), num(n), pct(r.rows.total ? n / r.rows.total : null)]);
-  const codes = Object.entries(r.rows.byErrorCode).map(([code, n]) => [`<code>${esc(code)}</code>`, num(n)]);
+  // A skipped row (no key, already complete, the reserve) is no error: its code is listed as a reason.
+  const skipped = r.rows.bySkipReason ?? {};
+  const codes = Object.entries(r.rows.byErrorCode).flatMap(([code, n]) => {
+    const skips = skipped[code] ?? 0;
+    return [...(n > skips ? [[`<code>${esc(code)}</code>`, 'error', num(n - skips)]] : []), ...(skips > 0 ? [[`<code>${esc(code)}</code>`, 'skipped (not an error)', num(skips)]] : [])];
+  });
   return `<div class="cols"><section><h2>Rows by status</h2>${table(['status', 'rows', 'share'], statuses, new Set([1, 2]))}</section>
-<section><h2>Rows by error code</h2>${codes.length ? table(['error_code', 'rows'], codes, new Set([1])) : '<p class="muted">No row in error or skipped.</p>'}</section></div>`;
+<section><h2>Rows in error or skipped, by code</h2>${codes.length ? table(['error_code', 'status', 'rows'], codes, new Set([2])) : '<p class="muted">No row in error or skipped.</p>'}</section></div>`;
 }
 
 function matchSection(r: RunReport): string {

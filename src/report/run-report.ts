@@ -20,12 +20,17 @@ export interface RunReport {
   exitStatus: number;
   /** Why lookups stopped early: credits, interrupt, max_errors, api_unavailable, redis; null when they did not. */
   stoppedBy: string | null;
+  /** Absolute paths (the input as typed when it was stdin or a stream). */
   files: { input: string; output: string | null; errors: string | null };
+  /** The outcome in words, for a reader who does not know exit statuses. */
+  outcome: string;
   rows: {
     total: number;
     byStatus: Record<Status, number>;
     /** The sidecar's error_code, for the rows in error or skipped. */
     byErrorCode: Record<string, number>;
+    /** Of those, the skipped rows' codes (no_key, complete, credit_reserve, ...): reasons, not errors. */
+    bySkipReason: Record<string, number>;
   };
   /** found ÷ looked up, where looked up = rows with an answer (found or not_found). */
   matchRate: {
