@@ -74,6 +74,55 @@ describe('usage mistakes, said with what was typed', () => {
   });
 });
 
+describe('messages in words, each through the one writer', () => {
+  it("a positional's wrong choice names the rule and what was typed, not yargs' \"Invalid values: Argument: kind\"", async () => {
+    expect(await refusal(['lookup', 'phone', '123'])).toBe("lead-enrich: Invalid <kind>: must be email, url or domain, got 'phone'. Run 'lead-enrich --help' for usage.");
+  });
+
+  it('a missing required option is named as typed, with what it is for', async () => {
+    expect(await refusal(['store', 'prune'])).toBe(
+      "lead-enrich: Missing option --older-than: say how old the answers to delete are: lead-enrich store prune --older-than 90d. Run 'lead-enrich --help' for usage.",
+    );
+  });
+
+  it('an output that would overwrite the input says so in words, with no placeholder left', async () => {
+    const small = writeCsv(path.join(dir, 'small.csv'), [['email'], ['ann@acme.com']]);
+    const line = await refusal(['enrich', small, '-o', small]);
+    expect(line).toBe(`lead-enrich: --output would overwrite the input (${small}): choose another path`);
+    expect(line).not.toMatch(/<\w+>/);
+  });
+
+  it('a token too short to be real is one line at the start, and no request is made', async () => {
+    const before = sandbox.stats.requests;
+    const r = await runCli(['enrich', contacts, '-o', path.join(dir, 'short-token.csv')], { env: { ...env, LEAD_API_TOKEN: 'x' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('lead-enrich: The API token from LEAD_API_TOKEN is 1 character long: a real token has at least 16; set the token the Lead Lookup API gave you (or try --sandbox)\n');
+    expect(sandbox.stats.requests).toBe(before);
+  });
+
+  // Not on Windows: it has no POSIX permission bits.
+  it.runIf(process.platform !== 'win32')('the warning about a config file others can read is stamped and prefixed like every other line', async () => {
+    const config = path.join(dir, 'readable.json');
+    fs.writeFileSync(config, JSON.stringify({ token: sandbox.token, baseUrl: sandbox.baseUrl }), { mode: 0o644 });
+    fs.chmodSync(config, 0o644);
+    const r = await runCli(['account', '--config', config], { env: {} });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z lead-enrich: the config file ${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} holds a token and is readable by other users; run: chmod 600 `, 'm'));
+    expect(r.stderr).not.toContain(sandbox.token);
+  });
+
+  it('store stats and store check give the same size', async () => {
+    const store = path.join(dir, 'sized.sqlite');
+    const run = await runCli(['enrich', contacts, '-o', path.join(dir, 'sized.csv'), '--store', store, '-q'], { env });
+    expect(run.code, run.stderr).toBe(0);
+    const stats = await runCli(['store', 'stats', '--store', store, '--json'], { env });
+    const check = await runCli(['store', 'check', '--store', store, '--json'], { env });
+    const sizeOf = (out: string) => (JSON.parse(out) as { sizeBytes: number }).sizeBytes;
+    expect(sizeOf(stats.stdout)).toBeGreaterThan(0);
+    expect(sizeOf(check.stdout)).toBe(sizeOf(stats.stdout));
+  });
+});
+
 describe('a dry run', () => {
   it('says the time needed in units that fit, never "about 0.05 minutes"', async () => {
     const r = await runCli(['enrich', contacts, '--dry-run'], { env });

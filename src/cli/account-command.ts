@@ -3,6 +3,7 @@ import type { CommandModule } from 'yargs';
 import { parseServiceLimits } from '../api/limits.js';
 import type { Credits, PlanEntry, PlanInfo, ServiceLimits } from '../api/types.js';
 import { printJson, type CliIo } from './io.js';
+import { noticeLines } from './stderr-lines.js';
 import { openTarget, targetOptions, type TargetArgs } from './target.js';
 
 interface AccountArgs extends TargetArgs {
@@ -59,7 +60,7 @@ export function accountCommand(io: CliIo): CommandModule<object, AccountArgs> {
         .example('$0 account --json | jq .credits.total_remaining_credits', 'the balance, for scripts')
         .example('$0 account --sandbox', 'the embedded sandbox account') as never,
     handler: async (args) => {
-      const target = await openTarget(args, io.err);
+      const target = await openTarget(args, noticeLines(io));
       try {
         const [plans, credits, limits] = await Promise.all([
           target.client.getPlans(),

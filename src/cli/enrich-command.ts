@@ -12,7 +12,7 @@ import { readOption, type OptionName, type OptionValue } from '../options/option
 import { printJson, type CliIo } from './io.js';
 import { openTarget, targetOptions, type Target, type TargetArgs } from './target.js';
 import { STDIN_ARGUMENT } from './stdin-argument.js';
-import { stderrLines } from './stderr-lines.js';
+import { noticeLines, stderrLines } from './stderr-lines.js';
 import { exitStatusOf } from '../run/exit-status.js';
 
 interface EnrichArgs extends TargetArgs {
@@ -88,7 +88,7 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
     describe: 'Enrich a CSV or .xlsx file (or - for stdin): enriched CSV (or .xlsx) + error sidecar',
     builder: (yargs) => enrichOptions(targetOptions(yargs)) as never,
     handler: async (args) => {
-      const target = await openTarget(args, io.err);
+      const target = await openTarget(args, noticeLines(io));
       try {
         const options = optionsFrom(args, target);
         if (args.dryRun) await dryRun(io, options, args.json ?? false);

@@ -4,6 +4,7 @@ import { InvalidInputError } from '../api/errors.js';
 import { normalizeKey, type LookupKind } from '../plan/plan.js';
 import { printJson, type CliIo } from './io.js';
 import { STDIN_ARGUMENT } from './stdin-argument.js';
+import { noticeLines } from './stderr-lines.js';
 import { openTarget, targetOptions, type TargetArgs } from './target.js';
 
 interface LookupArgs extends TargetArgs {
@@ -27,7 +28,7 @@ export function lookupCommand(io: CliIo): CommandModule<object, LookupArgs> {
       const value = args.value === STDIN_ARGUMENT ? await firstLineOfStdin(args.kind) : String(args.value);
       const normalized = normalizeKey(args.kind, value);
       if (!normalized.ok) throw new InvalidInputError(`Invalid ${args.kind} '${value}': ${normalized.reason}; no request was made`);
-      const target = await openTarget(args, io.err);
+      const target = await openTarget(args, noticeLines(io));
       try {
         const key = normalized.key;
         const data =

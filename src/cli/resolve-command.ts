@@ -3,6 +3,7 @@ import type { CommandModule } from 'yargs';
 import { InvalidInputError } from '../api/errors.js';
 import { normalizeDomain } from '../plan/plan.js';
 import { printJson, type CliIo } from './io.js';
+import { noticeLines } from './stderr-lines.js';
 import { openTarget, targetOptions, type TargetArgs } from './target.js';
 
 interface ResolveArgs extends TargetArgs {
@@ -39,7 +40,7 @@ export function resolveCommand(io: CliIo, op: 'mx' | 'whois'): CommandModule<obj
       const timeout = validateResolveTimeout(timeoutFlag(args.timeout));
       const domain = normalizeDomain(String(args.domain));
       if (!domain.ok) throw new InvalidInputError(`Invalid domain '${args.domain}': ${domain.reason}; no request was made`);
-      const target = await openTarget(args, io.err);
+      const target = await openTarget(args, noticeLines(io));
       try {
         const options = timeout === undefined ? {} : { timeout };
         const data = op === 'mx' ? await target.client.findMx(domain.key, options) : await target.client.findWhois(domain.key, options);

@@ -1,11 +1,11 @@
 // `lead-enrich store check`: is the store sound? SQLite's integrity check over the whole file
 // (store/store-check.ts), in a worker thread so that a big store shows how long it has been read.
 // Exit 0 when sound (or when there is no store yet), 1 when damaged or not a store.
-import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { CommandModule } from 'yargs';
 import { formatDuration } from '../core/duration.js';
 import type { StoreCheck } from '../store/store-check.js';
+import { storeFileBytes } from '../store/store-stats.js';
 import { printJson, type CliIo } from './io.js';
 import { count, formatBytes, storeExists, storeFileOptions, storePath, type StoreArgs } from './store-args.js';
 
@@ -27,7 +27,7 @@ export function checkCommand(io: CliIo): CommandModule<object, StoreArgs> {
         else io.out(`No result store yet at ${file}: nothing to check.\n`);
         return;
       }
-      const size = sizeOf(file);
+      const size = storeFileBytes(file);
       const result = await withClock(io, file, size, () => checkInWorker(file));
       if (!result.ok) io.setStatus(1);
       if (args.json) printJson(io, { path: file, exists: true, sizeBytes: size, ...result });
@@ -52,17 +52,6 @@ function report(file: string, size: number, result: StoreCheck): string {
   ].join('\n');
 }
 
-function sizeOf(file: string): number {
-  let size = 0;
-  for (const part of [file, `${file}-wal`]) {
-    try {
-      size += fs.statSync(part).size;
-    } catch {
-      // No WAL: nothing to add.
-    }
-  }
-  return size;
-}
 
 /** For a big store: a line saying it takes a while, and in a terminal how long it has been. */
 async function withClock<T>(io: CliIo, file: string, size: number, work: () => Promise<T>): Promise<T> {

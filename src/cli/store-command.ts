@@ -116,7 +116,11 @@ function statsCommand(io: CliIo): CommandModule<object, StoreArgs> {
         return;
       }
       // A service with no entries (never used, or a typo) is an answer too: 0 entries.
-      const stats = await withStore(file, true, (store) => store.stats(service));
+      const read = await withStore(file, true, (store) => store.stats(service));
+      // Measured once the store is closed, as `store check` measures it: the write-ahead log this
+      // command's own connection held open is not the store's size.
+      const { storeFileBytes } = await import('../store/store-stats.js');
+      const stats = { ...read, sizeBytes: storeFileBytes(file) };
       if (args.json) printJson(io, statsJson(stats, file, service));
       else io.out(formatStoreStats(stats, Date.now(), service));
     },
