@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { maskToken } from '../src/api/mask-token.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/server.js';
 import { CLI_PATH, REPO_ROOT, runCli, tempDir } from './helpers/cli.js';
 import { emails, writeCsv } from './helpers/files.js';
@@ -109,6 +110,14 @@ describe('messages in words, each through the one writer', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z lead-enrich: the config file ${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} holds a token and is readable by other users; run: chmod 600 `, 'm'));
     expect(r.stderr).not.toContain(sandbox.token);
+  });
+
+  it('a short token is masked only where it stands whole (not "pro***y"); a real one wherever it appears', () => {
+    expect(maskToken('proxy refused x', 'x')).toBe('proxy refused ***');
+    expect(maskToken('tok=abc; abcd', 'abc')).toBe('tok=***; abcd');
+    const token = 'tok-SECRET-0123456789';
+    expect(maskToken(`token ${token} refused; Bearer ${token}.`, token)).toBe('token *** refused; Bearer ***.');
+    expect(maskToken(`token=a${token}b`, token)).toBe('token=a***b');
   });
 
   it('store stats and store check give the same size', async () => {
