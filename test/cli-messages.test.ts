@@ -2,7 +2,7 @@
 // did-you-mean naming what was typed, a missing input in a sentence, a column clash suggesting
 // only what works, a dry run's time in units that fit, what a tab-separated output named .csv says, and
 // shell completion for bash and zsh.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -167,6 +167,31 @@ describe("Excel's Unicode text (.txt, UTF-16, tab-separated)", () => {
     const r = await runCli(['enrich', input, '-o', path.join(dir, 'export2.csv')], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/lead-enrich: the input is tab-separated, and so are .*export2\.csv and .*export2\.errors\.csv/);
+  });
+});
+
+/** util-linux's `script` (Debian: bsdutils), for a real 80-column pseudo-terminal. */
+const HAS_SCRIPT = spawnSync('script', ['--version'], { encoding: 'utf8' }).stdout?.includes('util-linux') ?? false;
+
+// Skipped only without util-linux `script`: .ci/run installs it (bsdutils), so CI runs it.
+describe.skipIf(!HAS_SCRIPT)('--help in an 80-column terminal', () => {
+  it('puts each example command on a line of its own, whole, and labels the number options [number]', () => {
+    const r = spawnSync('script', ['-qec', `stty cols 80; node ${CLI_PATH} enrich --help`, '/dev/null'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm' } });
+    const help = r.stdout.replace(/\r/g, '');
+    expect(r.status, help).toBe(0);
+    for (const line of help.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+    const lines = help.split('\n');
+    const examples = lines.slice(lines.indexOf('Examples:') + 1, lines.indexOf('', lines.indexOf('Examples:')));
+    const commands = examples.filter((line) => /^ {2}\S/.test(line)).map((line) => line.trim());
+    expect(commands.length).toBeGreaterThanOrEqual(12);
+    for (const command of commands) expect(command).toMatch(/^(lead-enrich|cat) /);
+    expect(commands).toContain('lead-enrich enrich crm.csv --fill "Title=lead_title,Company=lead_company_name"');
+    expect(commands).toContain('lead-enrich enrich big.csv --shard 1/4 --redis "$REDIS_URL"');
+    for (const option of ['--rpm', '--concurrency', '--min-credits', '--retries', '--rate-window', '--request-timeout']) {
+      const at = lines.findIndex((line) => line.trimStart().startsWith(`${option} `));
+      const label = lines.slice(at, at + 3).join(' ').match(/\[(string|number)\]/)?.[1];
+      expect(label, option).toBe('number');
+    }
   });
 });
 

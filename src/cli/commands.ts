@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import yargs from 'yargs';
 import { accountCommand } from './account-command.js';
 import { enrichCommand } from './enrich-command.js';
+import { examplesText } from './help-examples.js';
 import type { CliIo } from './io.js';
 import { lookupCommand } from './lookup-command.js';
 import { resolveCommand } from './resolve-command.js';
@@ -55,10 +56,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
     .completion('completion', 'Print a shell completion script (bash or zsh; default: $SHELL): lead-enrich completion >> ~/.bashrc')
     .demandCommand(1, 'Name a command: enrich, lookup, mx, whois, account, store, sandbox or completion')
     .strict()
-    .example('$0 enrich contacts.csv --sandbox', 'enrich a file against the embedded sandbox')
-    .example('$0 enrich contacts.csv -o out.csv --json', 'enrich with the real API (LEAD_API_TOKEN, LEAD_API_BASE_URL)')
-    .example('$0 account', 'plan, credits and rate limit')
-    .example('$0 completion >> ~/.bashrc', 'complete commands and options in bash (zsh: lead-enrich completion zsh >> ~/.zshrc)')
+    .epilogue(
+      examplesText([
+        ['$0 enrich contacts.csv --sandbox', 'enrich a file against the embedded sandbox'],
+        ['$0 enrich contacts.csv -o out.csv --json', 'enrich with the real API (LEAD_API_TOKEN, LEAD_API_BASE_URL)'],
+        ['$0 account', 'plan, credits and rate limit'],
+        ['$0 completion >> ~/.bashrc', 'complete commands and options in bash (zsh: lead-enrich completion zsh >> ~/.zshrc)'],
+      ]),
+    )
     .epilogue('Token: LEAD_API_TOKEN or "token"/"tokenFile" in --config. Base URL: --base-url, LEAD_API_BASE_URL or "baseUrl".')
     .wrap(Math.min(110, process.stdout.columns || 100))
     .exitProcess(false)

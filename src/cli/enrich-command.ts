@@ -9,9 +9,11 @@ import type { DryRunPlan } from '../run/dry-run.js';
 import { ConfigError } from '../api/errors.js';
 import { formatDuration } from '../core/duration.js';
 import { readOption, type OptionName, type OptionValue } from '../options/option-table.js';
+import { examplesText } from './help-examples.js';
 import { printJson, type CliIo } from './io.js';
 import { openTarget, targetOptions, type Target, type TargetArgs } from './target.js';
 import { STDIN_ARGUMENT } from './stdin-argument.js';
+import { asTyped } from './number-flags.js';
 import { noticeLines, stderrLines } from './stderr-lines.js';
 import { exitStatusOf } from '../run/exit-status.js';
 
@@ -27,10 +29,10 @@ interface EnrichArgs extends TargetArgs {
   header?: boolean;
   sheet?: string;
   with?: string[];
-  rpm?: string;
-  concurrency?: string;
-  minCredits?: string;
-  retries?: string;
+  rpm?: number | string;
+  concurrency?: number | string;
+  minCredits?: number | string;
+  retries?: number | string;
   dryRun?: boolean;
   json?: boolean;
   format?: string;
@@ -40,7 +42,7 @@ interface EnrichArgs extends TargetArgs {
   quiet?: boolean;
   redis?: string;
   shard?: string;
-  rateWindow?: string;
+  rateWindow?: number | string;
   maxErrors?: string;
   patience?: string;
   prefix?: string;
@@ -100,17 +102,23 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
   };
 }
 
+// Lines of at most 78 characters, the continuations indented: an 80-column terminal shows them as written.
 const EXIT_STATUSES = [
   'Exit statuses:',
-  '  0    every row found or not found (or skipped: an empty key, or complete with --fill/--only-missing)',
-  '  1    fatal: bad usage or configuration, unreadable input, rejected token; nothing written',
-  "  2    at least one row is an error for a reason of the API or the network, or the API stayed",
-  '       down past --patience (the rows not looked up are skipped); see the sidecar',
-  "  5    the API worked, and the only errors are the file's own: malformed keys (invalid_input)",
-  '       or keys the API refused (bad_request); cron and CI jobs accept 0 and 5',
+  '  0    every row found or not found (or skipped: an empty key, or complete',
+  '       with --fill/--only-missing)',
+  '  1    fatal: bad usage or configuration, unreadable input, rejected token;',
+  '       nothing written',
+  '  2    at least one row is an error for a reason of the API or the network,',
+  '       or the API stayed down past --patience (the rows not looked up are',
+  '       skipped); see the sidecar',
+  "  5    the API worked, and the only errors are the file's own: malformed keys",
+  '       (invalid_input) or keys the API refused (bad_request); cron and CI',
+  '       jobs accept 0 and 5',
   '  3    stopped early at the credit reserve; the rows not looked up are skipped',
   '  4    stopped at --max-errors; the rows not looked up are skipped',
-  '  130  interrupted (SIGINT/SIGTERM; a second Ctrl-C quits at once); outputs are complete',
+  '  130  interrupted (SIGINT/SIGTERM; a second Ctrl-C quits at once); outputs',
+  '       are complete',
 ].join('\n');
 
 function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
@@ -134,10 +142,10 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .option('overwrite', { type: 'boolean', describe: 'with --fill: replace cells that hold a value too' })
     .option('only-missing', { type: 'string', requiresArg: true, describe: 'look up only rows where one of these columns is blank: Title,Company (the others: skipped, complete)' })
     .option('report', { type: 'string', requiresArg: true, describe: 'write a run report at the end: FILE.html (charts, one self-contained page) or FILE.json' })
-    .option('rpm', { type: 'string', requiresArg: true, describe: 'requests per minute (default: from /account/limits)' })
-    .option('concurrency', { type: 'string', requiresArg: true, describe: 'most requests in flight (default: sized from rate and latency)' })
-    .option('min-credits', { type: 'string', requiresArg: true, describe: "credit reserve never spent (default: the account's low-balance threshold)" })
-    .option('retries', { type: 'string', requiresArg: true, describe: 'retries of a transient failure (default 4)' })
+    .option('rpm', { type: 'number', requiresArg: true, describe: 'requests per minute (default: from /account/limits)' })
+    .option('concurrency', { type: 'number', requiresArg: true, describe: 'most requests in flight (default: sized from rate and latency)' })
+    .option('min-credits', { type: 'number', requiresArg: true, describe: "credit reserve never spent (default: the account's low-balance threshold)" })
+    .option('retries', { type: 'number', requiresArg: true, describe: 'retries of a transient failure (default 4)' })
     .option('dry-run', { type: 'boolean', describe: 'plan only: keys, known answers, credits and time needed; no lookup' })
     .option('json', { type: 'boolean', describe: 'print the summary (or the dry-run plan) as one JSON object on stdout' })
     .option('format', { type: 'string', requiresArg: true, describe: 'enriched output format: csv, jsonl or xlsx (default: from the output name, else xlsx for an .xlsx input, else csv)' })
@@ -149,19 +157,23 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .option('patience', { type: 'string', requiresArg: true, describe: 'how long to wait for an API that is down before giving up on it (default 10m); then exit 2, the rest skipped' })
     .option('redis', { type: 'string', requiresArg: true, describe: 'share rate limit, credit reserve and answers with other workers (env LEAD_ENRICH_REDIS)' })
     .option('shard', { type: 'string', requiresArg: true, describe: 'process only shard K of N of the rows (stable hash of the key), e.g. 2/4' })
-    .option('rate-window', { type: 'string', requiresArg: true, describe: "the server's rate window in ms (default 60000; for a sandbox run with --window-ms)" })
-    .example('$0 enrich contacts.csv --sandbox', 'try it against the embedded sandbox')
-    .example('$0 enrich contacts.csv -o out.csv --with mx', 'enrich by the detected column, add MX columns')
-    .example('$0 enrich leads.csv --by url --column "Person Linkedin Url"', 'choose the lookup and column')
-    .example('$0 enrich crm.csv --by email,url', 'waterfall: by email, and by profile URL where the email finds nothing')
-    .example('$0 enrich export.csv -d ";" --encoding windows-1252', 'a German Excel export (both are detected too)')
-    .example('$0 enrich leads.xlsx --sheet Leads', 'a workbook: the sheet Leads, out to leads.enriched.xlsx')
-    .example('cat in.csv | $0 enrich - -o - --quiet > out.csv', 'stdin to stdout')
-    .example('$0 enrich contacts.csv --dry-run', 'what would it cost? no lookup is made')
-    .example('$0 enrich big.csv --shard 1/4 --redis "$REDIS_URL"', 'worker 1 of 4, sharing the account through the Redis at $REDIS_URL (redis://host:6379)')
-    .example('$0 enrich nightly.csv -q --max-errors 5%', 'in cron or CI: silent on success, fails loudly when the API is down')
-    .example('$0 enrich crm.csv --fill "Title=lead_title,Company=lead_company_name"', "fill the CRM's own blank cells; rows already complete are not looked up")
-    .example('$0 enrich crm.csv --report run.html', 'a report to open in a browser: match and fill rates, credits, the rate used')
+    .option('rate-window', { type: 'number', requiresArg: true, describe: "the server's rate window in ms (default 60000; for a sandbox run with --window-ms)" })
+    .epilogue(
+      examplesText([
+        ['$0 enrich contacts.csv --sandbox', 'try it against the embedded sandbox'],
+        ['$0 enrich contacts.csv -o out.csv --with mx', 'enrich by the detected column, add MX columns'],
+        ['$0 enrich leads.csv --by url --column "Person Linkedin Url"', 'choose the lookup and column'],
+        ['$0 enrich crm.csv --by email,url', 'waterfall: by email, and by profile URL where the email finds nothing'],
+        ['$0 enrich export.csv -d ";" --encoding windows-1252', 'a German Excel export (both are detected too)'],
+        ['$0 enrich leads.xlsx --sheet Leads', 'a workbook: the sheet Leads, out to leads.enriched.xlsx'],
+        ['cat in.csv | $0 enrich - -o - --quiet > out.csv', 'stdin to stdout'],
+        ['$0 enrich contacts.csv --dry-run', 'what would it cost? no lookup is made'],
+        ['$0 enrich big.csv --shard 1/4 --redis "$REDIS_URL"', 'worker 1 of 4, sharing the account through the Redis at $REDIS_URL (redis://host:6379)'],
+        ['$0 enrich nightly.csv -q --max-errors 5%', 'in cron or CI: silent on success, fails loudly when the API is down'],
+        ['$0 enrich crm.csv --fill "Title=lead_title,Company=lead_company_name"', "fill the CRM's own blank cells; rows already complete are not looked up"],
+        ['$0 enrich crm.csv --report run.html', 'a report to open in a browser: match and fill rates, credits, the rate used'],
+      ]),
+    )
     .epilogue(EXIT_STATUSES);
 }
 
@@ -175,7 +187,7 @@ function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
   if (args.tabs && args.delimiter !== undefined && args.delimiter.toLowerCase() !== 'tab') {
     throw new ConfigError(`Invalid option --tabs: contradicts --delimiter '${args.delimiter}'; give one of them`);
   }
-  const windowMs = flag('windowMs', args.rateWindow);
+  const windowMs = flag('windowMs', asTyped('rate-window', args.rateWindow));
   const maxAgeMs = flag('maxAge', args.maxAge);
   return {
     input: args.input === STDIN_ARGUMENT ? '-' : args.input,
@@ -199,10 +211,10 @@ function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
     commandLine: ['lead-enrich', ...process.argv.slice(2)],
     client: target.client,
     service: target.service,
-    rpm: flag('rpm', args.rpm),
-    concurrency: flag('concurrency', args.concurrency),
-    minCredits: flag('minCredits', args.minCredits),
-    retries: flag('retries', args.retries),
+    rpm: flag('rpm', asTyped('rpm', args.rpm)),
+    concurrency: flag('concurrency', asTyped('concurrency', args.concurrency)),
+    minCredits: flag('minCredits', asTyped('min-credits', args.minCredits)),
+    retries: flag('retries', asTyped('retries', args.retries)),
     store: target.storePath(args.store),
     ...(maxAgeMs === undefined ? {} : { maxAgeMs }),
     refresh: args.refresh ?? file.refresh ?? false,

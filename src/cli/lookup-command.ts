@@ -2,6 +2,7 @@
 import type { CommandModule } from 'yargs';
 import { InvalidInputError } from '../api/errors.js';
 import { normalizeKey, type LookupKind } from '../plan/plan.js';
+import { examplesText } from './help-examples.js';
 import { printJson, type CliIo } from './io.js';
 import { STDIN_ARGUMENT } from './stdin-argument.js';
 import { noticeLines } from './stderr-lines.js';
@@ -20,10 +21,14 @@ export function lookupCommand(io: CliIo): CommandModule<object, LookupArgs> {
       targetOptions(yargs)
         .positional('kind', { choices: ['email', 'url', 'domain'] as const, describe: 'what the value is', demandOption: true })
         .positional('value', { type: 'string', describe: 'the email address, profile URL or domain; - reads it from stdin', demandOption: true })
-        .example('$0 lookup email jane.doe@acme.com', 'person by email')
-        .example('$0 lookup url https://www.linkedin.com/in/jane-doe', 'person by profile URL')
-        .example('$0 lookup domain acme.com --sandbox', 'company by domain, against the sandbox')
-        .example('echo jane.doe@acme.com | $0 lookup email -', 'the value from stdin (kept out of shell history)') as never,
+        .epilogue(
+          examplesText([
+            ['$0 lookup email jane.doe@acme.com', 'person by email'],
+            ['$0 lookup url https://www.linkedin.com/in/jane-doe', 'person by profile URL'],
+            ['$0 lookup domain acme.com --sandbox', 'company by domain, against the sandbox'],
+            ['echo jane.doe@acme.com | $0 lookup email -', 'the value from stdin (kept out of shell history)'],
+          ]),
+        ) as never,
     handler: async (args) => {
       const value = args.value === STDIN_ARGUMENT ? await firstLineOfStdin(args.kind) : String(args.value);
       const normalized = normalizeKey(args.kind, value);

@@ -2,6 +2,7 @@
 import type { CommandModule } from 'yargs';
 import { InvalidInputError } from '../api/errors.js';
 import { normalizeDomain } from '../plan/plan.js';
+import { examplesText } from './help-examples.js';
 import { printJson, type CliIo } from './io.js';
 import { noticeLines } from './stderr-lines.js';
 import { openTarget, targetOptions, type TargetArgs } from './target.js';
@@ -32,8 +33,12 @@ export function resolveCommand(io: CliIo, op: 'mx' | 'whois'): CommandModule<obj
           describe: 'server-side timeout in ms (1 to 110000; server default 90000)',
           requiresArg: true,
         })
-        .example(`$0 ${op} acme.com`, `${what} of acme.com`)
-        .example(`$0 ${op} acme.com --timeout 20000 --sandbox`, 'with a 20 s server-side timeout, against the sandbox') as never,
+        .epilogue(
+          examplesText([
+            [`$0 ${op} acme.com`, `${what} of acme.com`],
+            [`$0 ${op} acme.com --timeout 20000 --sandbox`, 'with a 20 s server-side timeout, against the sandbox'],
+          ]),
+        ) as never,
     handler: async (args) => {
       // Checked before anything else: a bad timeout must never cost a request (interface 4.4).
       const { validateResolveTimeout } = await import('../api/client.js');

@@ -4,7 +4,9 @@ import type { CommandModule } from 'yargs';
 import { ConfigError } from '../api/errors.js';
 import { parseDuration } from '../core/duration.js';
 import type { FaultKind, OutageKind, OutageOptions, SandboxOptions } from '../sandbox/server.js';
+import { examplesText } from './help-examples.js';
 import type { CliIo } from './io.js';
+import { asTyped } from './number-flags.js';
 
 // Numbers are read as strings and checked here: yargs' number type turns "abc" into NaN, and the
 // message must show what was typed.
@@ -24,7 +26,7 @@ interface SandboxArgs {
   outageKind?: string;
 }
 
-function numberOption(option: string, raw: string | undefined): number | undefined {
+function numberOption(option: string, raw: unknown): number | undefined {
   if (raw === undefined) return undefined;
   const value = Number(String(raw).trim());
   if (String(raw).trim() === '' || !Number.isFinite(value)) {
@@ -77,29 +79,33 @@ export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
     describe: 'Run the local sandbox server that implements the Lead Lookup interface',
     builder: (yargs) =>
       yargs
-        .option('port', { type: 'string', default: '0', describe: 'port to listen on (0 picks a free one)' })
+        .option('port', { type: 'number', default: 0, describe: 'port to listen on (0 picks a free one)' })
         .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
-        .option('rpm', { type: 'string', requiresArg: true, describe: 'requests allowed per window (default 600)' })
-        .option('window-ms', { type: 'string', requiresArg: true, describe: 'rate window length in ms (default 60000)' })
-        .option('credits', { type: 'string', requiresArg: true, describe: 'starting credit balance (default 10000)' })
-        .option('threshold', { type: 'string', requiresArg: true, describe: 'low_credit_balance_min_threshold (default 100)' })
+        .option('rpm', { type: 'number', requiresArg: true, describe: 'requests allowed per window (default 600)' })
+        .option('window-ms', { type: 'number', requiresArg: true, describe: 'rate window length in ms (default 60000)' })
+        .option('credits', { type: 'number', requiresArg: true, describe: 'starting credit balance (default 10000)' })
+        .option('threshold', { type: 'number', requiresArg: true, describe: 'low_credit_balance_min_threshold (default 100)' })
         .option('latency', { type: 'string', describe: 'latency per request in ms: MS or MIN-MAX (default 0)' })
         .option('fault', { type: 'string', array: true, describe: `inject faults: KIND=P, KIND one of ${FAULTS.join(', ')}` })
-        .option('not-found-rate', { type: 'string', requiresArg: true, describe: 'share of ordinary keys never found (default 0.1)' })
-        .option('seed', { type: 'string', requiresArg: true, describe: 'seed for latency and faults, so runs repeat' })
+        .option('not-found-rate', { type: 'number', requiresArg: true, describe: 'share of ordinary keys never found (default 0.1)' })
+        .option('seed', { type: 'number', requiresArg: true, describe: 'seed for latency and faults, so runs repeat' })
         .option('outage-after', { type: 'string', requiresArg: true, describe: 'an outage of the lookups begins this long after the start, e.g. 30s (default: none)' })
         .option('outage-for', { type: 'string', requiresArg: true, describe: 'how long the outage lasts, e.g. 2m (default: for good)' })
         .option('outage-kind', { type: 'string', requiresArg: true, describe: 'how lookups fail while down: 503, reset or hang (default 503)' })
-        .example('$0 sandbox --port 8080', 'serve on http://127.0.0.1:8080/v2')
-        .example('$0 sandbox --rpm 60 --latency 50-150 --fault error503=0.05', 'a slow, flaky, tightly limited server')
-        .example('$0 sandbox --outage-after 20s --outage-for 1m', 'lookups answer 503 for a minute, 20 s after the start: watch a run wait, then go on')
-        .example('$0 sandbox --outage-after 0s --outage-kind hang', 'lookups never answer: a run gives up after --patience') as never,
+        .epilogue(
+          examplesText([
+            ['$0 sandbox --port 8080', 'serve on http://127.0.0.1:8080/v2'],
+            ['$0 sandbox --rpm 60 --latency 50-150 --fault error503=0.05', 'a slow, flaky, tightly limited server'],
+            ['$0 sandbox --outage-after 20s --outage-for 1m', 'lookups answer 503 for a minute, 20 s after the start: watch a run wait, then go on'],
+            ['$0 sandbox --outage-after 0s --outage-kind hang', 'lookups never answer: a run gives up after --patience'],
+          ]),
+        ) as never,
     handler: async (args) => {
-      const options: SandboxOptions = { host: args.host, port: numberOption('port', args.port) ?? 0 };
+      const options: SandboxOptions = { host: args.host, port: numberOption('port', asTyped('port', args.port)) ?? 0 };
       const numbers = { rpm: args.rpm, windowMs: args.windowMs, credits: args.credits, threshold: args.threshold, seed: args.seed, notFoundRate: args.notFoundRate };
       const flags = { rpm: 'rpm', windowMs: 'window-ms', credits: 'credits', threshold: 'threshold', seed: 'seed', notFoundRate: 'not-found-rate' };
       for (const [key, raw] of Object.entries(numbers) as Array<[keyof typeof numbers, string | undefined]>) {
-        const value = numberOption(flags[key], raw);
+        const value = numberOption(flags[key], asTyped(flags[key], raw));
         if (value !== undefined) options[key] = value;
       }
       if (args.latency !== undefined) options.latencyMs = parseLatency(args.latency);

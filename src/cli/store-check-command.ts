@@ -6,6 +6,7 @@ import type { CommandModule } from 'yargs';
 import { formatDuration } from '../core/duration.js';
 import type { StoreCheck } from '../store/store-check.js';
 import { storeFileBytes } from '../store/store-stats.js';
+import { examplesText } from './help-examples.js';
 import { printJson, type CliIo } from './io.js';
 import { count, formatBytes, storeExists, storeFileOptions, storePath, type StoreArgs } from './store-args.js';
 
@@ -18,8 +19,12 @@ export function checkCommand(io: CliIo): CommandModule<object, StoreArgs> {
     describe: "Verify the store file (SQLite's integrity check); exit 1 when it is damaged",
     builder: (yargs) =>
       storeFileOptions(yargs)
-        .example('$0 store check', 'the default store')
-        .example('$0 store check --store ./results.sqlite --json', 'a given store file, for scripts') as never,
+        .epilogue(
+          examplesText([
+            ['$0 store check', 'the default store'],
+            ['$0 store check --store ./results.sqlite --json', 'a given store file, for scripts'],
+          ]),
+        ) as never,
     handler: async (args) => {
       const file = storePath(args);
       if (!storeExists(file)) {
