@@ -227,6 +227,37 @@ describe('lead-enrich completion', () => {
     expect(words.stdout).toMatch(/^enrich:Enrich a CSV or \.xlsx file/m);
   });
 
+  it('completes the values of --by, --with, --format and a workbook\'s --sheet, offers no bogus --o, and leaves a path to the shell', async () => {
+    const complete = (words: string[]) =>
+      execFileSync('bash', ['-c', `source <(lead-enrich completion bash); COMP_WORDS=(${words.join(' ')}); COMP_CWORD=${words.length - 1}; _lead-enrich_yargs_completions; printf '%s\\n' "\${COMPREPLY[@]}"`], {
+        env: { PATH: `${shim()}:${process.env.PATH}`, HOME: process.env.HOME },
+        encoding: 'utf8',
+        cwd: dir,
+      }).trim().split('\n');
+    expect(complete(['lead-enrich', 'enrich', 'x.csv', '--by', "''"])).toEqual(['email', 'url', 'domain']);
+    expect(complete(['lead-enrich', 'enrich', 'x.csv', '--by', 'email,'])).toEqual(['email,url', 'email,domain']);
+    expect(complete(['lead-enrich', 'enrich', 'x.csv', '--with', 'mx,c'])).toEqual(['mx,company']);
+    expect(complete(['lead-enrich', 'enrich', 'x.csv', '--format', 'j'])).toEqual(['jsonl']);
+    const workbook = path.join(REPO_ROOT, 'fixtures', 'input', 'workbook-types.xlsx');
+    expect(complete(['lead-enrich', 'enrich', workbook, '--sheet', "''"])).toEqual(['Contacts', 'Other']);
+    const options = complete(['lead-enrich', 'enrich', 'x.csv', '--']);
+    expect(options).toContain('--output');
+    expect(options.filter((o) => /^--.$/.test(o))).toEqual([]);
+    // After -o nothing is offered (not the option names): the script's `complete -o default` then
+    // has bash complete file names.
+    expect(complete(['lead-enrich', 'enrich', 'x.csv', '-o', 'cont'])).toEqual(['']);
+    expect(complete(['lead-enrich', 'enrich', 'x.csv', '--json', '--'])).toContain('--output');
+  });
+
+  it('refuses in words a $SHELL it has no script for (fish), instead of writing the bash script', async () => {
+    const r = await runCli(['completion'], { env: { SHELL: '/usr/bin/fish' } });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim()).toBe(
+      "lead-enrich: No completion script for fish (your $SHELL): lead-enrich writes one for bash or zsh; name it: lead-enrich completion bash. Run 'lead-enrich --help' for usage.",
+    );
+  });
+
   it('completion --help says what it does instead of printing the script', async () => {
     const r = await runCli(['completion', '--help']);
     expect(r.code).toBe(0);

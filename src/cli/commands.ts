@@ -1,8 +1,10 @@
 // The command line's commands and usage handling (yargs), run by main.ts, which checks the
 // Node.js version before this file (and everything it imports) is loaded.
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import yargs from 'yargs';
 import { accountCommand } from './account-command.js';
+import { completeValues } from './completion.js';
 import { enrichCommand } from './enrich-command.js';
 import { examplesText } from './help-examples.js';
 import type { CliIo } from './io.js';
@@ -26,7 +28,15 @@ const SHELLS = ['bash', 'zsh'];
  * $SHELL when it starts, so a shell named on the command line is put there first.
  */
 function completionShell(argv: string[]): string[] {
-  if (argv[0] !== 'completion' || argv[1] === undefined || argv[1].startsWith('-')) return argv;
+  if (argv[0] !== 'completion') return argv;
+  if (argv[1] === undefined || argv[1].startsWith('-')) {
+    // yargs would write the bash script for any other $SHELL (fish, sh): one it cannot use.
+    const shell = path.basename(process.env.SHELL ?? '');
+    if (shell !== '' && !SHELLS.includes(shell)) {
+      throw new UsageError(`No completion script for ${shell} (your $SHELL): lead-enrich writes one for bash or zsh; name it: lead-enrich completion bash`);
+    }
+    return argv;
+  }
   if (!SHELLS.includes(argv[1])) throw new UsageError(`Unknown shell '${argv[1]}' for completion: give bash or zsh`);
   process.env.SHELL = `/bin/${argv[1]}`;
   return [argv[0], ...argv.slice(2)];
@@ -35,7 +45,8 @@ function completionShell(argv: string[]): string[] {
 /** `completion --help`: yargs' completion command would print the script, not say what it does. */
 const COMPLETION_HELP = `lead-enrich completion [bash|zsh]
 
-Print a shell completion script for commands and options (default shell: $SHELL).
+Print a shell completion script for commands, options and their values (--by, --with,
+--format, a workbook's --sheet); default shell: $SHELL (bash or zsh; another is refused).
 
   lead-enrich completion >> ~/.bashrc          bash
   lead-enrich completion zsh >> ~/.zshrc       zsh
@@ -53,7 +64,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
     .command(accountCommand(io))
     .command(storeCommand(io))
     .command(sandboxCommand(io))
-    .completion('completion', 'Print a shell completion script (bash or zsh; default: $SHELL): lead-enrich completion >> ~/.bashrc')
+    .completion('completion', 'Print a shell completion script (bash or zsh; default: $SHELL): lead-enrich completion >> ~/.bashrc', (await completeValues(argv)) as never)
     .demandCommand(1, 'Name a command: enrich, lookup, mx, whois, account, store, sandbox or completion')
     .strict()
     .epilogue(

@@ -224,3 +224,13 @@ function workbookSource(input: string, sheet: OpenedSheet, first: SheetRow[], he
     sheetCells: (cells) => typed.get(cells),
   };
 }
+
+/** The names of a workbook's sheets, in order (shell completion of --sheet). */
+export async function sheetNamesOf(input: string): Promise<string[]> {
+  try {
+    const reader = await workbookParts(await WorkbookZip.open(input), input);
+    return (reader.model?.sheets ?? []).map((sheet) => sheet.name);
+  } catch (error) {
+    throw workbookFailure(input, error);
+  }
+}
