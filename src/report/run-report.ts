@@ -59,8 +59,9 @@ export interface RunReport {
     used: number;
     /** Lookup requests per bucket of `bucketMs` (one window; more for a run of very many windows), from the start. */
     bucketMs: number;
-    perWindow: Array<{ startMs: number; requests: number }>;
-    /** The most requests in one bucket, as requests per window. */
+    /** `spanMs`: how long of the bucket requests were sent (less than a bucket at the run's start and end). */
+    perWindow: Array<{ startMs: number; requests: number; spanMs: number }>;
+    /** The most requests in one bucket, as requests per window, over the time of it requests were sent. */
     peak: number;
   };
 }

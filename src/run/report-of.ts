@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { RequestTimeline } from '../lookup/request-path/request-timeline.js';
 import { commandLineText } from '../report/command-line.js';
+import { perWindowRate } from '../report/window-rate.js';
 import type { RunReport } from '../report/run-report.js';
 import { exitStatusOf } from './exit-status.js';
 import type { EnrichSummary } from './summary.js';
@@ -54,7 +55,7 @@ export function reportOf(s: EnrichSummary, facts: ReportFacts): RunReport {
   const kinds = s.lookup.waterfall ?? [{ kind: s.lookup.kind, column: s.lookup.column }];
   const lookedUp = s.status.found + s.status.not_found;
   const perWindow = facts.timeline.buckets(Date.parse(s.endedAt));
-  const scale = facts.windowMs / facts.timeline.bucketMs;
+  const bucketMs = facts.timeline.bucketMs;
   return {
     reportVersion: 1,
     tool: { name: 'lead-enrich', version },
@@ -95,7 +96,7 @@ export function reportOf(s: EnrichSummary, facts: ReportFacts): RunReport {
       used: s.rpm,
       bucketMs: facts.timeline.bucketMs,
       perWindow,
-      peak: Math.round(Math.max(0, ...perWindow.map((b) => b.requests)) * scale),
+      peak: Math.round(Math.max(0, ...perWindow.map((b) => perWindowRate(b, bucketMs, facts.windowMs)))),
     },
   };
 }
