@@ -132,6 +132,44 @@ describe('messages in words, each through the one writer', () => {
   });
 });
 
+describe('the summary and the lines around it', () => {
+  it('a re-run whose refused keys the store answers looks up no row: no "2 rows looked up" beside "Requests: 0", and "1 row"', async () => {
+    const store = path.join(dir, 'refused.sqlite');
+    const input = writeCsv(path.join(dir, 'refused.csv'), [['email'], ['reject1@acme.com'], ['reject2@acme.com'], ['ann@acme.com']]);
+    const first = await runCli(['enrich', input, '-o', path.join(dir, 'refused.out.csv'), '--store', store], { env });
+    expect(first.code, first.stderr).toBe(5);
+    expect(first.stderr).toContain('Done: 2 rows hold keys that are malformed or refused by the API (exit 5)');
+    const again = await runCli(['enrich', input, '-o', path.join(dir, 'refused.out.csv'), '--store', store], { env });
+    expect(again.code, again.stderr).toBe(5);
+    expect(again.stderr).toMatch(/Z Requests: 0 /);
+    expect(again.stderr).toMatch(/Z Time: \S+ \(no row looked up\)$/m);
+    expect(again.stderr).toMatch(/Z Fill rate of the row found: /);
+  });
+
+  it('a run whose lookups take under a second gives no rate beside their time (none over a floored second)', async () => {
+    const r = await runCli(['enrich', contacts, '-o', path.join(dir, 'quick.csv'), '--store', path.join(dir, 'quick.sqlite')], { env });
+    expect(r.code, r.stderr).toBe(0);
+    const time = /Z (Time: .*)$/m.exec(r.stderr)?.[1];
+    expect(time).toMatch(/^Time: \S+ \(5 rows looked up in \d+ms\)$/);
+  });
+
+  it('says at once, in one line, that the credit reserve stopped the lookups, before the run ends', async () => {
+    const poor = await startSandbox({ port: 0, rpm: 60_000, credits: 140, threshold: 100 });
+    try {
+      const input = writeCsv(path.join(dir, 'poor.csv'), [['email'], ...emails(30, 'poor').map((e) => [e])]);
+      const r = await runCli(['enrich', input, '-o', path.join(dir, 'poor.out.csv'), '--store', path.join(dir, 'poor.sqlite')], { env: { LEAD_API_BASE_URL: poor.baseUrl, LEAD_API_TOKEN: poor.token } });
+      expect(r.code, r.stderr).toBe(3);
+      const lines = r.stderr.split('\n');
+      const said = lines.findIndex((line) => /Z lead-enrich: No more lookups: the credit balance reached the reserve \(100 credits\) or the API answered 402; the rows not looked up are written as skipped \(credit_reserve\)\. Add credits and run the same command again to finish$/.test(line));
+      expect(said, r.stderr).toBeGreaterThanOrEqual(0);
+      expect(lines.filter((line) => line.includes('No more lookups'))).toHaveLength(1);
+      expect(said).toBeLessThan(lines.findIndex((line) => line.includes('Stopped early at the credit reserve (exit 3).')));
+    } finally {
+      await poor.close();
+    }
+  });
+});
+
 describe('a dry run', () => {
   it('says the time needed in units that fit, never "about 0.05 minutes"', async () => {
     const r = await runCli(['enrich', contacts, '--dry-run'], { env });
