@@ -167,6 +167,8 @@ describe('the report in words a manager reads', () => {
     expect(html).toContain(`<td>${path.join(dir, 'contacts.csv')}</td>`);
     expect(html).toMatch(/<code>no_key<\/code><\/td><td[^>]*>skipped \(not an error\)<\/td>/);
     expect(html).toMatch(/<code>invalid_input<\/code><\/td><td[^>]*>error<\/td>/);
+    // A run shorter than a minute: its rate is said to be over the time it sent requests.
+    expect(html).toMatch(/The run sent its \d+ requests in [^:]+: the rate is of that time, as requests per minute\./);
   });
 
   it('draws the rate of a run shorter than a window over the time it sent requests: a run at the full limit peaks at the limit', async () => {

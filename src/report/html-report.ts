@@ -105,7 +105,12 @@ function requestsSection(r: RunReport): string {
     NUMERIC_1_TO_9,
   );
   const chart = q.total > 0 ? timelineChart(r.rate) : '<p class="muted">No lookup request was sent.</p>';
-  return `<section><h2>Requests per ${esc(per)}</h2>${figures}${chart}</section>`;
+  // A run shorter than a window: its one bar is a rate over the seconds it sent, not a count of a minute.
+  const only = r.rate.perWindow.length === 1 ? r.rate.perWindow[0] : undefined;
+  const note = only && only.spanMs > 0 && only.spanMs < r.rate.bucketMs
+    ? `<p class="muted">The run sent its ${num(only.requests)} requests in ${esc(duration(only.spanMs))}: the rate is of that time, as requests per ${esc(per)}.</p>`
+    : '';
+  return `<section><h2>Requests per ${esc(per)}</h2>${figures}${note}${chart}</section>`;
 }
 
 function runSection(r: RunReport): string {
