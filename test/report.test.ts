@@ -157,7 +157,7 @@ describe('the report in words a manager reads', () => {
     expect(r.code, r.stderr).toBe(5);
     await runCli(['enrich', 'contacts.csv', '-o', 'out2.csv', '--report', 'r.json'], { env, cwd: dir });
     const json = readReport(path.join(dir, 'r.json'));
-    expect(json.outcome).toBe('Finished: 1 of 63 rows have a key that is malformed or that the API refused; every other row is done.');
+    expect(json.outcome).toBe('Finished: 1 of 63 rows has a key that is malformed or that the API refused; every other row is done.');
     expect(json.files).toEqual({ input: path.join(dir, 'contacts.csv'), output: path.join(dir, 'out2.csv'), errors: path.join(dir, 'out2.errors.csv') });
     expect(json.rows.bySkipReason).toEqual({ no_key: 1 });
     const html = fs.readFileSync(path.join(dir, 'r.html'), 'utf8');

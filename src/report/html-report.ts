@@ -70,7 +70,7 @@ function fillSection(r: RunReport): string {
   const filled = r.filledCells.length
     ? `<h2>Cells filled (--fill)</h2>${table(['input column', 'from', 'cells filled'], r.filledCells.map((c) => [esc(c.column), esc(c.fields.join(', then ')), num(c.filled)]), new Set([2]))}`
     : '';
-  return `<section><h2>Fill rate per added column</h2><p class="muted">Of the ${num(f.foundRows)} rows found, the share holding a value in each column.</p>${body}${filled}</section>`;
+  return `<section><h2>Fill rate per added column</h2><p class="muted">Of the ${f.foundRows === 1 ? 'row' : `${num(f.foundRows)} rows`} found, the share holding a value in each column.</p>${body}${filled}</section>`;
 }
 
 function withSection(r: RunReport): string {

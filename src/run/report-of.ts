@@ -37,7 +37,7 @@ function outcomeWords(s: EnrichSummary): string {
     case 0:
       return `Finished: all ${rows} done (found, not found, or skipped for a reason that is no error).`;
     case 5:
-      return `Finished: ${s.status.error} of ${rows} have a key that is malformed or that the API refused; every other row is done.`;
+      return `Finished: ${s.status.error} of ${rows} ${s.status.error === 1 ? 'has' : 'have'} a key that is malformed or that the API refused; every other row is done.`;
     case 3:
       return 'Stopped early: the account reached its credit reserve. Add credits and run the same command again to finish.';
     case 4:
