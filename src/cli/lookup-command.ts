@@ -44,7 +44,7 @@ export function lookupCommand(io: CliIo): CommandModule<object, LookupArgs> {
               : await target.client.lookupDomain(key);
         printJson(io, data);
         const { isLeadFound } = await import('../api/client.js');
-        if (!isLeadFound(data)) io.err('No lead found for this input (nothing was charged).');
+        if (!isLeadFound(data)) noticeLines(io)('no lead found for this input (nothing was charged)');
       } finally {
         await target.close();
       }

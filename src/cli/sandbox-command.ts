@@ -7,6 +7,7 @@ import type { FaultKind, OutageKind, OutageOptions, SandboxOptions } from '../sa
 import { examplesText } from './help-examples.js';
 import type { CliIo } from './io.js';
 import { asTyped } from './number-flags.js';
+import { noticeLines } from './stderr-lines.js';
 
 // Numbers are read as strings and checked here: yargs' number type turns "abc" into NaN, and the
 // message must show what was typed.
@@ -128,7 +129,7 @@ export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
       );
       await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
       await sandbox.close();
-      io.err(`Sandbox stopped after ${sandbox.stats.requests} requests.`);
+      noticeLines(io)(`the sandbox stopped after ${sandbox.stats.requests} ${sandbox.stats.requests === 1 ? 'request' : 'requests'}`);
     },
   };
 }

@@ -8,6 +8,7 @@ import type { StoreCheck } from '../store/store-check.js';
 import { storeFileBytes } from '../store/store-stats.js';
 import { examplesText } from './help-examples.js';
 import { printJson, type CliIo } from './io.js';
+import { noticeLines } from './stderr-lines.js';
 import { count, formatBytes, storeExists, storeFileOptions, storePath, type StoreArgs } from './store-args.js';
 
 /** Stores above this size get a line saying the check reads the whole file (and, in a terminal, a clock). */
@@ -64,7 +65,7 @@ async function withClock<T>(io: CliIo, file: string, size: number, work: () => P
   const started = Date.now();
   const line = () => `Checking ${file} (${formatBytes(size)}): reading every page, ${formatDuration(Date.now() - started)} so far`;
   if (!io.isTty) {
-    io.err(`Checking ${file} (${formatBytes(size)}): reading every page; this takes about a minute per few GiB`);
+    noticeLines(io)(`checking ${file} (${formatBytes(size)}): reading every page; this takes about a minute per few GiB`);
     return work();
   }
   process.stderr.write(line());

@@ -8,6 +8,7 @@ import { ConfigError } from '../api/errors.js';
 import { formatDuration, parseDuration } from '../core/duration.js';
 import type { ResultStore, ResultStoreStats } from '../store/result-store.js';
 import { examplesText } from './help-examples.js';
+import { noticeLines } from './stderr-lines.js';
 import { printJson, type CliIo } from './io.js';
 import { checkCommand } from './store-check-command.js';
 import { count, formatBytes, ofService, serviceOption, storeExists, storeOptions, storePath, type StoreArgs } from './store-args.js';
@@ -218,7 +219,7 @@ function clearCommand(io: CliIo, ask: AskUser): CommandModule<object, ClearArgs>
       }
       const entries = await withStore(file, true, (store) => store.stats(service).entries);
       if (entries > 0 && !(await confirmClear(args, ask, file, entries, service))) {
-        io.err(`Not confirmed: nothing was deleted from ${file}.`);
+        noticeLines(io)(`not confirmed: nothing was deleted from ${file}`);
         io.setStatus(1);
         return;
       }
