@@ -117,6 +117,10 @@ describe('progress without a terminal', () => {
       expect(line).not.toMatch(/ETA \d+(,|;|$)/);
     }
     expect(lines.at(-1)).toMatch(/2500 rows done of 2500 \(100%\)/);
+    // One line at 100 %, the last, and its credits are the summary's.
+    expect(lines.filter((line) => /\(100%\)/.test(line))).toHaveLength(1);
+    const spent = /Z Credits: .*?, (\d+) spent/.exec(result.stderr)?.[1];
+    expect(lines.at(-1)).toMatch(new RegExp(`; ${spent} credits spent$`));
     expect(lines.filter((line) => /ETA/.test(line)).length).toBeGreaterThan(0);
     // No colour in a log.
     expect(result.stderr).not.toMatch(ESCAPES);

@@ -213,7 +213,7 @@ describe('plain progress lines', () => {
     now = 11_000;
     view.update(progress({ rowsRead: 1000, rowsDone: 1000, rowsLookedUp: 60, lookupMs: 60_000, totalRows: 2000 }));
     now = 22_000;
-    view.update(progress({ rowsRead: 2000, rowsDone: 2000, rowsLookedUp: 120, lookupMs: 120_000, totalRows: 2000, totalExact: true }));
+    view.update(progress({ rowsRead: 2000, rowsDone: 2000, rowsLookedUp: 120, lookupMs: 120_000, totalRows: 2000, totalExact: true, final: true }));
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^2026-11-23T10:00:00\.000Z lead-enrich: 1000 rows done of about 2000 \(50%\), 1\.0 rows\/s looked up; found 0, not found 0, errors 0, skipped 0; 0 credits spent$/);
     expect(lines[1]).toMatch(/lead-enrich: 2000 rows done of 2000 \(100%\), ETA 0s, /);
@@ -223,9 +223,9 @@ describe('plain progress lines', () => {
     const lines: string[] = [];
     let now = 0;
     const view = progressView((line) => lines.push(`${now} ${line}`), { kind: 'plain' }, () => now);
-    const at = (ms: number, done: number, exact = false) => {
+    const at = (ms: number, done: number, exact = false, final = false) => {
       now = ms;
-      view.update(progress({ rowsRead: done, rowsDone: done, totalRows: 1000, totalExact: exact }));
+      view.update(progress({ rowsRead: done, rowsDone: done, totalRows: 1000, totalExact: exact, final }));
     };
     at(1000, 150); // tenths, but no line yet
     at(5000, 390);
@@ -234,8 +234,9 @@ describe('plain progress lines', () => {
     at(11_000, 530); // a line
     at(12_000, 535); // same tenth: none
     at(22_000, 540); // 10 s: a line
-    at(23_000, 1000, true); // the last frame, whatever the time
-    at(23_200, 1000, true); // said once
+    at(22_500, 1000, true); // 100 % before the run's last snapshot: left to it (other credits)
+    at(23_000, 1000, true, true); // the last snapshot, whatever the time
+    at(23_200, 1000, true, true); // said once
     expect(lines.map((l) => /^(\d+) .* (\d+) rows done/.exec(l)!.slice(1, 3).join(':'))).toEqual(['10000:400', '11000:530', '22000:540', '23000:1000']);
   });
 

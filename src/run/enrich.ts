@@ -43,7 +43,7 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
     // end (the progress's 100 %), and the credits spent the summary says (a cost learned only from
     // that reading would otherwise leave the last frame above the summary's figure).
     clearInterval(ticks);
-    settings.onProgress?.({ ...progressOf(run, metrics), creditsSpent: summary.credits.spent });
+    settings.onProgress?.({ ...progressOf(run, metrics), creditsSpent: summary.credits.spent, final: true });
     failed = false;
     return summary;
   } finally {
