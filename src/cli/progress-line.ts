@@ -129,7 +129,7 @@ export function terminalLine(frame: ProgressFrame, columns: number): string {
 /** One line for a log (no terminal): every field, in words. */
 export function plainLine(frame: ProgressFrame): string {
   const of = frame.total === undefined ? '' : ` of ${frame.exact ? '' : 'about '}${frame.total} (${frame.percent}%)`;
-  const parts = [`${frame.done} ${frame.done === 1 ? 'row' : 'rows'} done${of}`];
+  const parts = [`${rowsWord(frame.done)} done${of}`];
   const held = waiting(frame);
   if (held) parts.push(held);
   const left = eta(frame);
