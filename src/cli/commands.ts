@@ -72,7 +72,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
         ['$0 enrich contacts.csv --sandbox', 'enrich a file against the embedded sandbox'],
         ['$0 enrich contacts.csv -o out.csv --json', 'enrich with the real API (LEAD_API_TOKEN, LEAD_API_BASE_URL)'],
         ['$0 account', 'plan, credits and rate limit'],
-        ['$0 completion >> ~/.bashrc', 'complete commands and options in bash (zsh: lead-enrich completion zsh >> ~/.zshrc)'],
+        ['$0 completion >> ~/.bashrc', 'complete commands, options and their values in bash'],
+        ['$0 completion zsh >> ~/.zshrc', 'the same in zsh'],
       ]),
     )
     .epilogue('Token: LEAD_API_TOKEN or "token"/"tokenFile" in --config. Base URL: --base-url, LEAD_API_BASE_URL or "baseUrl".')
