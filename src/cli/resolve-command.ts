@@ -3,20 +3,22 @@ import type { CommandModule } from 'yargs';
 import { InvalidInputError } from '../api/errors.js';
 import { normalizeDomain } from '../plan/plan.js';
 import { examplesText } from './help-examples.js';
+import { asTyped } from './number-flags.js';
 import { printJson, type CliIo } from './io.js';
 import { noticeLines } from './stderr-lines.js';
 import { openTarget, targetOptions, type TargetArgs } from './target.js';
 
 interface ResolveArgs extends TargetArgs {
   domain: string;
-  timeout?: string;
+  timeout?: number | string;
 }
 
-/** Digits become a number for validateResolveTimeout; anything else stays text, so its message shows it. */
-function timeoutFlag(raw: string | undefined): number | string | undefined {
-  if (raw === undefined) return undefined;
-  const text = String(raw).trim();
-  return /^\d+$/.test(text) ? Number(text) : String(raw);
+/** A whole number for validateResolveTimeout; anything else as typed, so its message shows it. */
+function timeoutFlag(raw: number | string | undefined): number | string | undefined {
+  const typed = asTyped('timeout', raw);
+  if (typed === undefined) return undefined;
+  const text = String(typed).trim();
+  return /^\d+$/.test(text) ? Number(text) : String(typed);
 }
 
 export function resolveCommand(io: CliIo, op: 'mx' | 'whois'): CommandModule<object, ResolveArgs> {
@@ -27,9 +29,9 @@ export function resolveCommand(io: CliIo, op: 'mx' | 'whois'): CommandModule<obj
     builder: (yargs) =>
       targetOptions(yargs)
         .positional('domain', { type: 'string', describe: 'the domain name', demandOption: true })
-        // A string, so a bad value is shown as typed ('abc'), not as yargs' NaN.
+        // A number in --help; a bad value is still shown as typed ('abc'), not as yargs' NaN.
         .option('timeout', {
-          type: 'string',
+          type: 'number',
           describe: 'server-side timeout in ms (1 to 110000; server default 90000)',
           requiresArg: true,
         })
