@@ -34,7 +34,7 @@ describe('--patience, --max-errors and -q: a failing API fails the job loudly', 
     const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(500, 'down').map((e) => [e])]);
     const started = Date.now();
     const r = await runCli(['enrich', input, '--max-errors', '10', '-q', '--concurrency', '4', '--retries', '1', '--patience', '3s'], {
-      env: { LEAD_API_BASE_URL: api.baseUrl, LEAD_API_TOKEN: 't', LEAD_ENRICH_STORE: path.join(dir, 's.sqlite') },
+      env: { LEAD_API_BASE_URL: api.baseUrl, LEAD_API_TOKEN: 'tok-ci-safety-0123456789', LEAD_ENRICH_STORE: path.join(dir, 's.sqlite') },
     });
     expect(r.code, r.stderr).toBe(2);
     expect(Date.now() - started).toBeLessThan(15_000);
@@ -59,7 +59,7 @@ describe('--patience, --max-errors and -q: a failing API fails the job loudly', 
     const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(500, 'down').map((e) => [e])]);
     const started = Date.now();
     const r = await runCli(['enrich', input, '--max-errors', '10', '-q', '--concurrency', '4', '--retries', '1'], {
-      env: { LEAD_API_BASE_URL: api.baseUrl, LEAD_API_TOKEN: 't', LEAD_ENRICH_STORE: path.join(dir, 's.sqlite') },
+      env: { LEAD_API_BASE_URL: api.baseUrl, LEAD_API_TOKEN: 'tok-ci-safety-0123456789', LEAD_ENRICH_STORE: path.join(dir, 's.sqlite') },
     });
     expect(r.code, r.stderr).toBe(4);
     expect(Date.now() - started).toBeLessThan(15_000);
@@ -89,7 +89,7 @@ describe('--patience, --max-errors and -q: a failing API fails the job loudly', 
     const failed = await runCli(['enrich', bad, '-q'], { env: e });
     expect(failed.code).toBe(5); // the file's own problem: a malformed key
     expect(lines(failed.stderr)).toHaveLength(1);
-    expect(failed.stderr).toMatch(/1 rows are errors: 2 rows .*invalid_input 1; see .*bad\.enriched\.errors\.csv/);
+    expect(failed.stderr).toMatch(/1 row is an error: 2 rows .*invalid_input 1; see .*bad\.enriched\.errors\.csv/);
   });
 
   it('without a terminal, every line of the summary starts with an ISO 8601 timestamp', async () => {
@@ -116,7 +116,7 @@ describe('a second Ctrl-C', () => {
     const dir = tempDir();
     const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(40, 'quit').map((e) => [e])]);
     const child = spawnCli(['enrich', input, '--json'], {
-      env: { LEAD_API_BASE_URL: slow.baseUrl, LEAD_API_TOKEN: 't', LEAD_ENRICH_STORE: path.join(dir, 's.sqlite') },
+      env: { LEAD_API_BASE_URL: slow.baseUrl, LEAD_API_TOKEN: 'tok-ci-safety-0123456789', LEAD_ENRICH_STORE: path.join(dir, 's.sqlite') },
     });
     child.stdin!.end();
     // Wait until lookups are in flight (the handler is in place well before the first request).

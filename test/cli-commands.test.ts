@@ -146,7 +146,7 @@ describe('lookup, mx, whois', () => {
     for (const r of [email, domain]) {
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout).lead).toEqual({});
-      expect(r.stderr).toMatch(/No lead found/);
+      expect(r.stderr).toMatch(/^\d{4}-[\d-]+T[\d:.]+Z lead-enrich: no lead found for this input \(nothing was charged\)$/m);
     }
   });
 
@@ -409,7 +409,7 @@ describe('sandbox command', () => {
       expect(r.timedOut).toBe(false);
       expect(r.signal).toBeNull();
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stderr).toMatch(/Sandbox stopped after 2 requests/);
+      expect(r.stderr).toMatch(/^\d{4}-[\d-]+T[\d:.]+Z lead-enrich: the sandbox stopped after 2 requests$/m);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }

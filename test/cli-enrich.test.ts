@@ -67,7 +67,7 @@ describe('lead-enrich enrich (CLI)', () => {
     const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['a@acme.com']]);
     const cases: Array<[string[], Record<string, string>, RegExp]> = [
       [['enrich', path.join(dir, 'missing.csv')], env, /Cannot read input .*missing\.csv: no such file/],
-      [['enrich', input], { ...env, LEAD_API_TOKEN: 'wrong-token' }, /rejected the token.*LEAD_API_TOKEN/],
+      [['enrich', input], { ...env, LEAD_API_TOKEN: 'wrong-token-0123456789' }, /rejected the token.*LEAD_API_TOKEN/],
       [['enrich', input, '--rpm', 'abc'], env, /Invalid option --rpm: must be a positive integer, got 'abc'/],
       [['enrich', input, '--by', 'phone'], env, /--by/],
       [['enrich', input, '--with', 'dns'], env, /Invalid option --with/],

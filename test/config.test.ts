@@ -324,7 +324,14 @@ describe('requireTarget', () => {
   });
 
   it('returns base URL and token when both are there', () => {
-    const c = resolveConfig({ baseUrlFlag: FLAG_URL, env: { LEAD_API_TOKEN: 'tok' } });
-    expect(requireTarget(c)).toEqual({ baseUrl: FLAG_URL, token: 'tok' });
+    const c = resolveConfig({ baseUrlFlag: FLAG_URL, env: { LEAD_API_TOKEN: 'tok-0123456789abcdef' } });
+    expect(requireTarget(c)).toEqual({ baseUrl: FLAG_URL, token: 'tok-0123456789abcdef' });
+  });
+
+  it('refuses a token too short to be real, in one line naming where it came from', () => {
+    const c = resolveConfig({ baseUrlFlag: FLAG_URL, env: { LEAD_API_TOKEN: 'x' } });
+    expect(() => requireTarget(c)).toThrow(
+      'The API token from LEAD_API_TOKEN is 1 character long: a real token has at least 16; set the token the Lead Lookup API gave you (or try --sandbox)',
+    );
   });
 });

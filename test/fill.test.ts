@@ -211,7 +211,9 @@ describe('--fill with the rest of the run', () => {
     const lines = fs.readFileSync(output, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
     expect(lines[0].input.Title).toBe(person('ann.lee@acme-tools.com').title);
     expect(lines[0].filled).toEqual({ Title: person('ann.lee@acme-tools.com').title });
-    expect(lines[1]).toMatchObject({ lead_status: 'skipped', error: { code: 'complete' }, input: { Title: 'Head of IT' } });
+    // A complete row is no error: its line says the reason, and has no `error`.
+    expect(lines[1]).toMatchObject({ lead_status: 'skipped', reason: { code: 'complete' }, input: { Title: 'Head of IT' } });
+    expect(lines[1].error).toBeUndefined();
     expect(lines[1].filled).toBeUndefined();
   });
 

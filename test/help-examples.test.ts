@@ -42,33 +42,22 @@ function section(text: string, title: string): string[] {
   return lines.slice(start + 1, end < 0 ? undefined : end);
 }
 
-/** Where the second column begins: the most common start of text after a gap of two spaces or more. */
-function secondColumn(lines: readonly string[]): number {
-  const starts = new Map<number, number>();
-  for (const line of lines) {
-    const gap = /^ {2}\S.*?\S( {2,})\S/.exec(line);
-    if (gap) starts.set(gap.index + gap[0].length - 1, (starts.get(gap.index + gap[0].length - 1) ?? 0) + 1);
-  }
-  return [...starts.entries()].sort((a, b) => b[1] - a[1])[0]![0];
-}
-
 /** A program the examples start with: a new row of the section. */
 const STARTS = /^(lead-enrich|cat|echo) /;
 
+/**
+ * The examples as --help lays them out: each command on a line of its own (two spaces in), its
+ * description on the lines below it (further in). A command is never broken across lines.
+ */
 function examples(command: string[]): Example[] {
   const lines = section(help(command), 'Examples');
-  if (lines.length === 0) return [];
-  const column = secondColumn(lines);
   const rows: Example[] = [];
   for (const line of lines) {
-    const left = line.slice(0, column).trim();
-    const right = line.slice(column).trim();
-    if (STARTS.test(left) || rows.length === 0) rows.push({ command: left, description: right, from: command.join(' ') || '(top)' });
-    else {
-      const row = rows.at(-1)!;
-      row.command = `${row.command} ${left}`.trim();
-      row.description = `${row.description} ${right}`.trim();
-    }
+    const text = line.trim();
+    if (/^ {2}\S/.test(line)) {
+      expect(text, `${command.join(' ')}: an example that is no command`).toMatch(STARTS);
+      rows.push({ command: text, description: '', from: command.join(' ') || '(top)' });
+    } else rows.at(-1)!.description = `${rows.at(-1)!.description} ${text}`.trim();
   }
   return rows;
 }

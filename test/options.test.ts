@@ -59,7 +59,7 @@ describe('enrich() options', () => {
   });
 
   it('refuses an output that would overwrite the input', () => {
-    expect(() => resolveOptions({ input: 'in.csv', output: './in.csv' })).toThrow('--output would overwrite <input> (in.csv): choose another path');
+    expect(() => resolveOptions({ input: 'in.csv', output: './in.csv' })).toThrow('--output would overwrite the input (in.csv): choose another path');
   });
 
   it('takes a .jsonl output name as --format jsonl, and names gzipped outputs for a gzipped input', () => {

@@ -51,16 +51,40 @@ function env(extra: Record<string, string> = {}, server: Sandbox = sandbox): Nod
   };
 }
 
-/** Runs a shell command under a pseudo-terminal (`script`), and resolves with everything it wrote. */
-function underTerminal(command: string, extra: Record<string, string> = {}): Promise<{ code: number | null; screen: string }> {
+/**
+ * Runs a shell command under a pseudo-terminal (`script`), and resolves with everything it wrote,
+ * and each piece with when it came (ms since the start).
+ */
+function underTerminal(command: string, extra: Record<string, string> = {}, server: Sandbox = fast): Promise<{ code: number | null; screen: string; pieces: Array<{ at: number; text: string }> }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: REPO_ROOT, env: env({ TERM: 'xterm-256color', ...extra }, fast), stdio: ['ignore', 'pipe', 'pipe'] });
+    const started = Date.now();
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: REPO_ROOT, env: env({ TERM: 'xterm-256color', ...extra }, server), stdio: ['ignore', 'pipe', 'pipe'] });
     let screen = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
+    const pieces: Array<{ at: number; text: string }> = [];
+    const take = (chunk: string) => {
+      screen += chunk;
+      pieces.push({ at: Date.now() - started, text: chunk });
+    };
+    child.stdout.setEncoding('utf8').on('data', take);
+    child.stderr.setEncoding('utf8').on('data', take);
     child.once('error', reject);
-    child.once('close', (code) => resolve({ code, screen }));
+    child.once('close', (code) => resolve({ code, screen, pieces }));
   });
+}
+
+/** Every frame drawn, with when the piece that finished it came. */
+function timedFrames(pieces: ReadonlyArray<{ at: number; text: string }>): Array<{ at: number; frame: string }> {
+  const out: Array<{ at: number; frame: string }> = [];
+  let pending = '';
+  for (const { at, text } of pieces) {
+    const parts = (pending + text).split(/[\r\n]+/);
+    pending = parts.pop() ?? '';
+    for (const part of parts) {
+      const frame = part.replace(ESCAPES, '');
+      if (/ rows( |$)/.test(frame) && /credits spent/.test(frame)) out.push({ at, frame });
+    }
+  }
+  return out;
 }
 
 /** The frames drawn in place: every piece of text between carriage returns and newlines, escapes removed. */
@@ -68,7 +92,7 @@ function frames(screen: string): string[] {
   return screen
     .split(/[\r\n]+/)
     .map((piece) => piece.replace(ESCAPES, ''))
-    .filter((piece) => / rows( \||$)/.test(piece));
+    .filter((piece) => / rows( +\||$)/.test(piece));
 }
 
 const totalOf = (frame: string) => Number(/\d+\/~?(\d+) rows/.exec(frame)?.[1]);
@@ -93,6 +117,10 @@ describe('progress without a terminal', () => {
       expect(line).not.toMatch(/ETA \d+(,|;|$)/);
     }
     expect(lines.at(-1)).toMatch(/2500 rows done of 2500 \(100%\)/);
+    // One line at 100 %, the last, and its credits are the summary's.
+    expect(lines.filter((line) => /\(100%\)/.test(line))).toHaveLength(1);
+    const spent = /Z Credits: .*?, (\d+) spent/.exec(result.stderr)?.[1];
+    expect(lines.at(-1)).toMatch(new RegExp(`; ${spent} credits spent$`));
     expect(lines.filter((line) => /ETA/.test(line)).length).toBeGreaterThan(0);
     // No colour in a log.
     expect(result.stderr).not.toMatch(ESCAPES);
@@ -119,7 +147,7 @@ describe.skipIf(!HAS_SCRIPT)('progress in a terminal (a real pseudo-terminal)', 
     for (const frame of drawn) {
       expect(frame.length, frame).toBeLessThanOrEqual(80);
       expect(Math.abs(totalOf(frame) - ROWS), frame).toBeLessThanOrEqual(ROWS * 0.1);
-      const eta = /ETA ([^|]+?)( \||$)/.exec(frame)?.[1];
+      const eta = /ETA ([^|]+?) *( \||$)/.exec(frame)?.[1];
       if (eta !== undefined) expect(eta, frame).toMatch(WITH_UNIT);
     }
     const percents = drawn.map(percentOf);
@@ -154,4 +182,33 @@ describe.skipIf(!HAS_SCRIPT)('progress in a terminal (a real pseudo-terminal)', 
     expect(screen).not.toMatch(/\x1b\[3\dm/);
   }, 30_000);
 
+  it('with --with mx at 80 columns: the row count moves within 2 s of the first answer, no field moves between frames, the last frame\'s credits are the summary\'s', async () => {
+    // 20 requests a second: 60 rows on 20 domains are 80 requests, about 4 s.
+    const paced = await startSandbox({ port: 0, rpm: 20, windowMs: 1000, credits: 100_000 });
+    try {
+      const file = path.join(dir, 'with-mx.csv');
+      fs.writeFileSync(file, `email\n${Array.from({ length: 60 }, (_, i) => `person${i}@firm${i % 20}.com`).join('\n')}\n`);
+      const command = `stty cols 80 rows 24; exec node ${CLI_PATH} enrich ${file} -o ${path.join(dir, 'with-mx.out.csv')} --with mx --rate-window 1000`;
+      const { code, screen, pieces } = await underTerminal(command, { NO_COLOR: '1' }, paced);
+      expect(code, screen).toBe(0);
+      const drawn = timedFrames(pieces);
+      expect(drawn.length, screen).toBeGreaterThan(5);
+      const credits = (frame: string) => Number(/(\d+) credits spent/.exec(frame)?.[1]);
+      const done = (frame: string) => Number(/(\d+)\/~?\d+ rows/.exec(frame)?.[1]);
+      const firstAnswer = drawn.find((f) => credits(f.frame) > 0)!;
+      const firstRow = drawn.find((f) => done(f.frame) > 0)!;
+      expect(firstRow.at - firstAnswer.at, drawn.map((f) => `${f.at} ${f.frame}`).join('\n')).toBeLessThanOrEqual(2000);
+      // Every field starts where it started in the frame before (the ETA inside the pace slot may come).
+      const starts = (frame: string) => [...frame.matchAll(/\| (?=\S)/g)].map((m) => m.index).filter((i) => !frame.startsWith('| ETA', i));
+      for (let i = 1; i < drawn.length; i += 1) expect(starts(drawn[i]!.frame), `${drawn[i - 1]!.frame}\n${drawn[i]!.frame}`).toEqual(starts(drawn[i - 1]!.frame));
+      for (const { frame } of drawn) expect(frame.length, frame).toBeLessThanOrEqual(80);
+      expect(screen).not.toMatch(/(?<![\d.])\d+ rows\/s/);
+      const spent = Number(/^Credits: .*?, (\d+) spent/m.exec(screen.replace(/\r/g, ''))?.[1]);
+      expect(spent).toBeGreaterThan(0);
+      expect(credits(drawn.at(-1)!.frame)).toBe(spent);
+      expect(drawn.at(-1)!.frame).toMatch(/^100% +60\/60 rows/);
+    } finally {
+      await paced.close();
+    }
+  }, 60_000);
 });

@@ -140,18 +140,43 @@ describe('the terminal line', () => {
     }
   });
 
-  it('drops the least important fields first (the bar, the counts, credits, in flight, errors, the rate); the rows done stay', () => {
+  it('drops the least important slots first (the counts, in flight, the bar, the credits, the pace); the rows done stay', () => {
     const at = (columns: number) => terminalLine(busy, columns);
-    expect(at(230)).toContain('found 11000, not found 1200, skipped 100');
-    expect(at(230)).toMatch(/^  4% [█░]+ 12345\/~250000 rows \| API unavailable since \d\d:\d\d:\d\d \| ETA 1h 2m \| 9\.9 rows\/s/);
-    expect(at(80)).toMatch(/^  4% 12345\/~250000 rows \| API unavailable since \d\d:\d\d:\d\d \| ETA 1h 2m$/);
-    expect(terminalLine({ ...busy, apiUnavailableSince: undefined }, 80)).toBe('  4% 12345/~250000 rows | ETA 1h 2m | 9.9 rows/s | 12 in flight | errors 45');
+    expect(at(230)).toMatch(/^  4% [█░]+  12345\/~250000 rows \| API unavailable since \d\d:\d\d:\d\d \| 44000 credits spent +\| 12 in flight +\| found 11000, not found 1200, errors 45, skipped 100$/);
+    expect(at(80)).toMatch(/^  4%  12345\/~250000 rows \| API unavailable since \d\d:\d\d:\d\d$/);
+    expect(at(100)).toMatch(/^  4% (?:[█░]+ )? 12345\/~250000 rows \| API unavailable since \d\d:\d\d:\d\d \| 44000 credits spent$/);
+    const going = { ...busy, apiUnavailableSince: undefined };
+    expect(terminalLine(going, 90)).toBe('  4%  12345/~250000 rows | 9.9 rows/s   | ETA 1h 2m       | 44000 credits spent');
     // A 429 paused the run (an --rpm above the account's limit): the line says why no row moves.
-    const paused = { ...busy, apiUnavailableSince: undefined, rateLimitedUntil: Date.parse('2026-11-23T10:01:00Z') };
-    expect(terminalLine(paused, 80)).toMatch(/^  4% 12345\/~250000 rows \| rate-limited until \d\d:\d\d:\d\d \| ETA 1h 2m( \|.*)?$/);
-    expect(plainLine(paused)).toMatch(/^lead-enrich: 12345 rows done of about 250000 \(4%\), rate-limited until \d\d:\d\d:\d\d, ETA 1h 2m, /);
-    expect(at(40)).toMatch(/^  4% [█░]{8} 12345\/~250000 rows$/);
+    const paused = { ...going, rateLimitedUntil: Date.parse('2026-11-23T10:01:00Z') };
+    expect(terminalLine(paused, 90)).toMatch(/^  4%  12345\/~250000 rows \| rate-limited until \d\d:\d\d:\d\d +\| 44000 credits spent$/);
+    expect(plainLine(paused)).toMatch(/^lead-enrich: 12345 rows done of about 250000 \(4%\), rate-limited until \d\d:\d\d:\d\d, ETA 1h 2m, .*; 44000 credits spent$/);
+    expect(at(40)).toMatch(/^  4%  12345\/~250000 rows$/);
     expect(at(20).length).toBeLessThan(20);
+  });
+
+  it('keeps every field in its place from frame to frame: the ETA, an outage, lookups in flight and errors coming and going move nothing', () => {
+    const frames: ProgressFrame[] = [
+      { ...busy, done: 5, percent: 0, etaMs: undefined, rowsPerSecond: 0, inFlight: 0, errors: 0, credits: 8, apiUnavailableSince: undefined },
+      { ...busy, done: 950, percent: 0, etaMs: 65_000, rowsPerSecond: 9.96, inFlight: 3, errors: 0, credits: 990, apiUnavailableSince: undefined },
+      { ...busy, done: 1000, percent: 0, etaMs: 64_000, rowsPerSecond: 10, inFlight: 0, errors: 2, credits: 1004, apiUnavailableSince: undefined },
+      { ...busy, done: 12_345, percent: 4 },
+      { ...busy, done: 12_346, percent: 4, rateLimitedUntil: Date.parse('2026-11-23T10:01:00Z'), apiUnavailableSince: undefined },
+    ];
+    for (const columns of [80, 100, 120, 160, 230]) {
+      const lines = frames.map((frame) => terminalLine(frame, columns));
+      const starts = (line: string) => [...line.matchAll(/\| (?=\S)/g)].map((m) => m.index).filter((i) => !/\| ETA/.test(line.slice(i, i + 5)));
+      const first = starts(lines[0]!);
+      for (const line of lines) expect(starts(line), `${columns} columns:\n${lines.join('\n')}`).toEqual(first);
+      // One format for the rate: 9.96 and 10 are both "10.0 rows/s".
+      expect(lines[1]!.includes('10.0 rows/s') || !lines[1]!.includes('rows/s')).toBe(true);
+      expect(lines.join('\n')).not.toMatch(/\b10 rows\/s/);
+    }
+  });
+
+  it('labels the credits as spent, in the terminal line and the plain line alike', () => {
+    expect(terminalLine({ ...busy, apiUnavailableSince: undefined }, 120)).toContain('| 44000 credits spent');
+    expect(plainLine(busy)).toMatch(/; 44000 credits spent$/);
   });
 
   it('is redrawn in place on resize, at the new width, and ends with a newline', () => {
@@ -188,9 +213,9 @@ describe('plain progress lines', () => {
     now = 11_000;
     view.update(progress({ rowsRead: 1000, rowsDone: 1000, rowsLookedUp: 60, lookupMs: 60_000, totalRows: 2000 }));
     now = 22_000;
-    view.update(progress({ rowsRead: 2000, rowsDone: 2000, rowsLookedUp: 120, lookupMs: 120_000, totalRows: 2000, totalExact: true }));
+    view.update(progress({ rowsRead: 2000, rowsDone: 2000, rowsLookedUp: 120, lookupMs: 120_000, totalRows: 2000, totalExact: true, final: true }));
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^2026-11-23T10:00:00\.000Z lead-enrich: 1000 rows done of about 2000 \(50%\), 1\.0 rows\/s looked up; found 0/);
+    expect(lines[0]).toMatch(/^2026-11-23T10:00:00\.000Z lead-enrich: 1000 rows done of about 2000 \(50%\), 1\.0 rows\/s looked up; found 0, not found 0, errors 0, skipped 0; 0 credits spent$/);
     expect(lines[1]).toMatch(/lead-enrich: 2000 rows done of 2000 \(100%\), ETA 0s, /);
   });
 
@@ -198,9 +223,9 @@ describe('plain progress lines', () => {
     const lines: string[] = [];
     let now = 0;
     const view = progressView((line) => lines.push(`${now} ${line}`), { kind: 'plain' }, () => now);
-    const at = (ms: number, done: number, exact = false) => {
+    const at = (ms: number, done: number, exact = false, final = false) => {
       now = ms;
-      view.update(progress({ rowsRead: done, rowsDone: done, totalRows: 1000, totalExact: exact }));
+      view.update(progress({ rowsRead: done, rowsDone: done, totalRows: 1000, totalExact: exact, final }));
     };
     at(1000, 150); // tenths, but no line yet
     at(5000, 390);
@@ -209,8 +234,9 @@ describe('plain progress lines', () => {
     at(11_000, 530); // a line
     at(12_000, 535); // same tenth: none
     at(22_000, 540); // 10 s: a line
-    at(23_000, 1000, true); // the last frame, whatever the time
-    at(23_200, 1000, true); // said once
+    at(22_500, 1000, true); // 100 % before the run's last snapshot: left to it (other credits)
+    at(23_000, 1000, true, true); // the last snapshot, whatever the time
+    at(23_200, 1000, true, true); // said once
     expect(lines.map((l) => /^(\d+) .* (\d+) rows done/.exec(l)!.slice(1, 3).join(':'))).toEqual(['10000:400', '11000:530', '22000:540', '23000:1000']);
   });
 
@@ -230,11 +256,28 @@ describe('the one-line summary of a quiet run that failed', () => {
       rows: 500,
       status: { found: 0, not_found: 0, error: 12, skipped: 488 },
       errorCodes: { server_error: 12, max_errors: 488 },
+      skipReasons: { max_errors: 488 },
       errorsFile: '/data/in.enriched.errors.csv',
       stoppedBy: 'max_errors',
     } as unknown as EnrichSummary;
     expect(oneLineSummary(summary)).toBe(
-      'stopped at --max-errors: 500 rows (found 0, not found 0, errors 12, skipped 488); server_error 12, max_errors 488; see /data/in.enriched.errors.csv',
+      'stopped at --max-errors: 500 rows (found 0, not found 0, errors 12, skipped 488); server_error 12; skipped: max_errors 488; see /data/in.enriched.errors.csv',
+    );
+  });
+
+  it('never calls complete rows errors, and says "1 row"', () => {
+    const summary = {
+      rows: 247,
+      status: { found: 0, not_found: 0, error: 1, skipped: 246 },
+      errorCodes: { server_error: 1, complete: 246 },
+      skipReasons: { complete: 246 },
+      billing: { charged: 0, free: 0, cached: 0, duplicate: 0, none: 247 },
+      fileErrors: 0,
+      errorsFile: '/data/crm.enriched.errors.csv',
+      stoppedBy: undefined,
+    } as unknown as EnrichSummary;
+    expect(oneLineSummary(summary)).toBe(
+      '1 row is an error: 247 rows (found 0, not found 0, errors 1, skipped 246); server_error 1; skipped: complete 246; see /data/crm.enriched.errors.csv',
     );
   });
 });

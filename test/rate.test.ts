@@ -195,8 +195,8 @@ describe('RateGate', () => {
     expect(gate.stats.concurrency).toBe(7);
     await gate.stop();
     const auto = new RateGate({ rpm: 60, windowMs: 60_000 });
-    // 1 request/s at a 1 s latency guess: 1 × 1 × 2 + 2.
-    expect(auto.stats.concurrency).toBe(4);
+    // 1 request/s at a half-second latency guess: 1 × 0.5 × 2 + 2.
+    expect(auto.stats.concurrency).toBe(3);
     await auto.stop();
   });
 });

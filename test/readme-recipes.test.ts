@@ -87,7 +87,7 @@ describe('the README cron recipe, as written', () => {
   });
 
   it('prints one line for cron to mail when the run fails (a rejected token)', async () => {
-    const r = await run(GOOD, 'not-the-token');
+    const r = await run(GOOD, 'not-the-token-0123456789');
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
     expect(r.stdout).toMatch(/lead-enrich: The API rejected the token/);
   });

@@ -149,6 +149,47 @@ describe('--report FILE.html', () => {
   });
 });
 
+describe('the report in words a manager reads', () => {
+  it('headlines the outcome in words (the exit status after it), names both files by absolute path, and never lists a skipped row as an error', async () => {
+    const dir = tempDir();
+    contacts(dir);
+    const r = await runCli(['enrich', 'contacts.csv', '-o', 'out.csv', '--report', 'r.html'], { env, cwd: dir });
+    expect(r.code, r.stderr).toBe(5);
+    await runCli(['enrich', 'contacts.csv', '-o', 'out2.csv', '--report', 'r.json'], { env, cwd: dir });
+    const json = readReport(path.join(dir, 'r.json'));
+    expect(json.outcome).toBe('Finished: 1 of 63 rows has a key that is malformed or that the API refused; every other row is done.');
+    expect(json.files).toEqual({ input: path.join(dir, 'contacts.csv'), output: path.join(dir, 'out2.csv'), errors: path.join(dir, 'out2.errors.csv') });
+    expect(json.rows.bySkipReason).toEqual({ no_key: 1 });
+    const html = fs.readFileSync(path.join(dir, 'r.html'), 'utf8');
+    expect(html).toContain(`<h2>${json.outcome}</h2>`);
+    expect(html).not.toMatch(/<h2>Exit status/);
+    expect(html).toContain('Exit status 5:');
+    expect(html).toContain(`<td>${path.join(dir, 'contacts.csv')}</td>`);
+    expect(html).toMatch(/<code>no_key<\/code><\/td><td[^>]*>skipped \(not an error\)<\/td>/);
+    expect(html).toMatch(/<code>invalid_input<\/code><\/td><td[^>]*>error<\/td>/);
+    // A run shorter than a minute: its rate is said to be over the time it sent requests.
+    expect(html).toMatch(/The run sent its \d+ requests in [^:]+: the rate is of that time, as requests per minute\./);
+  });
+
+  it('draws the rate of a run shorter than a window over the time it sent requests: a run at the full limit peaks at the limit', async () => {
+    // 600 a minute, paced at 10 a second: 30 lookups in about 3 s, which is the limit used in full.
+    const paced = await startSandbox({ port: 0, rpm: 600 });
+    closers.push(() => paced.close());
+    const dir = tempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(30, 'pace').map((e) => [e])]);
+    const report = path.join(dir, 'r.json');
+    const r = await runCli(['enrich', input, '--report', report], { env: { LEAD_API_BASE_URL: paced.baseUrl, LEAD_API_TOKEN: paced.token } });
+    expect(r.code, r.stderr).toBe(0);
+    const json = readReport(report);
+    expect(json.rate.limit).toBe(600);
+    expect(json.rate.perWindow).toHaveLength(1);
+    expect(json.rate.perWindow[0]!.spanMs).toBeLessThan(10_000);
+    // Not 30 (the lookups over a minute the run never lasted): about 600, never above the pace.
+    expect(json.rate.peak).toBeGreaterThan(450);
+    expect(json.rate.peak).toBeLessThanOrEqual(610);
+  });
+});
+
 describe('a run that stops early still writes its report', () => {
   it('at the credit reserve: exit 3, the report says so', async () => {
     const dir = tempDir();

@@ -361,7 +361,7 @@ describe('store clear: confirmation', () => {
     for (const no of ['', 'n', 'no', 'yess', 'maybe']) {
       const r = await run(['store', 'clear', '--store', file], answering(no));
       expect(r.status, `answer '${no}'`).toBe(1);
-      expect(r.err).toEqual([`Not confirmed: nothing was deleted from ${file}.`]);
+      expect(r.err).toEqual([expect.stringMatching(new RegExp(`^\\d{4}-[\\d-]+T[\\d:.]+Z lead-enrich: not confirmed: nothing was deleted from ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`))]);
       expect(r.out).toBe('');
     }
     expect(byService(file)).toEqual({ sandbox: 3, [API]: 1 });
@@ -406,7 +406,7 @@ describe('store clear: confirmation', () => {
     populate(file, SAMPLE);
     const no = await inTerminal(['store', 'clear', '--store', file], 'n\n');
     expect(no.output).toContain(`Delete 4 entries from ${file}?`);
-    expect(no.output).toContain('Not confirmed: nothing was deleted');
+    expect(no.output).toContain('lead-enrich: not confirmed: nothing was deleted');
     expect(no.code).toBe(1);
     expect(byService(file)).toEqual({ sandbox: 3, [API]: 1 });
     const yes = await inTerminal(['store', 'clear', '--store', file], 'y\n');

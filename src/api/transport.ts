@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import got, { type Got, type Response } from 'got';
+import { maskToken } from './mask-token.js';
 import { networkFailure } from './network-errors.js';
 import { proxySetup, type ProxySetup } from './proxy.js';
 import {
@@ -190,12 +191,10 @@ export class Transport {
 
   /** A server that echoes the token back in its error message must not make us print it. */
   #scrub<E>(error: E): E {
-    if (error instanceof Error && error.message.includes(this.#token)) {
-      error.message = error.message.split(this.#token).join('***');
-    }
+    if (error instanceof Error) error.message = maskToken(error.message, this.#token);
     if (error instanceof BadRequestError) {
       for (const reason of error.reasons) {
-        if (Array.isArray(reason.messages)) reason.messages = reason.messages.map((m) => String(m).split(this.#token).join('***'));
+        if (Array.isArray(reason.messages)) reason.messages = reason.messages.map((m) => maskToken(String(m), this.#token));
       }
     }
     return error;

@@ -2,7 +2,9 @@
 import type { CommandModule } from 'yargs';
 import { parseServiceLimits } from '../api/limits.js';
 import type { Credits, PlanEntry, PlanInfo, ServiceLimits } from '../api/types.js';
+import { examplesText } from './help-examples.js';
 import { printJson, type CliIo } from './io.js';
+import { noticeLines } from './stderr-lines.js';
 import { openTarget, targetOptions, type TargetArgs } from './target.js';
 
 interface AccountArgs extends TargetArgs {
@@ -55,11 +57,15 @@ export function accountCommand(io: CliIo): CommandModule<object, AccountArgs> {
     builder: (yargs) =>
       targetOptions(yargs)
         .option('json', { type: 'boolean', describe: 'print the raw data as JSON: {plans, credits, limits}' })
-        .example('$0 account', 'human-readable summary')
-        .example('$0 account --json | jq .credits.total_remaining_credits', 'the balance, for scripts')
-        .example('$0 account --sandbox', 'the embedded sandbox account') as never,
+        .epilogue(
+          examplesText([
+            ['$0 account', 'human-readable summary'],
+            ['$0 account --json | jq .credits.total_remaining_credits', 'the balance, for scripts'],
+            ['$0 account --sandbox', 'the embedded sandbox account'],
+          ]),
+        ) as never,
     handler: async (args) => {
-      const target = await openTarget(args, io.err);
+      const target = await openTarget(args, noticeLines(io));
       try {
         const [plans, credits, limits] = await Promise.all([
           target.client.getPlans(),

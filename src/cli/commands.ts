@@ -1,9 +1,12 @@
 // The command line's commands and usage handling (yargs), run by main.ts, which checks the
 // Node.js version before this file (and everything it imports) is loaded.
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import yargs from 'yargs';
 import { accountCommand } from './account-command.js';
+import { completeValues } from './completion.js';
 import { enrichCommand } from './enrich-command.js';
+import { examplesText } from './help-examples.js';
 import type { CliIo } from './io.js';
 import { lookupCommand } from './lookup-command.js';
 import { resolveCommand } from './resolve-command.js';
@@ -25,7 +28,15 @@ const SHELLS = ['bash', 'zsh'];
  * $SHELL when it starts, so a shell named on the command line is put there first.
  */
 function completionShell(argv: string[]): string[] {
-  if (argv[0] !== 'completion' || argv[1] === undefined || argv[1].startsWith('-')) return argv;
+  if (argv[0] !== 'completion') return argv;
+  if (argv[1] === undefined || argv[1].startsWith('-')) {
+    // yargs would write the bash script for any other $SHELL (fish, sh): one it cannot use.
+    const shell = path.basename(process.env.SHELL ?? '');
+    if (shell !== '' && !SHELLS.includes(shell)) {
+      throw new UsageError(`No completion script for ${shell} (your $SHELL): lead-enrich writes one for bash or zsh; name it: lead-enrich completion bash`);
+    }
+    return argv;
+  }
   if (!SHELLS.includes(argv[1])) throw new UsageError(`Unknown shell '${argv[1]}' for completion: give bash or zsh`);
   process.env.SHELL = `/bin/${argv[1]}`;
   return [argv[0], ...argv.slice(2)];
@@ -34,7 +45,8 @@ function completionShell(argv: string[]): string[] {
 /** `completion --help`: yargs' completion command would print the script, not say what it does. */
 const COMPLETION_HELP = `lead-enrich completion [bash|zsh]
 
-Print a shell completion script for commands and options (default shell: $SHELL).
+Print a shell completion script for commands, options and their values (--by, --with,
+--format, a workbook's --sheet); default shell: $SHELL (bash or zsh; another is refused).
 
   lead-enrich completion >> ~/.bashrc          bash
   lead-enrich completion zsh >> ~/.zshrc       zsh
@@ -52,13 +64,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
     .command(accountCommand(io))
     .command(storeCommand(io))
     .command(sandboxCommand(io))
-    .completion('completion', 'Print a shell completion script (bash or zsh; default: $SHELL): lead-enrich completion >> ~/.bashrc')
+    .completion('completion', 'Print a shell completion script (bash or zsh; default: $SHELL): lead-enrich completion >> ~/.bashrc', (await completeValues(argv)) as never)
     .demandCommand(1, 'Name a command: enrich, lookup, mx, whois, account, store, sandbox or completion')
     .strict()
-    .example('$0 enrich contacts.csv --sandbox', 'enrich a file against the embedded sandbox')
-    .example('$0 enrich contacts.csv -o out.csv --json', 'enrich with the real API (LEAD_API_TOKEN, LEAD_API_BASE_URL)')
-    .example('$0 account', 'plan, credits and rate limit')
-    .example('$0 completion >> ~/.bashrc', 'complete commands and options in bash (zsh: lead-enrich completion zsh >> ~/.zshrc)')
+    .epilogue(
+      examplesText([
+        ['$0 enrich contacts.csv --sandbox', 'enrich a file against the embedded sandbox'],
+        ['$0 enrich contacts.csv -o out.csv --json', 'enrich with the real API (LEAD_API_TOKEN, LEAD_API_BASE_URL)'],
+        ['$0 account', 'plan, credits and rate limit'],
+        ['$0 completion >> ~/.bashrc', 'complete commands, options and their values in bash'],
+        ['$0 completion zsh >> ~/.zshrc', 'the same in zsh'],
+      ]),
+    )
     .epilogue('Token: LEAD_API_TOKEN or "token"/"tokenFile" in --config. Base URL: --base-url, LEAD_API_BASE_URL or "baseUrl".')
     .wrap(Math.min(110, process.stdout.columns || 100))
     .exitProcess(false)

@@ -9,10 +9,12 @@ import type { DryRunPlan } from '../run/dry-run.js';
 import { ConfigError } from '../api/errors.js';
 import { formatDuration } from '../core/duration.js';
 import { readOption, type OptionName, type OptionValue } from '../options/option-table.js';
+import { examplesText } from './help-examples.js';
 import { printJson, type CliIo } from './io.js';
 import { openTarget, targetOptions, type Target, type TargetArgs } from './target.js';
 import { STDIN_ARGUMENT } from './stdin-argument.js';
-import { stderrLines } from './stderr-lines.js';
+import { asTyped } from './number-flags.js';
+import { noticeLines, stderrLines } from './stderr-lines.js';
 import { exitStatusOf } from '../run/exit-status.js';
 import { DEFAULTS } from '../options/defaults.js';
 import { PUBLISHED_FOUND_COST } from '../lookup/credits.js';
@@ -30,11 +32,11 @@ interface EnrichArgs extends TargetArgs {
   header?: boolean;
   sheet?: string;
   with?: string[];
-  rpm?: string;
-  concurrency?: string;
-  minCredits?: string;
-  budget?: string;
-  retries?: string;
+  rpm?: number | string;
+  concurrency?: number | string;
+  minCredits?: number | string;
+  budget?: number | string;
+  retries?: number | string;
   dryRun?: boolean;
   json?: boolean;
   format?: string;
@@ -44,7 +46,7 @@ interface EnrichArgs extends TargetArgs {
   quiet?: boolean;
   redis?: string;
   shard?: string;
-  rateWindow?: string;
+  rateWindow?: number | string;
   maxErrors?: string;
   patience?: string;
   prefix?: string;
@@ -53,8 +55,8 @@ interface EnrichArgs extends TargetArgs {
   overwrite?: boolean;
   onlyMissing?: string;
   report?: string;
-  skipLines?: string;
-  limit?: string;
+  skipLines?: number | string;
+  limit?: number | string;
   yes?: boolean;
 }
 
@@ -98,8 +100,8 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
     describe: 'Enrich a CSV or .xlsx file (or - for stdin): enriched CSV (or .xlsx) + error sidecar',
     builder: (yargs) => enrichOptions(targetOptions(yargs)) as never,
     handler: async (args) => {
-      const target = await openTarget(args, io.err);
-      warnOfRedisPassword(args.redis, io.err);
+      const target = await openTarget(args, noticeLines(io));
+      warnOfRedisPassword(args.redis, noticeLines(io));
       try {
         const options = optionsFrom(args, target);
         if (args.dryRun) await dryRun(io, options, args.json ?? false);
@@ -111,19 +113,25 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
   };
 }
 
+// Lines of at most 78 characters, the continuations indented: an 80-column terminal shows them as written.
 const EXIT_STATUSES = [
   'Exit statuses:',
-  '  0    every row found or not found (or skipped: an empty key, or complete with --fill/--only-missing)',
-  '  1    fatal: bad usage or configuration, unreadable input, rejected token, an operation the',
-  '       token may not use (403); nothing written',
-  "  2    at least one row is an error for a reason of the API or the network, or the API stayed",
-  '       down past --patience (the rows not looked up are skipped); see the sidecar',
-  "  5    the API worked, and the only errors are the file's own: malformed keys (invalid_input)",
-  '       or keys the API refused (bad_request); cron and CI jobs accept 0 and 5',
-  '  3    stopped early by the account: the credit reserve, --budget or the daily limit; the rows',
-  '       not looked up are skipped (credit_reserve, budget, daily_limit)',
+  '  0    every row found or not found (or skipped: an empty key, or complete',
+  '       with --fill/--only-missing)',
+  '  1    fatal: bad usage or configuration, unreadable input, rejected token,',
+  '       an operation the token may not use (403); nothing written',
+  '  2    at least one row is an error for a reason of the API or the network,',
+  '       or the API stayed down past --patience (the rows not looked up are',
+  '       skipped); see the sidecar',
+  "  5    the API worked, and the only errors are the file's own: malformed keys",
+  '       (invalid_input) or keys the API refused (bad_request); cron and CI',
+  '       jobs accept 0 and 5',
+  '  3    stopped early by the account: the credit reserve, --budget or the',
+  '       daily limit; the rows not looked up are skipped (credit_reserve,',
+  '       budget, daily_limit)',
   '  4    stopped at --max-errors; the rows not looked up are skipped',
-  '  130  interrupted (SIGINT/SIGTERM; a second Ctrl-C quits at once); outputs are complete',
+  '  130  interrupted (SIGINT/SIGTERM; a second Ctrl-C quits at once); outputs',
+  '       are complete',
 ].join('\n');
 
 function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
@@ -147,14 +155,14 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .option('overwrite', { type: 'boolean', describe: 'with --fill: replace cells that hold a value too' })
     .option('only-missing', { type: 'string', requiresArg: true, describe: 'look up only rows where one of these columns is blank: Title,Company (the others: skipped, complete)' })
     .option('report', { type: 'string', requiresArg: true, describe: 'write a run report at the end: FILE.html (charts, one self-contained page) or FILE.json' })
-    .option('skip-lines', { type: 'string', requiresArg: true, describe: "the first N lines are not the table: a report's title lines above the header (default: one-cell lines above it are detected)" })
-    .option('limit', { type: 'string', requiresArg: true, describe: 'only the first N data rows, to try a file before the whole run (the output is partial, and says so)' })
+    .option('skip-lines', { type: 'number', requiresArg: true, describe: "the first N lines are not the table: a report's title lines above the header (default: one-cell lines above it are detected)" })
+    .option('limit', { type: 'number', requiresArg: true, describe: 'only the first N data rows, to try a file before the whole run (the output is partial, and says so)' })
     .option('yes', { alias: 'y', type: 'boolean', describe: 'do not ask before a run that may spend more than confirmAbove credits (config; default 1000); nothing is asked without a terminal' })
-    .option('rpm', { type: 'string', requiresArg: true, describe: 'requests per minute (default: from /account/limits)' })
-    .option('concurrency', { type: 'string', requiresArg: true, describe: 'most requests in flight (default: sized from rate and latency)' })
-    .option('min-credits', { type: 'string', requiresArg: true, describe: "credit reserve never spent (default: the account's low-balance threshold)" })
-    .option('budget', { type: 'string', requiresArg: true, describe: 'spend at most N credits in this run (all operations); exit 3 when it binds' })
-    .option('retries', { type: 'string', requiresArg: true, describe: 'retries of a transient failure (default 4)' })
+    .option('rpm', { type: 'number', requiresArg: true, describe: 'requests per minute (default: from /account/limits)' })
+    .option('concurrency', { type: 'number', requiresArg: true, describe: 'most requests in flight (default: sized from rate and latency)' })
+    .option('min-credits', { type: 'number', requiresArg: true, describe: "credit reserve never spent (default: the account's low-balance threshold)" })
+    .option('budget', { type: 'number', requiresArg: true, describe: 'spend at most N credits in this run (all operations); exit 3 when it binds' })
+    .option('retries', { type: 'number', requiresArg: true, describe: 'retries of a transient failure (default 4)' })
     .option('dry-run', { type: 'boolean', describe: 'plan only: keys, known answers, credits and time needed; no lookup' })
     .option('json', { type: 'boolean', describe: 'print the summary (or the dry-run plan) as one JSON object on stdout' })
     .option('format', { type: 'string', requiresArg: true, describe: 'enriched output format: csv, jsonl or xlsx (default: from the output name, else xlsx for an .xlsx input, else csv)' })
@@ -166,21 +174,25 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .option('patience', { type: 'string', requiresArg: true, describe: 'how long to wait for an API that is down before giving up on it (default 10m); then exit 2, the rest skipped' })
     .option('redis', { type: 'string', requiresArg: true, describe: 'share rate limit, credit reserve and answers with other workers (env LEAD_ENRICH_REDIS)' })
     .option('shard', { type: 'string', requiresArg: true, describe: 'process only shard K of N of the rows (stable hash of the key), e.g. 2/4' })
-    .option('rate-window', { type: 'string', requiresArg: true, describe: "the server's rate window in ms (default 60000; for a sandbox run with --window-ms)" })
-    .example('$0 enrich contacts.csv --sandbox', 'try it against the embedded sandbox')
-    .example('$0 enrich contacts.csv -o out.csv --with mx', 'enrich by the detected column, add MX columns')
-    .example('$0 enrich leads.csv --by url --column "Person Linkedin Url"', 'choose the lookup and column')
-    .example('$0 enrich crm.csv --by email,url', 'waterfall: by email, and by profile URL where the email finds nothing')
-    .example('$0 enrich export.csv -d ";" --encoding windows-1252', 'a German Excel export (both are detected too)')
-    .example('$0 enrich leads.xlsx --sheet Leads', 'a workbook: the sheet Leads, out to leads.enriched.xlsx')
-    .example('cat in.csv | $0 enrich - -o - --quiet > out.csv', 'stdin to stdout')
-    .example('$0 enrich contacts.csv --dry-run', 'what would it cost? no lookup is made')
-    .example('$0 enrich contacts.csv --limit 10', 'try the first 10 rows before the whole file')
-    .example('$0 enrich report.csv --skip-lines 3', "a report export whose header is on line 4")
-    .example('$0 enrich big.csv --shard 1/4 --redis "$REDIS_URL"', 'worker 1 of 4, sharing the account through the Redis at $REDIS_URL (redis://host:6379)')
-    .example('$0 enrich nightly.csv -q --max-errors 5%', 'in cron or CI: silent on success, fails loudly when the API is down')
-    .example('$0 enrich crm.csv --fill "Title=lead_title,Company=lead_company_name"', "fill the CRM's own blank cells; rows already complete are not looked up")
-    .example('$0 enrich crm.csv --report run.html', 'a report to open in a browser: match and fill rates, credits, the rate used')
+    .option('rate-window', { type: 'number', requiresArg: true, describe: "the server's rate window in ms (default 60000; for a sandbox run with --window-ms)" })
+    .epilogue(
+      examplesText([
+        ['$0 enrich contacts.csv --sandbox', 'try it against the embedded sandbox'],
+        ['$0 enrich contacts.csv -o out.csv --with mx', 'enrich by the detected column, add MX columns'],
+        ['$0 enrich leads.csv --by url --column "Person Linkedin Url"', 'choose the lookup and column'],
+        ['$0 enrich crm.csv --by email,url', 'waterfall: by email, and by profile URL where the email finds nothing'],
+        ['$0 enrich export.csv -d ";" --encoding windows-1252', 'a German Excel export (both are detected too)'],
+        ['$0 enrich leads.xlsx --sheet Leads', 'a workbook: the sheet Leads, out to leads.enriched.xlsx'],
+        ['cat in.csv | $0 enrich - -o - --quiet > out.csv', 'stdin to stdout'],
+        ['$0 enrich contacts.csv --dry-run', 'what would it cost? no lookup is made'],
+        ['$0 enrich contacts.csv --limit 10', 'try the first 10 rows before the whole file'],
+        ['$0 enrich report.csv --skip-lines 3', 'a report export whose header is on line 4'],
+        ['$0 enrich big.csv --shard 1/4 --redis "$REDIS_URL"', 'worker 1 of 4, sharing the account through the Redis at $REDIS_URL (redis://host:6379)'],
+        ['$0 enrich nightly.csv -q --max-errors 5%', 'in cron or CI: silent on success, fails loudly when the API is down'],
+        ['$0 enrich crm.csv --fill "Title=lead_title,Company=lead_company_name"', "fill the CRM's own blank cells; rows already complete are not looked up"],
+        ['$0 enrich crm.csv --report run.html', 'a report to open in a browser: match and fill rates, credits, the rate used'],
+      ]),
+    )
     .epilogue(EXIT_STATUSES);
 }
 
@@ -194,7 +206,7 @@ function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
   if (args.tabs && args.delimiter !== undefined && args.delimiter.toLowerCase() !== 'tab') {
     throw new ConfigError(`Invalid option --tabs: contradicts --delimiter '${args.delimiter}'; give one of them`);
   }
-  const windowMs = flag('windowMs', args.rateWindow);
+  const windowMs = flag('windowMs', asTyped('rate-window', args.rateWindow));
   const maxAgeMs = flag('maxAge', args.maxAge);
   return {
     input: args.input === STDIN_ARGUMENT ? '-' : args.input,
@@ -215,16 +227,16 @@ function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
     overwrite: args.overwrite ?? file.overwrite,
     onlyMissing: flag('onlyMissing', args.onlyMissing),
     report: flag('report', args.report),
-    skipLines: flag('skipLines', args.skipLines),
-    limit: flag('limit', args.limit),
+    skipLines: flag('skipLines', asTyped('skip-lines', args.skipLines)),
+    limit: flag('limit', asTyped('limit', args.limit)),
     commandLine: ['lead-enrich', ...process.argv.slice(2)],
     client: target.client,
     service: target.service,
-    rpm: flag('rpm', args.rpm),
-    concurrency: flag('concurrency', args.concurrency),
-    minCredits: flag('minCredits', args.minCredits),
-    budget: flag('budget', args.budget),
-    retries: flag('retries', args.retries),
+    rpm: flag('rpm', asTyped('rpm', args.rpm)),
+    concurrency: flag('concurrency', asTyped('concurrency', args.concurrency)),
+    minCredits: flag('minCredits', asTyped('min-credits', args.minCredits)),
+    budget: flag('budget', asTyped('budget', args.budget)),
+    retries: flag('retries', asTyped('retries', args.retries)),
     store: target.storePath(args.store),
     ...(maxAgeMs === undefined ? {} : { maxAgeMs }),
     refresh: args.refresh ?? file.refresh ?? false,

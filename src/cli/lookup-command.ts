@@ -2,8 +2,10 @@
 import type { CommandModule } from 'yargs';
 import { InvalidInputError } from '../api/errors.js';
 import { normalizeKey, type LookupKind } from '../plan/plan.js';
+import { examplesText } from './help-examples.js';
 import { printJson, type CliIo } from './io.js';
 import { STDIN_ARGUMENT } from './stdin-argument.js';
+import { noticeLines } from './stderr-lines.js';
 import { openTarget, targetOptions, type TargetArgs } from './target.js';
 
 interface LookupArgs extends TargetArgs {
@@ -19,15 +21,19 @@ export function lookupCommand(io: CliIo): CommandModule<object, LookupArgs> {
       targetOptions(yargs)
         .positional('kind', { choices: ['email', 'url', 'domain'] as const, describe: 'what the value is', demandOption: true })
         .positional('value', { type: 'string', describe: 'the email address, profile URL or domain; - reads it from stdin', demandOption: true })
-        .example('$0 lookup email jane.doe@acme.com', 'person by email')
-        .example('$0 lookup url https://www.linkedin.com/in/jane-doe', 'person by profile URL')
-        .example('$0 lookup domain acme.com --sandbox', 'company by domain, against the sandbox')
-        .example('echo jane.doe@acme.com | $0 lookup email -', 'the value from stdin (kept out of shell history)') as never,
+        .epilogue(
+          examplesText([
+            ['$0 lookup email jane.doe@acme.com', 'person by email'],
+            ['$0 lookup url https://www.linkedin.com/in/jane-doe', 'person by profile URL'],
+            ['$0 lookup domain acme.com --sandbox', 'company by domain, against the sandbox'],
+            ['echo jane.doe@acme.com | $0 lookup email -', 'the value from stdin (kept out of shell history)'],
+          ]),
+        ) as never,
     handler: async (args) => {
       const value = args.value === STDIN_ARGUMENT ? await firstLineOfStdin(args.kind) : String(args.value);
       const normalized = normalizeKey(args.kind, value);
       if (!normalized.ok) throw new InvalidInputError(`Invalid ${args.kind} '${value}': ${normalized.reason}; no request was made`);
-      const target = await openTarget(args, io.err);
+      const target = await openTarget(args, noticeLines(io));
       try {
         const key = normalized.key;
         const data =
@@ -38,7 +44,7 @@ export function lookupCommand(io: CliIo): CommandModule<object, LookupArgs> {
               : await target.client.lookupDomain(key);
         printJson(io, data);
         const { isLeadFound } = await import('../api/client.js');
-        if (!isLeadFound(data)) io.err('No lead found for this input (nothing was charged).');
+        if (!isLeadFound(data)) noticeLines(io)('no lead found for this input (nothing was charged)');
       } finally {
         await target.close();
       }

@@ -78,6 +78,9 @@ export class ProgressModel {
 
   #etaOf(now: number, done: number, total: number | undefined, exact: boolean): number | undefined {
     const samples = this.#samples;
+    // Until the first row is written, the time waited is the start-up's, not the pace's (a run
+    // with --with writes its first row after a few answers): the pace is measured from the first row.
+    if (samples.length > 0 && samples[0]!.done === done) samples.length = 0;
     samples.push({ at: now, done });
     while (samples.length > 2 && now - samples[1]!.at >= PACE_WINDOW_MS) samples.shift();
     if (total === undefined) return undefined;

@@ -71,7 +71,7 @@ function terminalView(stream: TerminalStream, model: ProgressModel): ProgressVie
 /**
  * The first line once `everyMs` has passed (a run that ends sooner, or fails at once with its one
  * line, prints none); then a line every `everyMs`, or sooner when another tenth of the rows is
- * done (never two within `minGapMs`); and the last frame (100 %) once any line was written.
+ * done (never two within `minGapMs`); and the run's last snapshot once any line was written.
  */
 function plainView(say: LineWriter, model: ProgressModel, pacing: PlainPacing, now: () => number): ProgressView {
   let lastAt = now();
@@ -83,8 +83,12 @@ function plainView(say: LineWriter, model: ProgressModel, pacing: PlainPacing, n
       const frame = model.frame(p);
       const at = now();
       const tenth = frame.percent === undefined ? 0 : Math.floor(frame.percent / 10);
-      const final = frame.percent === 100;
-      const due = at - lastAt >= pacing.everyMs || (printed && ((tenth > lastTenth && at - lastAt >= pacing.minGapMs) || final));
+      // The run's last snapshot (its credits the summary's), not the first frame at 100 %: that one
+      // can come before the last balance reading.
+      const final = p.final === true;
+      // 100 % is left to the last snapshot: a frame at 100 % before it would say other credits.
+      const nextTenth = tenth > lastTenth && tenth < 10 && at - lastAt >= pacing.minGapMs;
+      const due = (!final && frame.percent !== 100 && at - lastAt >= pacing.everyMs) || (printed && (nextTenth || final));
       if (!due || finalShown) return;
       say(plainLine(frame));
       lastAt = at;

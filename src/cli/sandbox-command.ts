@@ -4,9 +4,12 @@ import type { CommandModule } from 'yargs';
 import { ConfigError } from '../api/errors.js';
 import { parseDuration } from '../core/duration.js';
 import type { FaultKind, OutageKind, OutageOptions, SandboxOptions } from '../sandbox/server.js';
+import { examplesText } from './help-examples.js';
 import type { CliIo } from './io.js';
 import type { Operation } from '../api/types.js';
 import type { NotFoundShape } from '../sandbox/service-shapes.js';
+import { asTyped } from './number-flags.js';
+import { noticeLines } from './stderr-lines.js';
 
 // Numbers are read as strings and checked here: yargs' number type turns "abc" into NaN, and the
 // message must show what was typed.
@@ -25,13 +28,13 @@ interface SandboxArgs {
   outageFor?: string;
   outageKind?: string;
   notFoundShape?: string;
-  companies?: string;
+  companies?: number | string;
   forbid?: string;
-  dailyLimit?: string;
+  dailyLimit?: number | string;
   variedPrices?: boolean;
 }
 
-function numberOption(option: string, raw: string | undefined): number | undefined {
+function numberOption(option: string, raw: unknown): number | undefined {
   if (raw === undefined) return undefined;
   const value = Number(String(raw).trim());
   if (String(raw).trim() === '' || !Number.isFinite(value)) {
@@ -84,35 +87,39 @@ export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
     describe: 'Run the local sandbox server that implements the Lead Lookup interface',
     builder: (yargs) =>
       yargs
-        .option('port', { type: 'string', default: '0', describe: 'port to listen on (0 picks a free one)' })
+        .option('port', { type: 'number', default: 0, describe: 'port to listen on (0 picks a free one)' })
         .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
-        .option('rpm', { type: 'string', requiresArg: true, describe: 'requests allowed per window (default 600)' })
-        .option('window-ms', { type: 'string', requiresArg: true, describe: 'rate window length in ms (default 60000)' })
-        .option('credits', { type: 'string', requiresArg: true, describe: 'starting credit balance (default 10000)' })
-        .option('threshold', { type: 'string', requiresArg: true, describe: 'low_credit_balance_min_threshold (default 100)' })
+        .option('rpm', { type: 'number', requiresArg: true, describe: 'requests allowed per window (default 600)' })
+        .option('window-ms', { type: 'number', requiresArg: true, describe: 'rate window length in ms (default 60000)' })
+        .option('credits', { type: 'number', requiresArg: true, describe: 'starting credit balance (default 10000)' })
+        .option('threshold', { type: 'number', requiresArg: true, describe: 'low_credit_balance_min_threshold (default 100)' })
         .option('latency', { type: 'string', describe: 'latency per request in ms: MS or MIN-MAX (default 0)' })
         .option('fault', { type: 'string', array: true, describe: `inject faults: KIND=P, KIND one of ${FAULTS.join(', ')}` })
-        .option('not-found-rate', { type: 'string', requiresArg: true, describe: 'share of ordinary keys never found (default 0.1)' })
-        .option('seed', { type: 'string', requiresArg: true, describe: 'seed for latency and faults, so runs repeat' })
+        .option('not-found-rate', { type: 'number', requiresArg: true, describe: 'share of ordinary keys never found (default 0.1)' })
+        .option('seed', { type: 'number', requiresArg: true, describe: 'seed for latency and faults, so runs repeat' })
         .option('outage-after', { type: 'string', requiresArg: true, describe: 'an outage of the lookups begins this long after the start, e.g. 30s (default: none)' })
         .option('outage-for', { type: 'string', requiresArg: true, describe: 'how long the outage lasts, e.g. 2m (default: for good)' })
         .option('outage-kind', { type: 'string', requiresArg: true, describe: 'how lookups fail while down: 503, reset or hang (default 503)' })
         .option('not-found-shape', { type: 'string', requiresArg: true, describe: 'how a lookup that finds nothing answers: empty (lead: {}), null, absent (data: {}), code1027 or http404 (default empty)' })
-        .option('companies', { type: 'string', requiresArg: true, describe: 'companies a found domain matches; more than 1 answers an array (default 1)' })
+        .option('companies', { type: 'number', requiresArg: true, describe: 'companies a found domain matches; more than 1 answers an array (default 1)' })
         .option('forbid', { type: 'string', requiresArg: true, describe: 'operations answered 403 / code 1008, e.g. lookup_email,mx (default none)' })
-        .option('daily-limit', { type: 'string', requiresArg: true, describe: 'keyed requests answered per day, then code 1017 (default: no limit)' })
+        .option('daily-limit', { type: 'number', requiresArg: true, describe: 'keyed requests answered per day, then code 1017 (default: no limit)' })
         .option('varied-prices', { type: 'boolean', describe: 'person leads carry phones (+2 credits each); role addresses (info@, sales@, ...) cost 2' })
-        .example('$0 sandbox --port 8080', 'serve on http://127.0.0.1:8080/v2')
-        .example('$0 sandbox --rpm 60 --latency 50-150 --fault error503=0.05', 'a slow, flaky, tightly limited server')
-        .example('$0 sandbox --outage-after 20s --outage-for 1m', 'lookups answer 503 for a minute, 20 s after the start: watch a run wait, then go on')
-        .example('$0 sandbox --not-found-shape code1027 --companies 3 --daily-limit 500', 'answer as the production service may: misses as code 1027, three companies per domain, a daily limit')
-        .example('$0 sandbox --outage-after 0s --outage-kind hang', 'lookups never answer: a run gives up after --patience') as never,
+        .epilogue(
+          examplesText([
+            ['$0 sandbox --port 8080', 'serve on http://127.0.0.1:8080/v2'],
+            ['$0 sandbox --rpm 60 --latency 50-150 --fault error503=0.05', 'a slow, flaky, tightly limited server'],
+            ['$0 sandbox --outage-after 20s --outage-for 1m', 'lookups answer 503 for a minute, 20 s after the start: watch a run wait, then go on'],
+            ['$0 sandbox --not-found-shape code1027 --companies 3 --daily-limit 500', 'answer as the production service may: misses as code 1027, three companies per domain, a daily limit'],
+            ['$0 sandbox --outage-after 0s --outage-kind hang', 'lookups never answer: a run gives up after --patience'],
+          ]),
+        ) as never,
     handler: async (args) => {
-      const options: SandboxOptions = { host: args.host, port: numberOption('port', args.port) ?? 0 };
+      const options: SandboxOptions = { host: args.host, port: numberOption('port', asTyped('port', args.port)) ?? 0 };
       const numbers = { rpm: args.rpm, windowMs: args.windowMs, credits: args.credits, threshold: args.threshold, seed: args.seed, notFoundRate: args.notFoundRate, companiesPerDomain: args.companies, dailyLimit: args.dailyLimit };
       const flags = { rpm: 'rpm', windowMs: 'window-ms', credits: 'credits', threshold: 'threshold', seed: 'seed', notFoundRate: 'not-found-rate', companiesPerDomain: 'companies', dailyLimit: 'daily-limit' };
       for (const [key, raw] of Object.entries(numbers) as Array<[keyof typeof numbers, string | undefined]>) {
-        const value = numberOption(flags[key], raw);
+        const value = numberOption(flags[key], asTyped(flags[key], raw));
         if (value !== undefined) options[key] = value;
       }
       if (args.latency !== undefined) options.latencyMs = parseLatency(args.latency);
@@ -138,7 +145,7 @@ export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
       );
       await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
       await sandbox.close();
-      io.err(`Sandbox stopped after ${sandbox.stats.requests} requests.`);
+      noticeLines(io)(`the sandbox stopped after ${sandbox.stats.requests} ${sandbox.stats.requests === 1 ? 'request' : 'requests'}`);
     },
   };
 }

@@ -5,6 +5,15 @@ import type { CliIo } from './io.js';
 
 export type LineWriter = (text: string) => void;
 
+/**
+ * What a command tells its user besides its output (a warning, a notice): `lead-enrich: ` first,
+ * stamped as every stderr line is without a terminal, so that every command's lines read alike.
+ */
+export function noticeLines(io: CliIo, now: () => Date = () => new Date()): LineWriter {
+  const say = stderrLines(io, now);
+  return (text) => say(`lead-enrich: ${text}`);
+}
+
 export function stderrLines(io: CliIo, now: () => Date = () => new Date()): LineWriter {
   if (io.isTty) return (text) => io.err(text);
   return (text) => {

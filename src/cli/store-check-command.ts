@@ -1,12 +1,14 @@
 // `lead-enrich store check`: is the store sound? SQLite's integrity check over the whole file
 // (store/store-check.ts), in a worker thread so that a big store shows how long it has been read.
 // Exit 0 when sound (or when there is no store yet), 1 when damaged or not a store.
-import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { CommandModule } from 'yargs';
 import { formatDuration } from '../core/duration.js';
 import type { StoreCheck } from '../store/store-check.js';
+import { storeFileBytes } from '../store/store-stats.js';
+import { examplesText } from './help-examples.js';
 import { printJson, type CliIo } from './io.js';
+import { noticeLines } from './stderr-lines.js';
 import { count, formatBytes, storeExists, storeFileOptions, storePath, type StoreArgs } from './store-args.js';
 
 /** Stores above this size get a line saying the check reads the whole file (and, in a terminal, a clock). */
@@ -18,8 +20,12 @@ export function checkCommand(io: CliIo): CommandModule<object, StoreArgs> {
     describe: "Verify the store file (SQLite's integrity check); exit 1 when it is damaged",
     builder: (yargs) =>
       storeFileOptions(yargs)
-        .example('$0 store check', 'the default store')
-        .example('$0 store check --store ./results.sqlite --json', 'a given store file, for scripts') as never,
+        .epilogue(
+          examplesText([
+            ['$0 store check', 'the default store'],
+            ['$0 store check --store ./results.sqlite --json', 'a given store file, for scripts'],
+          ]),
+        ) as never,
     handler: async (args) => {
       const file = storePath(args);
       if (!storeExists(file)) {
@@ -27,7 +33,7 @@ export function checkCommand(io: CliIo): CommandModule<object, StoreArgs> {
         else io.out(`No result store yet at ${file}: nothing to check.\n`);
         return;
       }
-      const size = sizeOf(file);
+      const size = storeFileBytes(file);
       const result = await withClock(io, file, size, () => checkInWorker(file));
       if (!result.ok) io.setStatus(1);
       if (args.json) printJson(io, { path: file, exists: true, sizeBytes: size, ...result });
@@ -52,17 +58,6 @@ function report(file: string, size: number, result: StoreCheck): string {
   ].join('\n');
 }
 
-function sizeOf(file: string): number {
-  let size = 0;
-  for (const part of [file, `${file}-wal`]) {
-    try {
-      size += fs.statSync(part).size;
-    } catch {
-      // No WAL: nothing to add.
-    }
-  }
-  return size;
-}
 
 /** For a big store: a line saying it takes a while, and in a terminal how long it has been. */
 async function withClock<T>(io: CliIo, file: string, size: number, work: () => Promise<T>): Promise<T> {
@@ -70,7 +65,7 @@ async function withClock<T>(io: CliIo, file: string, size: number, work: () => P
   const started = Date.now();
   const line = () => `Checking ${file} (${formatBytes(size)}): reading every page, ${formatDuration(Date.now() - started)} so far`;
   if (!io.isTty) {
-    io.err(`Checking ${file} (${formatBytes(size)}): reading every page; this takes about a minute per few GiB`);
+    noticeLines(io)(`checking ${file} (${formatBytes(size)}): reading every page; this takes about a minute per few GiB`);
     return work();
   }
   process.stderr.write(line());

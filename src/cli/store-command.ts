@@ -6,6 +6,8 @@ import type { Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../api/errors.js';
 import { formatDuration, parseDuration } from '../core/duration.js';
 import type { ResultStore, ResultStoreStats } from '../store/result-store.js';
+import { examplesText } from './help-examples.js';
+import { noticeLines } from './stderr-lines.js';
 import { printJson, type CliIo } from './io.js';
 import { askOnTerminal, saidYes, type AskUser } from './ask-user.js';
 import { checkCommand } from './store-check-command.js';
@@ -88,10 +90,14 @@ function statsCommand(io: CliIo): CommandModule<object, StoreArgs> {
     describe: 'Show the size, entries by operation and service, and the oldest and newest entry',
     builder: (yargs) =>
       storeOptions(yargs)
-        .example('$0 store stats', 'the default store')
-        .example('$0 store stats --store ./results.sqlite', 'a given store file')
-        .example('$0 store stats --service https://api.example.com/v2', "one API's answers")
-        .example('$0 store stats --json | jq .entries', 'the entry count, for scripts') as never,
+        .epilogue(
+          examplesText([
+            ['$0 store stats', 'the default store'],
+            ['$0 store stats --store ./results.sqlite', 'a given store file'],
+            ['$0 store stats --service https://api.example.com/v2', "one API's answers"],
+            ['$0 store stats --json | jq .entries', 'the entry count, for scripts'],
+          ]),
+        ) as never,
     handler: async (args) => {
       const service = serviceOption(args.service);
       const file = storePath(args);
@@ -101,7 +107,11 @@ function statsCommand(io: CliIo): CommandModule<object, StoreArgs> {
         return;
       }
       // A service with no entries (never used, or a typo) is an answer too: 0 entries.
-      const stats = await withStore(file, true, (store) => store.stats(service));
+      const read = await withStore(file, true, (store) => store.stats(service));
+      // Measured once the store is closed, as `store check` measures it: the write-ahead log this
+      // command's own connection held open is not the store's size.
+      const { storeFileBytes } = await import('../store/store-stats.js');
+      const stats = { ...read, sizeBytes: storeFileBytes(file) };
       if (args.json) printJson(io, statsJson(stats, file, service));
       else io.out(formatStoreStats(stats, Date.now(), service));
     },
@@ -120,9 +130,13 @@ function pruneCommand(io: CliIo): CommandModule<object, PruneArgs> {
           demandOption: true,
           describe: 'remove entries fetched longer ago than this: 30d, 12h, 1d12h... (units ms, s, m, h, d, w)',
         })
-        .example('$0 store prune --older-than 30d', 'forget answers older than 30 days')
-        .example('$0 store prune --older-than 12h --store ./results.sqlite', 'the same for 12 hours, in a given store file')
-        .example('$0 store prune --older-than 7d --service sandbox', "only the sandbox's answers") as never,
+        .epilogue(
+          examplesText([
+            ['$0 store prune --older-than 30d', 'forget answers older than 30 days'],
+            ['$0 store prune --older-than 12h --store ./results.sqlite', 'the same for 12 hours, in a given store file'],
+            ['$0 store prune --older-than 7d --service sandbox', "only the sandbox's answers"],
+          ]),
+        ) as never,
     handler: async (args) => {
       // The duration and the service are checked before the store is touched: a typo changes nothing.
       const olderThanMs = parseDuration(String(args.olderThan), '--older-than');
@@ -172,9 +186,13 @@ function clearCommand(io: CliIo, ask: AskUser): CommandModule<object, ClearArgs>
     builder: (yargs) =>
       storeOptions(yargs)
         .option('yes', { alias: 'y', type: 'boolean', describe: 'do not ask: needed where there is no terminal to ask in' })
-        .example('$0 store clear', 'empty the default store (asks first)')
-        .example('$0 store clear --yes --store ./results.sqlite', 'empty a given store file, from a script')
-        .example('$0 store clear --service sandbox --yes', "forget only the sandbox's answers") as never,
+        .epilogue(
+          examplesText([
+            ['$0 store clear', 'empty the default store (asks first)'],
+            ['$0 store clear --yes --store ./results.sqlite', 'empty a given store file, from a script'],
+            ['$0 store clear --service sandbox --yes', "forget only the sandbox's answers"],
+          ]),
+        ) as never,
     handler: async (args) => {
       const service = serviceOption(args.service);
       const file = storePath(args);
@@ -186,7 +204,7 @@ function clearCommand(io: CliIo, ask: AskUser): CommandModule<object, ClearArgs>
       }
       const entries = await withStore(file, true, (store) => store.stats(service).entries);
       if (entries > 0 && !(await confirmClear(args, ask, file, entries, service))) {
-        io.err(`Not confirmed: nothing was deleted from ${file}.`);
+        noticeLines(io)(`not confirmed: nothing was deleted from ${file}`);
         io.setStatus(1);
         return;
       }
@@ -211,11 +229,15 @@ export function storeCommand(io: CliIo, ask: AskUser = askOnTerminal): CommandMo
         .command(exportCommand(io))
         .command(showCommand(io))
         .demandCommand(1, 'Name a store command: stats, prune, clear, check, export or show')
-        .example('$0 store stats', 'what the store holds')
-        .example('$0 store prune --older-than 30d', 'forget answers older than 30 days')
-        .example('$0 store clear --yes --store ./results.sqlite', 'empty a given store file')
-        .example('$0 store check', 'verify the store file')
-        .example('$0 store export > answers.jsonl', 'every answer paid for, one JSON object a line')
+        .epilogue(
+          examplesText([
+            ['$0 store stats', 'what the store holds'],
+            ['$0 store prune --older-than 30d', 'forget answers older than 30 days'],
+            ['$0 store clear --yes --store ./results.sqlite', 'empty a given store file'],
+            ['$0 store check', 'verify the store file'],
+            ['$0 store export > answers.jsonl', 'every answer paid for, one JSON object a line'],
+          ]),
+        )
         .epilogue(
           'The store is --store PATH, else $LEAD_ENRICH_STORE, else results.sqlite in the per-user cache directory. ' +
             'Runs with --sandbox keep their answers in results.sandbox.sqlite beside it (--sandbox here), never in it.',

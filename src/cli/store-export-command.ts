@@ -1,6 +1,7 @@
 // `lead-enrich store export` and `store show KEY`: the answers paid for, out of the store. Export
 // writes every entry to stdout, one per line (JSON Lines, or CSV), read one at a time from the
 // store; show prints what is stored for one key, normalized as a run would normalize it.
+import { examplesText } from './help-examples.js';
 import type { CommandModule } from 'yargs';
 import { ConfigError } from '../api/errors.js';
 import { printJson, type CliIo } from './io.js';
@@ -34,8 +35,12 @@ export function exportCommand(io: CliIo): CommandModule<object, ExportArgs> {
     builder: (yargs) =>
       storeOptions(yargs)
         .option('format', { type: 'string', requiresArg: true, describe: 'jsonl (one JSON object a line) or csv (the answer as JSON text in its cell)', defaultDescription: 'jsonl' })
-        .example('$0 store export > answers.jsonl', 'every answer paid for, as JSON Lines')
-        .example('$0 store export --format csv --sandbox > sandbox-answers.csv', "the sandbox's answers as CSV") as never,
+        .epilogue(
+          examplesText([
+            ['$0 store export > answers.jsonl', 'every answer paid for, as JSON Lines'],
+            ['$0 store export --format csv --sandbox > sandbox-answers.csv', "the sandbox's answers as CSV"],
+          ]),
+        ) as never,
     handler: async (args) => {
       const format = args.format ?? 'jsonl';
       if (format !== 'jsonl' && format !== 'csv') throw new ConfigError(`Invalid option --format: must be jsonl or csv, got '${format}'`);
@@ -72,7 +77,7 @@ export function showCommand(io: CliIo): CommandModule<object, ShowArgs> {
     builder: (yargs) =>
       storeOptions(yargs)
         .positional('key', { type: 'string', demandOption: true, describe: 'an email address, a profile URL or a domain' })
-        .example('$0 store show Person.0@Company0.com', 'what the store holds for person.0@company0.com (the key as a run normalizes it)') as never,
+        .epilogue(examplesText([['$0 store show Person.0@Company0.com', 'what the store holds for person.0@company0.com (the key as a run normalizes it)']])) as never,
     handler: async (args) => {
       const service = serviceOption(args.service);
       const file = storePath(args);

@@ -6,8 +6,7 @@ import { styleText } from 'node:util';
 import { formatDuration } from '../core/duration.js';
 import { exitStatusOf } from '../run/exit-status.js';
 import type { EnrichSummary } from '../run/summary.js';
-import { formatRate } from './progress-line.js';
-import { rowsPerSecond } from './progress-model.js';
+import { formatRate, rowsWord } from './progress-line.js';
 
 
 export type Tone = 'good' | 'warn' | 'bad';
@@ -37,9 +36,9 @@ export function outcomeOf(s: EnrichSummary): { tone: Tone; text: string } {
   const see = s.errorsFile ? `; see ${s.errorsFile}` : '';
   switch (status) {
     case 0:
-      return { tone: 'good', text: `Done: ${s.rows} rows (exit 0).` };
+      return { tone: 'good', text: `Done: ${rowsWord(s.rows)} (exit 0).` };
     case 5:
-      return { tone: 'warn', text: `Done: ${s.status.error} rows hold keys that are malformed or refused by the API (exit 5)${see}.` };
+      return { tone: 'warn', text: `Done: ${rowsWord(s.status.error)} ${s.status.error === 1 ? 'holds a key that is' : 'hold keys that are'} malformed or refused by the API (exit 5)${see}.` };
     case 3:
       return { tone: 'warn', text: `Stopped early ${STOPPED_AT[s.stoppedBy ?? 'credits'] ?? 'at the credit reserve'} (exit 3).` };
     case 4:
@@ -49,14 +48,26 @@ export function outcomeOf(s: EnrichSummary): { tone: Tone; text: string } {
     default:
       if (s.stoppedBy === 'api_unavailable') return { tone: 'bad', text: 'Stopped: the API stayed unavailable (exit 2).' };
       if (s.stoppedBy === 'redis') return { tone: 'bad', text: 'Stopped: Redis was lost (exit 2).' };
-      return { tone: 'bad', text: `Finished with ${s.status.error} rows in error (exit 2)${see}.` };
+      return { tone: 'bad', text: `Finished with ${rowsWord(s.status.error)} in error (exit 2)${see}.` };
   }
 }
 
-/** "Time: 4m 12s (2400 rows looked up at 9.5 rows/s)": the rate of the lookups over the time they took. */
+/**
+ * "Time: 4m 12s (2400 rows looked up in 4m 10s, 9.6 rows/s)": the rate of the lookups over the
+ * time they took. Under a second of looking up there is no rate worth giving (a few answers in
+ * 3 ms are no thousand a second), and a rate over a floored second would contradict the time beside it.
+ */
 function timeLine(s: EnrichSummary): string {
-  const rate = s.rowsLookedUp > 0 ? `${s.rowsLookedUp} rows looked up in ${formatDuration(s.lookupMs)}, ${formatRate(rowsPerSecond(s.rowsLookedUp, s.lookupMs))}` : 'no row looked up';
-  return `Time: ${formatDuration(s.elapsedMs)} (${rate})`;
+  const rate = s.lookupMs >= 1000 ? `, ${formatRate((s.rowsLookedUp * 1000) / s.lookupMs)}` : '';
+  const looked = s.rowsLookedUp > 0 ? `${rowsWord(s.rowsLookedUp)} looked up in ${formatDuration(s.lookupMs)}${rate}` : 'no row looked up';
+  return `Time: ${formatDuration(s.elapsedMs)} (${looked})`;
+}
+
+/** The error codes ("server_error 12"), apart from the reasons rows were skipped for ("complete 246"): those are no errors. */
+function codesOf(s: EnrichSummary): { errors: string; skipped: string } {
+  const skipped = s.skipReasons ?? {};
+  const list = (entries: Array<[string, number]>) => entries.filter(([, n]) => n > 0).map(([code, n]) => `${code} ${n}`).join(', ');
+  return { errors: list(Object.entries(s.errorCodes).map(([code, n]) => [code, n - (skipped[code] ?? 0)])), skipped: list(Object.entries(skipped)) };
 }
 
 /** One line, for `-q` runs that did not exit 0: what happened and where to look. */
@@ -72,10 +83,11 @@ export function oneLineSummary(s: EnrichSummary): string {
             ? 'Redis was lost'
             : s.stoppedBy === 'api_unavailable'
               ? `the API stayed unavailable past --patience (${formatDuration(s.patienceMs)})`
-              : `${s.status.error} rows are errors`;
-  const codes = Object.entries(s.errorCodes).map(([code, n]) => `${code} ${n}`).join(', ');
+              : `${rowsWord(s.status.error)} ${s.status.error === 1 ? 'is an error' : 'are errors'}`;
+  const { errors, skipped } = codesOf(s);
+  const codes = [errors, skipped && `skipped: ${skipped}`].filter(Boolean).join('; ');
   const where = s.errorsFile ? `; see ${s.errorsFile}` : '';
-  return `${why}: ${s.rows} rows (found ${s.status.found}, not found ${s.status.not_found}, errors ${s.status.error}, skipped ${s.status.skipped})${codes ? `; ${codes}` : ''}${where}`;
+  return `${why}: ${rowsWord(s.rows)} (found ${s.status.found}, not found ${s.status.not_found}, errors ${s.status.error}, skipped ${s.status.skipped})${codes ? `; ${codes}` : ''}${where}`;
 }
 
 export function formatSummary(s: EnrichSummary, paint: Paint = noPaint): string {
@@ -98,8 +110,9 @@ export function formatSummary(s: EnrichSummary, paint: Paint = noPaint): string 
   ];
   const fill = fillLine(s);
   if (fill) lines.push(fill);
-  const codes = Object.entries(s.errorCodes);
-  if (codes.length > 0) lines.push(`Error codes: ${codes.map(([code, n]) => `${code} ${n}`).join(', ')}`);
+  const codes = codesOf(s);
+  if (codes.errors) lines.push(`Error codes: ${codes.errors}`);
+  if (codes.skipped) lines.push(`Skipped (not errors): ${codes.skipped}`);
   if (s.foundBy && Object.keys(s.foundBy).length > 1) lines.push(`Found by: ${Object.entries(s.foundBy).map(([kind, n]) => `${kind} ${n}`).join(', ')}`);
   if (s.invalidUtf8Cells > 0) lines.push(`Input cells with bytes that are not UTF-8 (copied unchanged): ${s.invalidUtf8Cells}`);
   if (s.partial) lines.push(`Partial: --limit ${s.limit}: the outputs hold the first ${s.limit} data rows of the input only`);
@@ -134,6 +147,6 @@ function fillLine(s: EnrichSummary): string | undefined {
   if (rates.length === 0 && filled.length === 0) return undefined;
   const found = s.status.found;
   const share = (n: number) => (found > 0 ? `${Math.round((100 * n) / found)} %` : '-');
-  const parts = rates.length ? `Fill rate of the ${found} rows found: ${rates.map(([name, n]) => `${name} ${share(n)}`).join(', ')}` : 'Fill rate: no column an answer fills';
+  const parts = rates.length ? `Fill rate of the ${found === 1 ? 'row' : `${found} rows`} found: ${rates.map(([name, n]) => `${name} ${share(n)}`).join(', ')}` : 'Fill rate: no column an answer fills';
   return filled.length ? `${parts}; cells filled: ${filled.map(([column, n]) => `${column} ${n}`).join(', ')}` : parts;
 }

@@ -2,6 +2,7 @@
 // client: the real service, or an embedded sandbox started in-process on 127.0.0.1.
 import type { Argv } from 'yargs';
 import type { LeadClient } from '../lookup/lead-client.js';
+import { asTyped } from './number-flags.js';
 import { requireTarget, resolveConfig, type ResolvedConfig } from '../options/config-file.js';
 import type { Sandbox } from '../sandbox/server.js';
 import { readOption } from '../options/option-table.js';
@@ -25,7 +26,7 @@ export function targetOptions<T>(yargs: Argv<T>) {
     })
     // A string, not yargs' number: 'abc' would become NaN and reach got as a timeout (a
     // misleading "Network failure"); positiveInteger below names the option and shows 'abc'.
-    .option('request-timeout', { type: 'string', describe: 'Per-request timeout in ms (default 30000)', requiresArg: true });
+    .option('request-timeout', { type: 'number', describe: 'Per-request timeout in ms (default 30000)', requiresArg: true });
 }
 
 export interface Target {
@@ -44,7 +45,7 @@ export interface Target {
 }
 
 export async function openTarget(args: TargetArgs, warn: (line: string) => void): Promise<Target> {
-  const requestTimeout = readOption('timeoutMs', args.requestTimeout, 'flag');
+  const requestTimeout = readOption('timeoutMs', asTyped('request-timeout', args.requestTimeout), 'flag');
   const config = resolveConfig({ configPath: args.config, baseUrlFlag: args.baseUrl, warn });
   const timeoutMs = requestTimeout ?? config.file.timeoutMs;
   let sandbox: Sandbox | undefined;

@@ -20,6 +20,11 @@ const MISSING: Record<string, string> = {
   whois: 'Give the domain: lead-enrich whois acme.com',
 };
 
+/** What a required option is for, with an example, when yargs says it is missing. */
+const REQUIRED_OPTION: Record<string, string> = {
+  'older-than': 'say how old the answers to delete are: lead-enrich store prune --older-than 90d',
+};
+
 /** Whether `name` was typed as an option (`--name`, `--name=x`, `--no-name`, `-n`, `-xn`). */
 function typedAsOption(name: string, argv: readonly string[]): boolean {
   return argv.some(
@@ -81,10 +86,35 @@ function commandTyped(argv: readonly string[]): string | undefined {
   return argv.find((token) => Object.hasOwn(MISSING, token));
 }
 
+/** "a, b or c". */
+function either(words: readonly string[]): string {
+  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
+}
+
+/** yargs' "Invalid values: Argument: kind, Given: "phone", Choices: ..." as the rule and what was given. */
+function invalidChoice(text: string, argv: readonly string[]): string | undefined {
+  const match = /^Invalid values:\s*Argument: ([^,]+), Given: (.*?), Choices: (.*)$/s.exec(text.trim());
+  if (!match) return undefined;
+  const [, name, given, choices] = match as unknown as [string, string, string, string];
+  const words = [...choices.matchAll(/"([^"]*)"/g)].map((m) => m[1]!);
+  const got = given.replace(/^"|"$/g, '');
+  return `Invalid ${typedAsOption(name, argv) ? `option ${flag(name)}` : `<${name}>`}: must be ${either(words)}, got '${got}'`;
+}
+
+/** yargs' "Missing required argument: older-than": the option named as typed, and what it is for. */
+function missingOption(text: string): string | undefined {
+  const match = /^Missing required arguments?: (.*)$/s.exec(text.trim());
+  if (!match) return undefined;
+  const names = match[1]!.split(', ').map((name) => name.trim());
+  return names.map((name) => `Missing option ${flag(name)}${REQUIRED_OPTION[name] ? `: ${REQUIRED_OPTION[name]}` : ''}`).join('; ');
+}
+
 /** yargs' message as the line lead-enrich prints (main.ts adds the --help hint unless it ends in '?'). */
 export function usageMessage(text: string, argv: readonly string[], context?: UsageContext): string {
   const unknown = /^Unknown arguments?: (.*)$/s.exec(text.trim());
   if (unknown) return unknownSaid(unknownNames(unknown[1]!), argv, context);
+  const reworded = invalidChoice(text, argv) ?? missingOption(text);
+  if (reworded) return reworded;
   if (/^Not enough non-option arguments/.test(text)) {
     const command = commandTyped(argv);
     if (command) return MISSING[command]!;

@@ -48,5 +48,7 @@ export interface FinishedRow {
   filled?: Map<number, string> | undefined;
   errorCode?: string | undefined;
   errorMessage?: string | undefined;
+  /** An `error` the store answered (a key refused before): no request of this run made it. */
+  stored?: true | undefined;
 }
 

@@ -99,7 +99,7 @@ export class BatchLookups {
    */
   #tryFrom(p: KeyedRow, i: number): FinishedRow | Promise<FinishedRow> {
     const attempt = i === 0 ? p.first : p.rest![i - 1]!;
-    const outcome = this.#options.lookups.resolve(opOf(attempt.target), attempt.key);
+    const outcome = this.#options.lookups.resolve(opOf(attempt.target), attempt.key, i > 0);
     const passesOn = (o: LookupOutcome) => o.kind === 'not_found' || (o.kind === 'error' && o.code === 'bad_request');
     const settle = (o: LookupOutcome): FinishedRow | Promise<FinishedRow> => {
       if (!passesOn(o) || i >= (p.rest?.length ?? 0)) return this.#finish(p, attempt, o);
@@ -131,7 +131,7 @@ export class BatchLookups {
     });
     const domain = domains.mx ?? domains.whois;
     const company = domains.company;
-    const ask = (extra: Extra) => (domains[extra] === undefined ? undefined : lookups.resolve(extra === 'company' ? 'lookup_domain' : extra, domains[extra]));
+    const ask = (extra: Extra) => (domains[extra] === undefined ? undefined : lookups.resolve(extra === 'company' ? 'lookup_domain' : extra, domains[extra], true));
     const [mx, whois, firm] = await Promise.all([ask('mx'), ask('whois'), ask('company')]);
     base.extraBilling = { ...(mx ? { mx: mx.billing } : {}), ...(whois ? { whois: whois.billing } : {}), ...(firm ? { company: firm.billing } : extras.includes('company') ? { company: 'none' as const } : {}) };
     if (extras.includes('company')) base.companyStatus = firm?.kind ?? 'skipped';
@@ -167,7 +167,7 @@ function unplanned(cells: string[], row: number, planned: { kind: 'invalid' | 'n
 function finished(cells: string[], row: number, outcome: LookupOutcome, data: RowData): FinishedRow {
   return isAnswered(outcome)
     ? { row, cells, status: outcome.kind, billing: outcome.billing, data, cellsRecord: outcome.cellsRecord }
-    : { row, cells, status: outcome.kind, billing: 'none', data, errorCode: outcome.code, errorMessage: outcome.message };
+    : { row, cells, status: outcome.kind, billing: 'none', data, errorCode: outcome.code, errorMessage: outcome.message, ...(outcome.stored ? { stored: true } : {}) };
 }
 
 function leadOf(outcome: LookupOutcome): Lead | CompanyLead | undefined {

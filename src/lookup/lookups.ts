@@ -19,8 +19,8 @@ export interface LookupDeps {
   maxAgeMs: number;
   /** Ignore answers from earlier runs (but still share answers within this run). */
   refresh: boolean;
-  /** A lookup down the request path (RequestPath.lookup): resolves with the answer's data. */
-  send(op: BillableOperation, key: string): Promise<unknown>;
+  /** A lookup down the request path (RequestPath.lookup): resolves with the answer's data; `soon`: it finishes a row already begun. */
+  send(op: BillableOperation, key: string, soon?: boolean): Promise<unknown>;
   credits: CreditAccount;
   stop: StopControl;
   /** Claims on keys in flight, shared with other runs on the store or (--redis) other workers. */
@@ -55,7 +55,7 @@ export class Lookups {
           refresh: deps.refresh,
           pollMs: deps.claimPollMs ?? 100,
           keep: (op, key, answer) => this.#keepReceived(op, key, answer),
-          fetch: (op, key) => this.#fetch(op, key),
+          fetch: (op, key, soon) => this.#fetch(op, key, soon),
         })
       : undefined;
   }
@@ -90,7 +90,7 @@ export class Lookups {
     const batch = this.#prefetched.get(op);
     const stored = batch?.keys.has(key) ? batch.answers.get(key) : store.get(service, op, key, maxAgeMs);
     if (!stored || (refresh && stored.runId !== runId)) return undefined;
-    if (stored.refused !== undefined) return refusedOutcome(stored.refused);
+    if (stored.refused !== undefined) return { ...refusedOutcome(stored.refused), stored: true };
     return {
       kind: stored.found ? 'found' : 'not_found',
       data: stored.data,
@@ -99,8 +99,11 @@ export class Lookups {
     };
   }
 
-  /** Resolves one key: from the store, from a request already in flight, or from the API. */
-  resolve(op: BillableOperation, key: string): LookupOutcome | Promise<LookupOutcome> {
+  /**
+   * Resolves one key: from the store, from a request already in flight, or from the API. `soon`:
+   * the lookup finishes a row already begun (queued ahead of the first lookups of new rows).
+   */
+  resolve(op: BillableOperation, key: string, soon = false): LookupOutcome | Promise<LookupOutcome> {
     const known = this.known(op, key);
     if (known) return known;
     const id = `${op}\u0000${key}`;
@@ -108,14 +111,14 @@ export class Lookups {
     if (pending) return pending.then(asDuplicate);
     const refused = this.#deps.stop.refusal();
     if (refused) return refused;
-    const request = (this.#shared ? this.#shared.resolve(op, key) : this.#fetch(op, key)).finally(() => this.#inFlight.delete(id));
+    const request = (this.#shared ? this.#shared.resolve(op, key, soon) : this.#fetch(op, key, soon)).finally(() => this.#inFlight.delete(id));
     this.#inFlight.set(id, request);
     return request;
   }
 
-  async #fetch(op: BillableOperation, key: string): Promise<LookupOutcome> {
+  async #fetch(op: BillableOperation, key: string, soon = false): Promise<LookupOutcome> {
     try {
-      const data = await this.#deps.send(op, key);
+      const data = await this.#deps.send(op, key, soon);
       const found = foundIn(op, data);
       this.#keepReceived(op, key, { found, data });
       return { kind: found ? 'found' : 'not_found', data, billing: found ? 'charged' : 'free' };

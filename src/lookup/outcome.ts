@@ -20,6 +20,8 @@ export interface Unanswered {
   code: string;
   message: string;
   billing: 'none';
+  /** The answer (a refusal) was kept by an earlier run or another worker: no request of this run made it. */
+  stored?: true | undefined;
 }
 export type LookupOutcome = Answered | Unanswered;
 

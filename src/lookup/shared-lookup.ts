@@ -18,7 +18,7 @@ export interface SharedLookupDeps {
   /** Keeps an answer in the local store. */
   keep(op: BillableOperation, key: string, answer: KeptAnswer): void;
   /** Fetches from the API (the request path). */
-  fetch(op: BillableOperation, key: string): Promise<LookupOutcome>;
+  fetch(op: BillableOperation, key: string, soon: boolean): Promise<LookupOutcome>;
 }
 
 export class SharedLookup {
@@ -40,11 +40,11 @@ export class SharedLookup {
 
   #reuse(op: BillableOperation, key: string, shared: ClaimedAnswer): LookupOutcome {
     this.#deps.keep(op, key, shared);
-    if (shared.refused !== undefined) return refusedOutcome(shared.refused);
+    if (shared.refused !== undefined) return { ...refusedOutcome(shared.refused), stored: true };
     return { kind: shared.found ? 'found' : 'not_found', data: shared.data, billing: 'duplicate' };
   }
 
-  async resolve(op: BillableOperation, key: string): Promise<LookupOutcome> {
+  async resolve(op: BillableOperation, key: string, soon = false): Promise<LookupOutcome> {
     const { claims, signal } = this.#deps;
     try {
       // The store was asked just before (Lookups.known): claim first, and look for an answer
@@ -66,12 +66,12 @@ export class SharedLookup {
       const lost = claims.fail(error);
       return { kind: 'error', code: lost.code, message: lost.message, billing: 'none' };
     }
-    return this.#fetchAndShare(op, key);
+    return this.#fetchAndShare(op, key, soon);
   }
 
-  async #fetchAndShare(op: BillableOperation, key: string): Promise<LookupOutcome> {
+  async #fetchAndShare(op: BillableOperation, key: string, soon: boolean): Promise<LookupOutcome> {
     const { claims } = this.#deps;
-    const outcome = await this.#deps.fetch(op, key);
+    const outcome = await this.#deps.fetch(op, key, soon);
     try {
       if (outcome.kind === 'found' || outcome.kind === 'not_found') {
         await claims.answered(op, key, { found: outcome.kind === 'found', data: outcome.data, fetchedAt: Date.now() });

@@ -93,7 +93,7 @@ export function readConfigFile(configPath: string, warn: (line: string) => void 
     config[key] = readOption(key as OptionName, value, { configFile: configPath });
   }
   const readers = typeof config.token === 'string' ? otherReaders(file) : undefined;
-  if (readers) warn(`Warning: ${configPath} holds a token and is readable by other users (${readers}); run: chmod 600 ${configPath}`);
+  if (readers) warn(`the config file ${configPath} holds a token and is readable by other users (${readers}); run: chmod 600 ${configPath}`);
   return config as FileConfig;
 }
 
@@ -115,7 +115,7 @@ function otherReaders(file: string): string | undefined {
 function readTokenFile(tokenFile: string, configPath: string | undefined, warn: ((line: string) => void) | undefined): string {
   const resolved = path.resolve(configPath ? path.dirname(expandHome(configPath)) : process.cwd(), expandHome(tokenFile));
   const readers = otherReaders(resolved);
-  if (readers) warn?.(`Warning: the tokenFile ${resolved} is readable by other users (${readers}); run: chmod 600 ${resolved}`);
+  if (readers) warn?.(`the tokenFile ${resolved} is readable by other users (${readers}); run: chmod 600 ${resolved}`);
   let text: string;
   try {
     text = fs.readFileSync(resolved, 'utf8');
@@ -149,6 +149,9 @@ export function resolveConfig(sources: ConfigSources): ResolvedConfig {
   return { file, baseUrl, token, tokenSource };
 }
 
+/** Shorter than this, a token cannot be the API's. */
+export const MIN_TOKEN_LENGTH = 16;
+
 /** Errors for a missing target, worded for the command line. */
 export function requireTarget(config: ResolvedConfig): { baseUrl: string; token: string } {
   if (!config.baseUrl) {
@@ -158,6 +161,13 @@ export function requireTarget(config: ResolvedConfig): { baseUrl: string; token:
   }
   if (!config.token) {
     throw new ConfigError('No API token: set LEAD_API_TOKEN, or "token" / "tokenFile" in the --config file (or try --sandbox)');
+  }
+  // A token this short is a placeholder or a typo, never a real one: said before any request (and
+  // masking it in messages would mask every letter it shares with them).
+  if (config.token.length < MIN_TOKEN_LENGTH) {
+    throw new ConfigError(
+      `The API token from ${config.tokenSource ?? 'the configuration'} is ${config.token.length} ${config.token.length === 1 ? 'character' : 'characters'} long: a real token has at least ${MIN_TOKEN_LENGTH}; set the token the Lead Lookup API gave you (or try --sandbox)`,
+    );
   }
   return { baseUrl: config.baseUrl, token: config.token };
 }

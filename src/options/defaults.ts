@@ -27,8 +27,13 @@ export const DEFAULTS = {
   reorderWindow: 4096,
   /** Rows allowed to wait for the network, at least (else twice the gate's concurrency). */
   minWaitingRows: 64,
-  /** Latency assumed until requests measure it. */
-  latencyGuessMs: 1 * SECOND,
+  /**
+   * Latency assumed until requests measure it. The gate grants twice this much of requests ahead
+   * of their turn, and a row's --with lookup queues behind them: at a second, a run with --with
+   * wrote its first row two seconds after the first answer; half a second still covers the
+   * latency of a real API at full rate until 16 answers measure it.
+   */
+  latencyGuessMs: SECOND / 2,
   /** Automatic concurrency never goes above this (sockets are not free); --concurrency may. */
   maxAutoConcurrency: 256,
   /**

@@ -51,6 +51,11 @@ function identify(file: NamedFile & { path: string }): Identity {
   return { file, realPath: realPathOf(file.path), inode };
 }
 
+/** How a message names a file: by its option, the input in words (not the usage's `<input>`). */
+function said(file: NamedFile): string {
+  return file.option === '<input>' ? 'the input' : file.option;
+}
+
 /** Throws a ConfigError naming both options when two of `files` are the same file. */
 export function assertDistinctFiles(files: NamedFile[]): void {
   const named = files.filter((file): file is NamedFile & { path: string } => file.path !== undefined && file.path !== '-' && file.path !== IN_MEMORY);
@@ -59,7 +64,7 @@ export function assertDistinctFiles(files: NamedFile[]): void {
     const identity = identify(file);
     const same = seen.find((other) => other.realPath === identity.realPath || (identity.inode !== undefined && other.inode === identity.inode));
     if (same) {
-      throw new ConfigError(`${file.option} would overwrite ${same.file.option} (${same.file.path}): choose another path`);
+      throw new ConfigError(`${said(file)} would overwrite ${said(same.file)} (${same.file.path}): choose another path`);
     }
     seen.push(identity);
   }

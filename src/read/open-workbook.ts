@@ -219,3 +219,13 @@ function workbookSource(input: string, sheet: OpenedSheet, first: SheetRow[], he
     workbook: { file: input, part: sheet.part, row: (cells) => typed.get(cells)?.number },
   };
 }
+
+/** The names of a workbook's sheets, in order (shell completion of --sheet). */
+export async function sheetNamesOf(input: string): Promise<string[]> {
+  try {
+    const parts = await workbookParts(await WorkbookZip.open(input), { input, limits: WORKBOOK_LIMITS });
+    return parts.sheets.map((sheet) => sheet.name);
+  } catch (error) {
+    throw workbookFailure(input, error);
+  }
+}

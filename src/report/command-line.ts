@@ -1,6 +1,7 @@
 // The command line as the report shows it: quoted where a shell would need it, and with any
 // password in a URL (`--redis redis://:pw@host`, a proxy) masked. The token is never an argument
 // (LEAD_API_TOKEN or the config file), but a value equal to it is masked too, should one be.
+import { maskToken } from '../api/mask-token.js';
 
 const SAFE = /^[\w@%+=:,./-]+$/;
 
@@ -11,7 +12,7 @@ function quoted(arg: string): string {
 /** `user:password@` in any URL of the argument becomes `user:***@`. */
 function masked(arg: string, secrets: readonly string[]): string {
   let text = arg.replace(/(\/\/[^/:@\s]*:)[^/@\s]*@/g, '$1***@');
-  for (const secret of secrets) if (secret.length >= 4) text = text.split(secret).join('***');
+  for (const secret of secrets) text = maskToken(text, secret);
   return text;
 }
 

@@ -43,14 +43,20 @@ function tiles(r: RunReport): string {
 function outcome(r: RunReport): string {
   const cls = r.exitStatus === 0 ? 'ok' : r.exitStatus === 5 ? '' : 'bad';
   const stopped = r.stoppedBy ? `<p>${esc(STOPPED[r.stoppedBy] ?? `Stopped early: ${r.stoppedBy}.`)}</p>` : '';
-  return `<section class="notice ${cls}"><h2>Exit status ${r.exitStatus}</h2><p>${esc(EXIT_MEANING[r.exitStatus] ?? '')}.</p>${stopped}</section>`;
+  // The outcome in words is the headline; the exit status (for whoever runs it in cron) comes after.
+  return `<section class="notice ${cls}"><h2>${esc(r.outcome)}</h2>${stopped}<p class="muted">Exit status ${r.exitStatus}: ${esc(EXIT_MEANING[r.exitStatus] ?? '')}.</p></section>`;
 }
 
 function rowsSection(r: RunReport): string {
   const statuses = (Object.entries(r.rows.byStatus) as Array<[string, number]>).map(([s, n]) => [esc(s), num(n), pct(r.rows.total ? n / r.rows.total : null)]);
-  const codes = Object.entries(r.rows.byErrorCode).map(([code, n]) => [`<code>${esc(code)}</code>`, num(n)]);
+  // A skipped row (no key, already complete, the reserve) is no error: its code is listed as a reason.
+  const skipped = r.rows.bySkipReason ?? {};
+  const codes = Object.entries(r.rows.byErrorCode).flatMap(([code, n]) => {
+    const skips = skipped[code] ?? 0;
+    return [...(n > skips ? [[`<code>${esc(code)}</code>`, 'error', num(n - skips)]] : []), ...(skips > 0 ? [[`<code>${esc(code)}</code>`, 'skipped (not an error)', num(skips)]] : [])];
+  });
   return `<div class="cols"><section><h2>Rows by status</h2>${table(['status', 'rows', 'share'], statuses, new Set([1, 2]))}</section>
-<section><h2>Rows by error code</h2>${codes.length ? table(['error_code', 'rows'], codes, new Set([1])) : '<p class="muted">No row in error or skipped.</p>'}</section></div>`;
+<section><h2>Rows in error or skipped, by code</h2>${codes.length ? table(['error_code', 'status', 'rows'], codes, new Set([2])) : '<p class="muted">No row in error or skipped.</p>'}</section></div>`;
 }
 
 function matchSection(r: RunReport): string {
@@ -66,7 +72,7 @@ function fillSection(r: RunReport): string {
   const filled = r.filledCells.length
     ? `<h2>Cells filled (--fill)</h2>${table(['input column', 'from', 'cells filled'], r.filledCells.map((c) => [esc(c.column), esc(c.fields.join(', then ')), num(c.filled)]), new Set([2]))}`
     : '';
-  return `<section><h2>Fill rate per added column</h2><p class="muted">Of the ${num(f.foundRows)} rows found, the share holding a value in each column.</p>${body}${filled}</section>`;
+  return `<section><h2>Fill rate per added column</h2><p class="muted">Of the ${f.foundRows === 1 ? 'row' : `${num(f.foundRows)} rows`} found, the share holding a value in each column.</p>${body}${filled}</section>`;
 }
 
 function withSection(r: RunReport): string {
@@ -101,7 +107,12 @@ function requestsSection(r: RunReport): string {
     NUMERIC_1_TO_9,
   );
   const chart = q.total > 0 ? timelineChart(r.rate) : '<p class="muted">No lookup request was sent.</p>';
-  return `<section><h2>Requests per ${esc(per)}</h2>${figures}${chart}</section>`;
+  // A run shorter than a window: its one bar is a rate over the seconds it sent, not a count of a minute.
+  const only = r.rate.perWindow.length === 1 ? r.rate.perWindow[0] : undefined;
+  const note = only && only.spanMs > 0 && only.spanMs < r.rate.bucketMs
+    ? `<p class="muted">The run sent its ${num(only.requests)} requests in ${esc(duration(only.spanMs))}: the rate is of that time, as requests per ${esc(per)}.</p>`
+    : '';
+  return `<section><h2>Requests per ${esc(per)}</h2>${figures}${note}${chart}</section>`;
 }
 
 function runSection(r: RunReport): string {

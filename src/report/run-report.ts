@@ -20,12 +20,17 @@ export interface RunReport {
   exitStatus: number;
   /** Why lookups stopped early: credits, interrupt, max_errors, api_unavailable, redis; null when they did not. */
   stoppedBy: string | null;
+  /** Absolute paths (the input as typed when it was stdin or a stream). */
   files: { input: string; output: string | null; errors: string | null };
+  /** The outcome in words, for a reader who does not know exit statuses. */
+  outcome: string;
   rows: {
     total: number;
     byStatus: Record<Status, number>;
     /** The sidecar's error_code, for the rows in error or skipped. */
     byErrorCode: Record<string, number>;
+    /** Of those, the skipped rows' codes (no_key, complete, credit_reserve, ...): reasons, not errors. */
+    bySkipReason: Record<string, number>;
   };
   /** found ÷ looked up, where looked up = rows with an answer (found or not_found). */
   matchRate: {
@@ -54,8 +59,9 @@ export interface RunReport {
     used: number;
     /** Lookup requests per bucket of `bucketMs` (one window; more for a run of very many windows), from the start. */
     bucketMs: number;
-    perWindow: Array<{ startMs: number; requests: number }>;
-    /** The most requests in one bucket, as requests per window. */
+    /** `spanMs`: how long of the bucket requests were sent (less than a bucket at the run's start and end). */
+    perWindow: Array<{ startMs: number; requests: number; spanMs: number }>;
+    /** The most requests in one bucket, as requests per window, over the time of it requests were sent. */
     peak: number;
   };
 }

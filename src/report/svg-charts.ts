@@ -2,6 +2,7 @@
 // and the requests per rate window over the run against the account's limit. Colours come from the
 // page's CSS (classes), so the charts follow its light and dark schemes and print.
 import { duration, esc, num, pct } from './html-text.js';
+import { perWindowRate } from './window-rate.js';
 
 /** A horizontal bar per column: its share of the found rows holding a value. */
 export function fillRateChart(columns: ReadonlyArray<{ column: string; filled: number; rate: number | null }>): string {
@@ -27,7 +28,7 @@ export interface TimelineFacts {
   limit: number;
   used: number;
   bucketMs: number;
-  perWindow: ReadonlyArray<{ startMs: number; requests: number }>;
+  perWindow: ReadonlyArray<{ startMs: number; requests: number; spanMs: number }>;
 }
 
 /** What one window is called: a minute in production. */
@@ -47,8 +48,9 @@ export function timelineChart(t: TimelineFacts): string {
   const [w, h, left, right, top, bottom] = [960, 280, 64, 120, 14, 40];
   const plotW = w - left - right;
   const plotH = h - top - bottom;
-  // Bars as requests per window, whatever a bucket spans.
-  const values = t.perWindow.map((b) => (b.requests * t.windowMs) / t.bucketMs);
+  // Bars as requests per window, over the time of each bucket requests were sent (a run shorter
+  // than a window is drawn at the rate it used, not at its count over a window it never lasted).
+  const values = t.perWindow.map((b) => perWindowRate(b, t.bucketMs, t.windowMs));
   const yMax = Math.max(1, t.limit, ...values) * 1.08;
   const y = (v: number) => top + plotH - (v / yMax) * plotH;
   const slot = plotW / Math.max(1, values.length);

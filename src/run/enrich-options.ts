@@ -175,4 +175,6 @@ export interface EnrichProgress {
   apiUnavailableSince?: number | undefined;
   /** While a 429 pauses the run (the rate limit's window is used up): until when (epoch ms). */
   rateLimitedUntil?: number | undefined;
+  /** The last snapshot, sent once the run's figures are final (its credits are the summary's). */
+  final?: boolean | undefined;
 }

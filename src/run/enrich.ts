@@ -23,11 +23,12 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
   try {
     const run = await prepare(settings, resources);
     const metrics = new RunMetrics(run.targets.length === 1 ? run.targets[0]!.kind : undefined, startedAt, run.fillRates);
+    let ticks: NodeJS.Timeout | undefined;
     if (settings.onProgress) {
       const onProgress = settings.onProgress;
-      const timer = setInterval(() => onProgress(progressOf(run, metrics)), settings.tuning.progressIntervalMs);
-      timer.unref();
-      resources.defer(() => clearInterval(timer));
+      ticks = setInterval(() => onProgress(progressOf(run, metrics)), settings.tuning.progressIntervalMs);
+      ticks.unref();
+      resources.defer(() => clearInterval(ticks));
     }
     await runRows({
       ...loopOf(run, metrics, run.writer),
@@ -37,9 +38,12 @@ export async function enrich(options: EnrichOptions): Promise<EnrichSummary> {
         if (warning) settings.warn(`${warning}; looking up the rows that have one`);
       },
     });
-    // The last snapshot: every row written, the input read to its end (the progress's 100 %).
-    settings.onProgress?.(progressOf(run, metrics));
     const summary = await finish(run, metrics);
+    // The last snapshot, after the last balance reading: every row written, the input read to its
+    // end (the progress's 100 %), and the credits spent the summary says (a cost learned only from
+    // that reading would otherwise leave the last frame above the summary's figure).
+    clearInterval(ticks);
+    settings.onProgress?.({ ...progressOf(run, metrics), creditsSpent: summary.credits.spent, final: true });
     failed = false;
     return summary;
   } finally {

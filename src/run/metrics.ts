@@ -26,6 +26,7 @@ export class RunMetrics {
   readonly #status: Record<RowStatus, number> = { found: 0, not_found: 0, error: 0, skipped: 0 };
   readonly #billing: Record<Billing, number> = { charged: 0, free: 0, cached: 0, duplicate: 0, none: 0 };
   readonly #errorCodes: Record<string, number> = {};
+  readonly #skipReasons: Record<string, number> = {};
   readonly #extraBilling: Partial<Record<ExtraName, Record<Billing, number>>> = {};
   readonly #foundBy: Partial<Record<LookupKind, number>> = {};
   /** Rows a kind answered (found or not found), per kind: the denominator of its match rate. */
@@ -61,7 +62,7 @@ export class RunMetrics {
     this.#rows += 1;
     this.#status[row.status] += 1;
     this.#billing[row.billing] += 1;
-    if (row.billing === 'charged' || row.billing === 'free' || (row.status === 'error' && row.errorCode !== 'invalid_input')) this.#rowsLookedUp += 1;
+    if (row.billing === 'charged' || row.billing === 'free' || (row.status === 'error' && row.errorCode !== 'invalid_input' && !row.stored)) this.#rowsLookedUp += 1;
     if (row.extraBilling) {
       for (const [extra, billing] of Object.entries(row.extraBilling) as Array<[ExtraName, Billing]>) {
         const counts = (this.#extraBilling[extra] ??= { charged: 0, free: 0, cached: 0, duplicate: 0, none: 0 });
@@ -76,6 +77,7 @@ export class RunMetrics {
     }
     if (row.filled) for (const column of row.filled.keys()) this.#filled.set(column, (this.#filled.get(column) ?? 0) + 1);
     if (row.errorCode) this.#errorCodes[row.errorCode] = (this.#errorCodes[row.errorCode] ?? 0) + 1;
+    if (row.errorCode && row.status === 'skipped') this.#skipReasons[row.errorCode] = (this.#skipReasons[row.errorCode] ?? 0) + 1;
     if (row.status === 'error' && FILE_PROBLEMS.has(row.errorCode ?? '')) this.#fileErrors += 1;
   }
 
@@ -122,6 +124,10 @@ export class RunMetrics {
   }
   get errorCodes(): Readonly<Record<string, number>> {
     return this.#errorCodes;
+  }
+  /** The codes of the skipped rows alone (no_key, complete, credit_reserve, ...): reasons, not errors. */
+  get skipReasons(): Readonly<Record<string, number>> {
+    return this.#skipReasons;
   }
   /** How each --with operation was billed, row by row (mx_billing, whois_billing, company_billing). */
   get extraBilling(): Readonly<Partial<Record<ExtraName, Record<Billing, number>>>> {

@@ -26,7 +26,7 @@ import type { StoredForm } from '../lookup/lookups.js';
 import { ResultStore } from '../store/result-store.js';
 import { ANSWER_CELLS } from '../write/columns.js';
 import type { Resources } from './resources.js';
-import { RunStop } from './run-stop.js';
+import { RunStop, type StopReason } from './run-stop.js';
 import { transportOf, type EnrichSettings } from './settings.js';
 import { countRows } from './count-rows.js';
 
@@ -79,6 +79,10 @@ export async function prepareLookups(settings: EnrichSettings, resources: Resour
   // After the coordinator's: released before it (the gate's engine may still talk to Redis).
   resources.defer(() => path.close());
   wireStops(settings, stop, coordinator);
+  stop.onStop((reason) => {
+    const line = accountStopLine(reason, reserve, settings.budget);
+    if (line) settings.warn(line);
+  });
   const budget = settings.budget === undefined ? undefined : new RunBudget(settings.budget);
   path.guardCredits({ credits, budget, onReserveReached: () => stop.stop('credits'), refreshEveryMs: settings.tuning.creditsRefreshMs });
   const runId = randomUUID();
@@ -88,7 +92,7 @@ export async function prepareLookups(settings: EnrichSettings, resources: Resour
     runId,
     maxAgeMs: settings.maxAgeMs,
     refresh: settings.refresh,
-    send: (op, key) => path.lookup(op, key),
+    send: (op, key, soon) => path.lookup(op, key, soon),
     credits,
     stop,
     claims: keyClaims({ store, service, runId, coordinator, stop, resources }),
@@ -232,6 +236,21 @@ async function openGate(path: RequestPath, settings: EnrichSettings, rate: RateP
   // it later errs on the safe side).
   if (coordinator && account.limits.resetAt) await gate.chargeOutside(2, account.limits.resetAt.getTime());
   return gate;
+}
+
+/**
+ * The line said the moment the account stops the run: the rows still queued are written as
+ * skipped in a moment, but a run that ends minutes later must not leave the user wondering why it
+ * went quiet meanwhile. Every stop the account makes has one (the reserve's, a 402's).
+ */
+function accountStopLine(reason: StopReason, reserve: number, budget: number | undefined): string | undefined {
+  if (reason === 'credits') {
+    return `No more lookups: the credit balance reached the reserve (${reserve} credits) or the API answered 402; the rows not looked up are written as skipped (credit_reserve). Add credits and run the same command again to finish`;
+  }
+  if (reason === 'budget') {
+    return `No more lookups: the next one could have spent more than --budget (${budget} credits); the rows not looked up are written as skipped (budget). Run the same command again (with a larger --budget) to finish`;
+  }
+  return undefined;
 }
 
 /** The caller's abort is an interrupt (a second: quit); Redis lost stops lookups. */

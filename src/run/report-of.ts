@@ -1,8 +1,10 @@
 // The run report's figures (report/run-report.ts) from the run's summary and what only the run
 // knows besides: its lookups per rate window, the account's limit, the command line.
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import type { RequestTimeline } from '../lookup/request-path/request-timeline.js';
 import { commandLineText } from '../report/command-line.js';
+import { perWindowRate } from '../report/window-rate.js';
 import type { RunReport } from '../report/run-report.js';
 import { exitStatusOf } from './exit-status.js';
 import type { EnrichSummary } from './summary.js';
@@ -23,11 +25,37 @@ export interface ReportFacts {
 
 const rate = (part: number, whole: number): number | null => (whole > 0 ? part / whole : null);
 
+/** A file's path as absolute (the input is given as typed, the outputs are absolute): stdin and streams as they are named. */
+function absolute(file: string): string {
+  return file === '-' || file.startsWith('(') ? file : path.resolve(file);
+}
+
+/** What became of the run, in a sentence a manager reads without knowing exit statuses. */
+function outcomeWords(s: EnrichSummary): string {
+  const rows = `${s.rows} ${s.rows === 1 ? 'row' : 'rows'}`;
+  switch (exitStatusOf(s)) {
+    case 0:
+      return `Finished: all ${rows} done (found, not found, or skipped for a reason that is no error).`;
+    case 5:
+      return `Finished: ${s.status.error} of ${rows} ${s.status.error === 1 ? 'has' : 'have'} a key that is malformed or that the API refused; every other row is done.`;
+    case 3:
+      return 'Stopped early: the account reached its credit reserve. Add credits and run the same command again to finish.';
+    case 4:
+      return 'Stopped early: too many lookups failed (--max-errors). Fix the cause and run the same command again.';
+    case 130:
+      return 'Interrupted before the end. Running the same command again finishes the work.';
+    default:
+      if (s.stoppedBy === 'api_unavailable') return 'Stopped: the API stayed unavailable. Running the same command again finishes the work.';
+      if (s.stoppedBy === 'redis') return 'Stopped: the connection to Redis was lost. Running the same command again finishes the work.';
+      return `Finished with errors: ${s.status.error} of ${rows} could not be looked up (the API or the network failed); the error file lists them.`;
+  }
+}
+
 export function reportOf(s: EnrichSummary, facts: ReportFacts): RunReport {
   const kinds = s.lookup.waterfall ?? [{ kind: s.lookup.kind, column: s.lookup.column }];
   const lookedUp = s.status.found + s.status.not_found;
   const perWindow = facts.timeline.buckets(Date.parse(s.endedAt));
-  const scale = facts.windowMs / facts.timeline.bucketMs;
+  const bucketMs = facts.timeline.bucketMs;
   return {
     reportVersion: 1,
     tool: { name: 'lead-enrich', version },
@@ -37,8 +65,9 @@ export function reportOf(s: EnrichSummary, facts: ReportFacts): RunReport {
     durationMs: s.elapsedMs,
     exitStatus: exitStatusOf(s),
     stoppedBy: s.stoppedBy ?? null,
-    files: { input: s.input, output: s.output ?? null, errors: s.errorsFile ?? null },
-    rows: { total: s.rows, byStatus: { ...s.status }, byErrorCode: { ...s.errorCodes } },
+    files: { input: absolute(s.input), output: s.output ? absolute(s.output) : null, errors: s.errorsFile ? absolute(s.errorsFile) : null },
+    outcome: outcomeWords(s),
+    rows: { total: s.rows, byStatus: { ...s.status }, byErrorCode: { ...s.errorCodes }, bySkipReason: { ...s.skipReasons } },
     matchRate: {
       lookedUp,
       found: s.status.found,
@@ -67,7 +96,7 @@ export function reportOf(s: EnrichSummary, facts: ReportFacts): RunReport {
       used: s.rpm,
       bucketMs: facts.timeline.bucketMs,
       perWindow,
-      peak: Math.round(Math.max(0, ...perWindow.map((b) => b.requests)) * scale),
+      peak: Math.round(Math.max(0, ...perWindow.map((b) => perWindowRate(b, bucketMs, facts.windowMs)))),
     },
   };
 }

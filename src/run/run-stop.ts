@@ -42,6 +42,7 @@ export class RunStop implements StopControl {
   /** Rows the credit reserve turned away: only then did credits stop the run early. */
   readonly #turnedAway = { credits: 0, budget: 0 };
   #quit: (() => void) | undefined;
+  readonly #listeners: Array<(reason: StopReason) => void> = [];
   #quitting = false;
   #drain: Promise<void> | undefined;
 
@@ -102,6 +103,12 @@ export class RunStop implements StopControl {
     // The request path drops the gate's queue and sends nothing more when this aborts.
     if (DROPS_QUEUE.has(reason)) this.#noMoreRequests.abort();
     if (HALTS.has(reason)) this.#halt.abort();
+    for (const listener of this.#listeners) listener(reason);
+  }
+
+  /** Told of each reason once, as the run stops for it (the line that says so at once). */
+  onStop(listener: (reason: StopReason) => void): void {
+    this.#listeners.push(listener);
   }
 
   /** An interrupt that does not wait for the drain (the first one, if not given already, and a second). */

@@ -35,7 +35,10 @@ export interface EnrichSummary {
   billing: Record<Billing, number>;
   /** How the --with operations were billed, per operation (their credits are in `credits.spent` too). */
   withBilling: Partial<Record<Extra, Record<Billing, number>>>;
+  /** The sidecar's error_code of every row in error or skipped. */
   errorCodes: Record<string, number>;
+  /** Of those, the skipped rows' (no_key, complete, credit_reserve, ...): why a row was not looked up, not an error. */
+  skipReasons: Record<string, number>;
   /** Rows in `error` for the file's own problems (invalid_input, bad_request): when they are all the errors, exit 5. */
   fileErrors: number;
   requests: number;
@@ -142,6 +145,7 @@ export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFac
     billing: metrics.billing,
     withBilling: metrics.extraBilling,
     errorCodes: metrics.errorCodes,
+    skipReasons: metrics.skipReasons,
     fileErrors: metrics.fileErrors,
     requests: run.path.counts.requests,
     retries: run.path.counts.retries,

@@ -44,12 +44,21 @@ function sizeBytes(db: Database, filePath: string): number {
     const pageSize = pragma(db, 'page_size') as number;
     return pageCount * pageSize;
   }
+  return storeFileBytes(filePath);
+}
+
+/**
+ * A store's size on disk, the one figure `store stats` and `store check` both give: the file and
+ * its write-ahead log (answers not yet copied into the file). Not the -shm index, a few KiB that
+ * exists only while a connection is open (one that `stats` itself opens).
+ */
+export function storeFileBytes(filePath: string): number {
   let total = 0;
-  for (const suffix of ['', '-wal', '-shm']) {
+  for (const suffix of ['', '-wal']) {
     try {
       total += fs.statSync(filePath + suffix).size;
     } catch {
-      // -wal / -shm exist only while a connection is open in WAL mode.
+      // No write-ahead log: nothing to add.
     }
   }
   return total;

@@ -28,6 +28,7 @@ export function jsonRow(row: FinishedRow, header: string[]): Record<string, unkn
     ...(row.data.mx === undefined ? {} : { mx: row.data.mx }),
     ...(row.data.whois === undefined ? {} : { whois: row.data.whois }),
     ...(row.data.company === undefined ? {} : { company: row.data.company }),
-    ...(row.errorCode === undefined ? {} : { error: { code: row.errorCode, message: row.errorMessage ?? '' } }),
+    // A skipped row (an empty key, a complete one, the reserve) is no error: it says its reason.
+    ...(row.errorCode === undefined ? {} : { [row.status === 'skipped' ? 'reason' : 'error']: { code: row.errorCode, message: row.errorMessage ?? '' } }),
   };
 }

@@ -106,9 +106,11 @@ describe('kill -9, then the same command again', () => {
     expect(ref.code).toBe(5);
     expect(jsonlWithoutBilling(output)).toEqual(jsonlWithoutBilling(path.join(refDir, 'out.jsonl')));
     expect(fs.readFileSync(sidecar)).toEqual(fs.readFileSync(path.join(refDir, 'out.errors.csv')));
-    const lines = jsonlWithoutBilling(output) as Array<{ row: number; lead_status: string; error?: { code: string } }>;
+    const lines = jsonlWithoutBilling(output) as Array<{ row: number; lead_status: string; error?: { code: string }; reason?: { code: string } }>;
     expect(lines.map((l) => l.row)).toEqual(keys.map((_, i) => i + 1));
-    expect(lines.filter((l) => l.error).map((l) => l.error!.code)).toEqual(['bad_request', 'invalid_input', 'no_key']);
+    // An error's code under `error`, a skipped row's (no_key) under `reason`.
+    expect(lines.filter((l) => l.error ?? l.reason).map((l) => (l.error ?? l.reason)!.code)).toEqual(['bad_request', 'invalid_input', 'no_key']);
+    expect(lines.find((l) => l.reason)?.lead_status).toBe('skipped');
 
     // Paid once per key, but for the answers in flight (or not yet committed) at each kill.
     const twice = chargedTwice(s);

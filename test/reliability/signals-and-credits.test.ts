@@ -89,10 +89,11 @@ describe.concurrent('SIGINT and SIGTERM', () => {
     expectNoCrash(first);
     expect(sent).toBeGreaterThan(1);
     expect({ code: first.code, signal: first.signal }, first.stderr).toEqual({ code: 130, signal: null });
-    const written = jsonlWithoutBilling(path.join(dir, 'out.jsonl')) as Array<{ row: number; lead_status: string; error?: { code: string } }>;
+    const written = jsonlWithoutBilling(path.join(dir, 'out.jsonl')) as Array<{ row: number; lead_status: string; error?: { code: string }; reason?: { code: string } }>;
     expect(written.map((l) => l.row)).toEqual(keys.map((_, i) => i + 1));
-    expect(written.filter((l) => l.lead_status === 'skipped').every((l) => l.error?.code === 'interrupted')).toBe(true);
-    expect(readCsvObjects(path.join(dir, 'out.errors.csv')).length).toBe(written.filter((l) => l.error).length);
+    // A skipped row's line says its reason (`reason`), not an error.
+    expect(written.filter((l) => l.lead_status === 'skipped').every((l) => l.reason?.code === 'interrupted' && l.error === undefined)).toBe(true);
+    expect(readCsvObjects(path.join(dir, 'out.errors.csv')).length).toBe(written.filter((l) => l.error ?? l.reason).length);
 
     const second = await runCli(args, { env, timeoutMs: 30_000 });
     expect(second.code, second.stderr).toBe(5); // bad-key: the file's own problem

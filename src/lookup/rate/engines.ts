@@ -12,10 +12,20 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import type { Coordinator } from '../../cluster/coordinator.js';
 import { GateStoppedError } from './gate-errors.js';
 
+/**
+ * Where a job queues: `first` ahead of every job waiting (the probe while the API is down:
+ * breaker.ts); `soon` ahead of the ordinary ones (a row's --with lookups and a waterfall's next
+ * kind: a row already begun is finished before new rows begin, so that rows are written, and the
+ * progress moves, from the first answer on, not once the queue of first lookups has drained).
+ */
+export type GatePriority = 'first' | 'soon' | 'normal';
+
+/** Bottleneck's priorities: 0 is served first, 5 is its default. */
+const BOTTLENECK_PRIORITY: Record<GatePriority, number> = { first: 0, soon: 3, normal: 5 };
+
 /** What the rate gate needs from the engine that runs the jobs. */
 export interface Engine {
-  /** `first`: ahead of every job waiting (the probe while the API is down: breaker.ts). */
-  schedule<T>(task: () => Promise<T>, first?: boolean): Promise<T>;
+  schedule<T>(task: () => Promise<T>, priority?: GatePriority): Promise<T>;
   /** Settles once the new value is in force (with Redis: stored). */
   setReservoir(n: number): Promise<void>;
   setConcurrency(n: number): void;
@@ -76,9 +86,9 @@ export function bottleneckEngine(
   // Bottleneck 2.19.5 never frees the slot of a job past it (a precedence slip in its Job keeps it
   // RUNNING) and rejects the job while its request may still be answered and charged. The request
   // path's own timeout already bounds every request.
-  const run = <T>(task: () => Promise<T>, first = false): Promise<T> => limiter.schedule({ priority: first ? 0 : 5 }, task);
+  const run = <T>(task: () => Promise<T>, priority: GatePriority = 'normal'): Promise<T> => limiter.schedule({ priority: BOTTLENECK_PRIORITY[priority] }, task);
   return {
-    schedule: (task, first) => (local ? local(() => ready!.then(() => run(task, first))) : run(task, first)),
+    schedule: (task, priority) => (local ? local(() => ready!.then(() => run(task, priority))) : run(task, priority)),
     // Only the reservoir and maxConcurrent are ever updated: no reservoir refresh is configured,
     // so Bottleneck's #185 (updateSettings stops the refresh) cannot bite.
     // (updateSettings returns a promise, whatever Bottleneck's typings say.)

@@ -10,11 +10,11 @@ import { MAX_TIMER_MS } from '../../core/clock.js';
 import { DEFAULTS } from '../../options/defaults.js';
 import { ClusterRefill } from './cluster-refill.js';
 import { ConcurrencyModel, eventLoopBusy } from './concurrency.js';
-import { FAST_RATE_PER_SECOND, bottleneckEngine, fastEngine, type Engine } from './engines.js';
+import { FAST_RATE_PER_SECOND, bottleneckEngine, fastEngine, type Engine, type GatePriority } from './engines.js';
 import { GateStoppedError, NotSentError } from './gate-errors.js';
 import { RateWindow } from './rate-window.js';
 
-export { FAST_RATE_PER_SECOND } from './engines.js';
+export { FAST_RATE_PER_SECOND, type GatePriority } from './engines.js';
 export { GateStoppedError, NotSentError } from './gate-errors.js';
 
 /** What a grant that arrived during a pause resolves with instead of sending its request. */
@@ -116,11 +116,11 @@ export class RateGate {
   }
 
   /**
-   * Runs `task` when the rate allows; `first`: ahead of the jobs already waiting (the probe of an
-   * API that is down, which must not wait behind lookups that will only be held). Rejects with
+   * Runs `task` when the rate allows, queued by `priority` (engines.ts: the probe of an API that is
+   * down first, which must not wait behind lookups that will only be held). Rejects with
    * GateStoppedError once stop() was called.
    */
-  async schedule<T>(task: () => Promise<T>, first = false): Promise<T> {
+  async schedule<T>(task: () => Promise<T>, priority: GatePriority = 'normal'): Promise<T> {
     if (this.#stopped) throw new GateStoppedError();
     let ran = false;
     let drop: (error: Error) => void = () => {};
@@ -142,7 +142,7 @@ export class RateGate {
             this.#unrefWhenIdle();
             ran = true;
             return this.#run(task);
-          }, first),
+          }, priority),
         ]);
         if (granted !== HELD) return granted;
         await Promise.race([dropped, this.#pauseEnd()]);

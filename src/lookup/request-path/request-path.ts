@@ -150,10 +150,10 @@ export class RequestPath {
     return send({ op, input } as ApiCall);
   }
 
-  /** A lookup of `key`: the whole path, the credit reserve included once it is guarded. */
-  async lookup(op: BillableOperation, key: string): Promise<unknown> {
+  /** A lookup of `key`: the whole path, the credit reserve included once it is guarded; `soon`: it finishes a row already begun. */
+  async lookup(op: BillableOperation, key: string, soon = false): Promise<unknown> {
     this.#lookup ??= this.#composeLookup();
-    return (await this.#lookup(lookupCall(op, key))).data;
+    return (await this.#lookup(lookupCall(op, key, soon))).data;
   }
 
   /**

@@ -10,6 +10,12 @@ export interface TimelineBucket {
   /** Milliseconds from the timeline's start to the bucket's. */
   startMs: number;
   requests: number;
+  /**
+   * How long of the bucket requests were being sent: from its start (or the first request) to its
+   * end (or the last request). A run shorter than a window sends in part of it only: its rate is
+   * of that part, not of a whole window it never lasted.
+   */
+  spanMs: number;
 }
 
 export class RequestTimeline {
@@ -17,6 +23,8 @@ export class RequestTimeline {
   /** The span of one bucket: the rate window, doubled each time buckets merge. */
   #bucketMs: number;
   readonly #buckets: number[] = [];
+  #firstAt: number | undefined;
+  #lastAt: number | undefined;
 
   constructor(startedAt: number, windowMs: number) {
     this.#startedAt = startedAt;
@@ -25,6 +33,8 @@ export class RequestTimeline {
 
   /** A request was sent at `now` (epoch ms). */
   note(now: number): void {
+    this.#firstAt ??= now;
+    this.#lastAt = now;
     let index = Math.max(0, Math.floor((now - this.#startedAt) / this.#bucketMs));
     while (index >= MAX_BUCKETS) {
       this.#merge();
@@ -53,6 +63,12 @@ export class RequestTimeline {
   /** The buckets up to `until` (epoch ms; those with no request included), oldest first. */
   buckets(until: number): TimelineBucket[] {
     const count = Math.max(this.#buckets.length, Math.min(MAX_BUCKETS, Math.ceil((until - this.#startedAt) / this.#bucketMs)));
-    return Array.from({ length: count }, (_, i) => ({ startMs: i * this.#bucketMs, requests: this.#buckets[i] ?? 0 }));
+    const first = (this.#firstAt ?? this.#startedAt) - this.#startedAt;
+    const last = (this.#lastAt ?? this.#startedAt) - this.#startedAt;
+    return Array.from({ length: count }, (_, i) => {
+      const startMs = i * this.#bucketMs;
+      const spanMs = Math.max(0, Math.min(startMs + this.#bucketMs, last) - Math.max(startMs, first));
+      return { startMs, requests: this.#buckets[i] ?? 0, spanMs };
+    });
   }
 }

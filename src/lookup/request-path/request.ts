@@ -4,19 +4,23 @@ import type { ApiResponse } from '../../api/transport.js';
 import type { Operation } from '../../api/types.js';
 import type { OperationInput } from '../../api/client.js';
 import type { BillableOperation } from '../../core/kinds.js';
+import type { GatePriority } from '../rate/engines.js';
 
 /** One call of an operation. */
 export interface ApiCall {
   op: Operation;
   input: OperationInput[Operation];
+  /** A lookup that finishes a row already begun (its --with lookups, a waterfall's next kind): queued ahead of new rows. */
+  soon?: boolean | undefined;
 }
 
 /** A call as the circuit breaker let it through (breaker.ts): the probe of an API that is down, or not. */
 export type AdmittedCall = ApiCall & { admission?: 'closed' | 'probe' };
 
-/** The probe goes first at the gate: lookups waiting there now would only be held. */
-export function isProbe(call: ApiCall): boolean {
-  return (call as AdmittedCall).admission === 'probe';
+/** Where a call queues at the gate: the probe first (lookups waiting there now would only be held), then rows already begun. */
+export function priorityOf(call: ApiCall): GatePriority {
+  if ((call as AdmittedCall).admission === 'probe') return 'first';
+  return call.soon ? 'soon' : 'normal';
 }
 
 /** A call's way down the path: resolves with the API's answer (data and rate headers). */
@@ -33,15 +37,16 @@ export interface RequestCounts {
 }
 
 /** The API's input for a lookup of `key`. */
-export function lookupCall(op: BillableOperation, key: string): ApiCall {
+export function lookupCall(op: BillableOperation, key: string, soon = false): ApiCall {
+  const call = (input: OperationInput[Operation]): ApiCall => (soon ? { op, input, soon } : { op, input });
   switch (op) {
     case 'lookup_email':
-      return { op, input: { email: key } };
+      return call({ email: key });
     case 'lookup_url':
-      return { op, input: { url: key } };
+      return call({ url: key });
     case 'lookup_domain':
-      return { op, input: { name: key } };
+      return call({ name: key });
     default:
-      return { op, input: { domain: key } };
+      return call({ domain: key });
   }
 }

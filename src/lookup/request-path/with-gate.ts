@@ -2,7 +2,7 @@
 // whole run until the server's reset (RateGate.pause), then with-retry sends the call again.
 import { RateLimitedError, RateLimitedTooLongError } from '../../api/errors.js';
 import { GateStoppedError, type RateGate } from '../rate/rate-gate.js';
-import { isProbe, type RequestCounts, type Send } from './request.js';
+import { priorityOf, type RequestCounts, type Send } from './request.js';
 
 export function withGate(next: Send, gate: RateGate, counts: RequestCounts, halt: AbortSignal): Send {
   return async (call) => {
@@ -11,7 +11,7 @@ export function withGate(next: Send, gate: RateGate, counts: RequestCounts, halt
         // Granted after the run halted: not sent.
         if (halt.aborted) throw new GateStoppedError();
         return next(call);
-      }, isProbe(call));
+      }, priorityOf(call));
     } catch (error) {
       if (error instanceof RateLimitedError) {
         counts.rateLimited += 1;
