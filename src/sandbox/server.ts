@@ -29,7 +29,7 @@ import type { SandboxKeyOperation } from './keys.js';
 import { Latency } from './latency.js';
 import { resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions } from './options.js';
 import { createRandom, deriveSeed } from './random.js';
-import { RateWindow, type ResponseHeaders } from './rate-window.js';
+import { SandboxRateWindow, type ResponseHeaders } from './rate-window.js';
 import { BASE_PATH, MAX_BODY_BYTES, PAYLOAD_TOO_LARGE, routeOf, SandboxRoutes, UNAUTHORIZED } from './routes.js';
 import { createSandboxStats, type SandboxStats } from './stats.js';
 
@@ -77,7 +77,7 @@ class SandboxServer {
   readonly faults: FaultInjector;
   outage: Outage | undefined;
   private readonly latency: Latency;
-  private readonly rate: RateWindow;
+  private readonly rate: SandboxRateWindow;
   readonly routes: SandboxRoutes;
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
@@ -90,7 +90,7 @@ class SandboxServer {
     this.outage = opts.outage === undefined ? undefined : resolveOutage(opts.outage, Date.now());
     this.latency = new Latency(opts.latencyMs, createRandom(deriveSeed(opts.seed, 1)));
     this.account = new SandboxAccount(opts, this.stats);
-    this.rate = new RateWindow(opts, this.stats);
+    this.rate = new SandboxRateWindow(opts, this.stats);
     this.routes = new SandboxRoutes(this.account, opts);
     this.server = createServer(this.onRequest);
     // Longer than typical client keep-alive idle times, so the server is not the side that closes
