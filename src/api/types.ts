@@ -1,4 +1,4 @@
-// Wire types of the Lead Lookup interface (../shared/spec/lead-api-interface.md, part 2).
+// Wire types of the Lead Lookup interface (docs/lead-api-interface.md, part 2).
 // Field names keep the interface's own spellings (`contructed_title`, `steet`, `pay-as-you-go`).
 // Every object type allows unknown members: the server may add fields and we keep them.
 

@@ -1,7 +1,8 @@
 // `lead-enrich enrich <input>`: a thin shell over enrich() (src/run/enrich.ts): options,
 // signals, progress, summary and the exit status of cli-contract.md.
 // The pipeline, the store and the progress bar are imported when the command runs, not when
-// the command line is parsed: `--help` stays fast (issue 6, start-up).
+// the command line is parsed: `--help` stays fast (a
+// completion or a `--help` in a script must not pay for loading the whole pipeline).
 import type { CommandModule } from 'yargs';
 import type { EnrichOptions } from '../run/enrich-options.js';
 import type { EnrichSummary } from '../run/summary.js';

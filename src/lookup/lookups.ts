@@ -31,7 +31,8 @@ export interface LookupDeps {
   cells?: CellsRenderer | undefined;
   /**
    * 'cells' when the run needs only the answer's own CSV columns (a CSV output of one lookup kind,
-   * no --with): stored answers then come as their cells, with no JSON.parse (issue 16). Default 'data'.
+   * no --with): stored answers then come as their cells, with no JSON.parse (parsing every stored
+   * lead is what made re-runs of known rows slow). Default 'data'.
    */
   storedForm?: StoredForm | undefined;
 }

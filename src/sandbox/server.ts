@@ -1,6 +1,6 @@
 // The sandbox server: a local, deterministic implementation of the Lead Lookup interface
-// (../../../shared/spec/lead-api-interface.md) that behaves like the production server as the
-// behaviour notes describe it (error bodies, 401 before the path, 429 with code 1030, 402 on
+// (docs/lead-api-interface.md) that behaves like the production server as
+// docs/api-behaviour-notes.md describes it (error bodies, 401 before the path, 429 with code 1030, 402 on
 // credits, empty leads for misses). Used by `--sandbox`, by every test and by the benchmarks.
 // node:http only: it must serve a few thousand requests per second on 100+ keep-alive sockets.
 //

@@ -1,5 +1,5 @@
 // The durable result store: pay once per key. Answers of completed lookups are kept in SQLite so
-// duplicates within a run and re-runs after a crash never reach the network (design.md, "look up":
+// duplicates within a run and re-runs after a crash never reach the network (docs/architecture.md:
 // the store answers first; misses go to the network and then into the store).
 //
 // Durability model: an enrich run commits the answers as they arrive (flushIntervalMs 0, the
@@ -191,7 +191,7 @@ export class ResultStore {
    * The stored answers for many keys of one operation at once: one query per chunk of keys
    * instead of one per key, which is what lets rows answered by the store run at CSV speed.
    * Keys without a (fresh enough) answer are absent from the result. With `cellsLayout`, each answer
-   * comes as its cells where the store has them in that layout (no JSON.parse of the lead; issue 16),
+   * comes as its cells where the store has them in that layout (no JSON.parse of the lead),
    * else as data.
    */
   getMany(service: string, op: Operation, keys: readonly string[], maxAgeMs?: number, cellsLayout?: string): Map<string, StoredResult> {

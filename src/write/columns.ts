@@ -123,7 +123,7 @@ function answerColumnsOf(op: string): readonly Column[] | undefined {
 /**
  * An answer's own columns as text, exactly as the writer would render them from the parsed answer:
  * kept beside the answer in the store, so a stored answer becomes cells without JSON.parse of the
- * whole lead (issue 16). Undefined for an operation whose answer fills no such columns.
+ * whole lead (what made re-runs of known rows slow). Undefined for an operation whose answer fills no such columns.
  */
 export function answerCells(op: string, data: unknown): string[] | undefined {
   const columns = answerColumnsOf(op);

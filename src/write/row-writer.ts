@@ -138,7 +138,7 @@ export class RowWriter implements RowSink {
   /**
    * A row's CSV line. A row whose lookup's own columns come as a stored record (stored-cells.ts) in
    * the form this output wants — comma-separated, default columns — gets that record written as it
-   * is: no split, no escaping, no quoting per cell (the known-rows path, issue 16).
+   * is: no split, no escaping, no quoting per cell (the known-rows path).
    */
   #csvLine(row: FinishedRow, cells: string[]): string {
     const { columns } = this.#options;
