@@ -122,7 +122,7 @@ export class Lookups {
       return { kind: found ? 'found' : 'not_found', data, billing: found ? 'charged' : 'free' };
     } catch (error) {
       // The API refused the key (400): an answer about the key, kept like a miss until --max-age,
-      // so that a re-run does not send it again (cli-contract, "The file's problems are not the API's").
+      // so that a re-run does not send it again (docs/cli-contract.md, "The file's problems are not the API's").
       if (error instanceof BadRequestError && error.status === 400) {
         this.#keepReceived(op, key, { found: false, data: undefined, refused: error.message });
         return refusedOutcome(error.message);
@@ -161,7 +161,7 @@ export class Lookups {
     // A request dropped by the stop was not answered; nor was one whose retries a stop cut short
     // (an interrupt, --max-errors, --patience): its row is not finished, so it is not an `error` —
     // else every row waiting for a retry when --max-errors stops the run would count as one, far
-    // past N + what is in flight (cli-contract.md, --max-errors).
+    // past N + what is in flight (docs/cli-contract.md, --max-errors).
     if (error instanceof GateStoppedError) return stop.refusal() ?? INTERRUPTED;
     if (stop.requestsStopped && isTransient(error)) return cutShort(stop.refusal() ?? INTERRUPTED, error);
     if (error instanceof ApiUnavailableError || (isTransient(error) && stop.apiUnavailable)) return API_UNAVAILABLE;

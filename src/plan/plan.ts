@@ -101,7 +101,7 @@ export interface WaterfallKey {
 export type PlannedWaterfallRow = Exclude<PlannedRow, { kind: 'key' }> | { kind: 'keys'; keys: WaterfallKey[] };
 
 /**
- * A waterfall row (cli-contract, "Waterfall"): its well-formed keys in the order of --by; a kind
+ * A waterfall row (docs/cli-contract.md, "Waterfall"): its well-formed keys in the order of --by; a kind
  * whose cell is empty or malformed is passed over with no request. No well-formed key: `no_key`
  * when every key cell is empty, else `invalid` (the first malformed one says why). The shard is
  * chosen by the first well-formed key, so a row stays in one shard whatever answers it.

@@ -1,4 +1,4 @@
-// enrichRows: the run's phases over rows that are already in memory or in a cursor (cli-contract,
+// enrichRows: the run's phases over rows that are already in memory or in a cursor (docs/cli-contract.md,
 // "Library"), as an async iterable of results in input order. Same store, rate limit, credit
 // reserve, waterfall, --with and --max-errors as `enrich`; rows are pulled only as results are
 // consumed; breaking out of the loop stops the lookups and releases everything.

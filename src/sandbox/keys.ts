@@ -64,7 +64,7 @@ export const SANDBOX_KEY_PARAMS: Readonly<
   whois: { name: 'domain', location: 'body' },
 };
 
-/** One element of a 400 body's `error.reasons` (behaviour notes, "Error bodies"). */
+/** One element of a 400 body's `error.reasons` (docs/api-behaviour-notes.md, "Error bodies"). */
 export interface KeyRejectionReason {
   field: string[];
   location: string;

@@ -82,7 +82,7 @@ export interface ResolvedSandboxOptions {
   };
 }
 
-// A ConfigError, as every error a library caller can get is a LeadError (cli-contract, "Library").
+// A ConfigError, as every error a library caller can get is a LeadError (docs/cli-contract.md, "Library").
 function invalid(name: string, rule: string, got: unknown): ConfigError {
   return new ConfigError(`Invalid sandbox option ${name}: ${rule}, got ${inspect(got)}`);
 }

@@ -1,7 +1,7 @@
 // The sandbox's routes: steps 4 to 7 of the server's order for a request that passed faults,
 // auth and the rate window — the path (404), validation (400 with `reasons`), credits (402,
 // account.ts) and the answer (data.ts) — and the fixed bodies of the production server
-// (behaviour notes, "Error bodies"). Sending, latency and the order of the steps are server.ts's.
+// (docs/api-behaviour-notes.md, "Error bodies"). Sending, latency and the order of the steps are server.ts's.
 
 import type { Operation } from '../api/types.js';
 import { SANDBOX_OPERATION_PATHS } from './operation-paths.js';

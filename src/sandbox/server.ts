@@ -161,7 +161,7 @@ class SandboxServer {
       return;
     }
 
-    // 2. Auth, before the path (behaviour notes, "Error bodies": 401).
+    // 2. Auth, before the path (docs/api-behaviour-notes.md, "Error bodies": 401).
     if (!this.account.authorize(req.headers.authorization)) {
       this.reply(res, arrival, latency, UNAUTHORIZED.status, UNAUTHORIZED.body, {});
       return;

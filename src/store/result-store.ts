@@ -5,7 +5,7 @@
 // Durability model: an enrich run commits the answers as they arrive (flushIntervalMs 0, the
 // default): the answers that came in one turn of the event loop are committed together at its
 // end (setImmediate), so a process killed with SIGKILL loses only the answers still in flight
-// (cli-contract, "Durability"), and a burst of answers costs one commit; the run's next requests
+// (docs/cli-contract.md, "Durability"), and a burst of answers costs one commit; the run's next requests
 // wait for that commit (committed()), so a full disk costs only the requests in flight too.
 // A caller may batch instead: put() then queues in memory (visible to get() at once) and the queue
 // is committed in one transaction once its oldest entry is `flushIntervalMs` old (checked by every
