@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startSandbox } from '../dist/index.js';
+import { startSandbox } from '../dist/sandbox/index.js';
 import { formatTop, topSelfTime } from './lib/cpuprofile.js';
 import { contactsCsv, prefilledStore } from './lib/data.js';
 import { formatHeap, heapSummary } from './lib/heapsnapshot.js';

@@ -1,5 +1,6 @@
 // The library API: everything the CLI does is available to programs too. Every type an exported
 // signature mentions is exported too, so that callers can name it (test/package.test.ts checks).
+// The sandbox has an entry of its own, `lead-enrich/sandbox` (src/sandbox/index.ts).
 export { enrich } from './run/enrich.js';
 export { enrichRows } from './run/enrich-rows.js';
 export type { EnrichRowsOptions, RowResult } from './run/enrich-rows.js';
@@ -26,6 +27,3 @@ export type { DetectOptions, LookupKind, LookupTarget, NormalizeResult, Shard } 
 export { ResultStore } from './store/result-store.js';
 export type { StoredResult, ResultStoreOptions, ResultStoreStats } from './store/result-store.js';
 export { defaultStorePath } from './store/default-path.js';
-export { startSandbox } from './sandbox/server.js';
-export type { Sandbox, SandboxOptions, SandboxStats, SandboxWindowStats, FaultKind, OutageKind, OutageOptions } from './sandbox/server.js';
-export type { SandboxCosts } from './sandbox/account-data.js';

@@ -8,8 +8,11 @@ import { REPO_ROOT } from './helpers/cli.js';
 
 /** Bottom to top. */
 const LAYERS = ['api', 'core', 'options', 'store', 'read', 'plan', 'cluster', 'lookup', 'write', 'report', 'run', 'index.ts', 'cli'];
-/** The sandbox stands apart: it speaks the interface (api's wire types only); the library and the CLI start it. */
-const APART: Record<string, { uses: string[]; usedBy: string[] }> = { sandbox: { uses: ['api'], usedBy: ['index.ts', 'cli'] } };
+/**
+ * The sandbox stands apart: it speaks the interface (api's wire types only); the CLI starts it,
+ * and programs through its own entry, src/sandbox/index.ts (`lead-enrich/sandbox`).
+ */
+const APART: Record<string, { uses: string[]; usedBy: string[] }> = { sandbox: { uses: ['api'], usedBy: ['cli'] } };
 
 const SRC = path.join(REPO_ROOT, 'src');
 const IMPORT = /(?:^|[\s;])(?:import|export)\s[^'";]*?from\s*['"](\.[^'"]*)['"]|import\s*\(\s*['"](\.[^'"]*)['"]\s*\)/gm;
@@ -62,6 +65,15 @@ describe('the layers of src/', () => {
     };
     for (const file of files) if (!state.has(file)) visit(file, [file]);
     expect(circles).toEqual([]);
+  });
+
+  it('the sandbox takes only types from api, and the error classes (its refusals are LeadErrors)', () => {
+    const VALUE_IMPORT = /^\s*import\s+(?!type\b)[^'";]*?from\s*['"]\.\.\/api\/([^'"]+)['"]/gm;
+    const wrong = files
+      .filter((file) => folderOf(file) === 'sandbox')
+      .flatMap((file) => [...fs.readFileSync(file, 'utf8').matchAll(VALUE_IMPORT)].map((m) => `${path.relative(SRC, file)} → api/${m[1]}`))
+      .filter((edge) => !edge.endsWith('api/errors.js'));
+    expect(wrong).toEqual([]);
   });
 
   it('knows every folder of src/', () => {

@@ -64,6 +64,30 @@ describe('enrichRows', () => {
     expect(lookups(s)).toBe(1);
   });
 
+  it('the status says which fields are there, as the result type promises: found has a lead, error and skipped an error', async () => {
+    const s = await sandbox();
+    interface Contact {
+      email: string;
+    }
+    const rows: Contact[] = ['ann@acme.com', 'x@notfound-corp.com', 'reject@acme.com', '', 'ann@acme.com', 'broken@'].map((email) => ({ email }));
+    const options = { baseUrl: s.baseUrl, token: s.token, store: ':memory:', with: ['company' as const] };
+    const seen: string[] = [];
+    for await (const r of enrichRows(rows, options)) {
+      const lead = r.lead === undefined ? 'no' : Object.keys(r.lead).length > 0 ? 'yes' : 'empty';
+      const present = `${r.status}: lead ${lead}, error ${r.error === undefined ? 'no' : 'yes'}`;
+      seen.push(`${r.input.email} ${present}`);
+    }
+    expect(seen).toEqual([
+      'ann@acme.com found: lead yes, error no',
+      // The API's own answer for a miss (here an empty lead object), as the type allows.
+      'x@notfound-corp.com not_found: lead empty, error no',
+      'reject@acme.com error: lead no, error yes',
+      ' skipped: lead no, error yes',
+      'ann@acme.com found: lead yes, error no',
+      'broken@ error: lead no, error yes',
+    ]);
+  });
+
   it('pulls rows only as results are consumed: a slow consumer holds the window, not the whole input', async () => {
     const s = await sandbox();
     const { rows, pulled } = cursor(20_000, 'slow');

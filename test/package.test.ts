@@ -138,7 +138,7 @@ afterAll(async () => {
 
 describe('the packed package', () => {
   it('holds the build and the README, not the sources or the tests', () => {
-    expect(packed.files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js']));
+    expect(packed.files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/sandbox/index.js', 'dist/sandbox/index.d.ts', 'dist/cli/main.js']));
     expect(packed.files.filter((f) => /^(src|test|bench|fixtures)\//.test(f))).toEqual([]);
   });
 
@@ -147,6 +147,13 @@ describe('the packed package', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('');
     expect(r.report.exports).toEqual({ enrich: 'function', enrichRows: 'function', LeadClient: 'function', LeadError: 'function', startSandbox: 'function', RowError: 'function' });
+  });
+
+  it('the sandbox is its own entry, lead-enrich/sandbox: the main entry does not export it', async () => {
+    const esm = await runs.esm;
+    expect(esm.report.sandboxEntry).toEqual({ mainHasSandbox: false, sandboxExports: ['startSandbox'] });
+    const cjs = await runs.cjs;
+    expect(cjs.report.sandboxEntry).toEqual({ mainHasSandbox: false, sameStartSandbox: true });
   });
 
   it('loads by require: the same module, the same classes', async () => {
@@ -266,9 +273,13 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { enrich, enrichRows, LeadClient, LeadError, RowError, startSandbox } from 'lead-enrich';
+import * as main from 'lead-enrich';
+import * as sandboxEntry from 'lead-enrich/sandbox';
+import { enrich, enrichRows, LeadClient, LeadError, RowError } from 'lead-enrich';
+import { startSandbox } from 'lead-enrich/sandbox';
 
 const report = {};
+report.sandboxEntry = { mainHasSandbox: 'startSandbox' in main, sandboxExports: Object.keys(sandboxEntry) };
 report.exports = Object.fromEntries(Object.entries({ enrich, enrichRows, LeadClient, LeadError, startSandbox, RowError }).map(([k, v]) => [k, typeof v]));
 const describeError = (e) => ({ name: e.constructor.name, isLeadError: e instanceof LeadError, code: e.code });
 async function rejection(promise) {
@@ -400,11 +411,13 @@ fs.writeFileSync(process.argv[2], JSON.stringify(report));
 const LIBRARY_CJS = String.raw`
 const fs = require('node:fs');
 const lib = require('lead-enrich');
-const { enrichRows, LeadError, ConfigError, LeadClient, startSandbox } = lib;
+const { enrichRows, LeadError, ConfigError, LeadClient } = lib;
+const { startSandbox } = require('lead-enrich/sandbox');
 
 (async () => {
   const esm = await import('lead-enrich');
   const report = { sameModule: esm.enrichRows === enrichRows && esm.LeadClient === LeadClient, sameLeadError: esm.LeadError === LeadError };
+  report.sandboxEntry = { mainHasSandbox: 'startSandbox' in lib, sameStartSandbox: (await import('lead-enrich/sandbox')).startSandbox === startSandbox };
   try { new LeadClient({}); } catch (error) { report.configErrorIsLeadError = error instanceof ConfigError && error instanceof LeadError; report.code = error.code; }
   const sandbox = await startSandbox({ port: 0, notFoundRate: 0 });
   report.rows = [];
@@ -452,11 +465,13 @@ fs.writeFileSync(process.argv[2], JSON.stringify({ seen, pulled, clientAnswers, 
 
 const CONSUMER_TS = `
 import {
-  enrich, enrichRows, LeadClient, LeadError, RowError, startSandbox,
+  enrich, enrichRows, LeadClient, LeadError, RowError,
   type Billing, type ClientRetryOptions, type EnrichOptions, type EnrichRowsOptions, type EnrichSummary, type ErrorCode,
   type Extra, type Lead, type LeadClientOptions, type ResultStoreStats, type RowResult, type RowStatus,
-  type SandboxCosts, type Shard,
+  type Shard,
 } from 'lead-enrich';
+import * as mainEntry from 'lead-enrich';
+import { startSandbox, type Sandbox, type SandboxCosts, type SandboxOptions } from 'lead-enrich/sandbox';
 import { Readable, Writable } from 'node:stream';
 
 const extras: Extra[] = ['mx', 'company'];
@@ -497,7 +512,10 @@ export async function main(rows: AsyncIterable<{ email: string }>): Promise<numb
   const client = new LeadClient(clientOptions);
   const credits: number = (await client.getCredits()).total_remaining_credits;
   await client.close();
-  const sandbox = await startSandbox({ port: 0, costs });
+  const sandboxOptions: SandboxOptions = { port: 0, costs };
+  const sandbox: Sandbox = await startSandbox(sandboxOptions);
+  // @ts-expect-error: the sandbox is not on the main entry
+  void mainEntry.startSandbox;
   const stats: ResultStoreStats | undefined = undefined;
   // @ts-expect-error: not an error code
   const wrong: ErrorCode = 'no_such_code';

@@ -5,7 +5,7 @@
 // files measurably (UTF-8 is never transcoded: src/read/encoding.ts), and figures for the others.
 import fs from 'node:fs';
 import path from 'node:path';
-import { startSandbox } from '../../dist/index.js';
+import { startSandbox } from '../../dist/sandbox/index.js';
 import { accentedCsv, contactsCsv, prefilledStore } from '../lib/data.js';
 import { OUT_DIR, list, log, median, num, pct, runNode } from '../lib/util.js';
 

@@ -5,7 +5,7 @@
 // ratios (rows/s of enrich ÷ rows/s of the passthrough of the same pair).
 import fs from 'node:fs';
 import path from 'node:path';
-import { startSandbox } from '../../dist/index.js';
+import { startSandbox } from '../../dist/sandbox/index.js';
 import { contactsCsv, prefilledStore } from '../lib/data.js';
 import { OUT_DIR, list, log, mb, median, num, pct, runNode } from '../lib/util.js';
 

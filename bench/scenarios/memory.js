@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startSandbox } from '../../dist/index.js';
+import { startSandbox } from '../../dist/sandbox/index.js';
 import { contactsCsv, copyStoreFor, prefilledStore } from '../lib/data.js';
 import { OUT_DIR, list, log, mb, median, num, pct, removeStore, runNode, seconds } from '../lib/util.js';
 

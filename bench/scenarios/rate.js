@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startSandbox } from '../../dist/index.js';
+import { startSandbox } from '../../dist/sandbox/index.js';
 import { contactsCsv } from '../lib/data.js';
 import { OUT_DIR, log, median, min, pct, removeStore, runNode, sleep } from '../lib/util.js';
 

@@ -25,7 +25,7 @@ export type ErrorCode =
   | 'store_failed'
   | 'redis_unavailable'
   | 'client_closed'
-  // Why a row was not looked up (the sidecar's words, cli-contract "The error sidecar").
+  // Why a row was not looked up (the sidecar's words, docs/cli-contract.md "The error sidecar").
   | 'no_key'
   | 'credit_reserve'
   | 'interrupted'
@@ -57,7 +57,7 @@ export class LeadEnrichError extends Error {
 }
 
 /**
- * The base class under the name the library contract uses (cli-contract.md, "Library": "every
+ * The base class under the name the library contract uses (docs/cli-contract.md, "Library": "every
  * error a caller can get is a `LeadError` subclass"). One class, two names: `instanceof` either works.
  */
 export { LeadEnrichError as LeadError };
@@ -222,7 +222,7 @@ export class ProxyError extends LeadEnrichError {
   }
 }
 
-/** Another run is writing the same output or sidecar file (cli-contract, "Durability"). */
+/** Another run is writing the same output or sidecar file (docs/cli-contract.md, "Durability"). */
 export class OutputLockedError extends LeadEnrichError {
   constructor(message: string) {
     super('output_locked', message);

@@ -1,7 +1,7 @@
 // Parsing of the rate-limit facts the server hands out in its several forms:
 // - `/account/limits` strings such as "600 RPM" or "5 parallel bulk jobs" (interface 2.7),
 // - 429 hints: `Retry-After` (seconds or HTTP date), `x-ratelimit-reset` (seconds until the
-//   window resets) and the code-1030 message "...Retry after <timestamp> UTC" (behaviour notes).
+//   window resets) and the code-1030 message "...Retry after <timestamp> UTC" (docs/api-behaviour-notes.md).
 import type { ServiceLimits } from './types.js';
 import { BadResponseError } from './errors.js';
 

@@ -1,4 +1,4 @@
-// What a request that got no HTTP answer at all says (cli-contract, "Networks"): which host and
+// What a request that got no HTTP answer at all says (docs/cli-contract.md, "Networks"): which host and
 // port, the cause in words (no such host, refused, timed out, a certificate not trusted), and what
 // to check. Three kinds: a NetworkError (transient: retried, and many of them make the API
 // "unavailable"), a TlsError (a certificate this machine does not trust: no retry helps) and a

@@ -1,4 +1,4 @@
-// Corporate proxies (cli-contract, "Networks"): HTTPS_PROXY / https_proxy, HTTP_PROXY / http_proxy
+// Corporate proxies (docs/cli-contract.md, "Networks"): HTTPS_PROXY / https_proxy, HTTP_PROXY / http_proxy
 // and NO_PROXY / no_proxy as curl and npm read them, or the config file's `proxy` (which wins
 // over the environment, as npm's own config does; NO_PROXY still applies). Node's own agents do
 // the tunnelling (`proxyEnv`, Node 22.21 and 24.5 on): CONNECT with the URL's credentials as Basic

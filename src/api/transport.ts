@@ -275,7 +275,7 @@ function describeStatus(status: number): string {
   return `${status} ${http.STATUS_CODES[status] ?? ''}`.trim();
 }
 
-/** The single factory from an HTTP answer to data or to one error class (behaviour notes, "Error bodies"). */
+/** The single factory from an HTTP answer to data or to one error class (docs/api-behaviour-notes.md, "Error bodies"). */
 export function parseResponse<T>(
   status: number,
   headers: Record<string, string | string[] | undefined>,
@@ -338,7 +338,7 @@ interface FailedAnswer {
   now: number;
 }
 
-/** What the API's own error codes mean (behaviour notes, the service's documentation), or undefined for a code not known. */
+/** What the API's own error codes mean (docs/api-behaviour-notes.md, the service's documentation), or undefined for a code not known. */
 function meaningOfCode(code: number, a: FailedAnswer): LeadEnrichError | undefined {
   if (code === 1000) return unauthorized(a);
   if (code === 1008) return forbidden(a);

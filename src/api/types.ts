@@ -1,4 +1,4 @@
-// Wire types of the Lead Lookup interface (../shared/spec/lead-api-interface.md, part 2).
+// Wire types of the Lead Lookup interface (docs/lead-api-interface.md, part 2).
 // Field names keep the interface's own spellings (`contructed_title`, `steet`, `pay-as-you-go`).
 // Every object type allows unknown members: the server may add fields and we keep them.
 
@@ -34,7 +34,7 @@ export interface Address extends Open {
   country_code?: string;
 }
 
-/** 2.1 Lead (person). Every field optional: "not found" is an empty object (behaviour notes). */
+/** 2.1 Lead (person). Every field optional: "not found" is an empty object (docs/api-behaviour-notes.md). */
 export interface Lead extends Open {
   id?: string;
   type?: string;
@@ -168,7 +168,7 @@ export interface DomainLookupData extends Open {
   lead: CompanyLead;
 }
 
-/** The error body the production server sends (behaviour notes, "Error bodies"). */
+/** The error body the production server sends (docs/api-behaviour-notes.md, "Error bodies"). */
 export interface ErrorBody {
   status?: string;
   error?: {

@@ -1,7 +1,8 @@
 // `lead-enrich enrich <input>`: a thin shell over enrich() (src/run/enrich.ts): options,
-// signals, progress, summary and the exit status of cli-contract.md.
+// signals, progress, summary and the exit status of docs/cli-contract.md.
 // The pipeline, the store and the progress bar are imported when the command runs, not when
-// the command line is parsed: `--help` stays fast (issue 6, start-up).
+// the command line is parsed: `--help` stays fast (a
+// completion or a `--help` in a script must not pay for loading the whole pipeline).
 import type { CommandModule } from 'yargs';
 import type { EnrichOptions } from '../run/enrich-options.js';
 import type { EnrichSummary } from '../run/summary.js';
@@ -60,7 +61,7 @@ interface EnrichArgs extends TargetArgs {
   yes?: boolean;
 }
 
-/** Exit statuses of `enrich` (cli-contract.md). */
+/** Exit statuses of `enrich` (docs/cli-contract.md). */
 export { exitStatusOf };
 
 /** "about 4m 10s at 600 RPM": whole seconds, in the units that fit (not "about 0.05 minutes"). */
@@ -319,7 +320,7 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
     view.stop();
   }
   const status = exitStatusOf(summary);
-  // The JSON summary goes to stdout when the output is a file (cli-contract); when the rows
+  // The JSON summary goes to stdout when the output is a file (docs/cli-contract.md); when the rows
   // themselves go to stdout it would corrupt them, so it goes to stderr instead, one JSON line
   // (not stamped: it is for machines).
   const rowsOnStdout = (options.output ?? (options.input === '-' ? '-' : undefined)) === '-';

@@ -6,7 +6,7 @@
 // default lets the old generation grow to ~4× the live size before it collects again (collection is
 // cheap here, so it trades memory for nothing we need), which put a network-answered run at
 // ~185 MB peak RSS. Capping the growth factor at 1.5× keeps it near 140 MB at no measurable CPU
-// cost (bench/analysis.md, issue 16). It is a growth factor, not a limit: a run that really needs
+// cost (bench/analysis.md). It is a growth factor, not a limit: a run that really needs
 // more heap still gets it. `--heap-growing-percent` is read by V8 at each full collection, so
 // setting it after start-up works (unlike `--max-semi-space-size`, which is fixed at start).
 //

@@ -1,4 +1,4 @@
-// Which Node.js versions lead-enrich runs on (package.json "engines"; cli-contract.md, "Running
+// Which Node.js versions lead-enrich runs on (package.json "engines"; docs/cli-contract.md, "Running
 // it"). Imports nothing, so the entry point can check before anything else is loaded.
 
 /** The first 22.x with every node:sqlite feature the store uses (the `timeout` option, setReturnArrays). */

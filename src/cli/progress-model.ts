@@ -1,5 +1,6 @@
 // What the progress shows, from the run's snapshots (EnrichProgress): the numbers only, kept
-// honest over time; progress-line.ts lays them out. Rules (issue 24):
+// honest over time (a figure that jumps back or a total that lies is worse than none);
+// progress-line.ts lays them out. Rules:
 // - the total is the reader's estimate from the input's size (never fewer than the rows seen),
 //   exact once the input is read to its end; none for stdin or a gzipped file until then;
 // - the percentage never goes back (an estimate that grows holds it), is below 100 until the

@@ -1,5 +1,5 @@
 // How `enrich` writes to stderr: in a terminal as it is; otherwise (cron, CI logs) every line
-// begins with an ISO 8601 timestamp (cli-contract.md, after the exit-status table), so a log
+// begins with an ISO 8601 timestamp (docs/cli-contract.md, after the exit-status table), so a log
 // says when each thing happened. A multi-line text is stamped line by line.
 import type { CliIo } from './io.js';
 

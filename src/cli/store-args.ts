@@ -58,7 +58,7 @@ export function storePath(args: StoreArgs): string {
   if (given !== undefined && (typeof given !== 'string' || given.trim() === '')) {
     throw new ConfigError(`Invalid option --store: must be a file path, got '${String(given)}'`);
   }
-  // The sandbox's answers are kept in its own store, never in the default one (cli-contract,
+  // The sandbox's answers are kept in its own store, never in the default one (docs/cli-contract.md,
   // "Store housekeeping"): --service sandbox looks there, or it would only ever find nothing.
   const sandbox = args.sandbox || args.service === SANDBOX_SERVICE;
   const chosen = given ?? (sandbox ? sandboxStorePath() : defaultStorePath());

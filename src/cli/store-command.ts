@@ -1,7 +1,7 @@
 // `lead-enrich store stats|prune|clear|check`: look into, tidy and check the durable result store
 // (src/store/result-store.ts) without running a lookup. Needs no token and no network.
 // Every entry was paid for: `clear` asks first in a terminal and needs --yes otherwise, and
-// --service limits a command to one API's answers (cli-contract.md, "Store housekeeping").
+// --service limits a command to one API's answers (docs/cli-contract.md, "Store housekeeping").
 import type { Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../api/errors.js';
 import { formatDuration, parseDuration } from '../core/duration.js';

@@ -1,6 +1,6 @@
 // What `enrich` says when it ends: the summary (its first line the outcome, coloured on a
 // terminal), or one line for a quiet run that did not exit 0; and the exit status of
-// cli-contract.md. Colour comes from node:util's styleText, which honours NO_COLOR, FORCE_COLOR
+// docs/cli-contract.md. Colour comes from node:util's styleText, which honours NO_COLOR, FORCE_COLOR
 // and a stream that is not a terminal (no escape codes in a pipe or a log file).
 import { styleText } from 'node:util';
 import { formatDuration } from '../core/duration.js';

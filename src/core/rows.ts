@@ -18,7 +18,7 @@ export interface RowData {
 }
 
 export interface FinishedRow {
-  /** 1-based data row number in the input (cli-contract.md, "The error sidecar"). */
+  /** 1-based data row number in the input (docs/cli-contract.md, "The error sidecar"). */
   row: number;
   /** Input cells, as byte strings. */
   cells: string[];

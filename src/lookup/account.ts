@@ -11,7 +11,7 @@ export interface AccountReading {
   /** low_credit_balance_min_threshold: the default reserve. */
   threshold: number;
   limits: RateLimitFacts;
-  /** The API answered 402 to a read: a balance of nothing (behaviour notes, "Credits"). */
+  /** The API answered 402 to a read: a balance of nothing (docs/api-behaviour-notes.md, "Credits"). */
   outOfCredits: boolean;
   /** How long the limits read took: a first measure of the latency. */
   latencyMs: number;

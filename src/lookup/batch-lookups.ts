@@ -95,7 +95,7 @@ export class BatchLookups {
 
   /**
    * Tries the row's key number `i`; a `not_found` answer, or a key the API refuses (`bad_request`),
-   * passes on to the next key (cli-contract, "Waterfall").
+   * passes on to the next key (docs/cli-contract.md, "Waterfall").
    */
   #tryFrom(p: KeyedRow, i: number): FinishedRow | Promise<FinishedRow> {
     const attempt = i === 0 ? p.first : p.rest![i - 1]!;

@@ -2,7 +2,7 @@
 // the reserve, counting the requests already in flight at their worst-case cost.
 // The balance is known exactly only when /account/credits is read; in between we subtract what
 // found answers cost. The cost per operation starts at the published figure for a found person
-// (behaviour notes, "Credits": 4) and is learned from balance drops between readings.
+// (docs/api-behaviour-notes.md, "Credits": 4) and is learned from balance drops between readings.
 //
 // What this run spent is its own charges, not the balance's fall: another client on the account
 // (another run, a colleague's tool) makes the balance fall too. It can only make it fall more, so
@@ -114,7 +114,7 @@ export class CreditGuard {
     return { op, cost };
   }
 
-  /** Settles a request: a found answer is charged (`cost`, default what was reserved), a miss or a failure is not (behaviour notes). */
+  /** Settles a request: a found answer is charged (`cost`, default what was reserved), a miss or a failure is not (docs/api-behaviour-notes.md). */
   finish(ticket: CreditTicket, charged: boolean, cost: number = ticket.cost): void {
     this.#inFlight -= ticket.cost;
     if (!charged) return;
@@ -165,7 +165,7 @@ export class CreditGuard {
   }
 }
 
-/** The operations whose cost is published (behaviour notes, "Credits"). */
+/** The operations whose cost is published (docs/api-behaviour-notes.md, "Credits"). */
 const PERSON: ReadonlySet<BillableOperation> = new Set(['lookup_email', 'lookup_url']);
 
 /** The reserve guard as the pipeline uses it: one process alone, or several sharing Redis. */

@@ -1,4 +1,4 @@
-// One concept, two backends (cli-contract, "Durability"): a key that one run, or one worker, is
+// One concept, two backends (docs/cli-contract.md, "Durability"): a key that one run, or one worker, is
 // looking up is claimed, and the others wait for its answer instead of paying for it again; a
 // claim whose holder died lapses. Runs on one machine sharing a store claim in the store's file
 // (store-key-claims.ts); workers with --redis claim in Redis (the coordinator), across machines.

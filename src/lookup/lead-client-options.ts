@@ -1,4 +1,4 @@
-// The options of `new LeadClient({...})` (cli-contract.md, "Library"), checked in one place:
+// The options of `new LeadClient({...})` (docs/cli-contract.md, "Library"), checked in one place:
 // unknown names are refused (a typo such as `rmp` would otherwise silently mean "no rate limit"),
 // and every message names the option, the rule and what was got (src/options/rules.ts).
 import { didYouMean } from '../options/did-you-mean.js';
@@ -29,7 +29,7 @@ export interface LeadClientOptions extends TransportOptions {
    * Not given: no gate (a 429 is still retried, after the server's pause, unless `retry: false`).
    */
   rpm?: number | 'account';
-  /** The server's rate window in ms (behaviour notes: 60000). Tests shorten it. */
+  /** The server's rate window in ms (docs/api-behaviour-notes.md: 60000). Tests shorten it. */
   windowMs?: number;
 }
 

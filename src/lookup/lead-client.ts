@@ -1,4 +1,4 @@
-// The library's client (cli-contract.md, "Library"): the plain ApiClient's typed methods, with
+// The library's client (docs/cli-contract.md, "Library"): the plain ApiClient's typed methods, with
 // every call sent down a RequestPath, the same object a run's requests take, so single calls
 // "retry what the CLI retries" and "share one rate limit paced evenly as in enrich". A client
 // with `retry: false` and no `rpm` makes single attempts, as the ApiClient does.

@@ -31,7 +31,8 @@ export interface LookupDeps {
   cells?: CellsRenderer | undefined;
   /**
    * 'cells' when the run needs only the answer's own CSV columns (a CSV output of one lookup kind,
-   * no --with): stored answers then come as their cells, with no JSON.parse (issue 16). Default 'data'.
+   * no --with): stored answers then come as their cells, with no JSON.parse (parsing every stored
+   * lead is what made re-runs of known rows slow). Default 'data'.
    */
   storedForm?: StoredForm | undefined;
 }
@@ -124,7 +125,7 @@ export class Lookups {
       return { kind: found ? 'found' : 'not_found', data, billing: found ? 'charged' : 'free' };
     } catch (error) {
       // The API refused the key (400): an answer about the key, kept like a miss until --max-age,
-      // so that a re-run does not send it again (cli-contract, "The file's problems are not the API's").
+      // so that a re-run does not send it again (docs/cli-contract.md, "The file's problems are not the API's").
       if (error instanceof BadRequestError && error.status === 400) {
         this.#keepReceived(op, key, { found: false, data: undefined, refused: error.message });
         return refusedOutcome(error.message);
@@ -163,7 +164,7 @@ export class Lookups {
     // A request dropped by the stop was not answered; nor was one whose retries a stop cut short
     // (an interrupt, --max-errors, --patience): its row is not finished, so it is not an `error` —
     // else every row waiting for a retry when --max-errors stops the run would count as one, far
-    // past N + what is in flight (cli-contract.md, --max-errors).
+    // past N + what is in flight (docs/cli-contract.md, --max-errors).
     if (error instanceof GateStoppedError) return stop.refusal() ?? INTERRUPTED;
     if (stop.requestsStopped && isTransient(error)) return cutShort(stop.refusal() ?? INTERRUPTED, error);
     if (error instanceof ApiUnavailableError || (isTransient(error) && stop.apiUnavailable)) return API_UNAVAILABLE;

@@ -1,5 +1,5 @@
 // What looking up one key came to: an answer (found or not, and how it was billed), or the
-// reason there is none, with the sidecar's stable code (cli-contract.md, "The error sidecar").
+// reason there is none, with the sidecar's stable code (docs/cli-contract.md, "The error sidecar").
 import { isLeadFound } from '../api/client.js';
 import type { BillableOperation } from './credits.js';
 
@@ -48,7 +48,7 @@ export function asDuplicate(outcome: LookupOutcome): LookupOutcome {
 }
 
 /**
- * Whether an answer found something, which is what the API bills (behaviour notes, "Credits": a
+ * Whether an answer found something, which is what the API bills (docs/api-behaviour-notes.md, "Credits": a
  * lookup that finds nothing costs nothing). A person or company lookup: its lead is not empty. An
  * MX answer: it lists at least one record (`mx_records: []` left the balance where it was, measured
  * on the sandbox: test/billing-words.test.ts). A Whois answer: its record is not empty

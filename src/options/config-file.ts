@@ -1,5 +1,5 @@
 // Configuration from three sources, in precedence order: flags, then environment, then the
-// --config JSON file (cli-contract.md, "Credentials and target"). Every value is validated here,
+// --config JSON file (docs/cli-contract.md, "Credentials and target"). Every value is validated here,
 // in one place, with messages that name the key, the rule and what was got.
 // There is deliberately no flag for the token itself: it would show in `ps` and shell history.
 import fs from 'node:fs';

@@ -10,7 +10,7 @@ export const DEFAULTS = {
   retries: 4,
   /** Stored answers older than this are fetched again (`--max-age 30d`). */
   maxAgeMs: 30 * DAY,
-  /** The server's rate window (behaviour notes, "Rate limiting": 60-second windows). */
+  /** The server's rate window (docs/api-behaviour-notes.md, "Rate limiting": 60-second windows). */
   windowMs: 60 * SECOND,
   /** Refills wait this long after a window edge (at most a twentieth of the window). */
   edgeMarginMs: 250,

@@ -1,4 +1,5 @@
-// One rule per option, for every door a value comes through (issue 20): the command line's flags,
+// One rule per option, for every door a value comes through (so that a value is judged, and
+// refused, in the same words whichever way it came): the command line's flags,
 // the --config file and the library's options all read a run option through this table, so a bad
 // value gets the same rule text whichever door it came in by. Only the framing is the door's:
 //

@@ -165,7 +165,7 @@ export const maxErrors: Rule<{ count: number } | { percent: number }> = (raw) =>
   return { count: value };
 };
 
-/** One character, or `tab` (cli-contract: `-d, --delimiter CHAR`). */
+/** One character, or `tab` (docs/cli-contract.md: `-d, --delimiter CHAR`). */
 export const delimiter: Rule<string> = (raw) => {
   if (typeof raw === 'string' && raw.toLowerCase() === 'tab') return '\t';
   if (typeof raw === 'string' && [...raw].length === 1 && !/[\r\n"]/.test(raw)) return raw;

@@ -1,4 +1,4 @@
-// The company behind a row, for `--with company` (cli-contract.md, "Company"): the found person's
+// The company behind a row, for `--with company` (docs/cli-contract.md, "Company"): the found person's
 // `company_domain`, else the domain of the row's email address, else the row's domain column —
 // never a free mail provider's domain (gmail.com, outlook.com, ...), which says nothing about an
 // employer. The providers come from the maintained `email-providers` package (thousands of

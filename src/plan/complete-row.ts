@@ -1,4 +1,4 @@
-// Which rows need no lookup because the cells a run would fill already hold values (cli-contract,
+// Which rows need no lookup because the cells a run would fill already hold values (docs/cli-contract.md,
 // "Filling the input's own columns"): `--fill` columns (unless --overwrite) and `--only-missing`
 // columns. Such a row is `skipped` with `complete`: never requested, billed nothing, not an error.
 

@@ -1,5 +1,5 @@
 // The "plan" step, part 1: from the CSV header (and `--by` / `--column`), decide which reverse
-// lookup to run and which column holds its key (cli-contract.md, `enrich` options).
+// lookup to run and which column holds its key (docs/cli-contract.md, `enrich` options).
 //
 // ## How the lookup column is detected (README: "Which column is used")
 //

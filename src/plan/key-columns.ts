@@ -1,4 +1,4 @@
-// Which columns hold the keys, for files with a header and without one (cli-contract, "Input
+// Which columns hold the keys, for files with a header and without one (docs/cli-contract.md, "Input
 // files": "No header"). With a header, by name (detect.ts, targets.ts). Without one (--no-header,
 // or a first line whose cell is itself an email address or a profile URL), by position: `--column
 // N` is the 1-based position, and a kind not given with --by is read from the first row's cells.

@@ -3,7 +3,7 @@ import type { LookupTarget } from './detect.js';
 
 /**
  * Most rows with no usable key usually means the wrong column or a wrong delimiter, not a file
- * of bad data (cli-contract, "Input files": the dry run warns).
+ * of bad data (docs/cli-contract.md, "Input files": the dry run warns).
  */
 export function keyWarning(counts: { rows: number; invalidRows: number; noKeyRows: number }, source: CsvSource, targets: readonly LookupTarget[]): string | undefined {
   const unusable = counts.invalidRows + counts.noKeyRows;

@@ -1,12 +1,13 @@
 // The "plan" step, part 2: turn one row's raw key cell into the key we look up, or into a short
-// user-facing reason why no request is made (design.md, "plan": "invalid keys rejected here
-// without a request"; the reason ends up in the sidecar's `error_message` with `invalid_input`).
+// user-facing reason why no request is made (a key that cannot be valid is refused here, before a
+// request could cost anything; the reason ends up in the sidecar's `error_message` with
+// `invalid_input`).
 //
 // This runs once per row for files of millions of rows, so every pattern is compiled once at
 // module level, the common (ASCII, already clean) case takes the first branch of each test,
 // emails never go through `new URL`, and `domainToASCII` is only called for non-ASCII input.
 //
-// Keys (design.md, "plan"):
+// Keys:
 // - email:  trimmed, lower-cased, without surrounding `<>` / a `Name <...>` display name and
 //           without a leading `mailto:`; the domain is kept as written (unicode stays unicode).
 // - url:    `https://host[:port]/path`: scheme and host lower-case (http is upgraded to https:

@@ -1,4 +1,4 @@
-// The "plan" step of the data path (design.md): which lookup each row needs and its normalized,
+// The "plan" step of the data path (docs/architecture.md): which lookup each row needs and its normalized,
 // validated key, decided without any request. Detection of the key column from the header lives
 // in detect.ts (its rules are documented there, for the README); key normalization in
 // normalize.ts. This module is the single import for the rest of the pipeline.
@@ -101,7 +101,7 @@ export interface WaterfallKey {
 export type PlannedWaterfallRow = Exclude<PlannedRow, { kind: 'key' }> | { kind: 'keys'; keys: WaterfallKey[] };
 
 /**
- * A waterfall row (cli-contract, "Waterfall"): its well-formed keys in the order of --by; a kind
+ * A waterfall row (docs/cli-contract.md, "Waterfall"): its well-formed keys in the order of --by; a kind
  * whose cell is empty or malformed is passed over with no request. No well-formed key: `no_key`
  * when every key cell is empty, else `invalid` (the first malformed one says why). The shard is
  * chosen by the first well-formed key, so a row stays in one shard whatever answers it.

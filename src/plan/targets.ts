@@ -1,4 +1,4 @@
-// Which column each lookup kind reads (cli-contract, `--by`, `--column`, "Waterfall"): one kind
+// Which column each lookup kind reads (docs/cli-contract.md, `--by`, `--column`, "Waterfall"): one kind
 // (detected from the header when --by is not given), or a list tried in order, each with its own
 // column (given with --column in the same order, else detected).
 import { ConfigError } from '../api/errors.js';

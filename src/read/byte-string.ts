@@ -1,6 +1,6 @@
 // Byte strings: the form every cell takes between the read and the write phases. The parser reads
 // UTF-8 bytes as latin1, one character per byte, so a cell is written back byte for byte even when
-// its bytes are not valid UTF-8 (cli-contract "Input files": such bytes are copied through
+// its bytes are not valid UTF-8 (docs/cli-contract.md "Input files": such bytes are copied through
 // unchanged). These helpers turn byte strings into text where text is needed (keys, JSON) and
 // find the cells that hold invalid UTF-8, which the summary counts.
 

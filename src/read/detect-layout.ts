@@ -1,4 +1,4 @@
-// The delimiter and the header's line ending, told from the first lines (cli-contract "Input
+// The delimiter and the header's line ending, told from the first lines (docs/cli-contract.md "Input
 // files": Delimiter, Line endings). Both come from one quote-aware scan, because a delimiter or a
 // line ending inside a quoted cell is content, not structure.
 

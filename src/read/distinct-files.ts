@@ -1,5 +1,5 @@
 // The input, the enriched output, the sidecar and the store must be four different files
-// (cli-contract "Input files", Never overwritten), checked before anything is opened for writing
+// (docs/cli-contract.md "Input files", Never overwritten), checked before anything is opened for writing
 // or any request is made. Two paths name the same file when they resolve to the same real path
 // (symbolic links, `..`, a linked directory) or share a device and inode (hard links).
 import fs from 'node:fs';

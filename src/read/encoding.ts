@@ -1,4 +1,4 @@
-// The input's text encoding (cli-contract "Input files", Encoding): given with --encoding, or told by
+// The input's text encoding (docs/cli-contract.md "Input files", Encoding): given with --encoding, or told by
 // a byte-order mark, or UTF-8 when the head holds more valid UTF-8 multi-byte characters than
 // invalid bytes, else windows-1252. Cells stay byte strings of UTF-8 downstream, so a non-UTF-8
 // input is transcoded to UTF-8 before the parser, and a UTF-8 input is not touched at all (the

@@ -1,4 +1,4 @@
-// What a file that is not CSV text looks like, told from its first bytes (cli-contract "Input
+// What a file that is not CSV text looks like, told from its first bytes (docs/cli-contract.md "Input
 // files", Refused): an .xlsx is read as a workbook when it is a file (isWorkbookFile); any other
 // workbook, a PDF or a zip is refused with a line that names it and says what to do, never with
 // the parser's complaint about a stray quote in binary. A few magic numbers are

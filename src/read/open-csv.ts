@@ -1,4 +1,4 @@
-// The read phase: whatever a CRM or a spreadsheet exported (cli-contract "Input files"), streamed
+// The read phase: whatever a CRM or a spreadsheet exported (docs/cli-contract.md "Input files"), streamed
 // through csv-parse as arrays. Cells are byte strings of UTF-8 (see byte-string.ts): a UTF-8 file
 // goes to the parser untouched, any other encoding is transcoded to UTF-8 first, so everything
 // downstream sees one form whatever the input was.
@@ -90,7 +90,7 @@ export interface SheetOrigin {
   row(record: readonly string[]): number | undefined;
 }
 
-/** Enough to judge the encoding (cli-contract: the first 64 KiB) and the delimiter. */
+/** Enough to judge the encoding (docs/cli-contract.md: the first 64 KiB) and the delimiter. */
 const HEAD_BYTES = 64 * 1024;
 
 /** A record this long is surely not a contact: refuse rather than buffer without end. */
@@ -153,7 +153,7 @@ async function prepare(opened: OpenedInput, settings: Settings): Promise<Prepare
     bytes = compressed.pipe(gunzip);
   }
   let head = await readHead(bytes, HEAD_BYTES);
-  // Judged on exactly the first 64 KiB (cli-contract), though the head may hold a whole chunk more.
+  // Judged on exactly the first 64 KiB (docs/cli-contract.md), though the head may hold a whole chunk more.
   const first = head.bytes.subarray(0, HEAD_BYTES);
   const choice = chooseEncoding(first, head.complete && first.length === head.bytes.length, settings.encoding);
   const utf8 = choice.encoding === 'utf-8';
@@ -164,7 +164,7 @@ async function prepare(opened: OpenedInput, settings: Settings): Promise<Prepare
   const skipLines = settings.skipLines ?? (settings.header ? titleLineCount(text, head.complete, settings.delimiter) : 0);
   let layout = detectLayout(afterLines(text, skipLines), head.complete, settings.delimiter);
   // A header line longer than the head (thousands of columns, read from a pipe's 64 KiB chunks):
-  // read on until it ends, since its line ending is the outputs' (cli-contract, "Line endings").
+  // read on until it ends, since its line ending is the outputs' (docs/cli-contract.md, "Line endings").
   while (!layout.headerEnded && !head.complete && head.bytes.length < settings.maxRecordBytes) {
     head = await readHead(head.resume(), Math.min(head.bytes.length * 2, settings.maxRecordBytes));
     layout = detectLayout(afterLines(textOf(head.bytes), skipLines), head.complete, settings.delimiter);
@@ -203,11 +203,11 @@ function createParser(prepared: Prepared, maxRecordBytes: number): Parser {
   return parse({
     encoding: 'latin1',
     delimiter: prepared.delimiter,
-    // Records may end in LF, CRLF or CR, mixed within one file (cli-contract "Line endings").
+    // Records may end in LF, CRLF or CR, mixed within one file (docs/cli-contract.md "Line endings").
     record_delimiter: recordDelimiters(prepared.recordDelimiter),
     relax_column_count: true,
     relax_quotes: true,
-    // Nothing at all between two line endings is not a record (cli-contract "Blank lines").
+    // Nothing at all between two line endings is not a record (docs/cli-contract.md "Blank lines").
     skip_empty_lines: true,
     max_record_size: maxRecordBytes,
     ...(prepared.skipLines > 0 ? { from_line: prepared.skipLines + 1 } : {}),

@@ -1,4 +1,4 @@
-// The read phase for an .xlsx input (cli-contract, "Spreadsheets"): the first worksheet, or the
+// The read phase for an .xlsx input (docs/cli-contract.md, "Spreadsheets"): the first worksheet, or the
 // one --sheet names, streamed row by row into the same byte-string records a CSV gives, so plan,
 // look-up and write work the same. Each record's cells as the sheet holds them (numbers, dates,
 // booleans) are kept beside it, for a workbook output that keeps their types.

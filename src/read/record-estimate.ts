@@ -1,5 +1,5 @@
 // How many data records the input holds, estimated while it is read: the progress line's total
-// (cli-contract, "Exit status": a finite ETA). The parser knows exactly how many records it has
+// (docs/cli-contract.md, "Exit status": a finite ETA). The parser knows exactly how many records it has
 // parsed and how many bytes they took (csv-parse's info.records and info.bytes, both at the end
 // of the last record), so records ÷ bytes is the file's own density so far, and the file's size
 // on disk turns it into a total. Rows the run has *consumed* would not do: the parser runs up to

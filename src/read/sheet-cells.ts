@@ -1,4 +1,4 @@
-// A worksheet cell as text, the way a person reads it in Excel (cli-contract, "Spreadsheets"):
+// A worksheet cell as text, the way a person reads it in Excel (docs/cli-contract.md, "Spreadsheets"):
 // strings as they are, whole numbers without exponent or `.0`, other numbers as their shortest
 // exact decimal, dates as ISO 8601, booleans TRUE/FALSE, a formula as its last computed value,
 // an error as its code (`#N/A`), an empty cell as ''. The value itself is kept beside the text,

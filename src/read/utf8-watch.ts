@@ -1,7 +1,7 @@
 // Watches the bytes of a file read as UTF-8 for any that are not valid UTF-8, chunk by chunk with
 // the platform's own check (buffer.isUtf8, gigabytes a second), so that the cells holding such
 // bytes are searched for only in the files that have them: the summary counts them
-// (cli-contract, "Input files"), and a clean file pays nothing per cell.
+// (docs/cli-contract.md, "Input files"), and a clean file pays nothing per cell.
 import { isUtf8 } from 'node:buffer';
 
 export class Utf8Watch {

@@ -1,4 +1,4 @@
-// The run report as one self-contained HTML page (cli-contract, "Report"): no script, no font,
+// The run report as one self-contained HTML page (docs/cli-contract.md, "Report"): no script, no font,
 // image or style sheet from elsewhere; the charts are inline SVG (svg-charts.ts); one style sheet
 // inline (report-style.ts), readable at 1280 px, in print, light or dark.
 import { duration, esc, num, pct, table, when } from './html-text.js';

@@ -1,4 +1,4 @@
-// The run report's figures (cli-contract, "Report"), as the JSON report holds them and the HTML
+// The run report's figures (docs/cli-contract.md, "Report"), as the JSON report holds them and the HTML
 // report shows them. These keys are stable: scripts read them (README, "Run report"). Add keys
 // freely; never rename or remove one (a change of meaning bumps reportVersion).
 //
@@ -16,7 +16,7 @@ export interface RunReport {
   startedAt: string;
   endedAt: string;
   durationMs: number;
-  /** The exit status the command line ends with (cli-contract, "Exit status"). */
+  /** The exit status the command line ends with (docs/cli-contract.md, "Exit status"). */
   exitStatus: number;
   /** Why lookups stopped early: credits, interrupt, max_errors, api_unavailable, redis; null when they did not. */
   stoppedBy: string | null;

@@ -98,7 +98,7 @@ export interface EnrichOptions {
 
   /**
    * How long to wait for an API that is down before giving up on it: a duration ('10m', '30s').
-   * Default 10m. Then the rows not looked up are `skipped` with `api_unavailable` (cli-contract,
+   * Default 10m. Then the rows not looked up are `skipped` with `api_unavailable` (docs/cli-contract.md,
    * "An API that fails"), and the summary's stoppedBy is 'api_unavailable'.
    */
   patience?: string | undefined;

@@ -1,4 +1,4 @@
-// enrichRows: the run's phases over rows that are already in memory or in a cursor (cli-contract,
+// enrichRows: the run's phases over rows that are already in memory or in a cursor (docs/cli-contract.md,
 // "Library"), as an async iterable of results in input order. Same store, rate limit, credit
 // reserve, waterfall, --with and --max-errors as `enrich`; rows are pulled only as results are
 // consumed; breaking out of the loop stops the lookups and releases everything.
@@ -12,7 +12,7 @@ import { fromBytes } from '../read/byte-string.js';
 import { RowsSource, type InputRow } from '../read/rows-source.js';
 import { ConsumerSink } from './consumer-sink.js';
 import { finish } from './finish.js';
-import type { Billing, FinishedRow, RowStatus } from '../core/rows.js';
+import type { Billing, FinishedRow } from '../core/rows.js';
 import { RunMetrics } from './metrics.js';
 import { runColumns, type PreparedRun } from './prepare.js';
 import { prepareLookups } from './prepare-lookups.js';
@@ -25,38 +25,54 @@ export type EnrichRowsOptions = Omit<EnrichOptions, 'input' | 'output' | 'errors
   header?: readonly string[] | undefined;
 };
 
-export interface RowResult {
+/** What every result has, whatever its status. `T` is the caller's own row type. */
+interface RowResultBase<T> {
   /** 1-based position of the row in the input. */
   row: number;
-  /** The row as it was given. */
-  input: InputRow;
-  status: RowStatus;
+  /** The row as it was given (the same object). */
+  input: T;
   /** The lookup kind that answered (or, in a waterfall, the last one tried). */
   source: LookupKind | undefined;
-  lead: Lead | CompanyLead | undefined;
   company: CompanyLead | undefined;
   mx: MxResult | undefined;
   whois: WhoisResult | undefined;
   /** The CLI's `lead_billing` word. */
   billing: Billing;
-  /** Why there is no answer (status `error` or `skipped`): a LeadError with the sidecar's code. */
-  error: RowError | undefined;
   /** With `fill`: the cells the answer filled, by column name (`{ Title: 'CTO' }`); undefined when none. `input` stays as given. */
   filled: Record<string, string> | undefined;
 }
 
-export function enrichRows(rows: Iterable<InputRow> | AsyncIterable<InputRow>, options: EnrichRowsOptions = {}): AsyncIterableIterator<RowResult> {
+/**
+ * One row's result, discriminated by `status` so that a caller's `if (r.status === 'found')` is
+ * enough for the compiler to know that `lead` is there, and `error` for `error` and `skipped`.
+ */
+export type RowResult<T = InputRow> =
+  | (RowResultBase<T> & { status: 'found'; lead: Lead | CompanyLead; error: undefined })
+  /** `lead` is the API's own answer to a miss: an empty object, or nothing, as the service sent it. */
+  | (RowResultBase<T> & { status: 'not_found'; lead: Lead | CompanyLead | undefined; error: undefined })
+  /** Why there is no answer: a LeadError with the sidecar's code. */
+  | (RowResultBase<T> & { status: 'error' | 'skipped'; lead: undefined; error: RowError });
+
+/**
+ * `T` is inferred from the rows, so `result.input` is the caller's type. `object` rather than an
+ * index signature: an array of an `interface` (which has none) must be accepted as it is.
+ */
+export function enrichRows<T extends object = InputRow>(
+  rows: Iterable<T> | AsyncIterable<T>,
+  options: EnrichRowsOptions = {},
+): AsyncIterableIterator<RowResult<T>> {
   for (const key of ['input', 'output', 'errors', 'format', 'delimiter', 'encoding', 'sheet', 'skipLines', 'limit', 'stdout']) {
     if ((options as Record<string, unknown>)[key] !== undefined) throw new ConfigError(`Invalid option ${key}: not an option of enrichRows (its rows come from the iterable, its results from the loop)`);
   }
   const { header, ...rest } = options;
   // Validated now, before the first result is asked for: a wrong option throws at the call.
   const settings = resolveOptions({ ...rest, input: '-', output: '-' });
-  const source = new RowsSource(rows, header);
-  return results(source, settings);
+  // The rows are read as objects or arrays whatever their declared type; only the results carry T.
+  const source = new RowsSource(rows as Iterable<InputRow> | AsyncIterable<InputRow>, header);
+  return results<T>(source, settings);
 }
 
-async function* results(source: RowsSource, settings: EnrichSettings): AsyncGenerator<RowResult> {
+async function* results<T>(source: RowsSource, settings: EnrichSettings): AsyncGenerator<RowResult<T>> {
   const startedAt = Date.now();
   const resources = new Resources();
   resources.defer(() => source.destroy());
@@ -67,7 +83,7 @@ async function* results(source: RowsSource, settings: EnrichSettings): AsyncGene
   try {
     run = await prepareRows(source, settings, resources, sink);
     running = start(run, startedAt, sink);
-    for (let row = await sink.next(); row !== undefined; row = await sink.next()) yield resultOf(row, source, run);
+    for (let row = await sink.next(); row !== undefined; row = await sink.next()) yield resultOf<T>(row, source, run);
     await running;
     failed = false;
   } finally {
@@ -97,10 +113,12 @@ function start(run: PreparedRun, startedAt: number, sink: ConsumerSink): Promise
   return done;
 }
 
-function resultOf(row: FinishedRow, source: RowsSource, run: PreparedRun): RowResult {
+function resultOf<T>(row: FinishedRow, source: RowsSource, run: PreparedRun): RowResult<T> {
+  // The union's pairing (found ⇒ lead, error/skipped ⇒ error) is what the run produces, not
+  // something the compiler can see in FinishedRow: hence the one assertion.
   return {
     row: row.row,
-    input: source.take(row.row) ?? [],
+    input: (source.take(row.row) ?? []) as T,
     status: row.status,
     source: row.source ?? (run.targets.length === 1 ? run.targets[0]!.kind : undefined),
     lead: row.data.lead,
@@ -110,5 +128,5 @@ function resultOf(row: FinishedRow, source: RowsSource, run: PreparedRun): RowRe
     billing: row.billing,
     error: row.errorCode === undefined ? undefined : new RowError(row.errorCode as ErrorCode, row.errorMessage ?? row.errorCode),
     filled: row.filled ? Object.fromEntries([...row.filled].map(([column, value]) => [fromBytes(source.header[column] ?? ''), value])) : undefined,
-  };
+  } as RowResult<T>;
 }

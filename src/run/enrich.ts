@@ -1,4 +1,4 @@
-// One run of the data path, as phases (design.md, "Data path"):
+// One run of the data path, as phases (docs/architecture.md):
 //   prepare (options, input header, store, account, gate, writer) → run (read → plan → look up →
 //   write, through the ordered window) → finish (last balance, outputs in place, summary).
 import { keyWarning } from '../plan/key-warning.js';

@@ -1,5 +1,5 @@
 // --max-errors: how many looked-up rows may end in `error` before the run stops looking up
-// (cli-contract.md: "stop looking up once more than N rows (or N % of the rows looked up,
+// (docs/cli-contract.md: "stop looking up once more than N rows (or N % of the rows looked up,
 // judged after 50) are error; exit 4"). Rows are judged as their lookups finish, not as they are
 // written. Rows that were never looked up count for nothing: a malformed key (`invalid_input`) is
 // the input's fault, not the API's, and rows skipped by a stop were not tried. A key the API refused

@@ -1,4 +1,4 @@
-// The exit status a run's summary means (cli-contract, "Exit status of `enrich`"): the command
+// The exit status a run's summary means (docs/cli-contract.md, "Exit status of `enrich`"): the command
 // line exits with it, and the run report names it.
 import type { EnrichSummary } from './summary.js';
 

@@ -9,7 +9,7 @@ import type { FillRates } from '../write/fill-rates.js';
 
 type ExtraName = 'mx' | 'whois' | 'company';
 
-/** Error codes that are the input's own (cli-contract, "The file's problems are not the API's"). */
+/** Error codes that are the input's own (docs/cli-contract.md, "The file's problems are not the API's"). */
 export const FILE_PROBLEMS: ReadonlySet<string> = new Set(['invalid_input', 'bad_request']);
 
 export class RunMetrics {

@@ -140,7 +140,7 @@ function accountUnread(settings: EnrichSettings): AccountReading {
   return { balance: 0, threshold: 0, limits: { rpm, remaining: rpm, resetAt: undefined, bulkConcurrency: undefined }, outOfCredits: false, latencyMs: 0 };
 }
 
-/** An API that goes down and comes back is one event: one line each way (cli-contract, "An API that fails"). */
+/** An API that goes down and comes back is one event: one line each way (docs/cli-contract.md, "An API that fails"). */
 function tellAvailability(event: Availability, settings: EnrichSettings, stop: RunStop): void {
   const patience = formatDuration(settings.patienceMs);
   switch (event.kind) {

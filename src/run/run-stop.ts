@@ -1,5 +1,5 @@
 // Whether, and why, a run stops looking up: the one object every part of a run asks, instead of
-// each keeping its own flag. The reasons, and what each does (cli-contract.md, exit statuses):
+// each keeping its own flag. The reasons, and what each does (docs/cli-contract.md, exit statuses):
 // - interrupt (SIGINT/SIGTERM, the caller's AbortSignal): no new request; requests in flight get a
 //   drain time; the rows not looked up are `skipped`/`interrupted`; exit 130. A second interrupt
 //   ends the drain at once.

@@ -106,7 +106,7 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
   const store = options.store instanceof ResultStore ? options.store : (options.store ?? defaultStorePath());
   // Its path is tried (and its folder made) in prepare, before the first lookup.
   const report = readOption('report', options.report, 'library');
-  // Before anything is opened for writing or any request is made (cli-contract, "Never overwritten").
+  // Before anything is opened for writing or any request is made (docs/cli-contract.md, "Never overwritten").
   assertDistinctFiles([
     { option: '<input>', path: typeof input === 'string' ? input : undefined },
     { option: '--output', path: typeof output === 'string' ? output : undefined },
@@ -186,7 +186,7 @@ function inputOf(input: unknown): string | Readable {
 /** The output as given, or its default; a stream input has no name to make one from. */
 function outputOf(output: unknown, input: string | Readable, format: OutputFormat, shard: Shard | undefined): string | Writable {
   if (output === undefined) {
-    // Never process.stdout unless told '-' (cli-contract, "Library"): stdin's rows go to stdout only on the command line.
+    // Never process.stdout unless told '-' (docs/cli-contract.md, "Library"): stdin's rows go to stdout only on the command line.
     if (typeof input !== 'string') throw invalid('output', "must be given for a stream input: a path, a Writable, or '-' for stdout", output);
     return defaultOutput(input, format, shard);
   }
@@ -222,7 +222,7 @@ function formatNamed(output: unknown): OutputFormat | undefined {
 /**
  * `--format`, or what the output's name says (`-o x.jsonl` means JSON Lines, `-o x.xlsx` a
  * workbook), the two agreeing; else a workbook for an .xlsx input written beside it, CSV otherwise
- * (an .xlsx input sent to stdout is CSV: cli-contract, "Spreadsheets").
+ * (an .xlsx input sent to stdout is CSV: docs/cli-contract.md, "Spreadsheets").
  */
 function formatOf(format: unknown, output: unknown, input: string | Readable): OutputFormat {
   const given = readOption('format', format, 'library');

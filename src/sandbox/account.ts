@@ -36,7 +36,7 @@ export class SandboxAccount {
   }
 
   /**
-   * Step 2: `Authorization` must be exactly `Bearer <token>` (behaviour notes, "Error bodies":
+   * Step 2: `Authorization` must be exactly `Bearer <token>` (docs/api-behaviour-notes.md, "Error bodies":
    * 401, before the path). A refusal is counted.
    */
   authorize(authorization: string | undefined): boolean {

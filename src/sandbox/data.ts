@@ -23,7 +23,7 @@
  * `{ name, lead }`, URL lookups `{ lead }`.
  */
 
-import { sandboxKeyRejection, type SandboxDataByOperation, type SandboxKeyOperation, type ValidationReason } from './keys.js';
+import { sandboxKeyRejection, type SandboxDataByOperation, type SandboxKeyOperation, type KeyRejectionReason } from './keys.js';
 import { companyLead, Digest, emailPersonLead, mxResult, urlPersonLead, whoisResult } from './leads.js';
 
 // The names this module has always offered, now defined beside it.
@@ -35,7 +35,7 @@ export {
   validationReason,
   type SandboxDataByOperation,
   type SandboxKeyOperation,
-  type ValidationReason,
+  type KeyRejectionReason,
 } from './keys.js';
 export { sandboxCompanyName } from './leads.js';
 export {
@@ -50,7 +50,7 @@ export {
 export type SandboxAnswer<O extends SandboxKeyOperation = SandboxKeyOperation> =
   | { kind: 'found'; data: SandboxDataByOperation[O] }
   | { kind: 'not_found'; data: SandboxDataByOperation[O] }
-  | { kind: 'rejected'; reasons: ValidationReason[] };
+  | { kind: 'rejected'; reasons: KeyRejectionReason[] };
 
 export interface SandboxAnswerOptions {
   /** Fraction of ordinary reverse-lookup keys answered "not found" (hash bucket). Default 0.1. */

@@ -1,4 +1,4 @@
-// Fault injection for the sandbox: the transport-level failures the behaviour notes say the real
+// Fault injection for the sandbox: the transport-level failures docs/api-behaviour-notes.md says the real
 // server produces ("Error bodies": 5xx, 503 with no body, errors with HTTP 200, non-JSON bodies)
 // plus connection failures. A faulted request is not processed: not authenticated, not counted
 // against the rate window, not charged.

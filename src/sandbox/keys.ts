@@ -64,8 +64,8 @@ export const SANDBOX_KEY_PARAMS: Readonly<
   whois: { name: 'domain', location: 'body' },
 };
 
-/** One element of a 400 body's `error.reasons` (behaviour notes, "Error bodies"). */
-export interface ValidationReason {
+/** One element of a 400 body's `error.reasons` (docs/api-behaviour-notes.md, "Error bodies"). */
+export interface KeyRejectionReason {
   field: string[];
   location: string;
   messages: string[];
@@ -78,7 +78,7 @@ export function validationReason(
   location: string,
   text: string,
   type: string,
-): ValidationReason {
+): KeyRejectionReason {
   return {
     field: field === '' ? [] : [field],
     location,
@@ -135,7 +135,7 @@ function isHttpUrl(key: string): boolean {
 }
 
 /** Why a normalized key is refused with a 400, or undefined when it is not. */
-export function sandboxKeyRejection(op: SandboxKeyOperation, key: string): ValidationReason | undefined {
+export function sandboxKeyRejection(op: SandboxKeyOperation, key: string): KeyRejectionReason | undefined {
   const { name, location } = SANDBOX_KEY_PARAMS[op];
   if (key === '') return validationReason(name, location, 'is not allowed to be empty', 'string.empty');
   switch (op) {

@@ -9,7 +9,8 @@ import { DEFAULT_SANDBOX_COSTS, type SandboxCosts } from './account-data.js';
 import { DEFAULT_NOT_FOUND_RATE } from './data.js';
 import { validateFaults, type FaultKind, type FaultRates } from './faults.js';
 import { resolveOutage, type OutageOptions } from './outage.js';
-import { OPERATION_PATHS, type Operation } from '../api/types.js';
+import type { Operation } from '../api/types.js';
+import { SANDBOX_OPERATION_PATHS } from './operation-paths.js';
 import { DEFAULT_SHAPES, NOT_FOUND_SHAPES, type NotFoundShape, type ServiceShapes } from './service-shapes.js';
 
 export interface SandboxOptions {
@@ -81,7 +82,7 @@ export interface ResolvedSandboxOptions {
   };
 }
 
-// A ConfigError, as every error a library caller can get is a LeadError (cli-contract, "Library").
+// A ConfigError, as every error a library caller can get is a LeadError (docs/cli-contract.md, "Library").
 function invalid(name: string, rule: string, got: unknown): ConfigError {
   return new ConfigError(`Invalid sandbox option ${name}: ${rule}, got ${inspect(got)}`);
 }
@@ -121,8 +122,8 @@ function resolveShapes(o: Record<string, unknown>): ServiceShapes {
   const notFound = o.notFoundShape ?? DEFAULT_SHAPES.notFound;
   if (!NOT_FOUND_SHAPES.includes(notFound as NotFoundShape)) throw invalid('notFoundShape', `must be one of ${NOT_FOUND_SHAPES.join(', ')}`, notFound);
   const forbidden = o.forbidden ?? [];
-  if (!Array.isArray(forbidden) || !forbidden.every((op) => Object.hasOwn(OPERATION_PATHS, op as string))) {
-    throw invalid('forbidden', `must be a list of operations (${Object.keys(OPERATION_PATHS).join(', ')})`, forbidden);
+  if (!Array.isArray(forbidden) || !forbidden.every((op) => Object.hasOwn(SANDBOX_OPERATION_PATHS, op as string))) {
+    throw invalid('forbidden', `must be a list of operations (${Object.keys(SANDBOX_OPERATION_PATHS).join(', ')})`, forbidden);
   }
   const variedPrices = o.variedPrices ?? false;
   if (typeof variedPrices !== 'boolean') throw invalid('variedPrices', 'must be a boolean', variedPrices);

@@ -1,4 +1,4 @@
-// An outage of the sandbox (issue 21: "An API that fails"): from `afterMs` after it starts (or
+// An outage of the sandbox (docs/cli-contract.md, "An API that fails"): from `afterMs` after it starts (or
 // after setOutage()), for `forMs`, every lookup (or, with scope 'all', every request) fails the
 // same way — 503 with no body, a reset connection, or no answer at all (hang) — then the server is
 // back. The account reads answer throughout unless the scope is 'all', as when only the lookup

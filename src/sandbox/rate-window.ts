@@ -16,7 +16,7 @@ function utcStamp(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 }
 
-export class RateWindow {
+export class SandboxRateWindow {
   readonly rpm: number;
   readonly windowMs: number;
   private readonly style: RateLimitStyle;

@@ -1,9 +1,10 @@
 // The sandbox's routes: steps 4 to 7 of the server's order for a request that passed faults,
 // auth and the rate window — the path (404), validation (400 with `reasons`), credits (402,
 // account.ts) and the answer (data.ts) — and the fixed bodies of the production server
-// (behaviour notes, "Error bodies"). Sending, latency and the order of the steps are server.ts's.
+// (docs/api-behaviour-notes.md, "Error bodies"). Sending, latency and the order of the steps are server.ts's.
 
-import { OPERATION_PATHS, type Operation } from '../api/types.js';
+import type { Operation } from '../api/types.js';
+import { SANDBOX_OPERATION_PATHS } from './operation-paths.js';
 import type { SandboxAccount } from './account.js';
 import { sandboxLimits, sandboxPlans, type SandboxCosts } from './account-data.js';
 import { sandboxAnswer, type SandboxAnswerOptions } from './data.js';
@@ -13,14 +14,14 @@ import {
   SANDBOX_KEY_PARAMS,
   validationReason,
   type SandboxKeyOperation,
-  type ValidationReason,
+  type KeyRejectionReason,
 } from './keys.js';
 import { isPlainObject } from './options.js';
-import { DAILY_LIMIT, DailyCount, FORBIDDEN, shapedAnswer, type ServiceShapes } from './service-shapes.js';
+import { DAILY_LIMIT_ANSWER, DailyCount, FORBIDDEN, shapedAnswer, type ServiceShapes } from './service-shapes.js';
 
 export const BASE_PATH = '/v2';
 const ROUTES = new Map<string, Operation>(
-  (Object.entries(OPERATION_PATHS) as Array<[Operation, { method: string; path: string }]>).map(([op, r]) => [
+  (Object.entries(SANDBOX_OPERATION_PATHS) as Array<[Operation, { method: string; path: string }]>).map(([op, r]) => [
     `${r.method} ${BASE_PATH}${r.path}`,
     op,
   ]),
@@ -50,13 +51,13 @@ export const MAX_BODY_BYTES = 64 * 1024;
 /** Interface 4.4 / 4.5: timeout maximum. */
 const MAX_TIMEOUT_MS = 110_000;
 
-function validationFailed(reasons: ValidationReason[]): Answer {
+function validationFailed(reasons: KeyRejectionReason[]): Answer {
   return { status: 400, body: JSON.stringify({ status: 'failed', error: { message: 'validation failed', reasons } }) };
 }
 
 /** Reads the key of a POST (MX, Whois) body: `{domain, timeout?}` (interface 4.4, 4.5). */
-function parseDomainBody(op: SandboxKeyOperation, text: string): { raw: string | undefined; reasons: ValidationReason[] } {
-  const reasons: ValidationReason[] = [];
+function parseDomainBody(op: SandboxKeyOperation, text: string): { raw: string | undefined; reasons: KeyRejectionReason[] } {
+  const reasons: KeyRejectionReason[] = [];
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -133,13 +134,13 @@ export class SandboxRoutes {
   }
 
   /** Steps 5 to 7 for a keyed operation, once its raw key (or the reasons it has none) is known. */
-  private answerKeyed(op: SandboxKeyOperation, raw: string | undefined, reasons: ValidationReason[]): Answer {
+  private answerKeyed(op: SandboxKeyOperation, raw: string | undefined, reasons: KeyRejectionReason[]): Answer {
     if (raw !== undefined) {
       const key = normalizeSandboxKey(op, raw);
       const answer = sandboxAnswer(op, key, this.answerOptions);
       if (answer.kind === 'rejected') reasons.push(...answer.reasons);
       if (reasons.length === 0 && answer.kind !== 'rejected') {
-        if (!this.today.take(this.shapes.dailyLimit)) return DAILY_LIMIT;
+        if (!this.today.take(this.shapes.dailyLimit)) return DAILY_LIMIT_ANSWER;
         const shaped = shapedAnswer(op, key, answer, this.shapes, this.costs);
         if (!this.account.pay(op, key, answer.kind === 'found', shaped.cost)) return PAYMENT_REQUIRED;
         return shaped;

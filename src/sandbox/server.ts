@@ -1,6 +1,6 @@
 // The sandbox server: a local, deterministic implementation of the Lead Lookup interface
-// (../../../shared/spec/lead-api-interface.md) that behaves like the production server as the
-// behaviour notes describe it (error bodies, 401 before the path, 429 with code 1030, 402 on
+// (docs/lead-api-interface.md) that behaves like the production server as
+// docs/api-behaviour-notes.md describes it (error bodies, 401 before the path, 429 with code 1030, 402 on
 // credits, empty leads for misses). Used by `--sandbox`, by every test and by the benchmarks.
 // node:http only: it must serve a few thousand requests per second on 100+ keep-alive sockets.
 //
@@ -29,7 +29,7 @@ import type { SandboxKeyOperation } from './keys.js';
 import { Latency } from './latency.js';
 import { resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions } from './options.js';
 import { createRandom, deriveSeed } from './random.js';
-import { RateWindow, type ResponseHeaders } from './rate-window.js';
+import { SandboxRateWindow, type ResponseHeaders } from './rate-window.js';
 import { BASE_PATH, MAX_BODY_BYTES, PAYLOAD_TOO_LARGE, routeOf, SandboxRoutes, UNAUTHORIZED } from './routes.js';
 import { createSandboxStats, type SandboxStats } from './stats.js';
 
@@ -77,7 +77,7 @@ class SandboxServer {
   readonly faults: FaultInjector;
   outage: Outage | undefined;
   private readonly latency: Latency;
-  private readonly rate: RateWindow;
+  private readonly rate: SandboxRateWindow;
   readonly routes: SandboxRoutes;
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
@@ -90,7 +90,7 @@ class SandboxServer {
     this.outage = opts.outage === undefined ? undefined : resolveOutage(opts.outage, Date.now());
     this.latency = new Latency(opts.latencyMs, createRandom(deriveSeed(opts.seed, 1)));
     this.account = new SandboxAccount(opts, this.stats);
-    this.rate = new RateWindow(opts, this.stats);
+    this.rate = new SandboxRateWindow(opts, this.stats);
     this.routes = new SandboxRoutes(this.account, opts);
     this.server = createServer(this.onRequest);
     // Longer than typical client keep-alive idle times, so the server is not the side that closes
@@ -161,7 +161,7 @@ class SandboxServer {
       return;
     }
 
-    // 2. Auth, before the path (behaviour notes, "Error bodies": 401).
+    // 2. Auth, before the path (docs/api-behaviour-notes.md, "Error bodies": 401).
     if (!this.account.authorize(req.headers.authorization)) {
       this.reply(res, arrival, latency, UNAUTHORIZED.status, UNAUTHORIZED.body, {});
       return;

@@ -38,7 +38,7 @@ export interface ShapedAnswer {
 const failed = (status: number, code: number, message: string): ShapedAnswer => ({ status, body: JSON.stringify({ status: 'failed', error: { code, message } }), cost: 0 });
 
 export const FORBIDDEN = failed(403, 1008, 'You are not authorized to access this resource');
-export const DAILY_LIMIT = failed(429, 1017, "You've reached the daily verify limit. Try again the next day");
+export const DAILY_LIMIT_ANSWER = failed(429, 1017, "You've reached the daily verify limit. Try again the next day");
 
 const ROLE_NAMES = new Set(['info', 'sales', 'support', 'contact', 'hello', 'admin', 'office', 'team', 'jobs', 'billing']);
 const PHONE_COST = 2;

@@ -1,7 +1,7 @@
 // What the sandbox counts, as one live object the tests and benchmarks read while it runs. The
 // server loop, the rate window and the account each update their own counters in it.
 
-import { OPERATION_PATHS } from '../api/types.js';
+import { SANDBOX_OPERATION_PATHS } from './operation-paths.js';
 import { emptyFaultCounts, type FaultKind } from './faults.js';
 
 export interface SandboxWindowStats {
@@ -38,7 +38,7 @@ export interface SandboxStats {
 /** Every counter at zero, with a slot per operation (and 'unknown'). */
 export function createSandboxStats(): SandboxStats {
   const byOperation: Record<string, number> = { unknown: 0 };
-  for (const op of Object.keys(OPERATION_PATHS)) byOperation[op] = 0;
+  for (const op of Object.keys(SANDBOX_OPERATION_PATHS)) byOperation[op] = 0;
   return {
     requests: 0,
     byOperation,

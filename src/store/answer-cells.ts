@@ -1,5 +1,5 @@
-// An answer's rendered cells, as the store keeps them beside the answer (issue 16: a CSV run with
-// the default columns writes them as they are). The store knows no column: the caller renders the
+// An answer's rendered cells, as the store keeps them beside the answer (a CSV run with the
+// default columns writes them as they are, with no JSON.parse of the lead). The store knows no column: the caller renders the
 // cells (write/stored-cells.ts) and names their layout; the store keeps `<layout>,<record>` and
 // hands a record back only to a caller that asks for the same layout, so cells rendered with other
 // columns (another version) are never used: the answer itself is read instead.

@@ -36,7 +36,7 @@ function cacheDirectory(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): stri
  * The store of runs against the embedded sandbox (`--sandbox`): `LEAD_ENRICH_STORE` when set
  * (an explicit choice wins), else `results.sandbox.sqlite` beside the default store, so that
  * trying the tool never fills (nor `store clear` of the sandbox ever empties) the store of the
- * real service (cli-contract.md, "Store housekeeping").
+ * real service (docs/cli-contract.md, "Store housekeeping").
  */
 export function sandboxStorePath(env: NodeJS.ProcessEnv = process.env): string {
   const explicit = env['LEAD_ENRICH_STORE'];

@@ -1,11 +1,11 @@
 // The durable result store: pay once per key. Answers of completed lookups are kept in SQLite so
-// duplicates within a run and re-runs after a crash never reach the network (design.md, "look up":
+// duplicates within a run and re-runs after a crash never reach the network (docs/architecture.md:
 // the store answers first; misses go to the network and then into the store).
 //
 // Durability model: an enrich run commits the answers as they arrive (flushIntervalMs 0, the
 // default): the answers that came in one turn of the event loop are committed together at its
 // end (setImmediate), so a process killed with SIGKILL loses only the answers still in flight
-// (cli-contract, "Durability"), and a burst of answers costs one commit; the run's next requests
+// (docs/cli-contract.md, "Durability"), and a burst of answers costs one commit; the run's next requests
 // wait for that commit (committed()), so a full disk costs only the requests in flight too.
 // A caller may batch instead: put() then queues in memory (visible to get() at once) and the queue
 // is committed in one transaction once its oldest entry is `flushIntervalMs` old (checked by every
@@ -191,7 +191,7 @@ export class ResultStore {
    * The stored answers for many keys of one operation at once: one query per chunk of keys
    * instead of one per key, which is what lets rows answered by the store run at CSV speed.
    * Keys without a (fresh enough) answer are absent from the result. With `cellsLayout`, each answer
-   * comes as its cells where the store has them in that layout (no JSON.parse of the lead; issue 16),
+   * comes as its cells where the store has them in that layout (no JSON.parse of the lead),
    * else as data.
    */
   getMany(service: string, op: Operation, keys: readonly string[], maxAgeMs?: number, cellsLayout?: string): Map<string, StoredResult> {

@@ -50,10 +50,10 @@ const MIGRATIONS: ReadonlyArray<string | ((db: Database, upgrade: Upgrade) => vo
   `,
   addAnswerCells,
   renderAnswerCells,
-  // v4 (issue 21): a key the API refused (400) is an answer about the key, kept like a miss so that
+  // v4: a key the API refused (400) is an answer about the key, kept like a miss so that
   // a re-run does not send it again; `refused` says why (NULL for every other answer).
   'ALTER TABLE results ADD COLUMN refused TEXT',
-  // v5 (issue 25): a key a run is looking up is claimed here, so that another run on the same
+  // v5: a key a run is looking up is claimed here, so that another run on the same
   // store waits for that answer instead of paying for it again (store-claims.ts). By service name,
   // not id: a claim may come before the service's first answer. Few rows: only keys in flight.
   `
@@ -87,7 +87,7 @@ const MIGRATIONS: ReadonlyArray<string | ((db: Database, upgrade: Upgrade) => vo
 const BACKFILL_CHUNK = 5_000;
 
 /**
- * v2 (issue 16): `cells` holds an answer's own added columns, rendered when the answer is stored
+ * v2: `cells` holds an answer's own added columns, rendered when the answer is stored
  * (by the caller: store/answer-cells.ts), so a stored answer becomes CSV without JSON.parse of the whole
  * lead. NULL for operations that fill no such columns (mx, whois); a row whose `cells` is NULL, or
  * holds cells of another layout, is still read correctly from `data`. The existing answers are
@@ -98,7 +98,7 @@ function addAnswerCells(db: Database): void {
 }
 
 /**
- * v3 (issue 16): the cells as one comma-separated CSV record (write/stored-cells.ts), which a CSV
+ * v3: the cells as one comma-separated CSV record (write/stored-cells.ts), which a CSV
  * run writes as it is, instead of v2's JSON array. Every stored lookup answer is rendered, once, by
  * the renderer the opener handed over, so a store written by an older version answers as fast as a
  * new one. Opened without one (a library caller's ResultStore.open), the cells stay empty: the

@@ -1,5 +1,6 @@
 // Node's built-in SQLite (`node:sqlite`), the store's only engine: no native addon to compile and
-// no install script for npm 12 to block (issue 27). What the store needs of it, and no more:
+// no install script for npm 12 to block (it runs none unless allowed, so a global install
+// of a package with one fails). What the store needs of it, and no more:
 // opening a file, raw-array statements, PRAGMAs, and IMMEDIATE transactions.
 //
 // On Node 22 loading the module prints "ExperimentalWarning: SQLite is an experimental feature"

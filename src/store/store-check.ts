@@ -1,6 +1,6 @@
 // `lead-enrich store check`: SQLite's own integrity check of a store file (every page, every
 // index against its table), read-only, so that a damaged store is found before a run meets it,
-// and a store a run stopped on can be judged (cli-contract, "Durability").
+// and a store a run stopped on can be judged (docs/cli-contract.md, "Durability").
 import { APPLICATION_ID } from './schema.js';
 import { diagnose } from './open-database.js';
 import { isDamaged } from './store-failure.js';

@@ -1,4 +1,4 @@
-// Claims on keys in flight, kept in the store's own file (cli-contract, "Durability": runs may
+// Claims on keys in flight, kept in the store's own file (docs/cli-contract.md, "Durability": runs may
 // share one store). A run claims a key before it pays for it; another run that needs the key sees
 // the claim and waits for the answer instead of paying again. A claim lapses when its lease runs
 // out (renewed while its run lives) or, on the same host, as soon as its process is gone: a run

@@ -1,5 +1,5 @@
 // A store that fails in the middle of a run (a full disk, a damaged file, an I/O error) ends the
-// run with one line: which file, the cause in words, and what to do (cli-contract, "Durability").
+// run with one line: which file, the cause in words, and what to do (docs/cli-contract.md, "Durability").
 // The causes are told apart as when the file is opened (open-database.ts, diagnose).
 import { StoreFailedError } from '../api/errors.js';
 import { diagnose } from './open-database.js';

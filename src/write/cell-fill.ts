@@ -1,4 +1,4 @@
-// --fill: the input's own columns filled from the answer (cli-contract, "Filling the input's own
+// --fill: the input's own columns filled from the answer (docs/cli-contract.md, "Filling the input's own
 // columns"). Each pair names an input column and an added column (a field: `lead_title`,
 // `company_name`, `mx_primary`, ...), both checked before any request; then, row by row, a blank
 // cell (or any cell, with --overwrite) takes the field's value when the answer has one. Several

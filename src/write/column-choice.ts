@@ -1,5 +1,5 @@
 // --prefix and --fields, checked against the run's own columns before anything is looked up
-// (cli-contract.md, "Added column names"): a name --fields does not know is refused with the
+// (docs/cli-contract.md, "Added column names"): a name --fields does not know is refused with the
 // closest one; an added column whose name equals an input column is refused with --prefix.
 import { ConfigError } from '../api/errors.js';
 import { didYouMean } from '../options/did-you-mean.js';

@@ -56,7 +56,7 @@ const COMPANY_COLUMNS: readonly Column[] = [
 ];
 
 const firm = (row: RowData) => (firstLead(row.company) ?? {}) as CompanyLead;
-/** --with company (cli-contract, "Company"); `company_status` and `company_billing` come from the row. */
+/** --with company (docs/cli-contract.md, "Company"); `company_status` and `company_billing` come from the row. */
 const COMPANY_OF_ROW_COLUMNS: readonly Column[] = [
   ['company_name', (r) => firm(r).name],
   ['company_network_url', (r) => firm(r).network_url],
@@ -123,7 +123,7 @@ function answerColumnsOf(op: string): readonly Column[] | undefined {
 /**
  * An answer's own columns as text, exactly as the writer would render them from the parsed answer:
  * kept beside the answer in the store, so a stored answer becomes cells without JSON.parse of the
- * whole lead (issue 16). Undefined for an operation whose answer fills no such columns.
+ * whole lead (what made re-runs of known rows slow). Undefined for an operation whose answer fills no such columns.
  */
 export function answerCells(op: string, data: unknown): string[] | undefined {
   const columns = answerColumnsOf(op);
@@ -193,10 +193,10 @@ function allColumns(kind: LookupKind, extras: ColumnFlags): RowColumn[] {
     ...(extras.mx ? data(MX_COLUMNS) : []),
     ...(extras.whois ? data(WHOIS_COLUMNS) : []),
     ...(extras.company ? [['company_status', (row: FinishedRow) => row.companyStatus] as const, ...data(COMPANY_OF_ROW_COLUMNS)] : []),
-    // The kind that answered a waterfall row, or the last one tried (cli-contract, "Waterfall").
+    // The kind that answered a waterfall row, or the last one tried (docs/cli-contract.md, "Waterfall").
     ...(extras.source ? [['lead_source', (row: FinishedRow) => row.source] as const] : []),
     ['lead_billing', (row) => row.billing],
-    // What each --with operation cost, apart from the row's own lookup (cli-contract, "Added column names").
+    // What each --with operation cost, apart from the row's own lookup (docs/cli-contract.md, "Added column names").
     ...(extras.mx ? [['mx_billing', (row: FinishedRow) => row.extraBilling?.mx ?? 'none'] as const] : []),
     ...(extras.whois ? [['whois_billing', (row: FinishedRow) => row.extraBilling?.whois ?? 'none'] as const] : []),
     ...(extras.company ? [['company_billing', (row: FinishedRow) => row.extraBilling?.company ?? 'none'] as const] : []),

@@ -1,4 +1,4 @@
-// The fill rate of each added column: of the rows found, how many hold a value in it (cli-contract,
+// The fill rate of each added column: of the rows found, how many hold a value in it (docs/cli-contract.md,
 // "Report"; the summary's one line). Counted as rows are written, in memory that does not grow
 // with the rows. A row whose own columns come as the store's record (cellsRecord) is not split
 // into cells for it: its cells are only counted where they lie (countNonEmpty), so the known-rows

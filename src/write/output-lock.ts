@@ -1,4 +1,4 @@
-// Two runs never write the same output or sidecar (cli-contract, "Durability"): a run takes a lock
+// Two runs never write the same output or sidecar (docs/cli-contract.md, "Durability"): a run takes a lock
 // file beside each destination (`.<name>.lock`, holding its pid, host and start time) before it
 // makes any request; a second run finds it and stops at once, naming the file and the holder. A
 // lock whose process is gone (same host) is stale and taken over at once: a run killed with -9

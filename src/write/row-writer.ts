@@ -1,6 +1,6 @@
 // The write step: the enriched output and the error sidecar, rows in input order.
 // Both go to temporary files beside their destinations and are renamed into place only when
-// complete, so a killed run never leaves a file that looks finished (cli-contract.md).
+// complete, so a killed run never leaves a file that looks finished (docs/cli-contract.md).
 // CSV text is handled as latin1 "byte strings" end to end (read.ts): every input byte comes out
 // exactly as it went in, valid UTF-8 or not; added cells are encoded to UTF-8 bytes here.
 import { once } from 'node:events';
@@ -109,7 +109,7 @@ export class RowWriter implements RowSink {
 
   /**
    * A stream that fails (a caller's Writable, a full disk) emits 'error': with no listener that
-   * would crash the caller's process; here it becomes the run's error, a LeadError (cli-contract, "Library").
+   * would crash the caller's process; here it becomes the run's error, a LeadError (docs/cli-contract.md, "Library").
    */
   #watch(sink: Sink, what: string): void {
     const onError = (error: Error): void => {
@@ -138,7 +138,7 @@ export class RowWriter implements RowSink {
   /**
    * A row's CSV line. A row whose lookup's own columns come as a stored record (stored-cells.ts) in
    * the form this output wants — comma-separated, default columns — gets that record written as it
-   * is: no split, no escaping, no quoting per cell (the known-rows path, issue 16).
+   * is: no split, no escaping, no quoting per cell (the known-rows path).
    */
   #csvLine(row: FinishedRow, cells: string[]): string {
     const { columns } = this.#options;

@@ -31,7 +31,7 @@ export function openSink(target: string | Writable, stdout: Writable): Sink {
     fs.mkdirSync(path.dirname(final), { recursive: true });
     const fd = fs.openSync(temp, 'wx', 0o644);
     const file = fs.createWriteStream(temp, { fd });
-    // A path ending in .gz is written gzipped (cli-contract, "Input files": "Compressed").
+    // A path ending in .gz is written gzipped (docs/cli-contract.md, "Input files": "Compressed").
     if (!final.endsWith('.gz')) return { stream: file, file, temp, final, endStream: true };
     const gzip = createGzip();
     gzip.pipe(file);

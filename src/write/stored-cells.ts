@@ -1,4 +1,5 @@
-// How the store keeps an answer's own added columns (issue 16): one CSV record, comma-separated,
+// How the store keeps an answer's own added columns (so that a known row is written without
+// parsing its answer): one CSV record, comma-separated,
 // each cell formula-escaped, led by the layout it was rendered with:
 //
 //   2:3bfbb6ca,Ana Ortiz,"CTO, ""Data""",Acme,...

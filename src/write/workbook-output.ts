@@ -1,4 +1,4 @@
-// The enriched output as an Excel workbook (cli-contract, "Spreadsheets"), streamed: each batch
+// The enriched output as an Excel workbook (docs/cli-contract.md, "Spreadsheets"), streamed: each batch
 // of rows becomes worksheet XML deflated into the zip at once (zip-writer.ts), so memory stays
 // flat whatever the row count. The input sheet's cells keep their values and types (numbers,
 // dates, booleans: what the workbook reader kept beside each record; a CSV input's cells are

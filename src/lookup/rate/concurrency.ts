@@ -1,6 +1,6 @@
 // How many requests the gate lets be in flight: Little's law (in flight = arrival rate × time in
 // system) on the measured latency, doubled for its spread, within --concurrency. And no more than
-// the process can use: while its event loop is saturated (a fast server, issue 16), requests in
+// the process can use: while its event loop is saturated (a fast server), requests in
 // flight beyond what it can process only wait in its queues holding memory (at 10 M RPM on
 // loopback 16 in flight ran as fast as 256, at 160 MB peak RSS instead of 200 MB: bench/analysis.md).
 // Fed the latencies of finished requests (and, when given, how busy the event loop was), it says

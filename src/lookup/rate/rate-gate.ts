@@ -23,7 +23,7 @@ const HELD: unique symbol = Symbol('held until the pause ends');
 export interface RateGateOptions {
   /** Requests per window this run may use: a positive integer (checked where it is given: options/option-table.ts). */
   rpm: number;
-  /** Length of the server's rate window (behaviour notes: 60 s). Tests shorten it. */
+  /** Length of the server's rate window (docs/api-behaviour-notes.md: 60 s). Tests shorten it. */
   windowMs?: number;
   /** What the server said about its current window at start. */
   facts?: Pick<RateLimitFacts, 'remaining' | 'resetAt'>;

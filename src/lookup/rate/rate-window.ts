@@ -1,7 +1,7 @@
 // The window arithmetic of the rate gate, with no timers and no engine: where the server's
 // windows begin and end, what a refill at an edge may allow, and what a 429 teaches. Every
 // method takes the time it is asked at, so it is tested without a clock (test/rate-window.test.ts).
-// The server counts requests in fixed windows of `windowMs` (behaviour notes, "Rate limiting")
+// The server counts requests in fixed windows of `windowMs` (docs/api-behaviour-notes.md, "Rate limiting")
 // whose edges are its `next_limit_reset`, not our start.
 import { HINT_ROUNDING_MS } from '../../api/limits.js';
 

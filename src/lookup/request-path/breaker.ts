@@ -1,4 +1,4 @@
-// An API that fails, as one event (cli-contract.md, "An API that fails"): when transient failures
+// An API that fails, as one event (docs/cli-contract.md, "An API that fails"): when transient failures
 // come from many lookups at once, the API is down. The circuit opens: no lookup is sent but one at
 // a time, a probe (a real lookup of a waiting row), at growing intervals; the others are held,
 // using none of their retries; when a probe is answered the circuit closes and every held lookup

@@ -45,7 +45,7 @@ function nextTurn(): Promise<void> {
 export interface RequestPathSettings {
   /** Transient failures of a call (lookups, account reads, a LeadClient's calls). */
   retry: RetryPolicy;
-  /** The server's rate window (behaviour notes: 60 s): the longest a 429 without a gate waits. */
+  /** The server's rate window (docs/api-behaviour-notes.md: 60 s): the longest a 429 without a gate waits. */
   windowMs: number;
   /** Aborted once no call may start or be retried any more (the gate's queue is dropped). */
   noMoreRequests: AbortSignal;
