@@ -18,7 +18,11 @@ let sandbox: Sandbox;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, rpm: 60_000 });
 });
-afterAll(() => sandbox.close());
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+  return sandbox.close();
+});
 
 describe('README Library examples', () => {
   const examples = libraryExamples();
@@ -29,6 +33,7 @@ describe('README Library examples', () => {
 
   it.each(examples.map((code, i) => [i + 1, code] as const))('example %i runs against the sandbox', async (_n, code) => {
     const dir = tempDir();
+    dirs.push(dir);
     fs.copyFileSync(path.join(REPO_ROOT, 'fixtures', 'contacts.csv'), path.join(dir, 'contacts.csv'));
     const entry = pathToFileURL(path.join(REPO_ROOT, 'dist', 'index.js')).href;
     const file = path.join(dir, 'example.mjs');

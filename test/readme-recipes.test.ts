@@ -47,8 +47,14 @@ beforeAll(async () => {
 afterAll(() => sandbox.close());
 
 /** A fresh folder, a HOME holding the token where the cron line reads it, and `lead-enrich` on the PATH. */
+const worlds: string[] = [];
+afterAll(() => {
+  for (const dir of worlds) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 function world(token = sandbox.token) {
   const dir = tempDir();
+  worlds.push(dir);
   const home = path.join(dir, 'home');
   fs.mkdirSync(path.join(home, '.config', 'lead-enrich'), { recursive: true });
   fs.writeFileSync(path.join(home, '.config', 'lead-enrich', 'token'), `${token}\n`);
