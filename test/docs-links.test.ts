@@ -86,3 +86,16 @@ describe('links between the README and docs/', () => {
     expect([...anchors('## Notes\n## Notes\n## Notes\n')]).toEqual(['notes', 'notes-1', 'notes-2']);
   });
 });
+
+describe('the README as a front page', () => {
+  const readme = readRepoFile('README.md')!;
+  it('starts with the two commands of the first run and the tests, as its first two code blocks', () => {
+    const blocks = [...readme.matchAll(/^```\w*\n([\s\S]*?)^```/gm)].map((m) => m[1]);
+    expect(blocks.slice(0, 2)).toEqual(['npm install && npx lead-enrich enrich fixtures/contacts.csv --sandbox\n', 'npm install && npm test\n']);
+  });
+
+  it('stays short enough to be read to the end (at most 300 lines), the reference being in docs/', () => {
+    expect(readme.split('\n').length).toBeLessThanOrEqual(300);
+    expect(readme).toMatch(/^### One file$/m);
+  });
+});
