@@ -137,8 +137,8 @@ afterAll(async () => {
 });
 
 describe('the packed package', () => {
-  it('holds the build and the README, not the sources or the tests', () => {
-    expect(packed.files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/sandbox/index.js', 'dist/sandbox/index.d.ts', 'dist/cli/main.js']));
+  it('holds the build, the README and the docs it links to, not the sources or the tests', () => {
+    expect(packed.files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'docs/reference.md', 'docs/library.md', 'dist/index.js', 'dist/index.d.ts', 'dist/sandbox/index.js', 'dist/sandbox/index.d.ts', 'dist/cli/main.js']));
     expect(packed.files.filter((f) => /^(src|test|bench|fixtures)\//.test(f))).toEqual([]);
   });
 

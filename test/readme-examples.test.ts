@@ -1,4 +1,4 @@
-// The README's Library section is runnable: every ```js block in it is run as a module (with
+// The library's examples are runnable: every ```js block of the README and of docs/ is run as a module (with
 // 'lead-enrich' resolved to the built package) against the sandbox, in a folder holding the demo
 // contacts.csv, and must exit 0 and print something. An example that drifts from the API fails here.
 import { spawn } from 'node:child_process';
@@ -8,29 +8,32 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../src/sandbox/server.js';
 import { REPO_ROOT, tempDir } from './helpers/cli.js';
+import { allCodeBlocks, codeBlocks, section } from './helpers/docs.js';
 
 function libraryExamples(): string[] {
-  const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('\n## Library');
-  const end = readme.indexOf('\n## ', start + 1);
-  const section = readme.slice(start, end === -1 ? undefined : end);
-  return [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  return allCodeBlocks('js').map((block) => block.code);
 }
 
 let sandbox: Sandbox;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, rpm: 60_000 });
 });
-afterAll(() => sandbox.close());
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+  return sandbox.close();
+});
 
 describe('README Library examples', () => {
   const examples = libraryExamples();
-  it('has runnable examples', () => {
+  it('has runnable examples, those of the library page among them', () => {
     expect(examples.length).toBeGreaterThanOrEqual(3);
+    expect(codeBlocks(section('docs/library.md', 'Library'), 'js').length).toBeGreaterThanOrEqual(3);
   });
 
   it.each(examples.map((code, i) => [i + 1, code] as const))('example %i runs against the sandbox', async (_n, code) => {
     const dir = tempDir();
+    dirs.push(dir);
     fs.copyFileSync(path.join(REPO_ROOT, 'fixtures', 'contacts.csv'), path.join(dir, 'contacts.csv'));
     const entry = pathToFileURL(path.join(REPO_ROOT, 'dist', 'index.js')).href;
     const file = path.join(dir, 'example.mjs');

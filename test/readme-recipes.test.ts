@@ -1,7 +1,8 @@
-// The README's cron and CI recipes run as written (issues 21 and 24), in a fresh folder: the cron
-// line through sh, the CI step's `run:` script through sh -e, each with the sandbox standing in for
-// the real API (its URL and token put where the recipe names them) and the built CLI on the PATH
-// as `lead-enrich` for the cron line; the CI step installs the packed tarball itself, as written.
+// The README's first run and recipes run as written, in a fresh folder: the first run's and the
+// CRM export's, workbook's and filling blanks' shell blocks through sh -e, the cron line through sh,
+// the CI step's `run:` script through sh -e, each with the sandbox standing in for the real API
+// (its URL and token put where the recipe names them) and the built CLI on the PATH as
+// `lead-enrich`; the CI step installs the packed tarball itself, as written.
 import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,14 +10,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../src/sandbox/server.js';
 import { CLI_PATH, REPO_ROOT, tempDir } from './helpers/cli.js';
+import { codeBlocks, section } from './helpers/docs.js';
 
-const README = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+const RECIPES = section('README.md', 'Recipes');
 const EXAMPLE_URL = 'https://lead-api.example/v2';
 
 function block(language: string): string {
-  const match = new RegExp('```' + language + '\\n([\\s\\S]*?)```').exec(README.slice(README.indexOf('## Examples: cron and CI')));
-  if (!match) throw new Error(`no ${language} block in the README's recipes`);
-  return match[1]!;
+  const found = codeBlocks(RECIPES, language)[0];
+  if (found === undefined) throw new Error(`no ${language} block in the README's recipes`);
+  return found;
 }
 
 /** The cron line's command (after its five time fields), as cron hands it to sh: `\%` is `%`. */
@@ -45,8 +47,14 @@ beforeAll(async () => {
 afterAll(() => sandbox.close());
 
 /** A fresh folder, a HOME holding the token where the cron line reads it, and `lead-enrich` on the PATH. */
+const worlds: string[] = [];
+afterAll(() => {
+  for (const dir of worlds) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 function world(token = sandbox.token) {
   const dir = tempDir();
+  worlds.push(dir);
   const home = path.join(dir, 'home');
   fs.mkdirSync(path.join(home, '.config', 'lead-enrich'), { recursive: true });
   fs.writeFileSync(path.join(home, '.config', 'lead-enrich', 'token'), `${token}\n`);
@@ -65,6 +73,45 @@ function sh(script: string, cwd: string, env: Record<string, string>, flags: str
 
 const GOOD = 'email\nann@acme.com\nben@acme.com\n';
 const WITH_A_BAD_KEY = 'email\nann@acme.com\nbroken@\n';
+
+/** The files the shell recipes name, as a user would have them: exports made by the tools they name. */
+function exportsFolder(dir: string): void {
+  fs.copyFileSync(path.join(REPO_ROOT, 'fixtures', 'contacts.csv'), path.join(dir, 'contacts.csv'));
+  fs.copyFileSync(path.join(REPO_ROOT, 'fixtures', 'input', 'salesforce-report-windows1252.csv'), path.join(dir, 'Contacts Report.csv'));
+  fs.copyFileSync(path.join(REPO_ROOT, 'fixtures', 'input', 'workbook-three-sheets.xlsx'), path.join(dir, 'contacts.xlsx'));
+  fs.writeFileSync(path.join(dir, 'crm.csv'), 'Email,Title,Company\nann@acme.com,,\nben@acme.com,CTO,Acme\n');
+}
+
+const SHELL_BLOCKS = [...codeBlocks(section('README.md', 'The first run'), 'sh'), ...codeBlocks(RECIPES, 'sh')];
+
+describe("the README's first run and shell recipes, as written", () => {
+  it('are there: the first run, a CRM export, a workbook, filling blanks', () => {
+    expect(SHELL_BLOCKS).toHaveLength(4);
+  });
+
+  it.each(SHELL_BLOCKS.map((code, i) => [i + 1, code] as const))('block %i exits 0 and writes an enriched output and its sidecar', async (_n, code) => {
+    const { dir, env } = world();
+    exportsFolder(dir);
+    const before = new Set(fs.readdirSync(dir));
+    const r = await sh(code.replace(EXAMPLE_URL, sandbox.baseUrl), dir, { ...env, LEAD_API_TOKEN: sandbox.token, LEAD_API_BASE_URL: sandbox.baseUrl }, ['-e']);
+    expect(r.code, r.stderr).toBe(0);
+    const made = fs.readdirSync(dir).filter((f) => !before.has(f));
+    expect(made.filter((f) => /enriched\.(csv|xlsx)$/.test(f)), made.join(', ')).toHaveLength(1);
+    expect(made.filter((f) => /\.errors\.csv$/.test(f)), made.join(', ')).toHaveLength(1);
+  }, 60_000);
+
+  it("filling blanks fills the CRM's own blank cells and keeps its columns", async () => {
+    const { dir, env } = world();
+    exportsFolder(dir);
+    const fill = SHELL_BLOCKS.find((code) => code.includes('--fill'))!;
+    const r = await sh(fill, dir, { ...env, LEAD_API_TOKEN: sandbox.token, LEAD_API_BASE_URL: sandbox.baseUrl }, ['-e']);
+    expect(r.code, r.stderr).toBe(0);
+    const [header, ann, ben] = fs.readFileSync(path.join(dir, 'crm.enriched.csv'), 'utf8').trim().split('\n');
+    expect(header).toBe('Email,Title,Company,lead_status');
+    expect(ann).toMatch(/^ann@acme\.com,[^,]+,[^,]+,found$/);
+    expect(ben).toBe('ben@acme.com,CTO,Acme,skipped');
+  }, 60_000);
+});
 
 describe('the README cron recipe, as written', () => {
   const run = (file: string, token?: string) => {

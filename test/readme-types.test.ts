@@ -1,4 +1,4 @@
-// The README's TypeScript example of enrichRows compiles under --strict against the built types,
+// The library's TypeScript example of enrichRows (docs/library.md) compiles under --strict against the built types,
 // as a user's project resolves them: 'lead-enrich' from node_modules through the package's
 // `exports`. The same example with a mistake a user could make must not compile: the check can fail.
 // Needs the build (`npm run build`).
@@ -8,14 +8,12 @@ import path from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './helpers/cli.js';
+import { allCodeBlocks } from './helpers/docs.js';
 
 function typescriptExample(): string {
-  const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('\n## Library');
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
-  const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((code) => code.includes('enrichRows('));
-  expect(blocks).toHaveLength(1);
-  return blocks[0]!;
+  const blocks = allCodeBlocks('ts').filter((block) => block.code.includes('enrichRows('));
+  expect(blocks.map((block) => block.file)).toEqual(['docs/library.md']);
+  return blocks[0]!.code;
 }
 
 let dir: string;

@@ -1,5 +1,5 @@
 // The CLI owns its process, so it may tune the V8 heap for what an enrich run does; the library
-// does not (a host program's heap is the host's business: README "Library" says how to do the same).
+// does not (a host program's heap is the host's business: docs/library.md says how to do the same).
 //
 // Why: a run that looks rows up allocates fast (got builds an options object, a request, emitters
 // and timers per call) but keeps little: the live heap after a full collection is 13–15 MB. V8's

@@ -1,4 +1,4 @@
-// Several workers, one account (README, "Running on several machines"): the state that must be
+// Several workers, one account (docs/reference.md, "Running on several machines"): the state that must be
 // shared lives in Redis, under keys derived from the service and a hash of the token (never the
 // token itself). Bottleneck's own clustering carries the rate limiter; the Coordinator is the one
 // object the run holds for the rest, each concern in a file of its own: the connection and its

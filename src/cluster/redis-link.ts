@@ -1,4 +1,4 @@
-// The connection to Redis shared by every part of the coordinator (README, "Running on several
+// The connection to Redis shared by every part of the coordinator (docs/reference.md, "Running on several
 // machines"), and what happens when it is lost: the first failure marks the link lost, tells the
 // run once, and every later command fails with the same error instead of waiting for Redis.
 import Bottleneck from 'bottleneck';

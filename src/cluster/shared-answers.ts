@@ -1,4 +1,4 @@
-// A key is fetched by one worker and its answer shared (README, "Running on several machines"):
+// A key is fetched by one worker and its answer shared (docs/reference.md, "Running on several machines"):
 // a worker claims a key before it pays for it, and publishes the answer for the others, who wait
 // for it instead of paying again.
 import { createHash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// The credit reserve shared by every worker of an account (README, "Running on several machines"):
+// The credit reserve shared by every worker of an account (docs/reference.md, "Running on several machines"):
 // one estimate of the balance in Redis, checked and reserved atomically by Lua scripts, so the
 // reserve holds whatever the number of workers. Used through SharedCreditGuard (pipeline/credits.ts).
 import type { RedisLink } from './redis-link.js';

@@ -1,4 +1,4 @@
-// What the cluster's rate limit needs beside Bottleneck's own clustering (README, "Running on
+// What the cluster's rate limit needs beside Bottleneck's own clustering (docs/reference.md, "Running on
 // several machines"): one refill of the shared reservoir per window edge, by one worker, sized
 // from what every worker saw; requests made outside the limiter counted against their window;
 // and a 429 pause every worker sees.

@@ -5,7 +5,7 @@ import type { LookupKind } from './kinds.js';
 
 export type RowStatus = 'found' | 'not_found' | 'error' | 'skipped';
 
-/** How a row's answer was obtained (`lead_billing`, README "Billing"). */
+/** How a row's answer was obtained (`lead_billing`, docs/reference.md, "Billing"). */
 export type Billing = 'charged' | 'free' | 'cached' | 'duplicate' | 'none';
 
 /** The API's answers for one row, as the writer turns them into added columns. */

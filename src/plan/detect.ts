@@ -1,7 +1,7 @@
 // The "plan" step, part 1: from the CSV header (and `--by` / `--column`), decide which reverse
 // lookup to run and which column holds its key (docs/cli-contract.md, `enrich` options).
 //
-// ## How the lookup column is detected (README: "Which column is used")
+// ## How the lookup column is detected (docs/reference.md: "Which column is used")
 //
 // Header names are compared ignoring case, accents, a leading byte-order mark, surrounding spaces
 // and every character that is not a letter or a digit (so `_`, `-`, space and `.` all disappear:

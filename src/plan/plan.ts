@@ -1,6 +1,6 @@
 // The "plan" step of the data path (docs/architecture.md): which lookup each row needs and its normalized,
 // validated key, decided without any request. Detection of the key column from the header lives
-// in detect.ts (its rules are documented there, for the README); key normalization in
+// in detect.ts (its rules are documented there, for docs/reference.md); key normalization in
 // normalize.ts. This module is the single import for the rest of the pipeline.
 
 import type { LookupTarget } from './detect.js';

@@ -1,5 +1,5 @@
 // The run report's figures (docs/cli-contract.md, "Report"), as the JSON report holds them and the HTML
-// report shows them. These keys are stable: scripts read them (README, "Run report"). Add keys
+// report shows them. These keys are stable: scripts read them (docs/reference.md, "Run report"). Add keys
 // freely; never rename or remove one (a change of meaning bumps reportVersion).
 //
 // A rate is a share from 0 to 1, or null when its denominator is 0 (no row looked up, none found).

@@ -1,5 +1,5 @@
 // The columns `enrich` adds after the input header and `lead_status`, and how each is taken from
-// the API's answers (README, "Added columns"). Nested data is flattened: the first address,
+// the API's answers (docs/reference.md, "The enriched CSV"). Nested data is flattened: the first address,
 // MX exchanges joined in priority order, Whois contacts by their main fields.
 import { firstLead, leadMatches } from '../api/client.js';
 import type { CompanyLead, Lead } from '../api/types.js';

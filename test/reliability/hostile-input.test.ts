@@ -1,7 +1,7 @@
 // Scenario 5, hostile input, through the built CLI: every csv-spectrum file; one file with a BOM,
 // CRLF, quoted newlines, ragged rows, duplicate header names, invalid UTF-8, a NUL byte and a 1 MB
 // cell (as a file and on stdin, as CSV and as JSON Lines); empty and header-only files; unclosed
-// quotes. Each is handled as the README documents: never a crash or a stack trace, every row
+// quotes. Each is handled as docs/reference.md documents: never a crash or a stack trace, every row
 // written, input cells byte for byte as they were.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -186,7 +186,7 @@ describe.concurrent('a key that is not valid UTF-8', () => {
 
   it('read as UTF-8 (--encoding utf-8), the same key is refused as invalid_input: no request, no credit, the cell unchanged', async () => {
     // Decoded as UTF-8 the key becomes "jos\ufffd@acme.com", a key the user never wrote: looking it
-    // up pays for an answer about somebody else (README, "Keys": an invalid key costs nothing).
+    // up pays for an answer about somebody else (docs/reference.md, "Keys": an invalid key costs nothing).
     const dir = makeTempDir();
     const input = path.join(dir, 'cp1252.csv');
     const key = Buffer.from('jos\xe9@acme.com', 'latin1');

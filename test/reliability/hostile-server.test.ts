@@ -1,5 +1,5 @@
 // Scenario 6, hostile server: tiny servers on 127.0.0.1 whose account operations behave and whose
-// lookups misbehave in one way each, for ever. Every row must end `error` with the code the README
+// lookups misbehave in one way each, for ever. Every row must end `error` with the code docs/reference.md
 // gives for that failure after exactly --retries retries, the run must finish with exit 2 (or 1
 // with one line when the account reads themselves fail), and nothing may hang.
 import fs from 'node:fs';
