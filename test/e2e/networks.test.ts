@@ -139,7 +139,7 @@ const oneLine = (r: CliResult) => r.stderr.trim().split('\n');
 
 // Skipped only on a Node whose agents cannot tunnel through a proxy (before 22.21 / 24.5), where
 // lead-enrich refuses a proxy in one line (tested below): CI's Node 22, 24 and 26 run it.
-describe.skipIf(!canProxy())('through an authenticating CONNECT proxy, with a private CA', () => {
+describe.skipIf(!canProxy())('through an authenticating CONNECT proxy, with a private CA', { meta: { skipReason: `Node ${process.version} cannot tunnel through a proxy (22.21 / 24.5 and later can)` } }, () => {
   it('HTTPS_PROXY and NODE_EXTRA_CA_CERTS: exit 0, rows right, the proxy carried the requests over a few kept-alive tunnels, its password nowhere', async () => {
     const before = net1.tunnels.length;
     const r = (await enrich({ LEAD_API_BASE_URL: apiUrl(), HTTPS_PROXY: proxyUrl(), NODE_EXTRA_CA_CERTS: net1.ca }, ['--concurrency', '2'])) as CliResult & {

@@ -22,7 +22,7 @@ describe('the Node.js versions', () => {
   // Skipped only where no Node older than 22 is on PATH: CI has the machine's own Node 20 there,
   // behind the Node it runs the tests on, so it runs in CI.
   const older = olderNodeOnPath();
-  it.skipIf(older === undefined)(`an older Node (${older?.version ?? 'none on PATH'}) gets one line naming the versions, exit 1, no stack`, () => {
+  it.skipIf(older === undefined)(`an older Node (${older?.version ?? 'none on PATH'}) gets one line naming the versions, exit 1, no stack`, { meta: { skipReason: 'no Node older than 22 on PATH' } }, () => {
     let status = 0;
     let stderr = '';
     try {

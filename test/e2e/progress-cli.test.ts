@@ -52,12 +52,20 @@ function env(extra: Record<string, string> = {}, server: Sandbox = sandbox): Nod
 }
 
 /** Runs a shell command under a pseudo-terminal (`script`), and resolves with everything it wrote. */
-function underTerminal(command: string, extra: Record<string, string> = {}): Promise<{ code: number | null; screen: string }> {
+function underTerminal(
+  command: string,
+  extra: Record<string, string> = {},
+  onScreen: (screen: string) => void = () => {},
+): Promise<{ code: number | null; screen: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: REPO_ROOT, env: env({ TERM: 'xterm-256color', ...extra }, fast), stdio: ['ignore', 'pipe', 'pipe'] });
     let screen = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
+    const read = (chunk: string): void => {
+      screen += chunk;
+      onScreen(screen);
+    };
+    child.stdout.setEncoding('utf8').on('data', read);
+    child.stderr.setEncoding('utf8').on('data', read);
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, screen }));
   });
@@ -109,7 +117,7 @@ describe('progress without a terminal', () => {
 });
 
 // Skipped only without util-linux `script`: .ci/run installs it (bsdutils), so CI runs it.
-describe.skipIf(!HAS_SCRIPT)('progress in a terminal (a real pseudo-terminal)', () => {
+describe.skipIf(!HAS_SCRIPT)('progress in a terminal (a real pseudo-terminal)', { meta: { skipReason: 'no util-linux script on PATH (Debian: bsdutils)' } }, () => {
   it('at 80 columns: no line wider than 80, totals within 10 %, every ETA with a unit, the last frame 100 %, the outcome in colour', async () => {
     const out = path.join(dir, 'tty.csv');
     const { code, screen } = await underTerminal(`stty cols 80 rows 24; exec node ${CLI_PATH} enrich ${input} -o ${out} --rate-window 1000`);
@@ -134,8 +142,15 @@ describe.skipIf(!HAS_SCRIPT)('progress in a terminal (a real pseudo-terminal)', 
   it('redraws at the new width when the terminal is resized while it runs', async () => {
     const small = path.join(dir, 'small.csv');
     fs.writeFileSync(small, unevenContacts(1200, 3));
-    const command = `stty cols 120 rows 24; node ${CLI_PATH} enrich ${small} -o ${path.join(dir, 'small.out.csv')} --rate-window 1000 & sleep 1.2; stty cols 50; wait $!`;
-    const { code, screen } = await underTerminal(command);
+    // The resize waits for the first frame drawn at 120 columns (the test drops a flag file when
+    // it sees one), not for a fixed time that a busy machine may spend starting the process.
+    const flag = path.join(dir, 'drawn-at-120');
+    const command =
+      `stty cols 120 rows 24; node ${CLI_PATH} enrich ${small} -o ${path.join(dir, 'small.out.csv')} --rate-window 1000 & ` +
+      `while [ ! -e ${flag} ] && kill -0 $! 2>/dev/null; do sleep 0.02; done; stty cols 50; wait $!`;
+    const { code, screen } = await underTerminal(command, {}, (sofar) => {
+      if (!fs.existsSync(flag) && frames(sofar).some((frame) => frame.length > 50)) fs.writeFileSync(flag, '');
+    });
     expect(code, screen).toBe(0);
     const drawn = frames(screen);
     expect(drawn.some((frame) => frame.length > 50), 'frames drawn at 120 columns first').toBe(true);

@@ -169,7 +169,7 @@ function warmStore(file: string, service: string, keys: string[]): void {
 
 describe('resume after a kill', () => {
   // A paced sandbox (600 RPM: a request every 100 ms) so that kills land in the middle of a run.
-  async function killedThenResumed(killAfterMs: number | 'writing') {
+  async function killedThenResumed(killAfterMs: number | 'answered' | 'writing') {
     const s = await sandbox({ rpm: 600 });
     const dir = makeTempDir();
     const n = killAfterMs === 'writing' ? 20_000 : 40;
@@ -188,6 +188,11 @@ describe('resume after a kill', () => {
       const partial = path.join(dir, `.in.enriched.csv.${child.pid}.partial`);
       const deadline = Date.now() + 10_000;
       while (!(fs.existsSync(partial) && fs.statSync(partial).size > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
+    } else if (killAfterMs === 'answered') {
+      // Mid-run is a state, not a time: some keys answered (and paid), most not yet. A fixed delay
+      // landed before any answer when the machine was busy starting the process.
+      const deadline = Date.now() + 20_000;
+      while (s.stats.charges.size < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     } else {
       await new Promise((r) => setTimeout(r, killAfterMs));
     }
@@ -220,7 +225,7 @@ describe('resume after a kill', () => {
   }, 30_000);
 
   it('killed mid-run', async () => {
-    const { chargedByKilledRun } = await killedThenResumed(1500);
+    const { chargedByKilledRun } = await killedThenResumed('answered');
     expect(chargedByKilledRun).toBeGreaterThan(0);
   }, 30_000);
 

@@ -218,7 +218,7 @@ describe('enrich contacts.xlsx (CLI, sandbox)', () => {
   it('LibreOffice reads the output back: the values as text, and a cell starting with = is text, not a formula', async (context) => {
     // Skipped only without LibreOffice (soffice): .ci/run installs libreoffice-calc, so CI runs it;
     // a developer machine without it skips this one read-back (exceljs's in-memory reader still checks the output).
-    if (!hasSoffice()) return context.skip();
+    if (!hasSoffice()) return context.skip('no LibreOffice (soffice) on PATH (Debian: libreoffice-calc)');
     const { dir, file } = copyWorkbook();
     expect((await runCli(['enrich', file, '--sandbox'])).code).toBe(0);
     execFileSync('soffice', ['--headless', '--convert-to', 'csv:Text - txt - csv (StarCalc):44,34,76', '--outdir', dir, path.join(dir, 'contacts.enriched.xlsx')], { stdio: 'ignore', timeout: 60_000 });

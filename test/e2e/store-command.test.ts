@@ -401,7 +401,7 @@ describe('store clear: confirmation', () => {
   }
 
   // Skipped only without util-linux `script` (see hasScript above): runs here and in CI.
-  it.skipIf(!hasScript)('in a real terminal: n keeps everything (exit 1), y clears', async () => {
+  it.skipIf(!hasScript)('in a real terminal: n keeps everything (exit 1), y clears', { meta: { skipReason: 'no util-linux script on PATH (Debian: bsdutils)' } }, async () => {
     const file = path.join(tmpDir(), 'results.sqlite');
     populate(file, SAMPLE);
     const no = await inTerminal(['store', 'clear', '--store', file], 'n\n');

@@ -364,7 +364,7 @@ describe('ResultStore: file', () => {
 
   // Skipped as root (CI and these machines run as root): root writes through any permission bits,
   // so the failure cannot be produced. The "not a directory" case above covers the same message path.
-  it.skipIf(process.getuid?.() === 0)('reports a directory without write permission', () => {
+  it.skipIf(process.getuid?.() === 0)('reports a directory without write permission', { meta: { skipReason: 'running as root, which writes through any permission bits' } }, () => {
     const dir = tmpDir();
     fs.chmodSync(dir, 0o500);
     try {

@@ -321,16 +321,14 @@ describe('domainForRow', () => {
 });
 
 describe('normalizeKey: cost', () => {
-  it('normalizes a million emails quickly', () => {
+  // How fast is the bench's to say (the known-rows and rate scenarios run normalizeKey on every
+  // row): a time bound here would measure the machine's load, not the code.
+  it('normalizes a million emails, every one accepted', () => {
     const rows = Array.from({ length: 1000 }, (_, i) => ` User${i}.Name@Example${i % 7}.COM `);
-    const start = performance.now();
     let ok = 0;
     for (let round = 0; round < 1000; round++) {
       for (const row of rows) if (normalizeKey('email', row).ok) ok++;
     }
-    const ms = performance.now() - start;
     expect(ok).toBe(1_000_000);
-    // Typically ~250 ms here; a generous bound so that slow CI machines do not flake.
-    expect(ms).toBeLessThan(5000);
   });
 });

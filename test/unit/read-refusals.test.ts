@@ -109,7 +109,7 @@ describe('paths that cannot be read', () => {
 
   // Skipped as root (CI and these machines run as root): root reads any file whatever its mode, so
   // the refusal can only be seen by another user. The directory case above covers the same message path.
-  it.skipIf(os.userInfo().uid === 0)('a file without read permission', async () => {
+  it.skipIf(os.userInfo().uid === 0)('a file without read permission', { meta: { skipReason: 'running as root, which reads any file whatever its mode' } }, async () => {
     const file = tempFile('secret.csv', 'email\n');
     fs.chmodSync(file, 0o200);
     expect(await refusal(file)).toBe(`Cannot read input ${file}: permission denied; give the path of a CSV file, or - for stdin`);

@@ -138,7 +138,7 @@ describe('two runs on one output', () => {
 
 // Skipped where this user may not mount a tmpfs (not root, or a container without the right to
 // mount): CI runs as root and mounts, so it runs there; a writable stream that fails is no full disk.
-describe.skipIf(!canMount)('a disk that fills (a small tmpfs)', () => {
+describe.skipIf(!canMount)('a disk that fills (a small tmpfs)', { meta: { skipReason: 'cannot mount a tmpfs here (needs root and the right to mount)' } }, () => {
   it('under the store: exit 1 with one line; once space is freed the same command pays again at most --concurrency keys', async () => {
     const disk = smallDisk('2m')!;
     try {
