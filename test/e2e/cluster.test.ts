@@ -2,21 +2,25 @@
 // answers; `--shard K/N` splits one input. Real redis-server and sandbox on 127.0.0.1.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Coordinator } from '../../src/cluster/coordinator.js';
 import { RateGate } from '../../src/lookup/rate/rate-gate.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { lines, runCli, spawnCli, type CliProcess } from '../helpers/cli.js';
 import { emails, makeTempDir, readCsvObjects, writeCsv } from '../helpers/files.js';
-import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { REDIS_MISSING, startRedis, type RedisServer } from '../helpers/redis.js';
 
 vi.setConfig({ testTimeout: 60_000 });
 
 let redis: RedisServer;
 beforeAll(async () => {
-  redis = await startRedis();
+  if (REDIS_MISSING === undefined) redis = await startRedis();
 });
-afterAll(() => redis.stop());
+afterAll(() => redis?.stop());
+// Every test here needs a redis-server.
+beforeEach((context) => {
+  if (REDIS_MISSING !== undefined) context.skip(REDIS_MISSING);
+});
 
 function worker(s: Sandbox, dir: string, input: string, k: number, n: number, extra: string[] = [], redisUrl = redis.url, windowMs = 1000): CliProcess {
   const child = spawnCli(

@@ -150,9 +150,10 @@ describe.skipIf(!canProxy())('through an authenticating CONNECT proxy, with a pr
     const tunnels = net1.tunnels.length - before;
     expect(tunnels).toBeGreaterThan(0);
     // 40 lookups and the account calls, 2 at a time: the tunnels are kept alive, not one per request
-    // (without keep-alive, 40 or more). 2–4 here; a loaded machine has been seen to open 6–8 (a
-    // socket freed a tick after the next request asked for one), hence the bound of a quarter.
-    expect(tunnels).toBeLessThanOrEqual(10);
+    // (without keep-alive, 40 or more). 2–4 on an idle machine; a loaded one has been seen to open
+    // 6–8, and 12 at a load average of 14 (a socket freed a tick after the next request asked for
+    // one): the bound is half of what no keep-alive would open, which load does not reach.
+    expect(tunnels).toBeLessThanOrEqual(20);
     expectNoSecret([r.stdout, r.stderr], [r.dir], PASSWORD);
     expectNoSecret([r.stdout, r.stderr], [r.dir]);
   }, 60_000);
