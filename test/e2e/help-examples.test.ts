@@ -161,6 +161,15 @@ async function portFree(port: number): Promise<boolean> {
   });
 }
 
+/** What an example needs that this machine lacks (it is then not run, and the run says so), if anything. */
+function missingTool(example: Example): string | undefined {
+  const onPath = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+  if (/--redis\b/.test(example.command)) return REDIS_MISSING;
+  if (/\| jq /.test(example.command) && !onPath('jq')) return 'no jq on PATH (Debian: jq)';
+  if (/asks first/.test(example.description) && !onPath('script')) return 'no util-linux script on PATH (Debian: bsdutils)';
+  return undefined;
+}
+
 describe('every --help example runs as written', () => {
   it('each command of --help shows examples, read back whole', () => {
     const all = [[], ...commands()];
@@ -188,8 +197,9 @@ describe('every --help example runs as written', () => {
           fs.writeFileSync(file, bytes);
         }
       }
-      if (REDIS_MISSING !== undefined && /--redis\b/.test(example.command)) {
-        console.warn(`${REDIS_MISSING}: "${example.command}" not run`);
+      const missing = missingTool(example);
+      if (missing !== undefined) {
+        console.warn(`${missing}: "${example.command}" not run`);
         continue;
       }
       let result: { code: number | null; output: string };
