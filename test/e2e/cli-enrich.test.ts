@@ -147,7 +147,10 @@ describe('lead-enrich enrich (CLI)', () => {
       const pacedEnv = { LEAD_API_BASE_URL: paced.baseUrl, LEAD_API_TOKEN: paced.token, LEAD_ENRICH_STORE: path.join(dir, 'store.sqlite') };
       const child = spawnCli(['enrich', input, '--json'], { env: pacedEnv });
       child.stdin!.end();
-      await new Promise((r) => setTimeout(r, 1200));
+      // The signal comes once lookups are under way (a state, not a time: a busy machine can take
+      // longer than a fixed delay to start the process, which then dies of the signal unhandled).
+      const deadline = Date.now() + 20_000;
+      while ((paced.stats.byOperation.lookup_email ?? 0) < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       child.kill('SIGINT');
       const first = await child.result;
       expect(first.code).toBe(130);
