@@ -2,7 +2,9 @@
 // - unit: in-process, no socket, no wall-clock time; files in parallel.
 // - integration: a real server on 127.0.0.1 port 0, in-process; files in parallel.
 // - e2e: the built CLI as a process. Each file starts several processes, so two files at a time is
-//   what two cores bear; they run after the other two layers, not beside them.
+//   what two cores bear, and at most three tests at once inside a file that runs its tests
+//   concurrently (vitest's default of five, twice over, put ten CLIs on two cores and stretched
+//   the time-bounded tests past their bounds); they run after the other two layers, not beside them.
 import { defineConfig } from 'vitest/config';
 
 const shared = {
@@ -24,7 +26,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { ...shared, name: 'e2e', include: ['test/e2e/**/*.test.ts'], pool: 'forks', maxWorkers: 2, testTimeout: 60_000, hookTimeout: 60_000, sequence: { groupOrder: 1 } },
+        test: { ...shared, name: 'e2e', include: ['test/e2e/**/*.test.ts'], pool: 'forks', maxWorkers: 2, maxConcurrency: 3, testTimeout: 60_000, hookTimeout: 60_000, sequence: { groupOrder: 1 } },
       },
     ],
   },
