@@ -45,10 +45,10 @@ describe('fault soak', () => {
     expect(summary.rows).toBe(keys.length);
     expect(summary.status.error + summary.status.skipped).toBe(0);
     // A flaky API (15 % of answers fail, here and there) is not a dead one: the breaker stays
-    // closed, or (on a machine so loaded that healthy answers outlast the 2-s timeout several in a
-    // row: seen once at load average 5 on 2 cores) opens for an instant, closed again by the next
-    // answer, long before its first probe (1 s).
-    expect(summary.apiUnavailableMs).toBeLessThan(1_000);
+    // closed, or (when failures happen to come several in a row, as load makes likelier) opens
+    // until an answer closes it: at the latest its first probe, 1 s after it opened (1005 ms seen
+    // at a load average of 7), never for the seconds a dead API holds it.
+    expect(summary.apiUnavailableMs).toBeLessThan(2_000);
 
     // Every row, in input order, exactly once, answered as the sandbox answers its key.
     expectRowsMatchSandbox(output, keys);
