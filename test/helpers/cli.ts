@@ -17,9 +17,9 @@
 // removes the variable.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { makeTempDir } from './temp-dirs.js';
 
 /** The repository root (where package.json is). */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -61,9 +61,9 @@ export interface CliProcess extends ChildProcess {
   output: { stdout: string; stderr: string };
 }
 
-/** A fresh directory under os.tmpdir(); the caller removes it (or leaves it to the OS). */
+/** A fresh directory under os.tmpdir(), removed when the test file ends. */
 export function tempDir(prefix = 'lead-enrich-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  return makeTempDir(prefix);
 }
 
 function cleanEnv(extra: Record<string, string | undefined> | undefined): { env: NodeJS.ProcessEnv; storeDir?: string } {

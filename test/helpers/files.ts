@@ -1,12 +1,8 @@
 // Small helpers for pipeline tests: temp dirs, CSV files and reading outputs back byte-exact.
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 
-export function makeTempDir(prefix = 'lead-enrich-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-}
+export { makeTempDir } from './temp-dirs.js';
 
 /** Writes a CSV from rows of cells (quoting every cell that needs it). */
 export function writeCsv(file: string, rows: string[][], eol = '\n'): string {

@@ -1,0 +1,195 @@
+// The README's first run and recipes run as written, in a fresh folder: the first run's and the
+// CRM export's, workbook's and filling blanks' shell blocks through sh -e, the cron line through sh,
+// the CI step's `run:` script through sh -e, each with the sandbox standing in for the real API
+// (its URL and token put where the recipe names them) and the built CLI on the PATH as
+// `lead-enrich`; the CI step installs the packed tarball itself, as written.
+import { execFile, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { CLI_PATH, REPO_ROOT, tempDir } from '../helpers/cli.js';
+import { codeBlocks, section } from '../helpers/docs.js';
+
+const RECIPES = section('README.md', 'Recipes');
+const EXAMPLE_URL = 'https://lead-api.example/v2';
+
+function block(language: string): string {
+  const found = codeBlocks(RECIPES, language)[0];
+  if (found === undefined) throw new Error(`no ${language} block in the README's recipes`);
+  return found;
+}
+
+/** The cron line's command (after its five time fields), as cron hands it to sh: `\%` is `%`. */
+function cronCommand(): string {
+  const line = block('cron').split('\n').find((l) => /^[\d*]/.test(l))!;
+  return line.split(/\s+/).slice(5).join(' ').replace(/\\%/g, '%');
+}
+
+/** The CI step's `run: |` script. */
+function ciScript(): string {
+  const lines = block('yaml').split('\n');
+  const start = lines.findIndex((l) => /^\s+run: \|/.test(l));
+  const indent = /^(\s*)/.exec(lines[start + 1]!)![1]!;
+  const script: string[] = [];
+  for (const l of lines.slice(start + 1)) {
+    if (!l.startsWith(indent)) break;
+    script.push(l.slice(indent.length));
+  }
+  return script.join('\n');
+}
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, rpm: 60_000 });
+});
+afterAll(() => sandbox.close());
+
+/** A fresh folder, a HOME holding the token where the cron line reads it, and `lead-enrich` on the PATH. */
+const worlds: string[] = [];
+afterAll(() => {
+  for (const dir of worlds) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function world(token = sandbox.token) {
+  const dir = tempDir();
+  worlds.push(dir);
+  const home = path.join(dir, 'home');
+  fs.mkdirSync(path.join(home, '.config', 'lead-enrich'), { recursive: true });
+  fs.writeFileSync(path.join(home, '.config', 'lead-enrich', 'token'), `${token}\n`);
+  const bin = path.join(dir, 'bin');
+  fs.mkdirSync(bin);
+  fs.writeFileSync(path.join(bin, 'lead-enrich'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_PATH}" "$@"\n`, { mode: 0o755 });
+  const env = { PATH: `${bin}:${process.env.PATH}`, HOME: home, LEAD_ENRICH_STORE: path.join(dir, 'store.sqlite') };
+  return { dir, env };
+}
+
+function sh(script: string, cwd: string, env: Record<string, string>, flags: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('sh', [...flags, '-c', script], { cwd, env }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }));
+  });
+}
+
+const GOOD = 'email\nann@acme.com\nben@acme.com\n';
+const WITH_A_BAD_KEY = 'email\nann@acme.com\nbroken@\n';
+
+/** The files the shell recipes name, as a user would have them: exports made by the tools they name. */
+function exportsFolder(dir: string): void {
+  fs.copyFileSync(path.join(REPO_ROOT, 'fixtures', 'contacts.csv'), path.join(dir, 'contacts.csv'));
+  fs.copyFileSync(path.join(REPO_ROOT, 'fixtures', 'input', 'salesforce-report-windows1252.csv'), path.join(dir, 'Contacts Report.csv'));
+  fs.copyFileSync(path.join(REPO_ROOT, 'fixtures', 'input', 'workbook-three-sheets.xlsx'), path.join(dir, 'contacts.xlsx'));
+  fs.writeFileSync(path.join(dir, 'crm.csv'), 'Email,Title,Company\nann@acme.com,,\nben@acme.com,CTO,Acme\n');
+}
+
+const SHELL_BLOCKS = [...codeBlocks(section('README.md', 'The first run'), 'sh'), ...codeBlocks(RECIPES, 'sh')];
+
+describe("the README's first run and shell recipes, as written", () => {
+  it('are there: the first run, a CRM export, a workbook, filling blanks', () => {
+    expect(SHELL_BLOCKS).toHaveLength(4);
+  });
+
+  it.each(SHELL_BLOCKS.map((code, i) => [i + 1, code] as const))('block %i exits 0 and writes an enriched output and its sidecar', async (_n, code) => {
+    const { dir, env } = world();
+    exportsFolder(dir);
+    const before = new Set(fs.readdirSync(dir));
+    const r = await sh(code.replace(EXAMPLE_URL, sandbox.baseUrl), dir, { ...env, LEAD_API_TOKEN: sandbox.token, LEAD_API_BASE_URL: sandbox.baseUrl }, ['-e']);
+    expect(r.code, r.stderr).toBe(0);
+    const made = fs.readdirSync(dir).filter((f) => !before.has(f));
+    expect(made.filter((f) => /enriched\.(csv|xlsx)$/.test(f)), made.join(', ')).toHaveLength(1);
+    expect(made.filter((f) => /\.errors\.csv$/.test(f)), made.join(', ')).toHaveLength(1);
+  }, 60_000);
+
+  it("filling blanks fills the CRM's own blank cells and keeps its columns", async () => {
+    const { dir, env } = world();
+    exportsFolder(dir);
+    const fill = SHELL_BLOCKS.find((code) => code.includes('--fill'))!;
+    const r = await sh(fill, dir, { ...env, LEAD_API_TOKEN: sandbox.token, LEAD_API_BASE_URL: sandbox.baseUrl }, ['-e']);
+    expect(r.code, r.stderr).toBe(0);
+    const [header, ann, ben] = fs.readFileSync(path.join(dir, 'crm.enriched.csv'), 'utf8').trim().split('\n');
+    expect(header).toBe('Email,Title,Company,lead_status');
+    expect(ann).toMatch(/^ann@acme\.com,[^,]+,[^,]+,found$/);
+    expect(ben).toBe('ben@acme.com,CTO,Acme,skipped');
+  }, 60_000);
+});
+
+describe('the README cron recipe, as written', () => {
+  const run = (file: string, token?: string) => {
+    const { dir, env } = world(token);
+    fs.writeFileSync(path.join(dir, 'contacts.csv'), file);
+    const command = cronCommand().replace('cd /data/exports', `cd ${dir}`).replace(EXAMPLE_URL, sandbox.baseUrl);
+    return sh(command, dir, env).then((r) => ({ ...r, dir }));
+  };
+
+  it('is silent (nothing for cron to mail) when every row is enriched', async () => {
+    const r = await run(GOOD);
+    expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(fs.readFileSync(path.join(r.dir, 'contacts.enriched.csv'), 'utf8')).toMatch(/lead_status/);
+  });
+
+  it("is silent too when the only errors are the file's own (exit 5): they are in the sidecar", async () => {
+    const r = await run(WITH_A_BAD_KEY);
+    expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(fs.readFileSync(path.join(r.dir, 'last-run.err'), 'utf8')).toMatch(/invalid_input 1/);
+  });
+
+  it('prints one line for cron to mail when the run fails (a rejected token)', async () => {
+    const r = await run(GOOD, 'not-the-token-0123456789');
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    expect(r.stdout).toMatch(/lead-enrich: The API rejected the token/);
+  });
+});
+
+describe('the README CI step, as written', () => {
+  // What a CI checkout holds: the packed tarball in vendor/ (packed from this checkout's dist/,
+  // without the pack scripts, which would rewrite package.json under other tests' feet).
+  let tarballs: string;
+  beforeAll(() => {
+    tarballs = tempDir('lead-enrich-vendor-');
+    execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', tarballs], { cwd: REPO_ROOT, stdio: 'ignore' });
+  }, 120_000);
+  // Each run's folder holds a global install (its node_modules): removed after the tests.
+  const made: string[] = [];
+  afterAll(() => {
+    for (const dir of [tarballs, ...made]) fs.rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  const run = (file: string) => {
+    const { dir, env } = world();
+    made.push(dir);
+    fs.mkdirSync(path.join(dir, 'data'));
+    fs.writeFileSync(path.join(dir, 'data', 'contacts.csv'), file);
+    fs.cpSync(tarballs, path.join(dir, 'vendor'), { recursive: true });
+    // `npm install -g` puts lead-enrich in a global folder of the test's own, first on the PATH
+    // (not the wrapper world() made); its dependencies come from the npm cache when it has them.
+    const prefix = path.join(dir, 'global');
+    const npmEnv = { npm_config_prefix: prefix, npm_config_cache: path.join(os.homedir(), '.npm'), npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
+    const ci = { ...env, ...npmEnv, PATH: `${path.join(prefix, 'bin')}:${process.env.PATH}`, LEAD_API_TOKEN: sandbox.token, LEAD_API_BASE_URL: sandbox.baseUrl };
+    return sh(ciScript(), dir, ci, ['-e']).then((r) => {
+      const installed = fs.realpathSync(path.join(prefix, 'bin', 'lead-enrich'));
+      // The install's node_modules is the bulk of the folder: gone at once, not in the last hook.
+      fs.rmSync(prefix, { recursive: true, force: true });
+      return { ...r, dir, installed };
+    });
+  };
+
+  it('installs nothing by the project\'s name from a registry: the tarball it has', () => {
+    expect(ciScript()).not.toMatch(/npm (install|i)( -g)? lead-enrich(@|\s|$)/m);
+    expect(ciScript()).toMatch(/^npm install -g \.\/vendor\/lead-enrich-\*\.tgz$/m);
+  });
+
+  it('passes, in a fresh folder (out/ made), with the summary and the sidecar kept', async () => {
+    const r = await run(GOOD);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.installed.startsWith(path.join(r.dir, 'global'))).toBe(true);
+    expect(JSON.parse(fs.readFileSync(path.join(r.dir, 'out', 'summary.json'), 'utf8'))).toMatchObject({ rows: 2 });
+    expect(fs.existsSync(path.join(r.dir, 'out', 'contacts.errors.csv'))).toBe(true);
+  }, 240_000);
+
+  it("passes when the only errors are the file's own (exit 5 accepted)", async () => {
+    const r = await run(WITH_A_BAD_KEY);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.installed.startsWith(path.join(r.dir, 'global'))).toBe(true);
+    expect(JSON.parse(fs.readFileSync(path.join(r.dir, 'out', 'summary.json'), 'utf8')).errorCodes).toEqual({ invalid_input: 1 });
+  }, 240_000);
+});

@@ -1,0 +1,151 @@
+// An API that fails (issue 21; cli-contract.md, "An API that fails", "The file's problems are not
+// the API's"): an outage is one event — a few probes, not a request per row, the rows held and
+// then looked up — a dead API is given up on after --patience (exit 2, the rest skipped with
+// api_unavailable), and the file's own bad keys exit 5. Driven through the CLI against the
+// sandbox's outage mode (src/sandbox/outage.ts).
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { enrichRows } from '../../../src/run/enrich-rows.js';
+import { runCli } from '../../helpers/cli.js';
+import { emails, makeTempDir, readCsvObjects, writeCsv } from '../../helpers/files.js';
+import type { OutageOptions, Sandbox } from '../../../src/sandbox/server.js';
+import { closeAll, envFor, expectNoCrash, expectRowsMatchSandbox, lookupsSeen, sandbox, sleep } from './support.js';
+
+afterAll(closeAll);
+
+/** Sets the sandbox's outage once it has seen `lookups` lookups; true when it did, false if `ended` came first. */
+async function outageAfterLookups(s: Sandbox, lookups: number, outage: OutageOptions, ended: AbortSignal): Promise<boolean> {
+  while (lookupsSeen(s) < lookups) {
+    if (ended.aborted) return false;
+    await sleep(5);
+  }
+  s.setOutage(outage);
+  return true;
+}
+
+describe.concurrent('an outage in the middle of a run (acceptance: 8 s, paced at 20/s, concurrency 4)', () => {
+  it.each(['error503', 'reset'] as const)('%s: every row right, at most 25 lookups sent while down, and stderr says so', async (kind) => {
+    const rows = 200; // 10 s at 20/s
+    const s = await sandbox({ notFoundRate: 0.1 });
+    const dir = makeTempDir();
+    const keys = emails(rows, `out-${kind}`);
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...keys.map((k) => [k])]);
+    // The outage begins 2 s into the run (its 40th lookup at 20/s), not 2 s after the sandbox
+    // started: a CLI that takes seconds to start on a loaded machine would otherwise meet part of
+    // the outage, or none of it.
+    const runEnded = new AbortController();
+    const outageBegins = outageAfterLookups(s, 40, { forMs: 8_000, kind }, runEnded.signal);
+    const started = Date.now();
+    const r = await runCli(['enrich', input, '--rpm', '1200', '--concurrency', '4', '--json'], { env: envFor(s, dir), timeoutMs: 60_000 });
+    const took = Date.now() - started;
+    runEnded.abort();
+    expect(await outageBegins).toBe(true);
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(0);
+    expectRowsMatchSandbox(path.join(dir, 'in.enriched.csv'), keys, { notFoundRate: 0.1 });
+    expect(s.stats.outage.lookups).toBeLessThanOrEqual(25);
+    expect(lookupsSeen(s)).toBeLessThanOrEqual(rows + 25);
+    expect(r.stderr).toMatch(/The API is unavailable \(.*\): holding the rows/);
+    expect(r.stderr).toMatch(/The API is back after/);
+    const summary = JSON.parse(r.stdout);
+    expect(summary.apiUnavailableMs).toBeGreaterThan(5_000);
+    // The pace (10 s) + the outage (8 s) + 15 s.
+    expect(took).toBeLessThan(10_000 + 8_000 + 15_000);
+  }, 60_000);
+});
+
+describe.concurrent('a dead API (acceptance: 300 rows, --patience 5s)', () => {
+  const deadRun = async (kind: 'error503' | 'hang', extra: string[]) => {
+    // A plan's rate (600 RPM): the run's concurrency is sized from it, and what is in flight when the
+    // API goes down is all that reaches it before the breaker holds the rest.
+    const s = await sandbox({ rpm: 600, outage: { afterMs: 0, kind } });
+    const dir = makeTempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(300, `dead-${kind}`).map((k) => [k])]);
+    const started = Date.now();
+    const r = await runCli(['enrich', input, '--json', ...extra], { env: envFor(s, dir), timeoutMs: 60_000 });
+    return { r, s, dir, took: Date.now() - started };
+  };
+
+  it.each([
+    ['503 for good', 'error503', ['--patience', '5s']],
+    ['503 for good, --max-errors 10', 'error503', ['--patience', '5s', '--max-errors', '10']],
+    ['requests that hang, --request-timeout 1000', 'hang', ['--patience', '4s', '--request-timeout', '1000']],
+  ] as const)('%s: exit 2 within 45 s, at most 30 lookups, every row written, the rest skipped with api_unavailable', async (_name, kind, extra) => {
+    const { r, s, dir, took } = await deadRun(kind, [...extra]);
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(2);
+    expect(took).toBeLessThan(45_000);
+    expect(lookupsSeen(s)).toBeLessThanOrEqual(30);
+    const summary = JSON.parse(r.stdout);
+    expect(summary).toMatchObject({ rows: 300, stoppedBy: 'api_unavailable' });
+    expect(summary.status.error).toBeLessThanOrEqual(10 + summary.concurrency);
+    expect(summary.errorCodes.api_unavailable).toBe(300 - summary.status.error - summary.status.found - summary.status.not_found);
+    expect(summary.apiUnavailableMs).toBeGreaterThanOrEqual(3_500);
+    expect(readCsvObjects(path.join(dir, 'in.enriched.csv'))).toHaveLength(300);
+    expect(r.stderr).toMatch(/The API stayed unavailable for .* \(--patience \ds\): the rows not looked up are skipped/);
+  }, 60_000);
+
+  it('the same command finishes the work once the API is back, paying nothing twice', async () => {
+    const s = await sandbox({ outage: { afterMs: 0, kind: 'error503' } });
+    const dir = makeTempDir();
+    const keys = emails(100, 'later');
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...keys.map((k) => [k])]);
+    const first = await runCli(['enrich', input, '--patience', '2s', '-q'], { env: envFor(s, dir), timeoutMs: 30_000 });
+    expect(first.code, first.stderr).toBe(2);
+    expect(first.stderr).toMatch(/the API stayed unavailable past --patience \(2s\)/);
+    s.setOutage(undefined);
+    const second = await runCli(['enrich', input, '-q'], { env: envFor(s, dir), timeoutMs: 30_000 });
+    expect(second.code, second.stderr).toBe(0);
+    expectRowsMatchSandbox(path.join(dir, 'in.enriched.csv'), keys);
+  }, 40_000);
+});
+
+describe("the file's problems are not the API's", () => {
+  it('malformed, refused and blank keys with --max-errors 2%: exit 5, not 4; a re-run sends no refused key; a waterfall finds the row by its URL', async () => {
+    const s = await sandbox({ notFoundRate: 0 });
+    const dir = makeTempDir();
+    const keys = emails(100, 'crm');
+    keys[3] = 'jane.reject@acme.com'; // the sandbox refuses (400) any key holding "reject"
+    keys[7] = 'joe.reject@acme.com';
+    keys[9] = 'broken@';
+    keys[11] = '';
+    const input = writeCsv(path.join(dir, 'crm.csv'), [['email', 'linkedin'], ...keys.map((k, i) => [k, `https://www.linkedin.com/in/crm-${i}`])]);
+    const env = envFor(s, dir);
+    const first = await runCli(['enrich', input, '--max-errors', '2%', '--json'], { env });
+    expect(first.code, first.stderr).toBe(5);
+    expect(JSON.parse(first.stdout).errorCodes).toEqual({ bad_request: 2, invalid_input: 1, no_key: 1 });
+    const sent = lookupsSeen(s);
+    const again = await runCli(['enrich', input, '--max-errors', '2%', '--json'], { env });
+    expect(again.code, again.stderr).toBe(5);
+    expect(lookupsSeen(s)).toBe(sent);
+    const waterfall = await runCli(['enrich', input, '--by', 'email,url', '-o', path.join(dir, 'w.csv'), '--json'], { env });
+    expect(waterfall.code, waterfall.stderr).toBe(0);
+    const rows = readCsvObjects(path.join(dir, 'w.csv'));
+    expect([3, 7, 9, 11].map((i) => [rows[i]!.lead_status, rows[i]!.lead_source])).toEqual([
+      ['found', 'url'],
+      ['found', 'url'],
+      ['found', 'url'],
+      ['found', 'url'],
+    ]);
+    // --refresh asks the API again about the refused keys.
+    const refreshed = await runCli(['enrich', input, '--refresh', '-o', path.join(dir, 'r.csv'), '--json'], { env });
+    expect(refreshed.code).toBe(5);
+    expect(lookupsSeen(s)).toBeGreaterThan(sent + 90);
+  }, 60_000);
+});
+
+describe('the library behaves the same', () => {
+  it('enrichRows gives the rows it gave up on the code api_unavailable', async () => {
+    const s = await sandbox({ outage: { afterMs: 0, kind: 'error503' } });
+    const results = [];
+    for await (const result of enrichRows(
+      emails(40, 'lib').map((email) => ({ email })),
+      { baseUrl: s.baseUrl, token: s.token, store: ':memory:', patience: '2s', concurrency: 4 },
+    )) {
+      results.push(result);
+    }
+    expect(results).toHaveLength(40);
+    expect(results.filter((r) => r.status === 'skipped').every((r) => r.error?.code === 'api_unavailable')).toBe(true);
+    expect(results.filter((r) => r.status === 'skipped').length).toBeGreaterThan(30);
+  }, 20_000);
+});

@@ -1,0 +1,20 @@
+// Every temporary folder a test makes goes through here, and each test file removes its own when
+// it ends (test/support/remove-temp-dirs.ts, a setup file): a test that forgets its folder, or fails
+// before its own cleanup, still leaves nothing behind.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const made: string[] = [];
+
+/** A fresh folder under os.tmpdir(), removed when the test file ends. */
+export function makeTempDir(prefix = 'lead-enrich-test-'): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+/** Removes every folder made so far (a file's afterAll; also usable inside a test). */
+export function removeTempDirs(): void {
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+}

@@ -1,0 +1,199 @@
+// The circuit breaker on its own (request-path/breaker.ts), on a manual clock: when it opens, one
+// probe at a time at growing intervals, the held lookups released when the API answers, given up
+// after the patience; and through the request path, a held lookup uses none of its retries.
+import { describe, expect, it } from 'vitest';
+import { ApiUnavailableError, BadRequestError, BadResponseError, RateLimitedError, ServerError } from '../../src/api/errors.js';
+import { CircuitBreaker, type Availability } from '../../src/lookup/request-path/breaker.js';
+import { RequestPath, type Attempt } from '../../src/lookup/request-path/request-path.js';
+import { RetryPolicy } from '../../src/lookup/request-path/retry-policy.js';
+import { HeldError } from '../../src/lookup/request-path/breaker.js';
+import { withBreaker } from '../../src/lookup/request-path/with-breaker.js';
+import { GateStoppedError } from '../../src/lookup/rate/gate-errors.js';
+import { ManualClock, settle } from '../helpers/manual-clock.js';
+
+const outage = () => new ServerError('503', { status: 503 });
+
+function breakerOf(patienceMs = 60_000) {
+  const clock = new ManualClock();
+  const events: Availability[] = [];
+  const breaker = new CircuitBreaker({ clock, patienceMs, onChange: (e) => events.push(e) });
+  return { breaker, clock, events };
+}
+
+/** `n` failures of `keys` different keys, each admitted while closed. */
+function fail(breaker: CircuitBreaker, n: number, keys: number, error: unknown = outage()): Array<'retry' | 'hold'> {
+  return Array.from({ length: n }, (_, i) => breaker.failed('closed', error, `k${i % keys}`));
+}
+
+describe('CircuitBreaker: when it opens', () => {
+  it('after 8 outage failures in a row from 5 keys or more', () => {
+    const { breaker, events } = breakerOf();
+    expect(fail(breaker, 7, 7)).toEqual(new Array(7).fill('retry'));
+    expect(breaker.unavailableSince).toBeUndefined();
+    expect(fail(breaker, 1, 1)).toEqual(['hold']);
+    expect(events).toMatchObject([{ kind: 'unavailable', failure: '503' }]);
+  });
+
+  it('not for a few keys retried (failures of one row are its own)', () => {
+    const { breaker } = breakerOf();
+    expect(fail(breaker, 40, 4).every((verdict) => verdict === 'retry')).toBe(true);
+    expect(breaker.unavailableSince).toBeUndefined();
+  });
+
+  it('not for a flaky API: a failure here and there, answers between', () => {
+    const { breaker } = breakerOf();
+    for (let i = 0; i < 500; i += 1) {
+      if (i % 5 === 0) expect(breaker.failed('closed', outage(), `k${i}`)).toBe('retry');
+      else breaker.answered('closed');
+    }
+    expect(breaker.unavailableSince).toBeUndefined();
+  });
+
+  it('when most of the last 20 failed, if not in a row', () => {
+    const { breaker } = breakerOf();
+    for (let i = 0; i < 20; i += 1) {
+      if (i % 3 === 2) breaker.answered('closed');
+      else breaker.failed('closed', outage(), `k${i}`);
+    }
+    expect(breaker.unavailableSince).toBeDefined();
+  });
+
+  it('never for answers: a 400, a 429, a body of the wrong shape', () => {
+    const { breaker } = breakerOf();
+    for (const error of [new BadRequestError('bad', [], { status: 400 }), new RateLimitedError('429', undefined, { status: 429 }), new BadResponseError('shape', { status: 200 })]) {
+      expect(fail(breaker, 20, 20, error).every((verdict) => verdict === 'retry')).toBe(true);
+    }
+    expect(breaker.unavailableSince).toBeUndefined();
+  });
+});
+
+describe('CircuitBreaker: while open', () => {
+  it('holds every lookup, lets one probe go at 1 s, 1.5 s, 2.25 s ..., and releases them all when a probe is answered', async () => {
+    const { breaker, clock, events } = breakerOf();
+    fail(breaker, 8, 8);
+    const admitted: string[] = [];
+    const held = Array.from({ length: 5 }, (_, i) => breaker.admit().then((a) => admitted.push(`${i}:${a}`)));
+    await clock.advance(999);
+    expect(admitted).toEqual([]);
+    await clock.advance(1);
+    expect(admitted).toEqual(['0:probe']);
+    // The probe fails: the next one 1.5 s later, the others still held.
+    expect(breaker.failed('probe', outage(), 'k0')).toBe('hold');
+    const again = breaker.admit().then((a) => admitted.push(`0again:${a}`));
+    await clock.advance(1_499);
+    expect(admitted).toEqual(['0:probe']);
+    await clock.advance(1);
+    expect(admitted).toEqual(['0:probe', '1:probe']);
+    breaker.failed('probe', outage(), 'k1');
+    await clock.advance(2_250);
+    expect(admitted).toHaveLength(3);
+    // Answered: the API is back, every held lookup goes.
+    breaker.answered('probe');
+    await Promise.all([...held, again]);
+    expect(admitted.slice(3).every((a) => a.endsWith(':closed'))).toBe(true);
+    expect(events.map((e) => e.kind)).toEqual(['unavailable', 'back']);
+    expect(breaker.unavailableSince).toBeUndefined();
+    expect(breaker.downMs).toBe(1_000 + 1_500 + 2_250);
+  });
+
+  it('a lookup admitted before it opened is held at the gate (holds), the probe is not', () => {
+    const { breaker } = breakerOf();
+    expect(breaker.holds('closed')).toBe(false);
+    fail(breaker, 8, 8);
+    expect(breaker.holds('closed')).toBe(true);
+    expect(breaker.holds('probe')).toBe(false);
+  });
+
+  it('gives up after the patience: the held lookups, and every later one, fail with ApiUnavailableError', async () => {
+    const { breaker, clock, events } = breakerOf(5_000);
+    fail(breaker, 8, 8);
+    const [first, second, third] = [breaker.admit(), breaker.admit(), breaker.admit()];
+    third.catch(() => {});
+    await clock.advance(1_000);
+    await expect(first).resolves.toBe('probe');
+    breaker.failed('probe', outage(), 'k0');
+    await clock.advance(1_500);
+    await expect(second).resolves.toBe('probe'); // and it never comes back
+    await clock.advance(2_500);
+    await expect(third).rejects.toBeInstanceOf(ApiUnavailableError);
+    await expect(breaker.admit()).rejects.toBeInstanceOf(ApiUnavailableError);
+    expect(breaker.gaveUp).toBe(true);
+    expect(events.map((e) => e.kind)).toEqual(['unavailable', 'gave_up']);
+    expect(events[1]).toMatchObject({ downMs: 5_000 });
+  });
+
+  it('an abort lets a held lookup go (the stop decides what it becomes)', async () => {
+    const { breaker } = breakerOf();
+    fail(breaker, 8, 8);
+    const abort = new AbortController();
+    const held = breaker.admit(abort.signal);
+    abort.abort();
+    await expect(held).resolves.toBe('closed');
+  });
+});
+
+describe('the breaker on the request path', () => {
+  it('a lookup held while the API is down uses none of its retries, and is looked up once it is back', async () => {
+    const clock = new ManualClock();
+    let down = true;
+    let sent = 0;
+    const attempt: Attempt = async () => {
+      sent += 1;
+      if (down) throw outage();
+      return { data: { lead: { name: 'x' } }, status: 200, rate: undefined };
+    };
+    const never = new AbortController().signal;
+    const path = new RequestPath(attempt, {
+      retry: new RetryPolicy({ retries: 1, baseDelayMs: 10, clock }),
+      windowMs: 60_000,
+      noMoreRequests: never,
+      halt: never,
+      clock,
+      breaker: { patienceMs: 600_000 },
+    });
+    const lookups = Array.from({ length: 10 }, (_, i) => path.lookup('lookup_email', `p${i}@x.test`));
+    for (let i = 0; i < 20; i += 1) await clock.advance(10);
+    expect(path.breaker?.unavailableSince).toBeDefined();
+    const sentWhileDown = sent;
+    await clock.advance(10_000);
+    expect(sent - sentWhileDown).toBeLessThanOrEqual(5); // the probes, at 1, 1.5, 2.25, 3.4 s
+    down = false;
+    for (let i = 0; i < 100 && path.breaker?.unavailableSince !== undefined; i += 1) await clock.advance(1_000);
+    await Promise.all(lookups);
+    await settle();
+    // No lookup failed for good: the retries a held lookup would have spent were not spent.
+    expect(path.counts.retries).toBeLessThanOrEqual(8);
+  });
+});
+
+describe('withBreaker', () => {
+  it('a lookup held at the gate\'s end while the run stops was never sent: it fails as one the gate dropped', async () => {
+    const { breaker } = breakerOf();
+    const stopping = new AbortController();
+    const send = withBreaker(
+      async () => {
+        stopping.abort();
+        throw new HeldError();
+      },
+      breaker,
+      stopping.signal,
+    );
+    await expect(send({ op: 'lookup_email', input: { email: 'a@x.test' } } as never)).rejects.toBeInstanceOf(GateStoppedError);
+  });
+
+  it('a lookup held at the gate\'s end waits for its turn again, then goes', async () => {
+    const { breaker } = breakerOf();
+    let tries = 0;
+    const send = withBreaker(
+      async () => {
+        tries += 1;
+        if (tries === 1) throw new HeldError();
+        return { data: {}, status: 200, rate: undefined };
+      },
+      breaker,
+      new AbortController().signal,
+    );
+    await expect(send({ op: 'lookup_email', input: { email: 'a@x.test' } } as never)).resolves.toMatchObject({ status: 200 });
+    expect(tries).toBe(2);
+  });
+});
