@@ -255,7 +255,7 @@ function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
  */
 function warnOfRedisPassword(flagValue: string | undefined, warn: (line: string) => void): void {
   if (flagValue === undefined || !URL.canParse(flagValue) || new URL(flagValue).password === '') return;
-  warn('Warning: --redis holds a password, which other users of this machine can see in the process list; set the URL in LEAD_ENRICH_REDIS or the config file\'s "redis" instead');
+  warn('--redis holds a password, which other users of this machine can see in the process list; set the URL in LEAD_ENRICH_REDIS or the config file\'s "redis" instead');
 }
 
 /** The config file's patience (milliseconds, once read) as the duration the library reads. */

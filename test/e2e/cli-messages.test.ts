@@ -108,7 +108,7 @@ describe('messages in words, each through the one writer', () => {
     fs.chmodSync(config, 0o644);
     const r = await runCli(['account', '--config', config], { env: {} });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z lead-enrich: the config file ${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} holds a token and is readable by other users; run: chmod 600 `, 'm'));
+    expect(r.stderr).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z lead-enrich: the config file ${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} holds a token and is readable by other users \\(everyone\\); run: chmod 600 `, 'm'));
     expect(r.stderr).not.toContain(sandbox.token);
   });
 

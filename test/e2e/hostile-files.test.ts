@@ -225,7 +225,7 @@ describe('formula escaping after leading control characters', () => {
       const dir = tempDir();
       const input = path.join(dir, 'in.csv');
       fs.writeFileSync(input, 'email\njane@x.com\n');
-      const result = await runCli(['enrich', input], { env: { LEAD_API_BASE_URL: server.baseUrl, LEAD_API_TOKEN: 't', LEAD_ENRICH_STORE: ':memory:' } });
+      const result = await runCli(['enrich', input], { env: { LEAD_API_BASE_URL: server.baseUrl, LEAD_API_TOKEN: 'test-token-0123456789', LEAD_ENRICH_STORE: ':memory:' } });
       expect(result.code, result.stderr).toBe(0);
       const output = path.join(dir, 'in.enriched.csv');
       const [row] = readCsvObjects(output);

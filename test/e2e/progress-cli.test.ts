@@ -146,7 +146,8 @@ describe('progress without a terminal', () => {
 describe.skipIf(!HAS_SCRIPT)('progress in a terminal (a real pseudo-terminal)', { meta: { skipReason: 'no util-linux script on PATH (Debian: bsdutils)' } }, () => {
   it('at 80 columns: no line wider than 80, totals within 10 %, every ETA with a unit, the last frame 100 %, the outcome in colour', async () => {
     const out = path.join(dir, 'tty.csv');
-    const { code, screen } = await underTerminal(`stty cols 80 rows 24; exec node ${CLI_PATH} enrich ${input} -o ${out} --rate-window 1000`);
+    // --yes: in a terminal, a run that may spend more than 1,000 credits asks first.
+    const { code, screen } = await underTerminal(`stty cols 80 rows 24; exec node ${CLI_PATH} enrich ${input} -o ${out} --rate-window 1000 --yes`);
     expect(code, screen).toBe(0);
     const drawn = frames(screen);
     expect(drawn.length, screen).toBeGreaterThan(5);
@@ -172,7 +173,7 @@ describe.skipIf(!HAS_SCRIPT)('progress in a terminal (a real pseudo-terminal)', 
     // it sees one), not for a fixed time that a busy machine may spend starting the process.
     const flag = path.join(dir, 'drawn-at-120');
     const command =
-      `stty cols 120 rows 24; node ${CLI_PATH} enrich ${small} -o ${path.join(dir, 'small.out.csv')} --rate-window 1000 & ` +
+      `stty cols 120 rows 24; node ${CLI_PATH} enrich ${small} -o ${path.join(dir, 'small.out.csv')} --rate-window 1000 --yes & ` +
       `while [ ! -e ${flag} ] && kill -0 $! 2>/dev/null; do sleep 0.02; done; stty cols 50; wait $!`;
     const { code, screen } = await underTerminal(command, {}, fast, (sofar) => {
       if (!fs.existsSync(flag) && frames(sofar).some((frame) => frame.length > 50)) fs.writeFileSync(flag, '');

@@ -86,7 +86,7 @@ describe('a Redis password on the command line', () => {
   // Port 1 on this machine: nothing listens, so the run ends at its first Redis connection, in one line.
   const url = (password = PASSWORD) => `redis://:${password}@127.0.0.1:1`;
   const warning =
-    'Warning: --redis holds a password, which other users of this machine can see in the process list; set the URL in LEAD_ENRICH_REDIS or the config file\'s "redis" instead';
+    'lead-enrich: --redis holds a password, which other users of this machine can see in the process list; set the URL in LEAD_ENRICH_REDIS or the config file\'s "redis" instead';
 
   it('--redis with a password warns in one line and never shows it; from LEAD_ENRICH_REDIS, or without a password, no warning', async () => {
     const dir = tempDir();
@@ -95,7 +95,8 @@ describe('a Redis password on the command line', () => {
     const typed = await runCli(['enrich', input, '--sandbox', '--redis', url()], { env });
     expectNoCrash(typed);
     expect(typed.code).toBe(1);
-    expect(lines(typed.stderr)).toEqual([warning, 'lead-enrich: Cannot reach Redis at redis://:***@127.0.0.1:1: connect ECONNREFUSED 127.0.0.1:1; start it, fix --redis / LEAD_ENRICH_REDIS, or drop --redis to run alone']);
+    // A notice like every other: stamped (no terminal here) and prefixed.
+    expect(lines(typed.stderr).map((line) => line.replace(/^\d{4}-\d\d-\d\dT[\d:.]+Z /, ''))).toEqual([warning, 'lead-enrich: Cannot reach Redis at redis://:***@127.0.0.1:1: connect ECONNREFUSED 127.0.0.1:1; start it, fix --redis / LEAD_ENRICH_REDIS, or drop --redis to run alone']);
 
     const fromEnv = await runCli(['enrich', input, '--sandbox'], { env: { ...env, LEAD_ENRICH_REDIS: url() } });
     expect(fromEnv.code).toBe(1);

