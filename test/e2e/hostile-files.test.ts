@@ -15,6 +15,7 @@ import { escapeFormula } from '../../src/write/csv-lines.js';
 import { makeTempDir, readCsvObjects } from '../helpers/files.js';
 import { accountOnlyServer } from '../helpers/servers.js';
 import { workbookOf } from '../helpers/zip.js';
+import { hasSoffice } from '../helpers/soffice.js';
 import { closeAll, envFor, expectNoCrash, sandbox, sleep, until } from './reliability/support.js';
 
 let s: Sandbox;
@@ -244,15 +245,6 @@ describe('formula escaping after leading control characters', () => {
     }
   }, 150_000);
 });
-
-function hasSoffice(): boolean {
-  try {
-    execFileSync('soffice', ['--version'], { stdio: 'ignore', timeout: 30_000 });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('workbook bombs', () => {
   const header = '<row r="1"><c r="A1" t="inlineStr"><is><t>email</t></is></c><c r="B1" t="inlineStr"><is><t>name</t></is></c></row>';

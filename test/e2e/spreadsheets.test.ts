@@ -14,6 +14,7 @@ import { columnsFor } from '../../src/write/columns.js';
 import { RowWriter } from '../../src/write/row-writer.js';
 import { CLI_PATH, lines, REPO_ROOT, runCli } from '../helpers/cli.js';
 import { makeTempDir, readCsvObjects } from '../helpers/files.js';
+import { hasSoffice } from '../helpers/soffice.js';
 import { expectedEmail } from './reliability/support.js';
 
 const WORKBOOK = path.join(REPO_ROOT, 'fixtures', 'input', 'workbook-types.xlsx');
@@ -244,15 +245,6 @@ describe('enrich contacts.xlsx (CLI, sandbox)', () => {
     expect(records.every((r) => ['found', 'not_found'].includes(r.lead_status!))).toBe(true);
   });
 });
-
-function hasSoffice(): boolean {
-  try {
-    execFileSync('soffice', ['--version'], { stdio: 'ignore', timeout: 30_000 });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('-o x.xlsx for a CSV input', () => {
   let sandbox: Sandbox;

@@ -13,6 +13,7 @@ import { WorkbookZip } from '../../src/read/workbook-zip.js';
 import { ZipWriter } from '../../src/write/zip-writer.js';
 import { lines, REPO_ROOT, runCli } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/files.js';
+import { hasSoffice } from '../helpers/soffice.js';
 
 const BOOK = path.join(REPO_ROOT, 'fixtures', 'input', 'workbook-three-sheets.xlsx');
 
@@ -27,15 +28,6 @@ async function readBook(file: string): Promise<ExcelJS.Workbook> {
   const workbook = new ExcelJS.Workbook();
   await workbook.xlsx.readFile(file);
   return workbook;
-}
-
-function hasSoffice(): boolean {
-  try {
-    execFileSync('soffice', ['--version'], { stdio: 'ignore', timeout: 30_000 });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 interface SheetAsRead {
