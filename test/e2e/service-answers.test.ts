@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DailyLimitError, ForbiddenError, LeadEnrichError, BadRequestError } from '../../src/api/errors.js';
 import { parseResponse } from '../../src/api/transport.js';
 import { LeadClient } from '../../src/lookup/lead-client.js';
@@ -15,22 +15,13 @@ import { exitStatusOf } from '../../src/run/exit-status.js';
 import { normalizeSandboxKey, sandboxAnswer } from '../../src/sandbox/data.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { ResultStore } from '../../src/store/result-store.js';
-import { runCli } from '../helpers/cli.js';
-import { makeTempDir, readCsvObjects, writeCsv } from '../helpers/files.js';
+import { runCli, tempDir } from '../helpers/cli.js';
+import { readCsvObjects, writeCsv } from '../helpers/files.js';
 import { accountOnlyServer } from '../helpers/servers.js';
 import { sandboxesPerTest } from '../helpers/sandboxes.js';
 
 // Only keys marked `notfound` are missed, so each test knows which rows are found.
 const sandbox = sandboxesPerTest({ notFoundRate: 0 });
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-function tempDir(): string {
-  const dir = makeTempDir();
-  dirs.push(dir);
-  return dir;
-}
 
 const CONCURRENCY = 4;
 const lookups = (s: Sandbox) => (s.stats.byOperation.lookup_email ?? 0) + (s.stats.byOperation.lookup_domain ?? 0);

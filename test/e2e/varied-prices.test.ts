@@ -4,26 +4,17 @@
 // bills so with `variedPrices`.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CreditGuard } from '../../src/lookup/credits.js';
 import { planRun } from '../../src/run/dry-run.js';
 import { enrich, type EnrichOptions } from '../../src/run/enrich.js';
 import { exitStatusOf } from '../../src/run/exit-status.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
-import { runCli } from '../helpers/cli.js';
-import { makeTempDir, readCsvObjects, writeCsv } from '../helpers/files.js';
+import { runCli, tempDir } from '../helpers/cli.js';
+import { readCsvObjects, writeCsv } from '../helpers/files.js';
 import { sandboxesPerTest } from '../helpers/sandboxes.js';
 
 const sandbox = sandboxesPerTest({ notFoundRate: 0, variedPrices: true });
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-function tempDir(): string {
-  const dir = makeTempDir();
-  dirs.push(dir);
-  return dir;
-}
 
 function run(s: Sandbox, dir: string, options: Partial<EnrichOptions> & { input: string }) {
   return enrich({ baseUrl: s.baseUrl, token: s.token, store: path.join(dir, 'store.sqlite'), concurrency: 4, ...options });
