@@ -53,21 +53,21 @@ describe.concurrent('429 storms without Retry-After', () => {
       // window (over 3 requests per row); retrying each row up to its 20-429 limit, 21 per row.
       const windows = s.stats.windows.length;
       const refused = s.stats.windows.map((w) => w.requests - w.accepted);
+      // After the first window to overflow, every window costs only the few requests whose edge
+      // the run could not place: those in flight when a 429 came, and (without any hint) the ones
+      // its learned allowance counts twice because their request straddled an edge (it errs high,
+      // see RateWindow.settled: erring low would be for good). Measured: 0-2 a window with the
+      // file alone beside two busy processes, up to 9 in one window of a whole-suite run beside
+      // them; 4 a window on average is the bound, a tenth of what hammering at 100/s would cost.
+      expect(s.stats.rateLimited - Math.max(...refused), JSON.stringify(refused)).toBeLessThanOrEqual(4 * windows);
       if ('window' in rest) {
-        // Without any hint the run cannot know the server's real limit until one window's
-        // overflow is refused; from then on it sends only what the server took. What it learns
-        // errs high (an answer whose request straddled an edge counts in both windows; erring low
-        // would be for good), so a second window may overflow by those few, and no more.
-        const overflowing = refused.filter((n) => n > 4);
-        expect(overflowing.length, JSON.stringify(refused)).toBeLessThanOrEqual(2);
-        expect(overflowing[1] ?? 0, JSON.stringify(refused)).toBeLessThanOrEqual(30);
+        // Without any hint the run cannot know the server's real limit until one window's overflow
+        // is refused: that window is refused what the run sent beyond the limit, once.
         expect(lookupsSeen(s) - Math.max(...refused)).toBeLessThanOrEqual(Math.ceil(rows * 1.25));
       } else {
-        expect(lookupsSeen(s)).toBeLessThanOrEqual(Math.ceil(rows * 1.25));
         // The first window to overflow is refused what was in flight when its first 429 came:
         // the rate × the latency of a machine starting four runs at once (17 seen on this 2-core machine).
-        // The bound above covers it; every other window costs a request or two.
-        expect(s.stats.rateLimited - Math.max(...refused), JSON.stringify(refused)).toBeLessThanOrEqual(4 * windows);
+        expect(lookupsSeen(s)).toBeLessThanOrEqual(Math.ceil(rows * 1.25));
       }
       // ...and yet it does not wait needlessly: the run keeps to a window or two per 30 rows.
       expect(windows).toBeLessThanOrEqual(Math.ceil(rows / 30) * 2 + 2);
