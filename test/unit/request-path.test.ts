@@ -11,7 +11,7 @@ import { RequestPath, type Attempt } from '../../src/lookup/request-path/request
 import { RetryPolicy } from '../../src/lookup/request-path/retry-policy.js';
 import { CreditRefusedError, withCredits } from '../../src/lookup/request-path/with-credits.js';
 import { withRetry } from '../../src/lookup/request-path/with-retry.js';
-import type { RequestCounts, Send } from '../../src/lookup/request-path/request.js';
+import { RequestCounts, type Send } from '../../src/lookup/request-path/request.js';
 import { waitAfter429 } from '../../src/lookup/request-path/with-pause.js';
 import { ManualClock, settle } from '../helpers/manual-clock.js';
 
@@ -65,7 +65,7 @@ describe('RetryPolicy', () => {
 
 describe('the parts on their own', () => {
   it('with-retry: a retry the stopping gate refuses leaves the call with the failure it had', async () => {
-    const counts: RequestCounts = { requests: 0, retries: 0, rateLimited: 0 };
+    const counts = new RequestCounts();
     const failures = [new ServerError('503'), new GateStoppedError()];
     const next: Send = async () => {
       throw failures.shift();
