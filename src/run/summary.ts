@@ -5,7 +5,7 @@ import type { LookupKind, Shard } from '../plan/plan.js';
 import type { Billing, RowStatus } from '../core/rows.js';
 import type { RunMetrics } from './metrics.js';
 import type { StoppedBy } from './run-stop.js';
-import type { PreparedRun } from './prepare.js';
+import type { RunState } from './open-run.js';
 
 export interface EnrichSummary {
   input: string;
@@ -78,7 +78,7 @@ export interface EnrichSummary {
   report: string | undefined;
 }
 
-export function progressOf(run: PreparedRun, metrics: RunMetrics): EnrichProgress {
+export function progressOf(run: RunState, metrics: RunMetrics): EnrichProgress {
   return {
     rowsRead: metrics.rowsRead,
     rowsDone: metrics.rows,
@@ -105,7 +105,7 @@ export function progressOf(run: PreparedRun, metrics: RunMetrics): EnrichProgres
  * The rows the run will write: the input's records (estimated until it is read to the end), in
  * the share this run writes of those read so far (all of them, but with --shard).
  */
-function totalOf(run: PreparedRun, metrics: RunMetrics): { totalRows: number | undefined; totalExact: boolean } {
+function totalOf(run: RunState, metrics: RunMetrics): { totalRows: number | undefined; totalExact: boolean } {
   const count = run.source.estimatedRecords();
   if (count === undefined) return { totalRows: undefined, totalExact: false };
   const read = metrics.rowsRead;
@@ -119,7 +119,7 @@ export interface FinalFacts {
   exact: boolean;
 }
 
-export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFacts): EnrichSummary {
+export function summaryOf(run: RunState, metrics: RunMetrics, final: FinalFacts): EnrichSummary {
   const { settings, credits, stop } = run;
   const elapsedMs = metrics.elapsedMs;
   const stoppedBy = stop.stoppedBy;
@@ -175,7 +175,7 @@ export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFac
  * yet, counted at the published upper bound), the fall is what was spent: nothing else can have
  * made the balance fall less than this run's charges.
  */
-function creditsOf(run: PreparedRun, final: FinalFacts): EnrichSummary['credits'] {
+function creditsOf(run: RunState, final: FinalFacts): EnrichSummary['credits'] {
   const { credits } = run;
   const fell = credits.startBalance - final.balanceAfter;
   const spent = final.exact && fell >= 0 ? Math.min(credits.spent, fell) : credits.spent;
