@@ -79,6 +79,7 @@ export interface EnrichSummary {
 }
 
 export function progressOf(run: RunState, metrics: RunMetrics): EnrichProgress {
+  const path = run.path.reading();
   return {
     rowsRead: metrics.rowsRead,
     rowsDone: metrics.rows,
@@ -87,17 +88,17 @@ export function progressOf(run: RunState, metrics: RunMetrics): EnrichProgress {
     notFound: metrics.status.not_found,
     errors: metrics.status.error,
     skipped: metrics.status.skipped,
-    requests: run.path.counts.requests,
-    rateLimited: run.path.counts.rateLimited,
+    requests: path.requests,
+    rateLimited: path.rateLimited,
     creditsSpent: run.credits.spent,
     bytesRead: run.source.bytesRead(),
     totalBytes: run.source.totalBytes,
     ...totalOf(run, metrics),
-    lookupsInFlight: run.path.lookupsInFlight,
-    lookupMs: run.path.lookupMs(),
+    lookupsInFlight: path.lookupsInFlight,
+    lookupMs: path.lookupMs,
     elapsedMs: metrics.elapsedMs,
-    apiUnavailableSince: run.path.breaker?.unavailableSince,
-    rateLimitedUntil: run.gate.pausedUntil,
+    apiUnavailableSince: path.apiUnavailableSince,
+    rateLimitedUntil: path.rateLimitedUntil,
   };
 }
 
@@ -120,7 +121,8 @@ export interface FinalFacts {
 }
 
 export function summaryOf(run: RunState, metrics: RunMetrics, final: FinalFacts): EnrichSummary {
-  const { settings, credits, stop } = run;
+  const { settings, stop } = run;
+  const path = run.path.reading();
   const elapsedMs = metrics.elapsedMs;
   const stoppedBy = stop.stoppedBy;
   return {
@@ -147,23 +149,23 @@ export function summaryOf(run: RunState, metrics: RunMetrics, final: FinalFacts)
     errorCodes: metrics.errorCodes,
     skipReasons: metrics.skipReasons,
     fileErrors: metrics.fileErrors,
-    requests: run.path.counts.requests,
-    retries: run.path.counts.retries,
-    rateLimited: run.path.counts.rateLimited,
+    requests: path.requests,
+    retries: path.retries,
+    rateLimited: path.rateLimited,
     credits: creditsOf(run, final),
     accountRead: run.accountRead,
     rpm: run.rate.rpm,
-    windowMs: run.gate.windowMs,
-    concurrency: run.gate.stats.concurrency,
+    windowMs: path.windowMs,
+    concurrency: path.concurrency,
     startedAt: new Date(metrics.startedAt).toISOString(),
     endedAt: new Date(metrics.startedAt + elapsedMs).toISOString(),
     elapsedMs,
     rowsLookedUp: metrics.rowsLookedUp,
-    lookupMs: run.path.lookupMs(),
-    rowsPerMinute: perMinute(metrics.rowsLookedUp, run.path.lookupMs()),
+    lookupMs: path.lookupMs,
+    rowsPerMinute: perMinute(metrics.rowsLookedUp, path.lookupMs),
     invalidUtf8Cells: metrics.invalidUtf8Cells,
     stoppedBy,
-    apiUnavailableMs: run.path.breaker?.downMs ?? 0,
+    apiUnavailableMs: path.apiUnavailableMs,
     patienceMs: settings.patienceMs,
     shard: settings.shard,
     report: settings.report,

@@ -25,7 +25,7 @@ import { CreditReadings } from '../credit-readings.js';
 import type { CreditAccount } from '../credits.js';
 import type { RunBudget } from '../budget.js';
 import { GateStoppedError, RateGate, type RateGateOptions } from '../rate/rate-gate.js';
-import { lookupCall, RequestCounts, type ApiCall, type Send } from './request.js';
+import { lookupCall, RequestCounts, type ApiCall, type PathReading, type Send } from './request.js';
 import type { RetryPolicy } from './retry-policy.js';
 import type { RequestTimeline } from './request-timeline.js';
 import { withBreaker, withBreakerCheck } from './with-breaker.js';
@@ -141,6 +141,24 @@ export class RequestPath {
     if (this.#firstSentAt === undefined) return 0;
     const end = this.#inFlight > 0 ? this.#clock.now() : (this.#lastSettledAt ?? this.#clock.now());
     return Math.max(0, end - this.#firstSentAt);
+  }
+
+  /** The counts, the time spent looking up, the gate's and the breaker's facts, at this moment. */
+  reading(): PathReading {
+    const gate = this.#gate;
+    const { requests, retries, rateLimited } = this.#counts;
+    return {
+      requests,
+      retries,
+      rateLimited,
+      lookupsInFlight: this.#inFlight,
+      lookupMs: this.lookupMs(),
+      apiUnavailableSince: this.#breaker?.unavailableSince,
+      apiUnavailableMs: this.#breaker?.downMs ?? 0,
+      rateLimitedUntil: gate?.pausedUntil,
+      windowMs: gate?.windowMs ?? this.#settings.windowMs,
+      concurrency: gate?.stats.concurrency ?? 0,
+    };
   }
 
   /** The gate, once open: its concurrency and stats are the run's. */

@@ -48,6 +48,25 @@ export class RequestCounts {
   }
 }
 
+/** Where a path stands, as progress and the summary read it: its counts, its gate's and its breaker's facts in one object. */
+export interface PathReading {
+  requests: number;
+  retries: number;
+  rateLimited: number;
+  lookupsInFlight: number;
+  lookupMs: number;
+  /** Since when the API is unavailable, while it is. */
+  apiUnavailableSince: number | undefined;
+  /** How long the API was unavailable in all. */
+  apiUnavailableMs: number;
+  /** The gate's 429 pause, while it lasts. */
+  rateLimitedUntil: number | undefined;
+  /** The gate's window (the path's own before a gate is open). */
+  windowMs: number;
+  /** The gate's concurrency now; 0 without a gate. */
+  concurrency: number;
+}
+
 /** The API's input for a lookup of `key`. */
 export function lookupCall(op: BillableOperation, key: string, soon = false): ApiCall {
   const call = (input: OperationInput[Operation]): ApiCall => (soon ? { op, input, soon } : { op, input });
