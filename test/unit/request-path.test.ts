@@ -295,3 +295,31 @@ describe('RequestPath: the rate gate', () => {
     await path.close();
   });
 });
+
+describe('RequestPath: built whole, its slots filled later', () => {
+  it('a credit reserve guarded after the first lookup charges the next ones, on the same path', async () => {
+    const api = fakeApi(FOUND);
+    const { path, clock } = pathOf(api.attempt);
+    const credits = new CreditGuard({ balance: 100, reserve: 0 });
+    await outcome(path.lookup('lookup_email', 'a@b.c'), clock);
+    expect(credits.estimatedBalance).toBe(100);
+    path.guardCredits({ credits, onReserveReached: () => {}, refreshEveryMs: 60_000 });
+    await outcome(path.lookup('lookup_email', 'd@e.f'), clock);
+    expect(credits.estimatedBalance).toBe(96);
+    expect(path.counts).toEqual({ requests: 2, retries: 0, rateLimited: 0 });
+    await path.close();
+  });
+
+  it("its reading: the path's window and no concurrency before a gate; the gate's once it is open", async () => {
+    const stop = new AbortController();
+    const path = new RequestPath(fakeApi(FOUND).attempt, { retry: new RetryPolicy({ retries: 0 }), windowMs: 60_000, noMoreRequests: stop.signal, halt: stop.signal });
+    expect(path.reading()).toMatchObject({ requests: 0, windowMs: 60_000, concurrency: 0, rateLimitedUntil: undefined, apiUnavailableMs: 0 });
+    path.openGate({ rpm: 100, windowMs: 10_000, maxConcurrency: 4 });
+    const reading = path.reading();
+    expect(reading.windowMs).toBe(10_000);
+    expect(reading.concurrency).toBeGreaterThan(0);
+    expect(reading.concurrency).toBeLessThanOrEqual(4);
+    stop.abort();
+    await path.close();
+  });
+});
