@@ -7,7 +7,7 @@ import type { Availability } from '../lookup/request-path/breaker.js';
 import type { RunStop, StopReason } from './run-stop.js';
 import type { EnrichSettings } from './settings.js';
 
-/** An API that goes down and comes back is one event: one line each way. */
+/** An API that goes down and comes back is one event: one line each way (docs/cli-contract.md, "An API that fails"). */
 export function tellAvailability(event: Availability, settings: EnrichSettings, stop: RunStop): void {
   const patience = formatDuration(settings.patienceMs);
   switch (event.kind) {

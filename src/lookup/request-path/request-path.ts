@@ -11,8 +11,10 @@
 // is open (the reads that size it) or without one (a LeadClient with no `rpm`), a 429 makes the
 // call itself wait for the server's window (with-pause.ts) instead of pausing a gate.
 //
-// This file is the only one that composes the parts (with-*.ts, one job each) and the only owner
-// of the counts they keep.
+// This file is the only one that composes the parts (with-*.ts, one job each), once, when the path
+// is made: the gate and the credit reserve are slots filled later (openGate, guardCredits) and read
+// at each call, so the order a caller fills them in does not change the path. It is the only owner
+// of the counts the parts keep.
 import type { ApiResponse } from '../../api/transport.js';
 import { RateLimitedError } from '../../api/errors.js';
 import type { Credits, Operation } from '../../api/types.js';
@@ -95,8 +97,8 @@ export class RequestPath {
   #checkingReserve: Send | undefined;
   #readings: CreditReadings | undefined;
   /** The steps the reserve's slots wrap: the counted send, and the retried lookup. */
-  #counted!: Send;
-  #retried!: Send;
+  readonly #counted: Send;
+  readonly #retried: Send;
   /** Lookup attempts sent and not answered yet; when the first was sent and the last answered. */
   #inFlight = 0;
   #firstSentAt: number | undefined;
@@ -110,7 +112,9 @@ export class RequestPath {
     const { noMoreRequests } = settings;
     this.#attempt = (call) => (noMoreRequests.aborted ? Promise.reject(new GateStoppedError()) : attempt(call.op, call.input));
     this.#breaker = settings.breaker && new CircuitBreaker({ ...settings.breaker, clock: this.#clock });
-    this.#lookup = this.#composeLookup();
+    this.#counted = this.#countedSend();
+    this.#retried = this.#retriedLookup(this.#counted);
+    this.#lookup = (call) => (this.#checkingReserve ?? this.#retried)(call);
   }
 
   /** Whether the API is up, and how long it was down: the run's, when it has one. */
@@ -275,15 +279,12 @@ export class RequestPath {
     };
   }
 
-  #composeLookup(): Send {
+  /** The lookup from the retry down: each step in place, the reservation's slot read at each call. */
+  #retriedLookup(counted: Send): Send {
     const { retry, noMoreRequests } = this.#settings;
-    const counted = this.#countedSend();
-    this.#counted = counted;
     const reserved: Send = (call) => (this.#reserving ?? counted)(call);
     const paced = this.#pace(this.#breaker ? withBreakerCheck(reserved, this.#breaker) : reserved, retry);
     const held = this.#breaker ? withBreaker(paced, this.#breaker, noMoreRequests) : paced;
-    const retried = withRetry(held, retry, this.#counts, noMoreRequests);
-    this.#retried = retried;
-    return (call) => (this.#checkingReserve ?? retried)(call);
+    return withRetry(held, retry, this.#counts, noMoreRequests);
   }
 }
