@@ -159,7 +159,7 @@ function lookupsOf(run: OpenedRun, credits: CreditAccount, coordinator: Coordina
     store,
     service,
     runId,
-    maxAgeMs: settings.maxAgeMs,
+    freshForMs: settings.maxAgeMs,
     refresh: settings.refresh,
     send: (op, key, soon) => path.lookup(op, key, soon),
     credits,
