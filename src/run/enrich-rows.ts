@@ -81,7 +81,7 @@ async function* results<T>(source: RowsSource, settings: EnrichSettings): AsyncG
   let running: Promise<unknown> | undefined;
   let run: RunState | undefined;
   try {
-    run = await prepareRows(source, settings, resources, sink);
+    run = await openRows(source, settings, resources, sink);
     running = start(run, startedAt, sink);
     for (let row = await sink.next(); row !== undefined; row = await sink.next()) yield resultOf<T>(row, source, run);
     await running;
@@ -96,7 +96,8 @@ async function* results<T>(source: RowsSource, settings: EnrichSettings): AsyncG
   }
 }
 
-async function prepareRows(source: RowsSource, settings: EnrichSettings, resources: Resources, sink: ConsumerSink): Promise<RunState> {
+/** The rows' header and key columns, then the run opened with the caller's loop as its writer. */
+async function openRows(source: RowsSource, settings: EnrichSettings, resources: Resources, sink: ConsumerSink): Promise<RunState> {
   await source.start();
   const header = source.header.map(fromBytes);
   const targets = detectTargets(header, settings.by, settings.columns);
