@@ -5,7 +5,8 @@
 import type { Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../api/errors.js';
 import { formatDuration, parseDuration } from '../core/duration.js';
-import type { ResultStore, ResultStoreStats } from '../store/result-store.js';
+import type { ResultStoreStats } from '../store/result-store.js';
+import { withStore } from './store-file.js';
 import { examplesText } from './help-examples.js';
 import { noticeLines } from './stderr-lines.js';
 import { printJson, type CliIo } from './io.js';
@@ -23,18 +24,6 @@ interface ClearArgs extends StoreArgs {
 }
 
 export { askOnTerminal, type AskUser } from './ask-user.js';
-
-async function withStore<R>(file: string, readonly: boolean, fn: (store: ResultStore) => R): Promise<R> {
-  // Imported here: the store is not needed to print --help. The renderer: an older store this
-  // opens for writing is upgraded with its answers' cells rendered, as a run would.
-  const [{ ResultStore }, { ANSWER_CELLS }] = await Promise.all([import('../store/result-store.js'), import('../write/columns.js')]);
-  const store = ResultStore.open({ path: file, readonly, cells: ANSWER_CELLS });
-  try {
-    return fn(store);
-  } finally {
-    store.close();
-  }
-}
 
 function formatWhen(ms: number | undefined, now: number): string {
   if (ms === undefined) return '-';

@@ -7,6 +7,7 @@ import { ConfigError } from '../api/errors.js';
 import { printJson, type CliIo } from './io.js';
 import { serviceOption, storeExists, storeOptions, storePath, type StoreArgs } from './store-args.js';
 import type { StoreEntry } from '../store/store-entries.js';
+import { openStoreFile } from './store-file.js';
 
 interface ExportArgs extends StoreArgs {
   format?: string | undefined;
@@ -21,11 +22,6 @@ export const EXPORT_COLUMNS = ['key', 'operation', 'status', 'stored_at', 'answe
 
 function exported(entry: StoreEntry) {
   return { key: entry.key, operation: entry.op, status: entry.status, stored_at: new Date(entry.fetchedAt).toISOString(), answer: entry.data === null ? null : (JSON.parse(entry.data) as unknown) };
-}
-
-async function openReadonly(file: string) {
-  const [{ ResultStore }, { ANSWER_CELLS }] = await Promise.all([import('../store/result-store.js'), import('../write/columns.js')]);
-  return ResultStore.open({ path: file, readonly: true, cells: ANSWER_CELLS });
 }
 
 export function exportCommand(io: CliIo): CommandModule<object, ExportArgs> {
@@ -48,7 +44,7 @@ export function exportCommand(io: CliIo): CommandModule<object, ExportArgs> {
       const file = storePath(args);
       if (!storeExists(file)) throw new ConfigError(`No result store at ${file}: nothing to export (a run creates it; or pass --store PATH)`);
       const { csvLines } = await import('../write/csv-lines.js');
-      const store = await openReadonly(file);
+      const store = await openStoreFile(file, true);
       try {
         if (format === 'csv') io.out(csvLines([[...EXPORT_COLUMNS]], '\n'));
         for (const entry of store.entries({ service })) {
@@ -83,7 +79,7 @@ export function showCommand(io: CliIo): CommandModule<object, ShowArgs> {
       const file = storePath(args);
       const key = String(args.key);
       if (!storeExists(file)) throw new ConfigError(`Nothing stored for ${key}: there is no result store at ${file} (a run creates it; or pass --store PATH)`);
-      const store = await openReadonly(file);
+      const store = await openStoreFile(file, true);
       let found: ReturnType<typeof exported>[] = [];
       try {
         for (const form of await storedForms(key)) found = found.concat([...store.entries({ service, key: form })].map((e) => ({ service: e.service, ...exported(e) })));

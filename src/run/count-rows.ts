@@ -3,8 +3,7 @@
 // lookup to make at all, and whether it may spend more than the confirmation threshold).
 import type { BillableOperation } from '../core/kinds.js';
 import { fromBytes, openSource } from '../read/index.js';
-import type { ResultStore } from '../store/result-store.js';
-import { KeyCensus, noteExtras, type RowExtras } from '../plan/key-census.js';
+import { noteExtras, type KeyCensus, type RowExtras } from '../plan/key-census.js';
 import { isComplete } from '../plan/complete-row.js';
 import { keyColumns } from '../plan/key-columns.js';
 import { domainColumnFor } from '../plan/targets.js';
@@ -41,7 +40,10 @@ export interface CountOptions {
   quiet?: boolean | undefined;
 }
 
-export async function countRows(settings: EnrichSettings, store: ResultStore, service: string, options: CountOptions = {}): Promise<RowCounts> {
+/** The store's answers as the run sees them (its service, --max-age, --refresh): a fresh census of them at each call. */
+export type StoredAnswers = () => KeyCensus;
+
+export async function countRows(settings: EnrichSettings, stored: StoredAnswers, options: CountOptions = {}): Promise<RowCounts> {
   const quiet = () => {};
   const warn = options.quiet ? quiet : settings.warn;
   const read = await openSource(settings.input, { ...readOptionsOf(settings), warn: options.quiet ? quiet : settings.notice });
@@ -49,11 +51,11 @@ export async function countRows(settings: EnrichSettings, store: ResultStore, se
   const { targets, headerLine, source } = await keyColumns(read, { by: settings.by, columns: settings.columns, header: settings.header, inputName, warn });
   const extras = settings.extras;
   const domainColumn = headerLine ? domainColumnFor(source.header.map(fromBytes), targets, extras) : undefined;
-  const census = new KeyCensus(store, service, settings.maxAgeMs, settings.refresh);
+  const census = stored();
   // --fill / --only-missing: the rows complete already are counted apart; what they save is what a
   // census of every row would look up beyond the census of the rows looked up.
   const { complete } = runColumns(settings, targets, source.header.map(fromBytes));
-  const everyRow = complete ? new KeyCensus(store, service, settings.maxAgeMs, settings.refresh) : undefined;
+  const everyRow = complete ? stored() : undefined;
   const counts = { rows: 0, invalidRows: 0, noKeyRows: 0, completeRows: 0 };
   let cut = false;
   let cutAtRows = false;

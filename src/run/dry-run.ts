@@ -1,18 +1,14 @@
 // `enrich --dry-run`: reads and plans every row and checks the store, then says what a real run
 // would cost and how long it would take, against the balance and the reserve. It makes no lookup:
 // only the two account calls.
-import { ApiClient } from '../api/client.js';
 import { PUBLISHED_FOUND_COST } from '../lookup/credits.js';
-import { RequestPath } from '../lookup/request-path/request-path.js';
-import { RetryPolicy } from '../lookup/request-path/retry-policy.js';
 import type { EnrichOptions, Extra } from './enrich-options.js';
 import { rateFor } from '../lookup/rate/rate-plan.js';
-import { resolveOptions, transportOf } from './settings.js';
-import { readAccount } from '../lookup/account.js';
-import { ResultStore } from '../store/result-store.js';
-import { ANSWER_CELLS } from '../write/columns.js';
+import { resolveOptions } from './settings.js';
 import type { LookupKind } from '../plan/plan.js';
 import { countRows } from './count-rows.js';
+import { openRun } from './open-run.js';
+import { Resources } from './resources.js';
 
 /** The options of a run: the dry run plans what `enrich()` with the same options would do. */
 export type DryRunOptions = EnrichOptions;
@@ -61,29 +57,22 @@ export interface DryRunPlan {
 
 export async function planRun(options: DryRunOptions): Promise<DryRunPlan> {
   const settings = resolveOptions(options);
-  const client = settings.client?.direct ?? new ApiClient(transportOf(settings));
-  const store = settings.store instanceof ResultStore ? settings.store : ResultStore.open({ path: settings.store, cells: ANSWER_CELLS });
+  const resources = new Resources();
   try {
-    // The two account reads go down a request path of their own (retried, a 429 waited out),
-    // which nothing stops: its signals never abort.
-    const never = new AbortController().signal;
-    const path = new RequestPath((op, input) => client.call(op, input as never), {
-      retry: new RetryPolicy({ retries: settings.retries, baseDelayMs: settings.tuning.retryBaseDelayMs, maxDelayMs: settings.tuning.retryMaxDelayMs }),
-      windowMs: settings.tuning.windowMs,
-      noMoreRequests: never,
-      halt: never,
-    });
-    const { cut: _cut, cutAtRows: _rows, ...counted } = await countRows(settings, store, settings.service ?? client.baseUrl);
+    // The account reads go down the run's request path (retried, a 429 waited out), which nothing stops.
+    const run = await openRun(settings, resources);
+    const { cut: _cut, cutAtRows: _rows, ...counted } = await countRows(settings, run.stored);
+    const budget = (creditsNeeded: number) => (settings.budget === undefined ? {} : { budget: { limit: settings.budget, covers: creditsNeeded <= settings.budget } });
     if (counted.lookupsToMake === 0) {
       // Every answer is stored (or no row has a key): nothing to pay for, so nothing to ask the API.
       settings.notice('no lookup to make: every answer is stored; the account was not read (the API was not asked)');
-      return { ...counted, creditsNeeded: 0, creditsSaved: counted.lookupsSaved * PUBLISHED_FOUND_COST, creditsEstimate: 'nothing to look up', minutesNeeded: 0, rpm: settings.rpm ?? 0, balance: 0, reserve: settings.minCredits ?? 0, fits: true, ...(settings.budget === undefined ? {} : { budget: { limit: settings.budget, covers: true } }), accountRead: false };
+      return { ...counted, creditsNeeded: 0, creditsSaved: counted.lookupsSaved * PUBLISHED_FOUND_COST, creditsEstimate: 'nothing to look up', minutesNeeded: 0, rpm: settings.rpm ?? 0, balance: 0, reserve: run.reserveOf(undefined), fits: true, ...budget(0), accountRead: false };
     }
-    const account = await readAccount(path, settings.rpm);
+    const account = await run.readAccount();
     const creditsNeeded = counted.lookupsToMake * PUBLISHED_FOUND_COST;
     const creditsSaved = counted.lookupsSaved * PUBLISHED_FOUND_COST;
     const { rpm } = rateFor(settings.rpm, account.limits);
-    const reserve = settings.minCredits ?? account.threshold;
+    const reserve = run.reserveOf(account);
     return {
       ...counted,
       creditsNeeded,
@@ -94,12 +83,10 @@ export async function planRun(options: DryRunOptions): Promise<DryRunPlan> {
       balance: account.balance,
       reserve,
       fits: account.balance - creditsNeeded >= reserve,
-      ...(settings.budget === undefined ? {} : { budget: { limit: settings.budget, covers: creditsNeeded <= settings.budget } }),
+      ...budget(creditsNeeded),
       accountRead: true,
     };
   } finally {
-    if (!(settings.store instanceof ResultStore)) store.close();
-    if (!settings.client) client.close();
+    await resources.release(false);
   }
 }
-

@@ -14,8 +14,8 @@ import { ConsumerSink } from './consumer-sink.js';
 import { finish } from './finish.js';
 import type { Billing, FinishedRow } from '../core/rows.js';
 import { RunMetrics } from './metrics.js';
-import { runColumns, type PreparedRun } from './prepare.js';
-import { prepareLookups } from './prepare-lookups.js';
+import { openRun, type RunState } from './open-run.js';
+import { runColumns } from './run-columns.js';
 import { Resources } from './resources.js';
 import { loopOf, runRows } from './run-rows.js';
 
@@ -79,9 +79,9 @@ async function* results<T>(source: RowsSource, settings: EnrichSettings): AsyncG
   const sink = new ConsumerSink();
   let failed = true;
   let running: Promise<unknown> | undefined;
-  let run: PreparedRun | undefined;
+  let run: RunState | undefined;
   try {
-    run = await prepareRows(source, settings, resources, sink);
+    run = await openRows(source, settings, resources, sink);
     running = start(run, startedAt, sink);
     for (let row = await sink.next(); row !== undefined; row = await sink.next()) yield resultOf<T>(row, source, run);
     await running;
@@ -96,24 +96,24 @@ async function* results<T>(source: RowsSource, settings: EnrichSettings): AsyncG
   }
 }
 
-async function prepareRows(source: RowsSource, settings: EnrichSettings, resources: Resources, sink: ConsumerSink): Promise<PreparedRun> {
+/** The rows' header and key columns, then the run opened with the caller's loop as its writer. */
+async function openRows(source: RowsSource, settings: EnrichSettings, resources: Resources, sink: ConsumerSink): Promise<RunState> {
   await source.start();
   const header = source.header.map(fromBytes);
   const targets = detectTargets(header, settings.by, settings.columns);
   const input = { source, targets, domainColumn: domainColumnFor(header, targets, settings.extras), headerLine: true, ...runColumns(settings, targets, header) };
-  const lookups = await prepareLookups(settings, resources);
-  return { settings, ...input, ...lookups, writer: sink };
+  return openRun(settings, resources, { input, storedForm: 'data', writer: () => sink });
 }
 
 /** The run in the background: its rows go to the sink; a failure reaches the caller's next(). */
-function start(run: PreparedRun, startedAt: number, sink: ConsumerSink): Promise<unknown> {
+function start(run: RunState, startedAt: number, sink: ConsumerSink): Promise<unknown> {
   const metrics = new RunMetrics(run.targets.length === 1 ? run.targets[0]!.kind : undefined, startedAt, run.fillRates);
   const done = runRows(loopOf(run, metrics, sink)).then(() => finish(run, metrics));
   done.catch((error: unknown) => sink.fail(error));
   return done;
 }
 
-function resultOf<T>(row: FinishedRow, source: RowsSource, run: PreparedRun): RowResult<T> {
+function resultOf<T>(row: FinishedRow, source: RowsSource, run: RunState): RowResult<T> {
   // The union's pairing (found ⇒ lead, error/skipped ⇒ error) is what the run produces, not
   // something the compiler can see in FinishedRow: hence the one assertion.
   return {

@@ -1,12 +1,13 @@
 // --max-errors: how many looked-up rows may end in `error` before the run stops looking up
 // (docs/cli-contract.md: "stop looking up once more than N rows (or N % of the rows looked up,
 // judged after 50) are error; exit 4"). Rows are judged as their lookups finish, not as they are
-// written. Rows that were never looked up count for nothing: a malformed key (`invalid_input`) is
-// the input's fault, not the API's, and rows skipped by a stop were not tried. A key the API refused
+// written. Rows that were not looked up (metrics.ts says which were, for the summary too) count for
+// nothing: a malformed key (`invalid_input`) is the input's fault, not the API's, rows skipped by a
+// stop were not tried, and a stored answer cost no request. A key the API refused
 // (`bad_request`) was looked up, but it is the file's problem too: never an error here. A dead API
 // no longer reaches this budget at all: its rows are held (request-path/breaker.ts).
 import type { FinishedRow } from '../core/rows.js';
-import { FILE_PROBLEMS } from './metrics.js';
+import { FILE_PROBLEMS, lookedUp } from './metrics.js';
 import type { RunStop } from './run-stop.js';
 
 export type MaxErrors = { count: number } | { percent: number };
@@ -27,7 +28,7 @@ export class ErrorBudget {
 
   /** A row whose lookup finished. */
   observe(row: FinishedRow): void {
-    if (row.status === 'skipped' || row.errorCode === 'invalid_input') return;
+    if (!lookedUp(row)) return;
     this.#lookedUp += 1;
     // The file's own problems (a malformed key, one the API refuses) are not the API's failures.
     if (row.status !== 'error' || FILE_PROBLEMS.has(row.errorCode ?? '')) return;

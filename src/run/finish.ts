@@ -1,12 +1,12 @@
 // The last phase: a last reading of the balance (what the run really spent), the outputs renamed
 // into place, the summary, and the run report (--report), which a stopped run writes too.
 import type { RunMetrics } from './metrics.js';
-import type { PreparedRun } from './prepare.js';
+import type { RunState } from './open-run.js';
 import { writeReport } from '../report/write-report.js';
 import { reportOf } from './report-of.js';
 import { summaryOf, type EnrichSummary } from './summary.js';
 
-export async function finish(run: PreparedRun, metrics: RunMetrics): Promise<EnrichSummary> {
+export async function finish(run: RunState, metrics: RunMetrics): Promise<EnrichSummary> {
   let balanceAfter = run.credits.estimatedBalance;
   let exact = run.path.counts.requests === 0;
   const readings = run.path.readings;
@@ -26,7 +26,7 @@ export async function finish(run: PreparedRun, metrics: RunMetrics): Promise<Enr
 }
 
 /** The report, after the outputs: a report that cannot be written is said, and costs the run nothing else. */
-function report(run: PreparedRun, summary: EnrichSummary, file: string): void {
+function report(run: RunState, summary: EnrichSummary, file: string): void {
   const { settings } = run;
   const fillFields: Record<string, string[]> = {};
   for (const t of run.fill?.targets ?? []) (fillFields[t.columnName] ??= []).push(`${settings.prefix}${t.field}`);

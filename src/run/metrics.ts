@@ -12,6 +12,15 @@ type ExtraName = 'mx' | 'whois' | 'company';
 /** Error codes that are the input's own (docs/cli-contract.md, "The file's problems are not the API's"). */
 export const FILE_PROBLEMS: ReadonlySet<string> = new Set(['invalid_input', 'bad_request']);
 
+/**
+ * Whether a row was looked up: its answer came from a request of this run (charged or free), or
+ * its request failed (an error not stored, nor the input's malformed key). The one rule for the
+ * summary's rows looked up and for --max-errors' share of them.
+ */
+export function lookedUp(row: FinishedRow): boolean {
+  return row.billing === 'charged' || row.billing === 'free' || (row.status === 'error' && row.errorCode !== 'invalid_input' && !row.stored);
+}
+
 export class RunMetrics {
   /** When the run began (before its start-up reads): the summary's elapsed time counts from here. */
   readonly startedAt: number;
@@ -62,7 +71,7 @@ export class RunMetrics {
     this.#rows += 1;
     this.#status[row.status] += 1;
     this.#billing[row.billing] += 1;
-    if (row.billing === 'charged' || row.billing === 'free' || (row.status === 'error' && row.errorCode !== 'invalid_input' && !row.stored)) this.#rowsLookedUp += 1;
+    if (lookedUp(row)) this.#rowsLookedUp += 1;
     if (row.extraBilling) {
       for (const [extra, billing] of Object.entries(row.extraBilling) as Array<[ExtraName, Billing]>) {
         const counts = (this.#extraBilling[extra] ??= { charged: 0, free: 0, cached: 0, duplicate: 0, none: 0 });

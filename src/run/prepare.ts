@@ -1,30 +1,21 @@
-// The first phase of a run: everything it needs before the first row is read — the input's
-// header and key columns and the columns the run adds (checked before any request), the look-up
-// side (prepare-lookups.ts: store, request path, account, credits, gate), and the writer. Each
-// resource is registered for release as it is made.
+// The first phase of a file's run: its input's header and key columns and the columns the run adds
+// (checked before any request), its outputs locked, then the run opened (open-run.ts) with its
+// writer. Each resource is registered for release as it is made.
 import { checkReportPath } from '../report/report-path.js';
 import { BatchLookups } from '../lookup/batch-lookups.js';
 import { keyColumns } from '../plan/key-columns.js';
-import type { LookupTarget } from '../plan/plan.js';
 import { domainColumnFor } from '../plan/targets.js';
-import { fromBytes, openSource, type CsvSource } from '../read/index.js';
+import { fromBytes, openSource } from '../read/index.js';
 import { isMemberField } from '../write/columns.js';
 import { OutputLock } from '../write/output-lock.js';
-import { RowWriter, type RowSink } from '../write/row-writer.js';
-import { prepareLookups, type PreparedLookups } from './prepare-lookups.js';
+import { RowWriter } from '../write/row-writer.js';
+import { openRun, type RunInput, type RunState } from './open-run.js';
 import { inputName, isStreamInput, unlessInterrupted } from './input-wait.js';
 import type { Resources } from './resources.js';
 import { readOptionsOf, type EnrichSettings } from './settings.js';
-import { runColumns, type RunColumns } from './run-columns.js';
+import { runColumns } from './run-columns.js';
 
-export { runColumns, type RunColumns };
-
-export interface PreparedRun extends PreparedLookups, OpenedInput {
-  settings: EnrichSettings;
-  writer: RowSink;
-}
-
-export async function prepare(settings: EnrichSettings, resources: Resources): Promise<PreparedRun> {
+export async function prepare(settings: EnrichSettings, resources: Resources): Promise<RunState> {
   // The input first: a wrong file, column or --fields is the first thing to fix, and costs no request.
   const opening = openInput(settings, resources);
   const input = isStreamInput(settings.input) ? await unlessInterrupted(opening, settings.signal, inputName(settings.input)) : await opening;
@@ -33,24 +24,22 @@ export async function prepare(settings: EnrichSettings, resources: Resources): P
   // A CSV of one lookup kind without --with writes only the answer's own columns: the store may hand
   // them over as cells (no JSON.parse). JSONL, a waterfall, --with and a `lead.MEMBER` field need the parsed answers.
   const cellsOnly = settings.format === 'csv' && settings.extras.length === 0 && input.targets.length === 1 && !settings.fields?.some(isMemberField);
-  const lookups = await prepareLookups(settings, resources, cellsOnly ? 'cells' : 'data');
-  const writer = openWriter(settings, input);
-  resources.onFailure(() => writer.abort());
-  return { settings, ...input, ...lookups, writer };
-}
-
-export interface OpenedInput extends RunColumns {
-  source: CsvSource;
-  targets: LookupTarget[];
-  domainColumn: LookupTarget | undefined;
-  headerLine: boolean;
+  return openRun(settings, resources, {
+    input,
+    storedForm: cellsOnly ? 'cells' : 'data',
+    writer: () => {
+      const writer = openWriter(settings, input);
+      resources.onFailure(() => writer.abort());
+      return writer;
+    },
+  });
 }
 
 /**
  * The input's dialect and header, which columns hold the keys, and the columns the run adds:
  * all of it checked before any request (a wrong --column or --fields is the user's to fix).
  */
-async function openInput(settings: EnrichSettings, resources: Resources): Promise<OpenedInput> {
+async function openInput(settings: EnrichSettings, resources: Resources): Promise<RunInput> {
   const read = await openSource(settings.input, readOptionsOf(settings));
   resources.onFailure(() => read.destroy());
   const { targets, headerLine, source } = await keyColumns(read, { by: settings.by, columns: settings.columns, header: settings.header, inputName: inputName(settings.input), warn: settings.warn });
@@ -72,7 +61,7 @@ function lockOutputs(settings: EnrichSettings, resources: Resources): void {
   }
 }
 
-function openWriter(settings: EnrichSettings, input: OpenedInput): RowWriter {
+function openWriter(settings: EnrichSettings, input: RunInput): RowWriter {
   sayWhenTabsInCsv(settings, input.source.delimiter);
   return new RowWriter({
     output: settings.output,
@@ -100,7 +89,7 @@ function sayWhenTabsInCsv(settings: EnrichSettings, delimiter: string): void {
 }
 
 /** The look-up step of a prepared run's rows (plan → look up), the same for enrich and enrichRows. */
-export function batchLookupsFor(run: Pick<PreparedRun, 'settings' | 'source' | 'targets' | 'domainColumn' | 'lookups' | 'complete'>): BatchLookups {
+export function batchLookupsFor(run: Pick<RunState, 'settings' | 'source' | 'targets' | 'domainColumn' | 'lookups' | 'complete'>): BatchLookups {
   return new BatchLookups({
     targets: run.targets,
     domainColumn: run.domainColumn,

@@ -11,7 +11,8 @@ import type { FinishedRow } from '../core/rows.js';
 import type { RunMetrics } from './metrics.js';
 import { OrderedWindow } from './ordered-window.js';
 import { INTERRUPTED, type RunStop } from './run-stop.js';
-import { batchLookupsFor, type PreparedRun } from './prepare.js';
+import { batchLookupsFor } from './prepare.js';
+import type { RunState } from './open-run.js';
 import { batchesUntilIdle, IDLE_MS, inputName, isStreamInput } from './input-wait.js';
 import type { CellFill } from '../write/cell-fill.js';
 
@@ -39,7 +40,7 @@ export interface RowLoop {
 }
 
 /** The loop of a prepared run, the same for enrich (its writer) and enrichRows (the caller's loop). */
-export function loopOf(run: PreparedRun, metrics: RunMetrics, writer: RowSink): RowLoop {
+export function loopOf(run: RunState, metrics: RunMetrics, writer: RowSink): RowLoop {
   const { settings, source } = run;
   return {
     source,

@@ -21,13 +21,10 @@
 import { setMaxListeners } from 'node:events';
 import type { LeadEnrichError } from '../api/errors.js';
 import { API_UNAVAILABLE, BUDGET, DAILY_LIMIT, INTERRUPTED, MAX_ERRORS, RESERVE, type Unanswered } from '../lookup/outcome.js';
-import type { StopControl, StopReason } from '../lookup/stop-control.js';
+import type { StopControl, StoppedBy, StopReason } from '../lookup/stop-control.js';
 
-export type { StopReason } from '../lookup/stop-control.js';
+export type { StoppedBy, StopReason } from '../lookup/stop-control.js';
 export { API_UNAVAILABLE, BUDGET, DAILY_LIMIT, INTERRUPTED, MAX_ERRORS, RESERVE } from '../lookup/outcome.js';
-
-/** Why lookups stopped early, as the summary says it (exit statuses 130, 2, 4, 2 and 3). */
-export type StoppedBy = 'credits' | 'budget' | 'daily_limit' | 'interrupt' | 'redis' | 'max_errors' | 'api_unavailable';
 
 /** Reasons after which no queued request may start (the gate drops its queue). */
 const DROPS_QUEUE: ReadonlySet<StopReason> = new Set(['interrupt', 'unauthorized', 'forbidden', 'redis', 'daily_limit', 'max_errors', 'api_unavailable', 'failed']);

@@ -2,11 +2,11 @@
 // dry run's count, cut short: it stops reading once the lookups it has met could cost more than
 // the threshold, so the question costs a glance at a big file, never a whole pass over it.
 import { PUBLISHED_FOUND_COST } from '../lookup/credits.js';
-import { ResultStore } from '../store/result-store.js';
-import { ANSWER_CELLS } from '../write/columns.js';
 import type { EnrichOptions } from './enrich-options.js';
 import { countRows } from './count-rows.js';
 import { isStreamInput } from './input-wait.js';
+import { openStore, storedAnswers } from './open-run.js';
+import { Resources } from './resources.js';
 import { resolveOptions } from './settings.js';
 
 export interface SpendEstimate {
@@ -22,11 +22,12 @@ export interface SpendEstimate {
 export async function spendEstimate(options: EnrichOptions, aboveCredits: number, service: string): Promise<SpendEstimate | undefined> {
   const settings = resolveOptions(options);
   if (isStreamInput(settings.input)) return undefined;
-  const store = settings.store instanceof ResultStore ? settings.store : ResultStore.open({ path: settings.store, cells: ANSWER_CELLS });
+  const resources = new Resources();
   try {
-    const counted = await countRows(settings, store, settings.service ?? service, { stopAbove: Math.floor(aboveCredits / PUBLISHED_FOUND_COST), quiet: true });
+    const store = openStore(settings, resources, false);
+    const counted = await countRows(settings, storedAnswers(settings, store, settings.service ?? service), { stopAbove: Math.floor(aboveCredits / PUBLISHED_FOUND_COST), quiet: true });
     return { lookups: counted.lookupsToMake, credits: counted.lookupsToMake * PUBLISHED_FOUND_COST, more: counted.cut };
   } finally {
-    if (!(settings.store instanceof ResultStore)) store.close();
+    await resources.release(false);
   }
 }

@@ -5,7 +5,7 @@ import type { LookupKind, Shard } from '../plan/plan.js';
 import type { Billing, RowStatus } from '../core/rows.js';
 import type { RunMetrics } from './metrics.js';
 import type { StoppedBy } from './run-stop.js';
-import type { PreparedRun } from './prepare.js';
+import type { RunState } from './open-run.js';
 
 export interface EnrichSummary {
   input: string;
@@ -78,7 +78,8 @@ export interface EnrichSummary {
   report: string | undefined;
 }
 
-export function progressOf(run: PreparedRun, metrics: RunMetrics): EnrichProgress {
+export function progressOf(run: RunState, metrics: RunMetrics): EnrichProgress {
+  const path = run.path.reading();
   return {
     rowsRead: metrics.rowsRead,
     rowsDone: metrics.rows,
@@ -87,17 +88,17 @@ export function progressOf(run: PreparedRun, metrics: RunMetrics): EnrichProgres
     notFound: metrics.status.not_found,
     errors: metrics.status.error,
     skipped: metrics.status.skipped,
-    requests: run.path.counts.requests,
-    rateLimited: run.path.counts.rateLimited,
+    requests: path.requests,
+    rateLimited: path.rateLimited,
     creditsSpent: run.credits.spent,
     bytesRead: run.source.bytesRead(),
     totalBytes: run.source.totalBytes,
     ...totalOf(run, metrics),
-    lookupsInFlight: run.path.lookupsInFlight,
-    lookupMs: run.path.lookupMs(),
+    lookupsInFlight: path.lookupsInFlight,
+    lookupMs: path.lookupMs,
     elapsedMs: metrics.elapsedMs,
-    apiUnavailableSince: run.path.breaker?.unavailableSince,
-    rateLimitedUntil: run.gate.pausedUntil,
+    apiUnavailableSince: path.apiUnavailableSince,
+    rateLimitedUntil: path.rateLimitedUntil,
   };
 }
 
@@ -105,7 +106,7 @@ export function progressOf(run: PreparedRun, metrics: RunMetrics): EnrichProgres
  * The rows the run will write: the input's records (estimated until it is read to the end), in
  * the share this run writes of those read so far (all of them, but with --shard).
  */
-function totalOf(run: PreparedRun, metrics: RunMetrics): { totalRows: number | undefined; totalExact: boolean } {
+function totalOf(run: RunState, metrics: RunMetrics): { totalRows: number | undefined; totalExact: boolean } {
   const count = run.source.estimatedRecords();
   if (count === undefined) return { totalRows: undefined, totalExact: false };
   const read = metrics.rowsRead;
@@ -119,8 +120,9 @@ export interface FinalFacts {
   exact: boolean;
 }
 
-export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFacts): EnrichSummary {
-  const { settings, credits, stop } = run;
+export function summaryOf(run: RunState, metrics: RunMetrics, final: FinalFacts): EnrichSummary {
+  const { settings, stop } = run;
+  const path = run.path.reading();
   const elapsedMs = metrics.elapsedMs;
   const stoppedBy = stop.stoppedBy;
   return {
@@ -147,23 +149,23 @@ export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFac
     errorCodes: metrics.errorCodes,
     skipReasons: metrics.skipReasons,
     fileErrors: metrics.fileErrors,
-    requests: run.path.counts.requests,
-    retries: run.path.counts.retries,
-    rateLimited: run.path.counts.rateLimited,
+    requests: path.requests,
+    retries: path.retries,
+    rateLimited: path.rateLimited,
     credits: creditsOf(run, final),
     accountRead: run.accountRead,
     rpm: run.rate.rpm,
-    windowMs: run.gate.windowMs,
-    concurrency: run.gate.stats.concurrency,
+    windowMs: path.windowMs,
+    concurrency: path.concurrency,
     startedAt: new Date(metrics.startedAt).toISOString(),
     endedAt: new Date(metrics.startedAt + elapsedMs).toISOString(),
     elapsedMs,
     rowsLookedUp: metrics.rowsLookedUp,
-    lookupMs: run.path.lookupMs(),
-    rowsPerMinute: perMinute(metrics.rowsLookedUp, run.path.lookupMs()),
+    lookupMs: path.lookupMs,
+    rowsPerMinute: perMinute(metrics.rowsLookedUp, path.lookupMs),
     invalidUtf8Cells: metrics.invalidUtf8Cells,
     stoppedBy,
-    apiUnavailableMs: run.path.breaker?.downMs ?? 0,
+    apiUnavailableMs: path.apiUnavailableMs,
     patienceMs: settings.patienceMs,
     shard: settings.shard,
     report: settings.report,
@@ -175,7 +177,7 @@ export function summaryOf(run: PreparedRun, metrics: RunMetrics, final: FinalFac
  * yet, counted at the published upper bound), the fall is what was spent: nothing else can have
  * made the balance fall less than this run's charges.
  */
-function creditsOf(run: PreparedRun, final: FinalFacts): EnrichSummary['credits'] {
+function creditsOf(run: RunState, final: FinalFacts): EnrichSummary['credits'] {
   const { credits } = run;
   const fell = credits.startBalance - final.balanceAfter;
   const spent = final.exact && fell >= 0 ? Math.min(credits.spent, fell) : credits.spent;

@@ -11,7 +11,7 @@ import { RequestPath, type Attempt } from '../../src/lookup/request-path/request
 import { RetryPolicy } from '../../src/lookup/request-path/retry-policy.js';
 import { CreditRefusedError, withCredits } from '../../src/lookup/request-path/with-credits.js';
 import { withRetry } from '../../src/lookup/request-path/with-retry.js';
-import type { RequestCounts, Send } from '../../src/lookup/request-path/request.js';
+import { RequestCounts, type Send } from '../../src/lookup/request-path/request.js';
 import { waitAfter429 } from '../../src/lookup/request-path/with-pause.js';
 import { ManualClock, settle } from '../helpers/manual-clock.js';
 
@@ -65,7 +65,7 @@ describe('RetryPolicy', () => {
 
 describe('the parts on their own', () => {
   it('with-retry: a retry the stopping gate refuses leaves the call with the failure it had', async () => {
-    const counts: RequestCounts = { requests: 0, retries: 0, rateLimited: 0 };
+    const counts = new RequestCounts();
     const failures = [new ServerError('503'), new GateStoppedError()];
     const next: Send = async () => {
       throw failures.shift();
@@ -291,6 +291,34 @@ describe('RequestPath: the rate gate', () => {
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(1_000);
     expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(95);
     expect(times[3]! - times[2]!).toBeGreaterThanOrEqual(95);
+    stop.abort();
+    await path.close();
+  });
+});
+
+describe('RequestPath: built whole, its slots filled later', () => {
+  it('a credit reserve guarded after the first lookup charges the next ones, on the same path', async () => {
+    const api = fakeApi(FOUND);
+    const { path, clock } = pathOf(api.attempt);
+    const credits = new CreditGuard({ balance: 100, reserve: 0 });
+    await outcome(path.lookup('lookup_email', 'a@b.c'), clock);
+    expect(credits.estimatedBalance).toBe(100);
+    path.guardCredits({ credits, onReserveReached: () => {}, refreshEveryMs: 60_000 });
+    await outcome(path.lookup('lookup_email', 'd@e.f'), clock);
+    expect(credits.estimatedBalance).toBe(96);
+    expect(path.counts).toEqual({ requests: 2, retries: 0, rateLimited: 0 });
+    await path.close();
+  });
+
+  it("its reading: the path's window and no concurrency before a gate; the gate's once it is open", async () => {
+    const stop = new AbortController();
+    const path = new RequestPath(fakeApi(FOUND).attempt, { retry: new RetryPolicy({ retries: 0 }), windowMs: 60_000, noMoreRequests: stop.signal, halt: stop.signal });
+    expect(path.reading()).toMatchObject({ requests: 0, windowMs: 60_000, concurrency: 0, rateLimitedUntil: undefined, apiUnavailableMs: 0 });
+    path.openGate({ rpm: 100, windowMs: 10_000, maxConcurrency: 4 });
+    const reading = path.reading();
+    expect(reading.windowMs).toBe(10_000);
+    expect(reading.concurrency).toBeGreaterThan(0);
+    expect(reading.concurrency).toBeLessThanOrEqual(4);
     stop.abort();
     await path.close();
   });

@@ -11,8 +11,10 @@
 // is open (the reads that size it) or without one (a LeadClient with no `rpm`), a 429 makes the
 // call itself wait for the server's window (with-pause.ts) instead of pausing a gate.
 //
-// This file is the only one that composes the parts (with-*.ts, one job each) and the only owner
-// of the counts they keep.
+// This file is the only one that composes the parts (with-*.ts, one job each), once, when the path
+// is made: the gate and the credit reserve are slots filled later (openGate, guardCredits) and read
+// at each call, so the order a caller fills them in does not change the path. It is the only owner
+// of the counts the parts keep.
 import type { ApiResponse } from '../../api/transport.js';
 import { RateLimitedError } from '../../api/errors.js';
 import type { Credits, Operation } from '../../api/types.js';
@@ -25,8 +27,8 @@ import { CreditReadings } from '../credit-readings.js';
 import type { CreditAccount } from '../credits.js';
 import type { RunBudget } from '../budget.js';
 import { GateStoppedError, RateGate, type RateGateOptions } from '../rate/rate-gate.js';
-import { lookupCall, type ApiCall, type RequestCounts, type Send } from './request.js';
-import { RetryPolicy } from './retry-policy.js';
+import { lookupCall, RequestCounts, type ApiCall, type PathReading, type Send } from './request.js';
+import type { RetryPolicy } from './retry-policy.js';
 import type { RequestTimeline } from './request-timeline.js';
 import { withBreaker, withBreakerCheck } from './with-breaker.js';
 import { withCredits, withReserveCheck } from './with-credits.js';
@@ -71,24 +73,32 @@ export interface CreditGuarding {
   onReserveReached(): void;
   /** Balance re-reads while lookups are made. */
   refreshEveryMs: number;
+  /** How a balance re-read is retried (the path's own policy by default). */
+  readingRetry?: RetryPolicy | undefined;
   /** --budget: the cap on what the run spends. */
   budget?: RunBudget | undefined;
 }
 
-/** A balance reading is asked again only after a 429 (once: the gate holds it until the pause ends). */
-const READING_RETRY = new RetryPolicy({ retries: 0, maxRateLimited: 1 });
-
 export class RequestPath {
   readonly #settings: RequestPathSettings;
   readonly #clock: Clock;
-  readonly #counts: RequestCounts = { requests: 0, retries: 0, rateLimited: 0 };
+  readonly #counts = new RequestCounts();
   /** One attempt, refused once no call may start. */
   readonly #attempt: Send;
-  #gate: RateGate | undefined;
   readonly #breaker: CircuitBreaker | undefined;
-  #guarding: CreditGuarding | undefined;
+  /** Calls down the path, one per retry policy (the path's own, the balance re-reads'). */
+  readonly #calls = new Map<RetryPolicy, Send>();
+  /** The whole lookup path, composed once: its slots below are read at each call, so the order they are filled in does not matter. */
+  readonly #lookup: Send;
+  /** Slot: the rate gate, once open (before it, a 429 pauses its own call). */
+  #gate: RateGate | undefined;
+  /** Slots: the credit reserve's two steps (the reservation inside the gate, the reserve check outside the retries), once guarded. */
+  #reserving: Send | undefined;
+  #checkingReserve: Send | undefined;
   #readings: CreditReadings | undefined;
-  #lookup: Send | undefined;
+  /** The steps the reserve's slots wrap: the counted send, and the retried lookup. */
+  readonly #counted: Send;
+  readonly #retried: Send;
   /** Lookup attempts sent and not answered yet; when the first was sent and the last answered. */
   #inFlight = 0;
   #firstSentAt: number | undefined;
@@ -102,6 +112,9 @@ export class RequestPath {
     const { noMoreRequests } = settings;
     this.#attempt = (call) => (noMoreRequests.aborted ? Promise.reject(new GateStoppedError()) : attempt(call.op, call.input));
     this.#breaker = settings.breaker && new CircuitBreaker({ ...settings.breaker, clock: this.#clock });
+    this.#counted = this.#countedSend();
+    this.#retried = this.#retriedLookup(this.#counted);
+    this.#lookup = (call) => (this.#checkingReserve ?? this.#retried)(call);
   }
 
   /** Whether the API is up, and how long it was down: the run's, when it has one. */
@@ -114,7 +127,7 @@ export class RequestPath {
   }
 
   /** What the path has counted so far. */
-  get counts(): Readonly<RequestCounts> {
+  get counts(): Readonly<Pick<RequestCounts, 'requests' | 'retries' | 'rateLimited'>> {
     return this.#counts;
   }
 
@@ -134,6 +147,24 @@ export class RequestPath {
     return Math.max(0, end - this.#firstSentAt);
   }
 
+  /** The counts, the time spent looking up, the gate's and the breaker's facts, at this moment. */
+  reading(): PathReading {
+    const gate = this.#gate;
+    const { requests, retries, rateLimited } = this.#counts;
+    return {
+      requests,
+      retries,
+      rateLimited,
+      lookupsInFlight: this.#inFlight,
+      lookupMs: this.lookupMs(),
+      apiUnavailableSince: this.#breaker?.unavailableSince,
+      apiUnavailableMs: this.#breaker?.downMs ?? 0,
+      rateLimitedUntil: gate?.pausedUntil,
+      windowMs: gate?.windowMs ?? this.#settings.windowMs,
+      concurrency: gate?.stats.concurrency ?? 0,
+    };
+  }
+
   /** The gate, once open: its concurrency and stats are the run's. */
   get gate(): RateGate | undefined {
     return this.#gate;
@@ -146,13 +177,16 @@ export class RequestPath {
 
   /** Any call, retried as `policy` says (the path's own by default), paced once a gate is open. */
   call<Op extends Operation>(op: Op, input: OperationInput[Op], policy: RetryPolicy = this.#settings.retry): Promise<ApiResponse<unknown>> {
-    const send = withRetry(this.#pace(this.#attempt, policy), policy, this.#counts, this.#settings.noMoreRequests);
+    let send = this.#calls.get(policy);
+    if (!send) {
+      send = withRetry(this.#pace(this.#attempt, policy), policy, this.#counts, this.#settings.noMoreRequests);
+      this.#calls.set(policy, send);
+    }
     return send({ op, input } as ApiCall);
   }
 
   /** A lookup of `key`: the whole path, the credit reserve included once it is guarded; `soon`: it finishes a row already begun. */
   async lookup(op: BillableOperation, key: string, soon = false): Promise<unknown> {
-    this.#lookup ??= this.#composeLookup();
     return (await this.#lookup(lookupCall(op, key, soon))).data;
   }
 
@@ -164,34 +198,35 @@ export class RequestPath {
     try {
       return await this.#attempt({ op, input } as ApiCall);
     } catch (error) {
-      if (error instanceof RateLimitedError) this.#counts.rateLimited += 1;
+      if (error instanceof RateLimitedError) this.#counts.limited();
       throw error;
     }
   }
 
-  /** Paces every later call through one gate; its queue is dropped when no call may start any more. */
+  /** Fills the gate's slot: every later call is paced through it; its queue is dropped when no call may start any more. */
   openGate(options: Omit<RateGateOptions, 'resync'>): RateGate {
     const gate = new RateGate({ ...options, resync: async () => parseServiceLimits((await this.probe('limits', {})).data as never).resetAt });
     this.#gate = gate;
-    this.#lookup = undefined;
     const { noMoreRequests } = this.#settings;
     if (noMoreRequests.aborted) void gate.stop();
     else noMoreRequests.addEventListener('abort', () => void gate.stop(), { once: true });
     return gate;
   }
 
-  /** Guards the credit reserve for every later lookup, and keeps the balance fresh while they are made. */
+  /** Fills the credit reserve's slots for every later lookup, and keeps the balance fresh while they are made. */
   guardCredits(guarding: CreditGuarding): CreditReadings {
-    this.#guarding = guarding;
-    this.#lookup = undefined;
-    this.#readings = new CreditReadings({
-      read: async () => (await this.call('credits', {}, READING_RETRY)).data as Credits,
+    const readingRetry = guarding.readingRetry ?? this.#settings.retry;
+    const readings = new CreditReadings({
+      read: async () => (await this.call('credits', {}, readingRetry)).data as Credits,
       credits: guarding.credits,
       lookupsSent: () => this.#counts.requests,
       now: () => this.#clock.now(),
     });
-    this.#readings.startPeriodic(guarding.refreshEveryMs);
-    return this.#readings;
+    this.#readings = readings;
+    this.#reserving = withCredits(this.#counted, guarding.credits, guarding.budget);
+    this.#checkingReserve = withReserveCheck(this.#retried, guarding.credits, () => readings.refresh(), guarding.onReserveReached);
+    readings.startPeriodic(guarding.refreshEveryMs);
+    return readings;
   }
 
   /** Stops the balance re-reads and the gate (calls still waiting for it reject with GateStoppedError). */
@@ -200,11 +235,12 @@ export class RequestPath {
     await this.#gate?.stop();
   }
 
-  /** The gate once it is open; before (or without) one, a 429 waits here when `policy` will send the call again. */
+  /** The gate once it is open (its slot read at each call); before (or without) one, a 429 waits here when `policy` will send the call again. */
   #pace(next: Send, policy: RetryPolicy): Send {
     const { halt, windowMs } = this.#settings;
-    if (this.#gate) return withGate(next, this.#gate, this.#counts, halt);
-    return withPause(next, { counts: this.#counts, clock: this.#clock, windowMs, signal: halt, wait: policy.retriesRateLimited });
+    const gated = withGate(next, () => this.#gate!, this.#counts, halt);
+    const paused = withPause(next, { counts: this.#counts, clock: this.#clock, windowMs, signal: halt, wait: policy.retriesRateLimited });
+    return (call) => (this.#gate ? gated(call) : paused(call));
   }
 
   /** A lookup settled in this turn of the event loop (until its check phase). */
@@ -216,10 +252,11 @@ export class RequestPath {
     });
   }
 
-  #composeLookup(): Send {
+  /** The lookup's last step before the attempt: counted, timed, and sent once the answers so far are kept. */
+  #countedSend(): Send {
     const timeline = this.#settings.timeline;
     const sent: Send = (call) => {
-      this.#counts.requests += 1;
+      this.#counts.sent();
       timeline?.note(this.#clock.now());
       this.#inFlight += 1;
       this.#firstSentAt ??= this.#clock.now();
@@ -233,21 +270,21 @@ export class RequestPath {
       return attempt;
     };
     const before = this.#settings.beforeSend;
-    const counted: Send = before
-      ? (call) => {
-          // An answer that came in this turn may not be kept yet (the caller keeps it a few promise
-          // hops up the chain, after this slot was freed): ask what to wait for once the turn ends.
-          const ready = this.#answerThisTurn ? nextTurn().then(before) : before();
-          return ready ? ready.then(() => sent(call)) : sent(call);
-        }
-      : sent;
-    const guarding = this.#guarding;
+    if (!before) return sent;
+    return (call) => {
+      // An answer that came in this turn may not be kept yet (the caller keeps it a few promise
+      // hops up the chain, after this slot was freed): ask what to wait for once the turn ends.
+      const ready = this.#answerThisTurn ? nextTurn().then(before) : before();
+      return ready ? ready.then(() => sent(call)) : sent(call);
+    };
+  }
+
+  /** The lookup from the retry down: each step in place, the reservation's slot read at each call. */
+  #retriedLookup(counted: Send): Send {
     const { retry, noMoreRequests } = this.#settings;
-    const reserved = guarding ? withCredits(counted, guarding.credits, guarding.budget) : counted;
+    const reserved: Send = (call) => (this.#reserving ?? counted)(call);
     const paced = this.#pace(this.#breaker ? withBreakerCheck(reserved, this.#breaker) : reserved, retry);
     const held = this.#breaker ? withBreaker(paced, this.#breaker, noMoreRequests) : paced;
-    const retried = withRetry(held, retry, this.#counts, noMoreRequests);
-    if (!guarding) return retried;
-    return withReserveCheck(retried, guarding.credits, () => this.#readings!.refresh(), guarding.onReserveReached);
+    return withRetry(held, retry, this.#counts, noMoreRequests);
   }
 }

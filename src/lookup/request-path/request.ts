@@ -26,14 +26,45 @@ export function priorityOf(call: ApiCall): GatePriority {
 /** A call's way down the path: resolves with the API's answer (data and rate headers). */
 export type Send = (call: ApiCall) => Promise<ApiResponse<unknown>>;
 
-/** What the request path counts; read-only outside it (RequestPath.counts). */
-export interface RequestCounts {
+/** What the request path counts, each count moved by its one method; read-only outside the path (RequestPath.counts). */
+export class RequestCounts {
   /** Lookup requests sent (account reads are not counted here). */
-  requests: number;
+  requests = 0;
   /** Retries after a transient failure, of any call. */
-  retries: number;
+  retries = 0;
   /** 429 answers, to any call (lookups, account reads, the gate's resync). */
+  rateLimited = 0;
+
+  sent(): void {
+    this.requests += 1;
+  }
+
+  retried(): void {
+    this.retries += 1;
+  }
+
+  limited(): void {
+    this.rateLimited += 1;
+  }
+}
+
+/** Where a path stands, as progress and the summary read it: its counts, its gate's and its breaker's facts in one object. */
+export interface PathReading {
+  requests: number;
+  retries: number;
   rateLimited: number;
+  lookupsInFlight: number;
+  lookupMs: number;
+  /** Since when the API is unavailable, while it is. */
+  apiUnavailableSince: number | undefined;
+  /** How long the API was unavailable in all. */
+  apiUnavailableMs: number;
+  /** The gate's 429 pause, while it lasts. */
+  rateLimitedUntil: number | undefined;
+  /** The gate's window (the path's own before a gate is open). */
+  windowMs: number;
+  /** The gate's concurrency now; 0 without a gate. */
+  concurrency: number;
 }
 
 /** The API's input for a lookup of `key`. */

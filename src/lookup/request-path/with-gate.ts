@@ -4,8 +4,10 @@ import { RateLimitedError, RateLimitedTooLongError } from '../../api/errors.js';
 import { GateStoppedError, type RateGate } from '../rate/rate-gate.js';
 import { priorityOf, type RequestCounts, type Send } from './request.js';
 
-export function withGate(next: Send, gate: RateGate, counts: RequestCounts, halt: AbortSignal): Send {
+/** `gateOf`: the gate, read at each call (the path's slot, filled once the gate is open). */
+export function withGate(next: Send, gateOf: () => RateGate, counts: RequestCounts, halt: AbortSignal): Send {
   return async (call) => {
+    const gate = gateOf();
     try {
       return await gate.schedule(() => {
         // Granted after the run halted: not sent.
@@ -14,11 +16,11 @@ export function withGate(next: Send, gate: RateGate, counts: RequestCounts, halt
       }, priorityOf(call));
     } catch (error) {
       if (error instanceof RateLimitedError) {
-        counts.rateLimited += 1;
+        counts.limited();
         gate.pause(error.retryAt);
       }
       // A 429 all the same, counted as one; its wait is too long to pause for (the breaker decides).
-      if (error instanceof RateLimitedTooLongError) counts.rateLimited += 1;
+      if (error instanceof RateLimitedTooLongError) counts.limited();
       throw error;
     }
   };

@@ -29,11 +29,11 @@ export function withPause(next: Send, settings: PauseSettings): Send {
       return await next(call);
     } catch (error) {
       if (error instanceof RateLimitedError) {
-        counts.rateLimited += 1;
+        counts.limited();
         if (wait) await clock.sleep(waitAfter429(error, clock.now(), windowMs), signal);
       }
       // A 429 whose wait is too long to honour: counted, not waited for (the retry's backoff applies).
-      if (error instanceof RateLimitedTooLongError) counts.rateLimited += 1;
+      if (error instanceof RateLimitedTooLongError) counts.limited();
       throw error;
     }
   };

@@ -9,7 +9,7 @@ export function withRetry(next: Send, policy: RetryPolicy, counts: RequestCounts
   const hooks = {
     signal,
     onRetry: () => {
-      counts.retries += 1;
+      counts.retried();
     },
   };
   return async (call) => {

@@ -1,0 +1,245 @@
+// The run assembly: the one place a run is put together, for enrich, enrichRows and the dry run.
+// What every run has: the API client, the store, the run's one stop and its request path (built
+// whole; the rate gate and the credit reserve are its slots, filled below). A run that looks up
+// then gets the account's reading (down that path), the Redis coordinator, the credit reserve,
+// the rate gate, the look-up step and its writer. Whether the run stops before it starts
+// (credits) is decided here too. Each resource is registered for release as it is made.
+import { randomUUID } from 'node:crypto';
+import { ApiClient } from '../api/client.js';
+import { ConfigError } from '../api/errors.js';
+import type { Coordinator } from '../cluster/coordinator.js';
+import { DEFAULTS } from '../options/defaults.js';
+import { readAccount, type AccountReading } from '../lookup/account.js';
+import { RunBudget } from '../lookup/budget.js';
+import type { CreditAccount } from '../lookup/credits.js';
+import { redisClaims, type KeyClaims } from '../lookup/key-claims.js';
+import { Lookups, type StoredForm } from '../lookup/lookups.js';
+import { StoreKeyClaims } from '../lookup/store-key-claims.js';
+import type { RateGate } from '../lookup/rate/rate-gate.js';
+import { rateFor, type RatePlan } from '../lookup/rate/rate-plan.js';
+import { RequestPath } from '../lookup/request-path/request-path.js';
+import { RequestTimeline } from '../lookup/request-path/request-timeline.js';
+import { RetryPolicy } from '../lookup/request-path/retry-policy.js';
+import { KeyCensus } from '../plan/key-census.js';
+import type { LookupTarget } from '../plan/plan.js';
+import type { CsvSource } from '../read/index.js';
+import { ResultStore } from '../store/result-store.js';
+import { ANSWER_CELLS } from '../write/columns.js';
+import type { RowSink } from '../write/row-writer.js';
+import type { StoredAnswers } from './count-rows.js';
+import type { Resources } from './resources.js';
+import { accountOrNone, creditAccount } from './run-account.js';
+import type { RunColumns } from './run-columns.js';
+import { RunStop } from './run-stop.js';
+import { transportOf, type EnrichSettings } from './settings.js';
+import { accountStopLine, tellAvailability, wireStops } from './stop-wiring.js';
+
+/** What every run opens, the dry run too. */
+export interface OpenedRun {
+  readonly settings: EnrichSettings;
+  readonly api: ApiClient;
+  /** The API the store's answers are kept under. */
+  readonly service: string;
+  readonly store: ResultStore;
+  readonly stop: RunStop;
+  /** The path's lookups per rate window (the report's chart). */
+  readonly timeline: RequestTimeline;
+  /** The one request path of the run: its counts are the summary's requests, retries and 429s. */
+  readonly path: RequestPath;
+  readonly stored: StoredAnswers;
+  /** The account's balance and rate, read down the run's path (retried, a 429 waited out). */
+  readAccount(): Promise<AccountReading>;
+  /** The credit reserve: --min-credits, else the account's own threshold (none when it was not read). */
+  reserveOf(account: AccountReading | undefined): number;
+}
+
+/** The input of a run: its rows' source, which columns hold the keys, and the columns the run adds. */
+export interface RunInput extends RunColumns {
+  source: CsvSource;
+  targets: LookupTarget[];
+  domainColumn: LookupTarget | undefined;
+  headerLine: boolean;
+}
+
+/** How a run that looks up gets its rows and where its results go. */
+export interface RunOpening {
+  input: RunInput;
+  /** 'cells' when the writer needs only the answers' own cells (no JSON.parse). */
+  storedForm: StoredForm;
+  /** Made last, once nothing before it can fail: no output is begun for a run that cannot start. */
+  writer(input: RunInput): RowSink;
+}
+
+/** A run that looks up, as progress, summary and report read it. */
+export interface RunState extends OpenedRun, Readonly<RunInput> {
+  /** The account's own rate limit (requests per window), which `rate.rpm` may be below (--rpm). */
+  readonly accountRpm: number;
+  /** False when nothing was to be looked up: the account was not read, its balance is unknown. */
+  readonly accountRead: boolean;
+  readonly credits: CreditAccount;
+  readonly reserve: number;
+  readonly rate: RatePlan;
+  readonly gate: RateGate;
+  readonly coordinator: Coordinator | undefined;
+  readonly lookups: Lookups;
+  readonly writer: RowSink;
+}
+
+/** Opens a run: with `opening`, one that looks up (enrich, enrichRows); without, what the dry run needs. */
+export async function openRun(settings: EnrichSettings, resources: Resources): Promise<OpenedRun>;
+export async function openRun(settings: EnrichSettings, resources: Resources, opening: RunOpening): Promise<RunState>;
+export async function openRun(settings: EnrichSettings, resources: Resources, opening?: RunOpening): Promise<OpenedRun | RunState> {
+  const run = openShared(settings, resources, opening !== undefined);
+  return opening ? startLookups(run, resources, opening) : run;
+}
+
+function openShared(settings: EnrichSettings, resources: Resources, writes: boolean): OpenedRun {
+  const api = settings.client?.direct ?? new ApiClient(transportOf(settings));
+  if (!settings.client) resources.defer(() => api.close());
+  const service = settings.service ?? api.baseUrl;
+  const store = openStore(settings, resources, writes);
+  const stop = new RunStop();
+  // A commit that fails after the answer came (a full disk): no new request; the run fails.
+  resources.defer(store.onWriteFailure((error) => stop.stop('failed', error)));
+  const timeline = new RequestTimeline(Date.now(), settings.tuning.windowMs);
+  const path = new RequestPath((op, input) => api.call(op, input as never), {
+    timeline,
+    retry: new RetryPolicy({ retries: settings.retries, baseDelayMs: settings.tuning.retryBaseDelayMs, maxDelayMs: settings.tuning.retryMaxDelayMs }),
+    windowMs: settings.tuning.windowMs,
+    noMoreRequests: stop.requestsSignal,
+    halt: stop.signal,
+    breaker: { patienceMs: settings.patienceMs, onChange: (event) => tellAvailability(event, settings, stop) },
+    // The answers that came are committed before another request is paid for (durability: a full
+    // disk then costs at most the requests in flight, and a kill only those).
+    beforeSend: () => store.committed(),
+  });
+  return {
+    settings,
+    api,
+    service,
+    store,
+    stop,
+    timeline,
+    path,
+    stored: storedAnswers(settings, store, service),
+    readAccount: () => readAccount(path, settings.rpm),
+    reserveOf: (account) => settings.minCredits ?? account?.threshold ?? 0,
+  };
+}
+
+async function startLookups(run: OpenedRun, resources: Resources, opening: RunOpening): Promise<RunState> {
+  const { settings, api, service, store, stop, path } = run;
+  const { offline, account } = await accountOrNone(settings, run.stored, run.readAccount);
+  const reserve = run.reserveOf(account);
+  const coordinator = settings.redis ? await connectCoordinator(settings.redis, service, api, resources) : undefined;
+  const credits = await creditAccount(offline ? undefined : account, reserve, coordinator, stop, settings.warn);
+  const rate = rateFor(settings.rpm, account.limits);
+  if (rate.rpm < 1) throw new ConfigError(`The account allows no requests (rate limit ${account.limits.rpm} RPM): nothing can be looked up`);
+  const gate = await openGate(path, settings, rate, account, coordinator);
+  // After the coordinator's: released before it (the gate's engine may still talk to Redis).
+  resources.defer(() => path.close());
+  wireStops(settings, stop, coordinator);
+  stop.onStop((reason) => {
+    const line = accountStopLine(reason, reserve, settings.budget);
+    if (line) settings.warn(line);
+  });
+  const budget = settings.budget === undefined ? undefined : new RunBudget(settings.budget);
+  // A balance reading is asked again only after a 429 (once: the gate holds it until the pause ends).
+  const readingRetry = new RetryPolicy({ retries: 0, maxRateLimited: 1 });
+  path.guardCredits({ credits, budget, onReserveReached: () => stop.stop('credits'), refreshEveryMs: settings.tuning.creditsRefreshMs, readingRetry });
+  const lookups = lookupsOf(run, credits, coordinator, resources, opening.storedForm);
+  const writer = opening.writer(opening.input);
+  return { ...run, ...opening.input, accountRpm: account.limits.rpm, accountRead: !offline, credits, reserve, rate, gate, coordinator, lookups, writer };
+}
+
+function lookupsOf(run: OpenedRun, credits: CreditAccount, coordinator: Coordinator | undefined, resources: Resources, storedForm: StoredForm): Lookups {
+  const { settings, store, service, stop, path } = run;
+  const runId = randomUUID();
+  return new Lookups({
+    store,
+    service,
+    runId,
+    freshForMs: settings.maxAgeMs,
+    refresh: settings.refresh,
+    send: (op, key, soon) => path.lookup(op, key, soon),
+    credits,
+    stop,
+    claims: keyClaims({ store, service, runId, coordinator, stop, resources }),
+    claimPollMs: DEFAULTS.claimPollMs,
+    cells: ANSWER_CELLS,
+    storedForm,
+  });
+}
+
+/**
+ * Where the run claims the keys it looks up: in Redis with --redis (across machines), else in the
+ * store's file (other runs on this machine sharing it); none for a store no one else can open.
+ */
+function keyClaims(deps: { store: ResultStore; service: string; runId: string; coordinator: Coordinator | undefined; stop: RunStop; resources: Resources }): KeyClaims | undefined {
+  const { store, service, runId, coordinator, stop, resources } = deps;
+  if (coordinator) return redisClaims(coordinator);
+  if (store.path === ':memory:' || store.readonly) return undefined;
+  const claims = new StoreKeyClaims({
+    store,
+    service,
+    runId,
+    leaseMs: DEFAULTS.claimLeaseMs,
+    sweepMs: DEFAULTS.claimSweepMs,
+    onFailure: (error) => stop.stop('failed', error),
+  });
+  resources.defer(() => claims.close());
+  return claims;
+}
+
+/**
+ * The run's store: the caller's own, or the file opened (and closed when the run ends). `writes`:
+ * a run's, which commits on its flush interval and says when it upgrades an older store; the dry
+ * run and the spend estimate only read, and upgrade it silently.
+ */
+export function openStore(settings: EnrichSettings, resources: Resources, writes: boolean): ResultStore {
+  if (settings.store instanceof ResultStore) return settings.store;
+  const flush = settings.tuning.storeFlushIntervalMs;
+  const file = settings.store;
+  const store = ResultStore.open({
+    path: file,
+    cells: ANSWER_CELLS,
+    ...(writes ? { ...(flush === undefined ? {} : { flushIntervalMs: flush }), onUpgrade: upgradeLine(file, settings.warn) } : {}),
+  });
+  resources.defer(() => store.close());
+  return store;
+}
+
+/** A silent pause of half a minute at start would look like a hang. */
+function upgradeLine(file: string, warn: (line: string) => void): (from: number, to: number, slow: boolean) => void {
+  return (from, to, slow) => warn(`Upgrading the result store at ${file} from schema v${from} to v${to}, once${slow ? ': about 30 s per million stored answers' : ''}`);
+}
+
+/** The answers the store holds, as this run sees them: its service, --max-age, --refresh. */
+export function storedAnswers(settings: EnrichSettings, store: ResultStore, service: string): StoredAnswers {
+  return () => new KeyCensus(store, service, settings.maxAgeMs, settings.refresh);
+}
+
+async function connectCoordinator(url: string, service: string, api: ApiClient, resources: Resources): Promise<Coordinator> {
+  // Loaded only with --redis: ioredis is the costliest import of all.
+  const { Coordinator } = await import('../cluster/coordinator.js');
+  const coordinator = await Coordinator.connect({ url, service, tokenFingerprint: api.transport.tokenFingerprint() });
+  resources.defer(() => coordinator.close());
+  return coordinator;
+}
+
+async function openGate(path: RequestPath, settings: EnrichSettings, rate: RatePlan, account: AccountReading, coordinator: Coordinator | undefined): Promise<RateGate> {
+  const gate = path.openGate({
+    rpm: rate.rpm,
+    windowMs: settings.tuning.windowMs,
+    facts: rate.facts,
+    ...(settings.concurrency === undefined ? {} : { maxConcurrency: settings.concurrency }),
+    edgeMarginMs: settings.tuning.edgeMarginMs,
+    ...(coordinator ? { coordinator, latencyHintMs: account.latencyMs } : {}),
+  });
+  // The shared reservoir did not see our two start-up calls (credits, limits): count them in
+  // the window the server counted them in (the credits call may be in the one before: counting
+  // it later errs on the safe side).
+  if (coordinator && account.limits.resetAt) await gate.chargeOutside(2, account.limits.resetAt.getTime());
+  return gate;
+}
+
