@@ -1,7 +1,7 @@
 // The rules option values follow, one function each. A rule reads a value from any door — a string
 // typed on the command line, a JSON value from the config file, a JavaScript value from the library
-// — and returns it typed, or throws RuleBroken with the rule in words (core/rule.ts). The table
-// that names each option's rule is option-table.ts; the doors word the failure there.
+// — and returns it typed, or throws RuleBroken with the rule in words (core/rule.ts). Each option's
+// rule is named in registry.ts; option-table.ts words a failure for the door it came through.
 import { EXTRAS, LOOKUP_KINDS, type Extra, type LookupKind } from '../core/kinds.js';
 import { RuleBroken } from '../core/rule.js';
 import { shownProxyText } from '../api/proxy.js';
@@ -140,10 +140,10 @@ export const shard: Rule<{ index: number; count: number }> = (raw) => {
   return { index, count };
 };
 
-/** `maxErrors: 10` or `'5%'`: a count of rows, or a share of the rows looked up. */
-export const maxErrors: Rule<{ count: number } | { percent: number }> = (raw) => {
+/** A limit on errors, `10` or `'5%'`: a count of rows, or a share of the rows looked up. */
+export const errorLimit: Rule<{ count: number } | { percent: number }> = (raw) => {
   const rule = 'must be a whole number of rows such as 10, or a percentage such as 5%';
-  // Already read (a config file's value handed on): taken as it is, if it is one.
+  // The library may give the limit in the shape it is read into.
   if (typeof raw === 'object' && raw !== null) {
     const { count, percent } = raw as { count?: unknown; percent?: unknown };
     if (Number.isSafeInteger(count) && (count as number) >= 0) return { count: count as number };
@@ -204,7 +204,7 @@ export interface FillPair {
 export const fill: Rule<FillPair[]> = (raw) => {
   const rule = 'must be COLUMN=FIELD pairs such as Title=lead_title,Company=lead_company_name';
   const pairs: FillPair[] = [];
-  // Already read (a config file's value handed on): taken as it is.
+  // The library's `[{ column, field }]`: the shape the pairs are read into.
   if (Array.isArray(raw) && raw.length > 0 && raw.every((p) => typeof p === 'object' && p !== null && typeof p.column === 'string' && typeof p.field === 'string')) {
     return (raw as FillPair[]).map(({ column, field }) => ({ column, field }));
   }
