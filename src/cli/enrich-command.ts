@@ -146,6 +146,8 @@ function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
     if (given === undefined) continue;
     [values[name], doors[name]] = given;
   }
+  // The store's path is the target's to choose (a sandbox's store is its own); a flag is named as one.
+  if (args.store !== undefined) doors.store = 'flag';
   const { windowMs, ...run } = values;
   const options = {
     ...run,

@@ -140,7 +140,7 @@ export function resolveConfig(sources: ConfigSources): ResolvedConfig {
   const file = chosen ? readConfigFile(chosen.path, sources.warn, chosen.from) : {};
   const fileDoor: Door = { configFile: chosen?.path ?? '' };
   const fromFile = <K extends RuledName>(name: K) => readOption(name, file[name], fileDoor);
-  const baseUrl = sources.baseUrlFlag ?? (env[OPTIONS.baseUrl.env] || undefined) ?? fromFile('baseUrl');
+  const baseUrl = readOption('baseUrl', sources.baseUrlFlag, 'flag') ?? (env[OPTIONS.baseUrl.env] || undefined) ?? fromFile('baseUrl');
   const envToken = env[OPTIONS.token.env];
   let token: string | undefined;
   let tokenSource: string | undefined;
