@@ -47,6 +47,24 @@ export const timerMs: Rule<number> = (raw) => {
   return n;
 };
 
+/** A JavaScript integer from `min` to `max` (the sandbox's counts, ports and limits). */
+export function integerIn(min: number, max = Number.MAX_SAFE_INTEGER): Rule<number> {
+  const rule = max !== Number.MAX_SAFE_INTEGER ? `must be an integer between ${min} and ${max}` : min === 0 ? 'must be a non-negative integer' : `must be an integer >= ${min}`;
+  return (raw) => {
+    if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < min || raw > max) throw new RuleBroken(rule, raw);
+    return raw;
+  };
+}
+
+/**
+ * Milliseconds a timer may be set to, 0 included, fractions too (a store's commit interval):
+ * setTimeout clamps anything above 2^31-1 to 1 ms.
+ */
+export const delayMs: Rule<number> = (raw) => {
+  if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0 || raw > 2 ** 31 - 1) throw new RuleBroken(`must be a number of milliseconds from 0 to ${2 ** 31 - 1}`, raw);
+  return raw;
+};
+
 /** A whole number ≥ 0 (reserves, retry counts). */
 export const nonNegativeInteger: Rule<number> = (raw) => {
   const n = wholeNumber(raw);

@@ -3,8 +3,9 @@
 // option, the rule and the value.
 
 import { randomBytes } from 'node:crypto';
-import { inspect } from 'node:util';
-import { ConfigError } from '../api/errors.js';
+import type { ConfigError } from '../api/errors.js';
+import { checked, refused } from '../options/option-table.js';
+import { integerIn } from '../options/rules.js';
 import { DEFAULT_SANDBOX_COSTS, type SandboxCosts } from './account-data.js';
 import { DEFAULT_NOT_FOUND_RATE } from './data.js';
 import { validateFaults, type FaultKind, type FaultRates } from './faults.js';
@@ -82,24 +83,14 @@ export interface ResolvedSandboxOptions {
   };
 }
 
-// A ConfigError, as every error a library caller can get is a LeadError (docs/cli-contract.md, "Library").
+// A ConfigError, as every error a library caller can get is a LeadError.
 function invalid(name: string, rule: string, got: unknown): ConfigError {
-  return new ConfigError(`Invalid sandbox option ${name}: ${rule}, got ${inspect(got)}`);
+  return refused('sandbox', name, rule, got);
 }
 
 /** An integer option in [min, max], or `fallback` when not given. */
 export function intOption(name: string, value: unknown, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    const rule =
-      max === Number.MAX_SAFE_INTEGER
-        ? min === 0
-          ? 'must be a non-negative integer'
-          : `must be an integer >= ${min}`
-        : `must be an integer between ${min} and ${max}`;
-    throw invalid(name, rule, value);
-  }
-  return value;
+  return value === undefined ? fallback : checked(value, 'sandbox', name, name, integerIn(min, max));
 }
 
 function checkKeys(name: string, value: object, allowed: readonly string[]): void {
