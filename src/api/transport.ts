@@ -31,9 +31,7 @@ import type { ErrorBody } from './types.js';
 import { validateBaseUrl } from './base-url.js';
 import { ACCEPT_ENCODING, BodyDecodeError, decodeBody } from './decode-body.js';
 import { maskSecret } from './mask-secret.js';
-
-/** A request that takes longer than this (body included) is given up as timed out, unless `timeoutMs` says otherwise. */
-export const DEFAULT_TIMEOUT_MS = 30_000;
+import { DEFAULT_TIMEOUT_MS } from './request-timeout.js';
 
 export interface TransportOptions {
   /** Ends with `/v2` (interface part 9). */

@@ -2,7 +2,8 @@
 // unknown names are refused (a typo such as `rmp` would otherwise silently mean "no rate limit"),
 // and every message names the option, the rule and what was got (src/options/rules.ts).
 import { didYouMean } from '../options/did-you-mean.js';
-import { checked, readOption } from '../options/option-table.js';
+import { readOption } from '../options/option-table.js';
+import { checked } from '../options/refusal.js';
 import { nonNegativeInteger, positiveInteger, shown } from '../options/rules.js';
 import { ConfigError } from '../api/errors.js';
 import type { TransportOptions } from '../api/transport.js';

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { ConfigError } from '../api/errors.js';
 import { processEnv } from '../api/environment.js';
 import { didYouMean } from './did-you-mean.js';
-import { readOption, type Door } from './option-table.js';
+import { readOption } from './option-table.js';
+import type { Door } from './refusal.js';
 import { CONFIG_KEYS, OPTIONS, type OptionName, type RuledName } from './registry.js';
 
 /**

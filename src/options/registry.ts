@@ -6,7 +6,7 @@
 // them; the library's types, with the text a caller reads on hover, are RunOptionInputs below.
 import type { Extra, LookupKind } from '../core/kinds.js';
 import { durationMs, formatDuration } from '../core/duration.js';
-import { DEFAULT_TIMEOUT_MS } from '../api/transport.js';
+import { DEFAULT_TIMEOUT_MS } from '../api/request-timeout.js';
 import { DEFAULTS } from './defaults.js';
 import * as rules from './rules.js';
 

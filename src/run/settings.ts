@@ -15,7 +15,8 @@ import { ResultStore } from '../store/result-store.js';
 import type { MaxErrors } from './error-budget.js';
 import { DEFAULTS } from '../options/defaults.js';
 import type { EnrichOptions, EnrichProgress, EnrichTuning, Extra } from './enrich-options.js';
-import { checked, doorOf, invalid, readOption, type Door } from '../options/option-table.js';
+import { doorOf, readOption } from '../options/option-table.js';
+import { checked, invalid, type Door } from '../options/refusal.js';
 import { defaultOf, LIBRARY_NAMES, type OptionValue, type RuledName } from '../options/registry.js';
 import { nonNegativeInteger, positiveInteger, type FillPair } from '../options/rules.js';
 

@@ -4,7 +4,7 @@
 // against the rate window, not charged.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { refused } from '../options/option-table.js';
+import { refused } from '../options/refusal.js';
 
 export type FaultKind = 'error500' | 'error503' | 'reset' | 'truncated' | 'failed200' | 'hang';
 

@@ -4,7 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { ConfigError } from '../api/errors.js';
-import { checked, refused } from '../options/option-table.js';
+import { checked, refused } from '../options/refusal.js';
 import { integerIn } from '../options/rules.js';
 import { DEFAULT_SANDBOX_COSTS, type SandboxCosts } from './account-data.js';
 import { DEFAULT_NOT_FOUND_RATE } from './data.js';

@@ -4,7 +4,7 @@
 // back. The account reads answer throughout unless the scope is 'all', as when only the lookup
 // service is down. Requests received while down are counted, so tests can bound what a client sent.
 import type { ConfigError } from '../api/errors.js';
-import { refused } from '../options/option-table.js';
+import { refused } from '../options/refusal.js';
 
 export type OutageKind = 'error503' | 'reset' | 'hang';
 

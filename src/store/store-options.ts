@@ -2,8 +2,7 @@
 
 import { ConfigError } from '../api/errors.js';
 import { DEFAULTS } from '../options/defaults.js';
-import { checked } from '../options/option-table.js';
-import { flagOf, OPTIONS } from '../options/registry.js';
+import { checked } from '../options/refusal.js';
 import { delayMs, positiveInteger, yesOrNo } from '../options/rules.js';
 import type { CellsRenderer } from './answer-cells.js';
 
@@ -47,7 +46,7 @@ export function resolveOptions(options: ResultStoreOptions): StoreSettings {
   if (typeof options.path !== 'string' || options.path.trim() === '') {
     throw new ConfigError(
       `Invalid result store path: must be a file path or ':memory:', got '${String(options.path)}'. ` +
-        `Pass ${flagOf('store')} PATH or set ${OPTIONS.store.env}.`,
+        'Pass --store PATH or set LEAD_ENRICH_STORE.',
     );
   }
   const read = <T>(name: keyof ResultStoreOptions, rule: (raw: unknown) => T): T | undefined =>
