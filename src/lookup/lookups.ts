@@ -16,7 +16,7 @@ export interface LookupDeps {
   store: ResultStore;
   service: string;
   runId: string;
-  maxAgeMs: number;
+  freshForMs: number;
   /** Ignore answers from earlier runs (but still share answers within this run). */
   refresh: boolean;
   /** A lookup down the request path (RequestPath.lookup): resolves with the answer's data; `soon`: it finishes a row already begun. */
@@ -52,7 +52,7 @@ export class Lookups {
       ? new SharedLookup({
           claims: deps.claims,
           signal: deps.stop.signal,
-          maxAgeMs: deps.maxAgeMs,
+          freshForMs: deps.freshForMs,
           refresh: deps.refresh,
           pollMs: deps.claimPollMs ?? 100,
           keep: (op, key, answer) => this.#keepReceived(op, key, answer),
@@ -66,10 +66,10 @@ export class Lookups {
    * them without a query per row. Valid until the next prefetch.
    */
   prefetch(keysByOp: ReadonlyMap<BillableOperation, readonly string[]>): void {
-    const { store, service, maxAgeMs } = this.#deps;
+    const { store, service, freshForMs } = this.#deps;
     this.#prefetched.clear();
     const layoutOf = this.#deps.storedForm === 'cells' ? this.#deps.cells?.layout : undefined;
-    for (const [op, keys] of keysByOp) this.#prefetched.set(op, { keys: new Set(keys), answers: store.getMany(service, op, keys, maxAgeMs, layoutOf?.(op)) });
+    for (const [op, keys] of keysByOp) this.#prefetched.set(op, { keys: new Set(keys), answers: store.getMany(service, op, keys, freshForMs, layoutOf?.(op)) });
   }
 
   /**
@@ -87,9 +87,9 @@ export class Lookups {
 
   /** The store's answer, if it has one: synchronous, so known rows run at CSV speed. */
   known(op: BillableOperation, key: string): LookupOutcome | undefined {
-    const { store, service, maxAgeMs, refresh, runId } = this.#deps;
+    const { store, service, freshForMs, refresh, runId } = this.#deps;
     const batch = this.#prefetched.get(op);
-    const stored = batch?.keys.has(key) ? batch.answers.get(key) : store.get(service, op, key, maxAgeMs);
+    const stored = batch?.keys.has(key) ? batch.answers.get(key) : store.get(service, op, key, freshForMs);
     if (!stored || (refresh && stored.runId !== runId)) return undefined;
     if (stored.refused !== undefined) return { ...refusedOutcome(stored.refused), stored: true };
     return {

@@ -50,8 +50,8 @@ export class KeyCensus {
   readonly #expected = new Set<string>();
   readonly #stored: (op: BillableOperation, key: string) => StoredResult | undefined;
 
-  constructor(store: ResultStore, service: string, maxAgeMs: number, refresh: boolean) {
-    this.#stored = (op, key) => (refresh ? undefined : store.get(service, op, key, maxAgeMs));
+  constructor(store: ResultStore, service: string, freshForMs: number, refresh: boolean) {
+    this.#stored = (op, key) => (refresh ? undefined : store.get(service, op, key, freshForMs));
   }
 
   /** The lead a stored found answer holds (asked again only for the rows it ends). */

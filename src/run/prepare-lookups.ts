@@ -90,7 +90,7 @@ export async function prepareLookups(settings: EnrichSettings, resources: Resour
     store,
     service,
     runId,
-    maxAgeMs: settings.maxAgeMs,
+    freshForMs: settings.maxAgeMs,
     refresh: settings.refresh,
     send: (op, key, soon) => path.lookup(op, key, soon),
     credits,

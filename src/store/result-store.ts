@@ -155,20 +155,20 @@ export class ResultStore {
 
   /**
    * The stored answer for (service, op, key), or undefined when there is none or it was fetched
-   * more than `maxAgeMs` ago. Sees entries put() but not yet flushed. Synchronous and cheap: called
+   * more than `freshForMs` ago. Sees entries put() but not yet flushed. Synchronous and cheap: called
    * for every input row.
    */
-  get(service: string, op: Operation, key: string, maxAgeMs?: number): StoredResult | undefined {
+  get(service: string, op: Operation, key: string, freshForMs?: number): StoredResult | undefined {
     if (this.closed) throw closedError(this.path);
     try {
-      return this.#get(service, op, key, maxAgeMs);
+      return this.#get(service, op, key, freshForMs);
     } catch (error) {
       throw storeFailure(this.path, 'read', error);
     }
   }
 
-  #get(service: string, op: Operation, key: string, maxAgeMs: number | undefined): StoredResult | undefined {
-    const minFetchedAt = maxAgeMs === undefined ? -Infinity : this.options.now() - maxAgeMs;
+  #get(service: string, op: Operation, key: string, freshForMs: number | undefined): StoredResult | undefined {
+    const minFetchedAt = freshForMs === undefined ? -Infinity : this.options.now() - freshForMs;
 
     if (this.pending.size !== 0) {
       const entry = this.pending.get(pendingKey(service, op, key));
@@ -194,18 +194,18 @@ export class ResultStore {
    * comes as its cells where the store has them in that layout (no JSON.parse of the lead),
    * else as data.
    */
-  getMany(service: string, op: Operation, keys: readonly string[], maxAgeMs?: number, cellsLayout?: string): Map<string, StoredResult> {
+  getMany(service: string, op: Operation, keys: readonly string[], freshForMs?: number, cellsLayout?: string): Map<string, StoredResult> {
     if (this.closed) throw closedError(this.path);
     try {
-      return this.#getMany(service, op, keys, maxAgeMs, cellsLayout);
+      return this.#getMany(service, op, keys, freshForMs, cellsLayout);
     } catch (error) {
       throw storeFailure(this.path, 'read', error);
     }
   }
 
-  #getMany(service: string, op: Operation, keys: readonly string[], maxAgeMs: number | undefined, cellsLayout: string | undefined): Map<string, StoredResult> {
+  #getMany(service: string, op: Operation, keys: readonly string[], freshForMs: number | undefined, cellsLayout: string | undefined): Map<string, StoredResult> {
     const found = new Map<string, StoredResult>();
-    const minFetchedAt = maxAgeMs === undefined ? -Infinity : this.options.now() - maxAgeMs;
+    const minFetchedAt = freshForMs === undefined ? -Infinity : this.options.now() - freshForMs;
     const serviceId = this.lookupServiceId(service);
     const form = cellsLayout === undefined ? 'data' : 'cells';
     const layout = cellsLayout ?? '';
@@ -220,7 +220,7 @@ export class ResultStore {
           if (row[2] !== null && record === undefined) (foreign ??= []).push(row[0]);
           else found.set(row[0], storedOf(row[1] === 1, record, row[3], row[4], row[5], row[6]));
         }
-        if (foreign) for (const [key, stored] of this.#getMany(service, op, foreign, maxAgeMs, undefined)) found.set(key, stored);
+        if (foreign) for (const [key, stored] of this.#getMany(service, op, foreign, freshForMs, undefined)) found.set(key, stored);
       }
     }
     // Answers put() but not yet committed win over what the file holds.

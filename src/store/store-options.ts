@@ -15,7 +15,7 @@ export interface ResultStoreOptions {
   flushBatchSize?: number;
   /** Open an existing store for reading only (stats, inspection). */
   readonly?: boolean;
-  /** Clock, epoch ms. For tests of maxAge / prune; defaults to Date.now. */
+  /** Clock, epoch ms. For tests of how old stored answers are (get, prune); defaults to Date.now. */
   now?: () => number;
   /**
    * Called once before a store written by an older version is brought up to this one's schema,
