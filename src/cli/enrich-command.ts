@@ -16,7 +16,7 @@ import { FLAG_NAMES, LIBRARY_NAMES, argName, defaultOf, row as rowOf, type FlagA
 import { flagOptions } from './flag-options.js';
 import { examplesText } from './help-examples.js';
 import { printJson, type CliIo } from './io.js';
-import { openTarget, targetOptions, type Target } from './target.js';
+import { openTarget, TARGET_FLAGS, targetOptions, type Target } from './target.js';
 import { STDIN_ARGUMENT } from './stdin-argument.js';
 import { asTyped } from './number-flags.js';
 import { noticeLines, stderrLines } from './stderr-lines.js';
@@ -101,7 +101,7 @@ const EXIT_STATUSES = [
 ].join('\n');
 
 /** The flags of enrich beyond the target's (target.ts), in the registry's order. */
-const ENRICH_FLAGS = FLAG_NAMES.filter((name) => !['config', 'baseUrl', 'sandbox', 'timeoutMs'].includes(name));
+const ENRICH_FLAGS = FLAG_NAMES.filter((name) => !TARGET_FLAGS.includes(name));
 
 function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
   return flagOptions(yargs.positional('input', { type: 'string', describe: 'CSV or .xlsx file, or - for stdin (CSV)', demandOption: true }), ENRICH_FLAGS)

@@ -6,15 +6,16 @@ import { asTyped } from './number-flags.js';
 import { requireTarget, resolveConfig, type ResolvedConfig } from '../options/config-file.js';
 import type { Sandbox } from '../sandbox/server.js';
 import { readOption } from '../options/option-table.js';
-import type { FlagArgs } from '../options/registry.js';
+import type { FlagArgs, OptionName } from '../options/registry.js';
 import { defaultStorePath, sandboxStorePath } from '../store/default-path.js';
 import { flagOptions } from './flag-options.js';
 
 /** The flags every command that talks to the API has. */
+export const TARGET_FLAGS: readonly OptionName[] = ['config', 'baseUrl', 'sandbox', 'timeoutMs'];
 export type TargetArgs = Pick<FlagArgs, 'config' | 'baseUrl' | 'sandbox' | 'requestTimeout'>;
 
 export function targetOptions<T>(yargs: Argv<T>): Argv<T & TargetArgs> {
-  return flagOptions(yargs, ['config', 'baseUrl', 'sandbox', 'timeoutMs']) as Argv<T & TargetArgs>;
+  return flagOptions(yargs, TARGET_FLAGS) as Argv<T & TargetArgs>;
 }
 
 export interface Target {
