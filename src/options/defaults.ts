@@ -1,5 +1,8 @@
-// Every default of a run, in one place (the octokit way: public options are all optional, and
-// this table fills them). Durations are milliseconds, written with the unit they are read in.
+// The defaults of a run's knobs (the octokit way: public options are all optional, and this table
+// fills them): those no option sets, and those of options that layers below the registry read too
+// (retries, patience, the rate window), which their rows in registry.ts show. An option only the
+// run reads has its default in its row. Durations are milliseconds, written with the unit they are
+// read in.
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 
