@@ -6,6 +6,7 @@
 // own addresses always bypass the proxy), and names the proxy for messages, never with its password.
 import { isLoopbackHost } from './base-url.js';
 import { ConfigError } from './errors.js';
+import { processEnv } from './environment.js';
 
 export interface ProxySetup {
   /** What Node's agents read the proxy settings from; undefined: no proxy. */
@@ -15,7 +16,7 @@ export interface ProxySetup {
 }
 
 /** The proxy settings for requests to `baseUrl`: `configured` (the config file's), else the environment's. */
-export function proxySetup(baseUrl: string, configured: string | undefined, env: NodeJS.ProcessEnv = process.env): ProxySetup {
+export function proxySetup(baseUrl: string, configured: string | undefined, env: NodeJS.ProcessEnv = processEnv()): ProxySetup {
   const base = new URL(baseUrl);
   const https = base.protocol === 'https:';
   if (configured !== undefined) {

@@ -31,12 +31,13 @@ import type { ErrorBody } from './types.js';
 import { validateBaseUrl } from './base-url.js';
 import { ACCEPT_ENCODING, BodyDecodeError, decodeBody } from './decode-body.js';
 import { maskSecret } from './mask-secret.js';
+import { DEFAULT_TIMEOUT_MS } from './request-timeout.js';
 
 export interface TransportOptions {
   /** Ends with `/v2` (interface part 9). */
   baseUrl: string;
   token: string;
-  /** Whole-request timeout in ms, body included (a trickling body times out too). Default 30000. */
+  /** Whole-request timeout in ms, body included (a trickling body times out too). Default DEFAULT_TIMEOUT_MS. */
   timeoutMs?: number;
   /** Larger bodies, as they arrive or once decoded, are cut off and reported as a bad response. Default 8 MiB. */
   maxBodyBytes?: number;
@@ -90,7 +91,7 @@ export class Transport {
       );
     }
     this.#token = token;
-    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
     this.#userAgent = options.userAgent ?? 'lead-enrich';
     this.#proxy = proxySetup(this.baseUrl, options.proxy);

@@ -2,6 +2,7 @@
 // Node.js version before this file (and everything it imports) is loaded.
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { environment, setEnvironment } from '../api/environment.js';
 import yargs from 'yargs';
 import { accountCommand } from './account-command.js';
 import { completeValues } from './completion.js';
@@ -31,14 +32,14 @@ function completionShell(argv: string[]): string[] {
   if (argv[0] !== 'completion') return argv;
   if (argv[1] === undefined || argv[1].startsWith('-')) {
     // yargs would write the bash script for any other $SHELL (fish, sh): one it cannot use.
-    const shell = path.basename(process.env.SHELL ?? '');
+    const shell = path.basename(environment('SHELL') ?? '');
     if (shell !== '' && !SHELLS.includes(shell)) {
       throw new UsageError(`No completion script for ${shell} (your $SHELL): lead-enrich writes one for bash or zsh; name it: lead-enrich completion bash`);
     }
     return argv;
   }
   if (!SHELLS.includes(argv[1])) throw new UsageError(`Unknown shell '${argv[1]}' for completion: give bash or zsh`);
-  process.env.SHELL = `/bin/${argv[1]}`;
+  setEnvironment('SHELL', `/bin/${argv[1]}`);
   return [argv[0], ...argv.slice(2)];
 }
 

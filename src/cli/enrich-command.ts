@@ -8,58 +8,23 @@ import type { EnrichOptions } from '../run/enrich-options.js';
 import type { EnrichSummary } from '../run/summary.js';
 import type { DryRunPlan } from '../run/dry-run.js';
 import { ConfigError } from '../api/errors.js';
+import { environment } from '../api/environment.js';
 import { formatDuration } from '../core/duration.js';
-import { readOption, type OptionName, type OptionValue } from '../options/option-table.js';
+import { readOption, withDoors, type Doors } from '../options/option-table.js';
+import type { Door } from '../options/refusal.js';
+import { FLAG_NAMES, LIBRARY_NAMES, argName, defaultOf, row as rowOf, type FlagArgs, type OptionName } from '../options/registry.js';
+import { flagOptions } from './flag-options.js';
 import { examplesText } from './help-examples.js';
 import { printJson, type CliIo } from './io.js';
-import { openTarget, targetOptions, type Target, type TargetArgs } from './target.js';
+import { openTarget, TARGET_FLAGS, targetOptions, type Target } from './target.js';
 import { STDIN_ARGUMENT } from './stdin-argument.js';
 import { asTyped } from './number-flags.js';
 import { noticeLines, stderrLines } from './stderr-lines.js';
 import { exitStatusOf } from '../run/exit-status.js';
-import { DEFAULTS } from '../options/defaults.js';
 import { PUBLISHED_FOUND_COST } from '../lookup/credits.js';
 import { askOnTerminal, saidYes } from './ask-user.js';
 
-interface EnrichArgs extends TargetArgs {
-  input: string;
-  output?: string;
-  errors?: string;
-  by?: string;
-  column?: string | string[];
-  delimiter?: string;
-  tabs?: boolean;
-  encoding?: string;
-  header?: boolean;
-  sheet?: string;
-  with?: string[];
-  rpm?: number | string;
-  concurrency?: number | string;
-  minCredits?: number | string;
-  budget?: number | string;
-  retries?: number | string;
-  dryRun?: boolean;
-  json?: boolean;
-  format?: string;
-  store?: string;
-  maxAge?: string;
-  refresh?: boolean;
-  quiet?: boolean;
-  redis?: string;
-  shard?: string;
-  rateWindow?: number | string;
-  maxErrors?: string;
-  patience?: string;
-  prefix?: string;
-  fields?: string;
-  fill?: string;
-  overwrite?: boolean;
-  onlyMissing?: string;
-  report?: string;
-  skipLines?: number | string;
-  limit?: number | string;
-  yes?: boolean;
-}
+type EnrichArgs = FlagArgs & { input: string };
 
 /** Exit statuses of `enrich` (docs/cli-contract.md). */
 export { exitStatusOf };
@@ -106,7 +71,7 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
       try {
         const options = optionsFrom(args, target);
         if (args.dryRun) await dryRun(io, options, args.json ?? false);
-        else if (args.yes || (await confirmed(io, options, target.config.file.confirmAbove ?? DEFAULTS.confirmAbove))) await run(io, options, args);
+        else if (args.yes || (await confirmed(io, options, confirmAboveOf(target)))) await run(io, options, args);
       } finally {
         await target.close();
       }
@@ -135,47 +100,11 @@ const EXIT_STATUSES = [
   '       are complete',
 ].join('\n');
 
+/** The flags of enrich beyond the target's (target.ts), in the registry's order. */
+const ENRICH_FLAGS = FLAG_NAMES.filter((name) => !TARGET_FLAGS.includes(name));
+
 function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
-  return yargs
-    .positional('input', { type: 'string', describe: 'CSV or .xlsx file, or - for stdin (CSV)', demandOption: true })
-    .option('output', { alias: 'o', type: 'string', requiresArg: true, describe: 'enriched output: .csv, .jsonl or .xlsx; - for stdout (default <input>.enriched.csv, .xlsx for an .xlsx input)' })
-    .option('errors', { type: 'string', requiresArg: true, describe: 'error sidecar CSV (default <output>.errors.csv)' })
-    .option('by', { type: 'string', requiresArg: true, describe: 'lookup: email | url | domain, or a waterfall tried in order: email,url (default: from the header)' })
-    .option('column', { type: 'string', requiresArg: true, describe: 'input column holding the key; once per kind of a waterfall; a position with --no-header (default: from the header)' })
-    .option('delimiter', { alias: 'd', type: 'string', requiresArg: true, describe: "the input's field delimiter: one character, or tab (default: detected among , ; tab |)" })
-    .option('tabs', { alias: 't', type: 'boolean', describe: 'the input is tab-separated (same as --delimiter tab)' })
-    .option('encoding', { type: 'string', requiresArg: true, describe: "the input's encoding, any WHATWG label: utf-8, utf-16le, windows-1252, ... (default: detected)" })
-    .option('sheet', { type: 'string', requiresArg: true, describe: 'the worksheet of an .xlsx input: its name or position, e.g. Leads or 2 (default: the first)' })
-    .option('header', { type: 'boolean', describe: 'the first line is a header; --no-header: it is data (columns column_1, ...; --column N is a position)' })
-    // Not an array option: `--with mx contacts.csv` would take the file name as a second value.
-    // A comma list, or the option repeated.
-    .option('with', { type: 'string', requiresArg: true, describe: "also look up the row's domain: mx, whois, and/or company (the company by domain; never a free mail domain): mx,company" })
-    .option('prefix', { type: 'string', requiresArg: true, describe: 'put this before the name of every added column, e.g. to enrich an enriched file again' })
-    .option('fields', { type: 'string', requiresArg: true, describe: 'keep only these added columns, in this order: lead_name,lead_title (lead_status is always kept); lead.MEMBER adds any member of the lead, e.g. lead.phones' })
-    .option('fill', { type: 'string', requiresArg: true, describe: "fill blank cells of the input's own columns from the answer: Title=lead_title,Company=lead_company_name (adds only lead_status)" })
-    .option('overwrite', { type: 'boolean', describe: 'with --fill: replace cells that hold a value too' })
-    .option('only-missing', { type: 'string', requiresArg: true, describe: 'look up only rows where one of these columns is blank: Title,Company (the others: skipped, complete)' })
-    .option('report', { type: 'string', requiresArg: true, describe: 'write a run report at the end: FILE.html (charts, one self-contained page) or FILE.json' })
-    .option('skip-lines', { type: 'number', requiresArg: true, describe: "the first N lines are not the table: a report's title lines above the header (default: one-cell lines above it are detected)" })
-    .option('limit', { type: 'number', requiresArg: true, describe: 'only the first N data rows, to try a file before the whole run (the output is partial, and says so)' })
-    .option('yes', { alias: 'y', type: 'boolean', describe: 'do not ask before a run that may spend more than confirmAbove credits (config; default 1000); nothing is asked without a terminal' })
-    .option('rpm', { type: 'number', requiresArg: true, describe: 'requests per minute (default: from /account/limits)' })
-    .option('concurrency', { type: 'number', requiresArg: true, describe: 'most requests in flight (default: sized from rate and latency)' })
-    .option('min-credits', { type: 'number', requiresArg: true, describe: "credit reserve never spent (default: the account's low-balance threshold)" })
-    .option('budget', { type: 'number', requiresArg: true, describe: 'spend at most N credits in this run (all operations); exit 3 when it binds' })
-    .option('retries', { type: 'number', requiresArg: true, describe: 'retries of a transient failure (default 4)' })
-    .option('dry-run', { type: 'boolean', describe: 'plan only: keys, known answers, credits and time needed; no lookup' })
-    .option('json', { type: 'boolean', describe: 'print the summary (or the dry-run plan) as one JSON object on stdout' })
-    .option('format', { type: 'string', requiresArg: true, describe: 'enriched output format: csv, jsonl or xlsx (default: from the output name, else xlsx for an .xlsx input, else csv)' })
-    .option('store', { type: 'string', requiresArg: true, describe: 'result store path (env LEAD_ENRICH_STORE; default: per-user cache, results.sandbox.sqlite there with --sandbox)' })
-    .option('max-age', { type: 'string', requiresArg: true, describe: 'reuse stored answers younger than this (default 30d)' })
-    .option('refresh', { type: 'boolean', describe: 'ignore answers stored by earlier runs' })
-    .option('quiet', { alias: 'q', type: 'boolean', describe: 'no progress and no summary on success (a run that does not exit 0 still prints its one-line summary)' })
-    .option('max-errors', { type: 'string', requiresArg: true, describe: "stop looking up once more than N rows (or N% of the rows looked up, judged after 50) are errors of the API's; exit 4" })
-    .option('patience', { type: 'string', requiresArg: true, describe: 'how long to wait for an API that is down before giving up on it (default 10m); then exit 2, the rest skipped' })
-    .option('redis', { type: 'string', requiresArg: true, describe: 'share rate limit, credit reserve and answers with other workers (env LEAD_ENRICH_REDIS)' })
-    .option('shard', { type: 'string', requiresArg: true, describe: 'process only shard K of N of the rows (stable hash of the key), e.g. 2/4' })
-    .option('rate-window', { type: 'number', requiresArg: true, describe: "the server's rate window in ms (default 60000; for a sandbox run with --window-ms)" })
+  return flagOptions(yargs.positional('input', { type: 'string', describe: 'CSV or .xlsx file, or - for stdin (CSV)', demandOption: true }), ENRICH_FLAGS)
     .epilogue(
       examplesText([
         ['$0 enrich contacts.csv --sandbox', 'try it against the embedded sandbox'],
@@ -197,56 +126,58 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
     .epilogue(EXIT_STATUSES);
 }
 
+/** The options the target's client settles (target.ts): the run is given the client, not them. */
+const CLIENT_OWN: readonly OptionName[] = ['baseUrl', 'timeoutMs', 'token', 'proxy', 'store'];
+/** The run options the command line collects: the library's, and the rate window (the library's tuning.windowMs). */
+const COLLECTED = [...LIBRARY_NAMES.filter((name) => !CLIENT_OWN.includes(name)), 'windowMs'] as const;
+
 /**
- * The command line as the library's options: each flag read by its one rule (options/option-table.ts,
- * named as typed), else the environment, else the config file (already read by the same rules).
+ * The command line as the library's options: each value as typed (a flag), else its environment
+ * variable, else the config file's, with the door it came in by; resolveOptions reads each once
+ * by its rule, naming it as the user gave it.
  */
 function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
-  const file = target.config.file;
-  const flag = <K extends OptionName>(name: K, raw: unknown): OptionValue<K> | undefined => readOption(name, raw, 'flag') ?? (file[name] as OptionValue<K> | undefined);
   if (args.tabs && args.delimiter !== undefined && args.delimiter.toLowerCase() !== 'tab') {
     throw new ConfigError(`Invalid option --tabs: contradicts --delimiter '${args.delimiter}'; give one of them`);
   }
-  const windowMs = flag('windowMs', asTyped('rate-window', args.rateWindow));
-  const maxAgeMs = flag('maxAge', args.maxAge);
-  return {
+  const values: Record<string, unknown> = {};
+  const doors: Doors = {};
+  for (const name of COLLECTED) {
+    const given = name === 'delimiter' && args.tabs ? (['tab', 'flag'] as const) : collected(name, args, target);
+    if (given === undefined) continue;
+    [values[name], doors[name]] = given;
+  }
+  // The store's path is the target's to choose (a sandbox's store is its own); a flag is named as one.
+  if (args.store !== undefined) doors.store = 'flag';
+  const { windowMs, ...run } = values;
+  const options = {
+    ...run,
     input: args.input === STDIN_ARGUMENT ? '-' : args.input,
-    delimiter: args.tabs ? '\t' : flag('delimiter', args.delimiter),
-    encoding: flag('encoding', args.encoding),
-    header: args.header ?? file.header,
-    sheet: flag('sheet', args.sheet),
-    output: args.output,
-    errors: args.errors,
-    by: flag('by', args.by),
-    column: flag('column', args.column),
-    with: flag('with', args.with),
-    // Undefined unless given: `-o x.jsonl` then means JSON Lines.
-    format: flag('format', args.format),
-    prefix: flag('prefix', args.prefix),
-    fields: flag('fields', args.fields),
-    fill: flag('fill', args.fill),
-    overwrite: args.overwrite ?? file.overwrite,
-    onlyMissing: flag('onlyMissing', args.onlyMissing),
-    report: flag('report', args.report),
-    skipLines: flag('skipLines', asTyped('skip-lines', args.skipLines)),
-    limit: flag('limit', asTyped('limit', args.limit)),
     commandLine: ['lead-enrich', ...process.argv.slice(2)],
     client: target.client,
     service: target.service,
-    rpm: flag('rpm', asTyped('rpm', args.rpm)),
-    concurrency: flag('concurrency', asTyped('concurrency', args.concurrency)),
-    minCredits: flag('minCredits', asTyped('min-credits', args.minCredits)),
-    budget: flag('budget', asTyped('budget', args.budget)),
-    retries: flag('retries', asTyped('retries', args.retries)),
     store: target.storePath(args.store),
-    ...(maxAgeMs === undefined ? {} : { maxAgeMs }),
-    refresh: args.refresh ?? file.refresh ?? false,
-    redis: flag('redis', args.redis ?? (process.env.LEAD_ENRICH_REDIS || undefined)),
-    shard: flag('shard', args.shard),
-    maxErrors: readOption('maxErrors', args.maxErrors, 'flag') === undefined ? file.maxErrors : args.maxErrors,
-    patience: readOption('patience', args.patience, 'flag') === undefined ? patienceOf(file.patience) : args.patience,
     ...(windowMs === undefined ? {} : { tuning: { windowMs } }),
   };
+  // Values as typed: EnrichOptions' types are what they are read into.
+  return withDoors(options as EnrichOptions, doors);
+}
+
+/** The value of option `name` as the command line has it, and its door: the flag as typed, else its environment variable, else the config file. */
+function collected(name: OptionName, args: EnrichArgs, target: Target): readonly [unknown, Door] | undefined {
+  const row = rowOf(name);
+  const typed = row.flag === undefined ? undefined : asTyped(row.flag, (args as Record<string, unknown>)[argName(row.flag)]);
+  if (typed !== undefined) return [typed, 'flag'];
+  // An environment variable stands in for its flag, and is named as the flag.
+  const fromEnv = row.env === undefined ? undefined : environment(row.env);
+  if (fromEnv !== undefined) return [fromEnv, 'flag'];
+  const inFile = row.config ? target.config.file[name] : undefined;
+  return inFile === undefined ? undefined : [inFile, target.config.fileDoor];
+}
+
+/** Above this many credits, a run in a terminal asks first. */
+function confirmAboveOf(target: Target): number {
+  return readOption('confirmAbove', target.config.file.confirmAbove, target.config.fileDoor) ?? defaultOf('confirmAbove')!;
 }
 
 /**
@@ -256,11 +187,6 @@ function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
 function warnOfRedisPassword(flagValue: string | undefined, warn: (line: string) => void): void {
   if (flagValue === undefined || !URL.canParse(flagValue) || new URL(flagValue).password === '') return;
   warn('--redis holds a password, which other users of this machine can see in the process list; set the URL in LEAD_ENRICH_REDIS or the config file\'s "redis" instead');
-}
-
-/** The config file's patience (milliseconds, once read) as the duration the library reads. */
-function patienceOf(ms: number | undefined): string | undefined {
-  return ms === undefined ? undefined : `${ms}ms`;
 }
 
 /**

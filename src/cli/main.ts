@@ -3,6 +3,7 @@
 // reports a status through CliIo, and every error ends here as one line on stderr.
 // Nothing else is imported before the Node.js version is checked: on an older Node the first
 // module that needs a newer one would fail with a stack trace instead of one clear line.
+import { environment } from '../api/environment.js';
 import { LeadEnrichError } from '../api/errors.js';
 import type { CliIo } from './io.js';
 import { unsupportedNode } from './node-version.js';
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
     } else {
       const message = error instanceof Error ? error.message : String(error);
       io.err(`lead-enrich: unexpected failure: ${oneLine(message)}. Set LEAD_ENRICH_DEBUG=1 for details and please report it.`);
-      if (process.env.LEAD_ENRICH_DEBUG) io.err(error instanceof Error ? (error.stack ?? message) : message);
+      if (environment('LEAD_ENRICH_DEBUG')) io.err(error instanceof Error ? (error.stack ?? message) : message);
     }
   }
   // Let stdout drain before exiting: a piped JSON summary must not be cut short.

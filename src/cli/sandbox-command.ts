@@ -8,6 +8,7 @@ import { examplesText } from './help-examples.js';
 import type { CliIo } from './io.js';
 import type { Operation } from '../api/types.js';
 import type { NotFoundShape } from '../sandbox/service-shapes.js';
+import { SANDBOX_DEFAULTS as D } from '../sandbox/options.js';
 import { asTyped } from './number-flags.js';
 import { noticeLines } from './stderr-lines.js';
 
@@ -87,21 +88,21 @@ export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
     describe: 'Run the local sandbox server that implements the Lead Lookup interface',
     builder: (yargs) =>
       yargs
-        .option('port', { type: 'number', default: 0, describe: 'port to listen on (0 picks a free one)' })
-        .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
-        .option('rpm', { type: 'number', requiresArg: true, describe: 'requests allowed per window (default 600)' })
-        .option('window-ms', { type: 'number', requiresArg: true, describe: 'rate window length in ms (default 60000)' })
-        .option('credits', { type: 'number', requiresArg: true, describe: 'starting credit balance (default 10000)' })
-        .option('threshold', { type: 'number', requiresArg: true, describe: 'low_credit_balance_min_threshold (default 100)' })
+        .option('port', { type: 'number', default: D.port, describe: 'port to listen on (0 picks a free one)' })
+        .option('host', { type: 'string', default: D.host, describe: 'address to listen on' })
+        .option('rpm', { type: 'number', requiresArg: true, describe: `requests allowed per window (default ${D.rpm})` })
+        .option('window-ms', { type: 'number', requiresArg: true, describe: `rate window length in ms (default ${D.windowMs})` })
+        .option('credits', { type: 'number', requiresArg: true, describe: `starting credit balance (default ${D.credits})` })
+        .option('threshold', { type: 'number', requiresArg: true, describe: `low_credit_balance_min_threshold (default ${D.threshold})` })
         .option('latency', { type: 'string', describe: 'latency per request in ms: MS or MIN-MAX (default 0)' })
         .option('fault', { type: 'string', array: true, describe: `inject faults: KIND=P, KIND one of ${FAULTS.join(', ')}` })
-        .option('not-found-rate', { type: 'number', requiresArg: true, describe: 'share of ordinary keys never found (default 0.1)' })
+        .option('not-found-rate', { type: 'number', requiresArg: true, describe: `share of ordinary keys never found (default ${D.notFoundRate})` })
         .option('seed', { type: 'number', requiresArg: true, describe: 'seed for latency and faults, so runs repeat' })
         .option('outage-after', { type: 'string', requiresArg: true, describe: 'an outage of the lookups begins this long after the start, e.g. 30s (default: none)' })
         .option('outage-for', { type: 'string', requiresArg: true, describe: 'how long the outage lasts, e.g. 2m (default: for good)' })
         .option('outage-kind', { type: 'string', requiresArg: true, describe: 'how lookups fail while down: 503, reset or hang (default 503)' })
         .option('not-found-shape', { type: 'string', requiresArg: true, describe: 'how a lookup that finds nothing answers: empty (lead: {}), null, absent (data: {}), code1027 or http404 (default empty)' })
-        .option('companies', { type: 'number', requiresArg: true, describe: 'companies a found domain matches; more than 1 answers an array (default 1)' })
+        .option('companies', { type: 'number', requiresArg: true, describe: `companies a found domain matches; more than 1 answers an array (default ${D.companiesPerDomain})` })
         .option('forbid', { type: 'string', requiresArg: true, describe: 'operations answered 403 / code 1008, e.g. lookup_email,mx (default none)' })
         .option('daily-limit', { type: 'number', requiresArg: true, describe: 'keyed requests answered per day, then code 1017 (default: no limit)' })
         .option('varied-prices', { type: 'boolean', describe: 'person leads carry phones (+2 credits each); role addresses (info@, sales@, ...) cost 2' })

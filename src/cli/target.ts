@@ -6,27 +6,16 @@ import { asTyped } from './number-flags.js';
 import { requireTarget, resolveConfig, type ResolvedConfig } from '../options/config-file.js';
 import type { Sandbox } from '../sandbox/server.js';
 import { readOption } from '../options/option-table.js';
+import type { FlagArgs, OptionName } from '../options/registry.js';
 import { defaultStorePath, sandboxStorePath } from '../store/default-path.js';
+import { flagOptions } from './flag-options.js';
 
-export interface TargetArgs {
-  config?: string | undefined;
-  baseUrl?: string | undefined;
-  sandbox?: boolean | undefined;
-  /** As typed (a string from the command line); validated in openTarget. */
-  requestTimeout?: number | string | undefined;
-}
+/** The flags every command that talks to the API has. */
+export const TARGET_FLAGS: readonly OptionName[] = ['config', 'baseUrl', 'sandbox', 'timeoutMs'];
+export type TargetArgs = Pick<FlagArgs, 'config' | 'baseUrl' | 'sandbox' | 'requestTimeout'>;
 
-export function targetOptions<T>(yargs: Argv<T>) {
-  return yargs
-    .option('config', { type: 'string', describe: 'JSON config file (see config.example.json)', requiresArg: true })
-    .option('base-url', { type: 'string', describe: 'API base URL ending in /v2 (env LEAD_API_BASE_URL)', requiresArg: true })
-    .option('sandbox', {
-      type: 'boolean',
-      describe: 'Start the embedded sandbox server and run against it (its answers are stored in results.sandbox.sqlite beside the default store, never in it)',
-    })
-    // A string, not yargs' number: 'abc' would become NaN and reach got as a timeout (a
-    // misleading "Network failure"); positiveInteger below names the option and shows 'abc'.
-    .option('request-timeout', { type: 'number', describe: 'Per-request timeout in ms (default 30000)', requiresArg: true });
+export function targetOptions<T>(yargs: Argv<T>): Argv<T & TargetArgs> {
+  return flagOptions(yargs, TARGET_FLAGS) as Argv<T & TargetArgs>;
 }
 
 export interface Target {
@@ -47,7 +36,7 @@ export interface Target {
 export async function openTarget(args: TargetArgs, warn: (line: string) => void): Promise<Target> {
   const requestTimeout = readOption('timeoutMs', asTyped('request-timeout', args.requestTimeout), 'flag');
   const config = resolveConfig({ configPath: args.config, baseUrlFlag: args.baseUrl, warn });
-  const timeoutMs = requestTimeout ?? config.file.timeoutMs;
+  const timeoutMs = requestTimeout ?? readOption('timeoutMs', config.file.timeoutMs, config.fileDoor);
   let sandbox: Sandbox | undefined;
   let baseUrl: string;
   let token: string;
@@ -65,7 +54,7 @@ export async function openTarget(args: TargetArgs, warn: (line: string) => void)
     // Single attempts: `enrich` has its own retry and gate, and a one-off command shows the
     // server's answer, failure included, at once.
     // The sandbox is on 127.0.0.1 in this process: never through a proxy.
-    const proxy = args.sandbox ? undefined : config.file.proxy;
+    const proxy = args.sandbox ? undefined : readOption('proxy', config.file.proxy, config.fileDoor);
     client = new LeadClient({ baseUrl, token, retry: false, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(proxy === undefined ? {} : { proxy }) });
   } catch (error) {
     await sandbox?.close();
@@ -76,7 +65,7 @@ export async function openTarget(args: TargetArgs, warn: (line: string) => void)
     config,
     service: sandbox ? 'sandbox' : client.baseUrl,
     sandbox,
-    storePath: (flag) => flag ?? (sandbox ? sandboxStorePath() : (config.file.store ?? defaultStorePath())),
+    storePath: (flag) => flag ?? (sandbox ? sandboxStorePath() : (readOption('store', config.file.store, config.fileDoor) ?? defaultStorePath())),
     async close() {
       await client.close();
       await sandbox?.close();

@@ -2,7 +2,8 @@
 // unknown names are refused (a typo such as `rmp` would otherwise silently mean "no rate limit"),
 // and every message names the option, the rule and what was got (src/options/rules.ts).
 import { didYouMean } from '../options/did-you-mean.js';
-import { checked } from '../options/option-table.js';
+import { readOption } from '../options/option-table.js';
+import { checked } from '../options/refusal.js';
 import { nonNegativeInteger, positiveInteger, shown } from '../options/rules.js';
 import { ConfigError } from '../api/errors.js';
 import type { TransportOptions } from '../api/transport.js';
@@ -93,10 +94,14 @@ export function checkClientOptions(options: unknown): ClientSettings {
   refuseUnknown('', options, CLIENT_KEYS);
   const transport: Record<string, unknown> = {};
   for (const key of TRANSPORT_KEYS) if (options[key] !== undefined) transport[key] = options[key];
+  // The options a run has too, by the same rules (the base URL and the token are the transport's to check).
+  if (options.timeoutMs !== undefined) transport.timeoutMs = readOption('timeoutMs', options.timeoutMs, 'library');
+  if (options.proxy !== undefined) transport.proxy = readOption('proxy', options.proxy, 'library');
+  if (options.maxBodyBytes !== undefined) transport.maxBodyBytes = checked(options.maxBodyBytes, 'library', 'maxBodyBytes', 'maxBodyBytes', positiveInteger);
   return {
     transport: transport as unknown as TransportOptions,
     retry: retryOptions(options.retry),
     rpm: rpmOption(options.rpm),
-    windowMs: options.windowMs === undefined ? undefined : checked(options.windowMs, 'library', 'windowMs', 'windowMs', positiveInteger),
+    windowMs: options.windowMs === undefined ? undefined : readOption('windowMs', options.windowMs, 'library'),
   };
 }

@@ -6,16 +6,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../api/errors.js';
+import { processEnv } from '../api/environment.js';
 import { didYouMean } from './did-you-mean.js';
-import { OPTIONS, readOption, type OptionName, type OptionValue } from './option-table.js';
+import { readOption } from './option-table.js';
+import type { Door } from './refusal.js';
+import { CONFIG_KEYS, OPTIONS, type OptionName, type RuledName } from './registry.js';
 
 /**
- * The config file's values, each read by its option's one rule (option-table.ts): a run option
- * here means what its flag means (`maxAge` in milliseconds once read, `with` as a list).
+ * The config file's values as written (JSON), each checked by its option's rule as the file is
+ * read, so that every command refuses a bad file at once; whoever uses a value reads it by that
+ * rule, naming the file (`configDoor`).
  */
-export type FileConfig = { [K in OptionName]?: OptionValue<K> };
-
-const KEYS = Object.keys(OPTIONS) as OptionName[];
+export type FileConfig = { [K in OptionName]?: unknown };
 
 export interface ConfigSources {
   /** Path given with --config. */
@@ -28,6 +30,8 @@ export interface ConfigSources {
 
 export interface ResolvedConfig {
   file: FileConfig;
+  /** How a value of `file` is named in a message: the file's path as given. */
+  fileDoor: Door;
   baseUrl: string | undefined;
   token: string | undefined;
   /** Where the token came from, for messages (never the token itself). */
@@ -42,7 +46,7 @@ function expandHome(p: string): string {
  * The config file read when --config is not given: `lead-enrich/config.json` in the user's config
  * folder ($XDG_CONFIG_HOME, else ~/.config, on Linux; the platform's own elsewhere).
  */
-export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+export function defaultConfigPath(env: NodeJS.ProcessEnv = processEnv(), platform: NodeJS.Platform = process.platform): string {
   const home = os.homedir();
   if (platform === 'darwin') return path.join(home, 'Library', 'Preferences', 'lead-enrich', 'config.json');
   if (platform === 'win32') return path.join(env['APPDATA'] || path.join(home, 'AppData', 'Roaming'), 'lead-enrich', 'Config', 'config.json');
@@ -55,7 +59,8 @@ export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env, platform
 /** Which config file a command reads, and how to name it in a message: --config, else LEAD_ENRICH_CONFIG, else the default one when it exists. */
 export function chooseConfigFile(given: string | undefined, env: NodeJS.ProcessEnv): { path: string; from: string } | undefined {
   if (given !== undefined) return { path: given, from: 'the --config path' };
-  if (env['LEAD_ENRICH_CONFIG']) return { path: env['LEAD_ENRICH_CONFIG'], from: 'LEAD_ENRICH_CONFIG' };
+  const named = env[OPTIONS.config.env];
+  if (named) return { path: named, from: OPTIONS.config.env };
   const file = defaultConfigPath(env);
   return fs.existsSync(file) ? { path: file, from: 'the default config file' } : undefined;
 }
@@ -84,13 +89,14 @@ export function readConfigFile(configPath: string, warn: (line: string) => void 
     if (key.startsWith('$') || key === '_comment') continue; // "$schema" and comments are allowed
     // Own keys only: "toString", "constructor" or "__proto__" must be unknown keys, not
     // Object.prototype members called as rules.
-    if (!Object.hasOwn(OPTIONS, key)) {
-      const guess = didYouMean(key, KEYS);
+    if (!(CONFIG_KEYS as readonly string[]).includes(key)) {
+      const guess = didYouMean(key, CONFIG_KEYS);
       throw new ConfigError(
-        `Invalid config file ${configPath}: unknown key "${key}"${guess ? ` (did you mean "${guess}"?)` : ''}; remove or rename it (allowed: ${KEYS.join(', ')})`,
+        `Invalid config file ${configPath}: unknown key "${key}"${guess ? ` (did you mean "${guess}"?)` : ''}; remove or rename it (allowed: ${CONFIG_KEYS.join(', ')})`,
       );
     }
-    config[key] = readOption(key as OptionName, value, { configFile: configPath });
+    readOption(key as RuledName, value, { configFile: configPath });
+    config[key] = value;
   }
   const readers = typeof config.token === 'string' ? otherReaders(file) : undefined;
   if (readers) warn(`the config file ${configPath} holds a token and is readable by other users (${readers}); run: chmod 600 ${configPath}`);
@@ -130,23 +136,26 @@ function readTokenFile(tokenFile: string, configPath: string | undefined, warn: 
 
 /** Resolves base URL and token by precedence; pipeline defaults stay in `file` for the commands. */
 export function resolveConfig(sources: ConfigSources): ResolvedConfig {
-  const env = sources.env ?? process.env;
+  const env = sources.env ?? processEnv();
   const chosen = chooseConfigFile(sources.configPath, env);
   const file = chosen ? readConfigFile(chosen.path, sources.warn, chosen.from) : {};
-  const baseUrl = sources.baseUrlFlag ?? (env.LEAD_API_BASE_URL || undefined) ?? file.baseUrl;
+  const fileDoor: Door = { configFile: chosen?.path ?? '' };
+  const fromFile = <K extends RuledName>(name: K) => readOption(name, file[name], fileDoor);
+  const baseUrl = readOption('baseUrl', sources.baseUrlFlag, 'flag') ?? (env[OPTIONS.baseUrl.env] || undefined) ?? fromFile('baseUrl');
+  const envToken = env[OPTIONS.token.env];
   let token: string | undefined;
   let tokenSource: string | undefined;
-  if (env.LEAD_API_TOKEN) {
-    token = env.LEAD_API_TOKEN.trim();
-    tokenSource = 'LEAD_API_TOKEN';
-  } else if (file.token) {
-    token = file.token.trim();
+  if (envToken) {
+    token = envToken.trim();
+    tokenSource = OPTIONS.token.env;
+  } else if (fromFile('token')) {
+    token = fromFile('token')!.trim();
     tokenSource = 'config file "token"';
-  } else if (file.tokenFile) {
-    token = readTokenFile(file.tokenFile, chosen?.path, sources.warn);
+  } else if (fromFile('tokenFile')) {
+    token = readTokenFile(fromFile('tokenFile')!, chosen?.path, sources.warn);
     tokenSource = 'config file "tokenFile"';
   }
-  return { file, baseUrl, token, tokenSource };
+  return { file, fileDoor, baseUrl, token, tokenSource };
 }
 
 /** Shorter than this, a token cannot be the API's. */

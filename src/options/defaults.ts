@@ -1,15 +1,15 @@
-// Every default of a run, in one place (the octokit way: public options are all optional, and
-// this table fills them). Durations are milliseconds, written with the unit they are read in.
+// The defaults of a run's knobs (the octokit way: public options are all optional, and this table
+// fills them): those no option sets, and those of options that layers below the registry read too
+// (retries, patience, the rate window), which their rows in registry.ts show. An option only the
+// run reads has its default in its row. Durations are milliseconds, written with the unit they are
+// read in.
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
-const DAY = 24 * 60 * MINUTE;
 
 export const DEFAULTS = {
   format: 'csv' as 'csv' | 'jsonl',
   /** Retries of a transient failure after the first attempt. */
   retries: 4,
-  /** Stored answers older than this are fetched again (`--max-age 30d`). */
-  maxAgeMs: 30 * DAY,
   /** The server's rate window (docs/api-behaviour-notes.md, "Rate limiting": 60-second windows). */
   windowMs: 60 * SECOND,
   /** Refills wait this long after a window edge (at most a twentieth of the window). */
@@ -50,8 +50,6 @@ export const DEFAULTS = {
   claimPollMs: 100,
   /** How long a run waits for an API that is down before it gives up on it (--patience). */
   patienceMs: 10 * MINUTE,
-  /** A run that may spend more credits than this asks first, in a terminal (config key confirmAbove). */
-  confirmAbove: 1000,
   /** While the API is down, one probe this long after it went down, then half as long again each time, up to probeMaxMs. */
   probeMinMs: 1 * SECOND,
   probeMaxMs: 30 * SECOND,

@@ -1,7 +1,7 @@
 // The rules option values follow, one function each. A rule reads a value from any door — a string
 // typed on the command line, a JSON value from the config file, a JavaScript value from the library
-// — and returns it typed, or throws RuleBroken with the rule in words (core/rule.ts). The table
-// that names each option's rule is option-table.ts; the doors word the failure there.
+// — and returns it typed, or throws RuleBroken with the rule in words (core/rule.ts). Each option's
+// rule is named in registry.ts; option-table.ts words a failure for the door it came through.
 import { EXTRAS, LOOKUP_KINDS, type Extra, type LookupKind } from '../core/kinds.js';
 import { RuleBroken } from '../core/rule.js';
 import { shownProxyText } from '../api/proxy.js';
@@ -45,6 +45,24 @@ export const timerMs: Rule<number> = (raw) => {
   const n = wholeNumber(raw);
   if (n === undefined || n < 1 || n > 2 ** 31 - 1) throw new RuleBroken('must be a positive integer, at most 2147483647 (about 24.8 days in milliseconds)', raw);
   return n;
+};
+
+/** A JavaScript integer from `min` to `max` (the sandbox's counts, ports and limits). */
+export function integerIn(min: number, max = Number.MAX_SAFE_INTEGER): Rule<number> {
+  const rule = max !== Number.MAX_SAFE_INTEGER ? `must be an integer between ${min} and ${max}` : min === 0 ? 'must be a non-negative integer' : `must be an integer >= ${min}`;
+  return (raw) => {
+    if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < min || raw > max) throw new RuleBroken(rule, raw);
+    return raw;
+  };
+}
+
+/**
+ * Milliseconds a timer may be set to, 0 included, fractions too (a store's commit interval):
+ * setTimeout clamps anything above 2^31-1 to 1 ms.
+ */
+export const delayMs: Rule<number> = (raw) => {
+  if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0 || raw > 2 ** 31 - 1) throw new RuleBroken(`must be a number of milliseconds from 0 to ${2 ** 31 - 1}`, raw);
+  return raw;
 };
 
 /** A whole number ≥ 0 (reserves, retry counts). */
@@ -140,10 +158,10 @@ export const shard: Rule<{ index: number; count: number }> = (raw) => {
   return { index, count };
 };
 
-/** `maxErrors: 10` or `'5%'`: a count of rows, or a share of the rows looked up. */
-export const maxErrors: Rule<{ count: number } | { percent: number }> = (raw) => {
+/** A limit on errors, `10` or `'5%'`: a count of rows, or a share of the rows looked up. */
+export const errorLimit: Rule<{ count: number } | { percent: number }> = (raw) => {
   const rule = 'must be a whole number of rows such as 10, or a percentage such as 5%';
-  // Already read (a config file's value handed on): taken as it is, if it is one.
+  // The library may give the limit in the shape it is read into.
   if (typeof raw === 'object' && raw !== null) {
     const { count, percent } = raw as { count?: unknown; percent?: unknown };
     if (Number.isSafeInteger(count) && (count as number) >= 0) return { count: count as number };
@@ -204,7 +222,7 @@ export interface FillPair {
 export const fill: Rule<FillPair[]> = (raw) => {
   const rule = 'must be COLUMN=FIELD pairs such as Title=lead_title,Company=lead_company_name';
   const pairs: FillPair[] = [];
-  // Already read (a config file's value handed on): taken as it is.
+  // The library's `[{ column, field }]`: the shape the pairs are read into.
   if (Array.isArray(raw) && raw.length > 0 && raw.every((p) => typeof p === 'object' && p !== null && typeof p.column === 'string' && typeof p.field === 'string')) {
     return (raw as FillPair[]).map(({ column, field }) => ({ column, field }));
   }

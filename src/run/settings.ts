@@ -1,6 +1,7 @@
 // One resolver for the options of a run: the library's `enrich()`, its dry run and the command
-// line all come through here. Every field is validated once (rules.ts) and every default comes
-// from defaults.ts; what leaves is the settings object the run's phases read.
+// line all come through here. Every value is read once, by its option's rule, and named in a
+// message as it came in (registry.ts, option-table.ts); every default comes from the registry or
+// defaults.ts. What leaves is the settings object the run's phases read.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -14,7 +15,9 @@ import { ResultStore } from '../store/result-store.js';
 import type { MaxErrors } from './error-budget.js';
 import { DEFAULTS } from '../options/defaults.js';
 import type { EnrichOptions, EnrichProgress, EnrichTuning, Extra } from './enrich-options.js';
-import { checked, invalid, readOption } from '../options/option-table.js';
+import { doorOf, readOption } from '../options/option-table.js';
+import { checked, invalid, type Door } from '../options/refusal.js';
+import { defaultOf, LIBRARY_NAMES, type OptionValue, type RuledName } from '../options/registry.js';
 import { nonNegativeInteger, positiveInteger, type FillPair } from '../options/rules.js';
 
 export interface EnrichSettings {
@@ -81,10 +84,10 @@ export interface EnrichSettings {
   tuning: Required<Omit<EnrichTuning, 'storeFlushIntervalMs'>> & Pick<EnrichTuning, 'storeFlushIntervalMs'>;
 }
 
+/** The options of enrich(): the registry's, and those only a program can give. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
-  'input', 'delimiter', 'encoding', 'header', 'sheet', 'output', 'errors', 'by', 'column', 'with', 'format', 'prefix', 'fields', 'fill', 'overwrite', 'onlyMissing', 'report', 'skipLines', 'limit', 'commandLine', 'client', 'baseUrl', 'token', 'timeoutMs', 'proxy', 'service',
-  'rpm', 'concurrency', 'minCredits', 'budget', 'retries', 'maxErrors', 'patience', 'store', 'maxAge', 'maxAgeMs', 'refresh', 'redis', 'shard',
-  'signal', 'quit', 'onProgress', 'onWarning', 'onAvailability', 'onNotice', 'stdout', 'tuning',
+  ...LIBRARY_NAMES,
+  'input', 'commandLine', 'client', 'service', 'signal', 'quit', 'onProgress', 'onWarning', 'onAvailability', 'onNotice', 'stdout', 'tuning',
 ]);
 const TUNING_KEYS = [
   'windowMs', 'progressIntervalMs', 'retryBaseDelayMs', 'retryMaxDelayMs', 'creditsRefreshMs',
@@ -98,14 +101,16 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
       throw new ConfigError(`Invalid option ${key}: not an option of enrich (see EnrichOptions)`);
     }
   }
+  // Each value once, by its rule, named as it came in (a flag, the config file, the library).
+  const read = <K extends RuledName>(name: K): OptionValue<K> | undefined => readOption(name, (options as unknown as Record<string, unknown>)[name], doorOf(options, name));
   const input = inputOf(options.input);
-  const format = formatOf(options.format, options.output, input);
-  const shard = readOption('shard', options.shard, 'library');
+  const format = formatOf(read('format'), options.output, input);
+  const shard = read('shard');
   const output = outputOf(options.output, input, format, shard);
   const errors = errorsOf(options.errors, output, input);
-  const store = options.store instanceof ResultStore ? options.store : (options.store ?? defaultStorePath());
+  const store = options.store instanceof ResultStore ? options.store : (read('store') ?? defaultStorePath());
   // Its path is tried (and its folder made) in prepare, before the first lookup.
-  const report = readOption('report', options.report, 'library');
+  const report = read('report');
   // Before anything is opened for writing or any request is made (docs/cli-contract.md, "Never overwritten").
   assertDistinctFiles([
     { option: '<input>', path: typeof input === 'string' ? input : undefined },
@@ -114,49 +119,50 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     { option: '--store', path: typeof store === 'string' ? store : store.path },
     { option: '--report', path: report },
   ]);
-  const fill = readOption('fill', options.fill, 'library');
-  const overwrite = readOption('overwrite', options.overwrite, 'library') ?? false;
+  const fill = read('fill');
+  const overwrite = read('overwrite') ?? defaultOf('overwrite')!;
   if (overwrite && !fill) throw new ConfigError('Invalid option --overwrite: it replaces the cells --fill fills; give --fill too');
   return {
     input,
-    delimiter: readOption('delimiter', options.delimiter, 'library'),
-    encoding: readOption('encoding', options.encoding, 'library'),
-    header: readOption('header', options.header, 'library') ?? true,
-    sheet: readOption('sheet', options.sheet, 'library'),
+    delimiter: read('delimiter'),
+    encoding: read('encoding'),
+    header: read('header') ?? defaultOf('header')!,
+    sheet: read('sheet'),
     output,
     errors,
     format,
     outputDelimiter: tabNamed(output) || (output === '-' && tabNamed(errors)) ? '\t' : undefined,
-    by: readOption('by', options.by, 'library'),
-    columns: readOption('column', options.column, 'library'),
-    extras: readOption('with', options.with, 'library') ?? [],
-    prefix: readOption('prefix', options.prefix, 'library') ?? '',
+    by: read('by'),
+    columns: read('column'),
+    extras: read('with') ?? [],
+    prefix: read('prefix') ?? defaultOf('prefix')!,
     // With --fill the output keeps the input's own shape: lead_status only, unless --fields asks for more.
-    fields: readOption('fields', options.fields, 'library') ?? (fill ? [] : undefined),
+    fields: read('fields') ?? (fill ? [] : undefined),
     fill,
     overwrite,
-    onlyMissing: readOption('onlyMissing', options.onlyMissing, 'library'),
+    onlyMissing: read('onlyMissing'),
     report,
-    skipLines: readOption('skipLines', options.skipLines, 'library'),
-    limit: readOption('limit', options.limit, 'library'),
+    skipLines: read('skipLines'),
+    limit: read('limit'),
     commandLine: commandLineOf(options.commandLine),
     client: options.client,
-    baseUrl: options.baseUrl ?? '',
-    token: options.token ?? '',
+    baseUrl: read('baseUrl') ?? '',
+    token: read('token') ?? '',
     service: options.service,
-    timeoutMs: readOption('timeoutMs', options.timeoutMs, 'library'),
-    proxy: readOption('proxy', options.proxy, 'library'),
-    rpm: readOption('rpm', options.rpm, 'library'),
-    concurrency: readOption('concurrency', options.concurrency, 'library'),
-    minCredits: readOption('minCredits', options.minCredits, 'library'),
-    budget: readOption('budget', options.budget, 'library'),
-    retries: readOption('retries', options.retries, 'library') ?? DEFAULTS.retries,
-    maxErrors: readOption('maxErrors', options.maxErrors, 'library'),
-    patienceMs: readOption('patience', options.patience, 'library') ?? DEFAULTS.patienceMs,
+    timeoutMs: read('timeoutMs'),
+    proxy: read('proxy'),
+    rpm: read('rpm'),
+    concurrency: read('concurrency'),
+    minCredits: read('minCredits'),
+    budget: read('budget'),
+    retries: read('retries') ?? defaultOf('retries')!,
+    maxErrors: read('maxErrors'),
+    patienceMs: read('patience') ?? defaultOf('patience')!,
     store,
-    maxAgeMs: maxAgeOf(options),
-    refresh: readOption('refresh', options.refresh, 'library') ?? false,
-    redis: readOption('redis', options.redis, 'library'),
+    // `maxAge` wins over its older spelling in milliseconds.
+    maxAgeMs: read('maxAge') ?? read('maxAgeMs') ?? defaultOf('maxAge')!,
+    refresh: read('refresh') ?? defaultOf('refresh')!,
+    redis: read('redis'),
     shard,
     signal: options.signal,
     quit: options.quit,
@@ -165,7 +171,7 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     tellAvailability: options.onAvailability ?? options.onWarning ?? (() => {}),
     notice: options.onNotice ?? options.onWarning ?? (() => {}),
     stdout: options.stdout,
-    tuning: tuningOf(options.tuning ?? {}),
+    tuning: tuningOf(options.tuning ?? {}, doorOf(options, 'windowMs')),
   };
 }
 
@@ -224,8 +230,7 @@ function formatNamed(output: unknown): OutputFormat | undefined {
  * workbook), the two agreeing; else a workbook for an .xlsx input written beside it, CSV otherwise
  * (an .xlsx input sent to stdout is CSV: docs/cli-contract.md, "Spreadsheets").
  */
-function formatOf(format: unknown, output: unknown, input: string | Readable): OutputFormat {
-  const given = readOption('format', format, 'library');
+function formatOf(given: OutputFormat | undefined, output: unknown, input: string | Readable): OutputFormat {
   const named = formatNamed(output);
   if (given !== undefined && named !== undefined && given !== named) {
     throw new ConfigError(`Invalid option --format: ${given} contradicts the output's name ${String(output)} (${NAMES[named]}): drop one of them`);
@@ -236,22 +241,19 @@ function formatOf(format: unknown, output: unknown, input: string | Readable): O
 
 const NAMES: Record<OutputFormat, string> = { csv: 'CSV', jsonl: 'JSON Lines', xlsx: 'an Excel workbook' };
 
-function maxAgeOf(options: EnrichOptions): number {
-  return readOption('maxAge', options.maxAge, 'library') ?? checkedOrUndefined('maxAgeMs', options.maxAgeMs, nonNegativeInteger) ?? DEFAULTS.maxAgeMs;
-}
-
-/** A library value no flag or config key has (maxAgeMs, the tuning knobs), by its rule. */
+/** A tuning knob, by its rule (the library's only). */
 function checkedOrUndefined<T>(name: string, raw: unknown, rule: (raw: unknown) => T): T | undefined {
   return raw === undefined ? undefined : checked(raw, 'library', name, name, rule);
 }
 
-function tuningOf(tuning: EnrichTuning): EnrichSettings['tuning'] {
+/** The knobs; the rate window may come from the command line (`windowDoor`), where it is a flag of its own. */
+function tuningOf(tuning: EnrichTuning, windowDoor: Door): EnrichSettings['tuning'] {
   for (const key of Object.keys(tuning)) {
     if (!(TUNING_KEYS as readonly string[]).includes(key)) throw new ConfigError(`Invalid option tuning.${key}: not a tuning knob (${TUNING_KEYS.join(', ')})`);
   }
   const value = (key: (typeof TUNING_KEYS)[number]): number | undefined => checkedOrUndefined(`tuning.${key}`, tuning[key], nonNegativeInteger);
   return {
-    windowMs: checkedOrUndefined('tuning.windowMs', tuning.windowMs, positiveInteger) ?? DEFAULTS.windowMs,
+    windowMs: (windowDoor === 'library' ? checkedOrUndefined('tuning.windowMs', tuning.windowMs, positiveInteger) : readOption('windowMs', tuning.windowMs, windowDoor)) ?? defaultOf('windowMs')!,
     progressIntervalMs: checkedOrUndefined('tuning.progressIntervalMs', tuning.progressIntervalMs, positiveInteger) ?? DEFAULTS.progressIntervalMs,
     retryBaseDelayMs: value('retryBaseDelayMs') ?? DEFAULTS.retryBaseDelayMs,
     retryMaxDelayMs: value('retryMaxDelayMs') ?? DEFAULTS.retryMaxDelayMs,

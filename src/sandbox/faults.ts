@@ -4,8 +4,7 @@
 // against the rate window, not charged.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { inspect } from 'node:util';
-import { ConfigError } from '../api/errors.js';
+import { refused } from '../options/refusal.js';
 
 export type FaultKind = 'error500' | 'error503' | 'reset' | 'truncated' | 'failed200' | 'hang';
 
@@ -23,24 +22,22 @@ export function validateFaults(faults: unknown, label = 'faults'): FaultRates {
   const out = emptyFaultCounts();
   if (faults === undefined) return out;
   if (faults === null || typeof faults !== 'object' || Array.isArray(faults)) {
-    throw new ConfigError(`Invalid sandbox option ${label}: must be an object of fault probabilities, got ${inspect(faults)}`);
+    throw refused('sandbox', label, 'must be an object of fault probabilities', faults);
   }
   let sum = 0;
   for (const [kind, p] of Object.entries(faults)) {
     if (!(FAULT_KINDS as readonly string[]).includes(kind)) {
-      throw new ConfigError(
-        `Invalid sandbox option ${label}.${kind}: unknown fault kind (expected one of ${FAULT_KINDS.join(', ')}), got ${inspect(kind)}`,
-      );
+      throw refused('sandbox', `${label}.${kind}`, `unknown fault kind (expected one of ${FAULT_KINDS.join(', ')})`, kind);
     }
     if (p === undefined) continue;
     if (typeof p !== 'number' || !Number.isFinite(p) || p < 0 || p > 1) {
-      throw new ConfigError(`Invalid sandbox option ${label}.${kind}: must be a probability between 0 and 1, got ${inspect(p)}`);
+      throw refused('sandbox', `${label}.${kind}`, 'must be a probability between 0 and 1', p);
     }
     out[kind as FaultKind] = p;
     sum += p;
   }
   if (sum > 1 + 1e-9) {
-    throw new ConfigError(`Invalid sandbox option ${label}: probabilities must sum to at most 1, got ${sum}`);
+    throw refused('sandbox', label, 'probabilities must sum to at most 1', sum);
   }
   return out;
 }

@@ -3,8 +3,9 @@
 // option, the rule and the value.
 
 import { randomBytes } from 'node:crypto';
-import { inspect } from 'node:util';
-import { ConfigError } from '../api/errors.js';
+import type { ConfigError } from '../api/errors.js';
+import { checked, refused } from '../options/refusal.js';
+import { integerIn } from '../options/rules.js';
 import { DEFAULT_SANDBOX_COSTS, type SandboxCosts } from './account-data.js';
 import { DEFAULT_NOT_FOUND_RATE } from './data.js';
 import { validateFaults, type FaultKind, type FaultRates } from './faults.js';
@@ -59,6 +60,19 @@ export interface SandboxOptions {
   };
 }
 
+/** The defaults of the sandbox's plain options (the `sandbox` command's help shows them). */
+export const SANDBOX_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 0,
+  credits: 10_000,
+  threshold: 100,
+  rpm: 600,
+  windowMs: 60_000,
+  notFoundRate: DEFAULT_NOT_FOUND_RATE,
+  seed: 1,
+  companiesPerDomain: 1,
+} as const;
+
 /** SandboxOptions with every default filled in (the one place defaults live). */
 export interface ResolvedSandboxOptions {
   host: string;
@@ -82,24 +96,14 @@ export interface ResolvedSandboxOptions {
   };
 }
 
-// A ConfigError, as every error a library caller can get is a LeadError (docs/cli-contract.md, "Library").
+// A ConfigError, as every error a library caller can get is a LeadError.
 function invalid(name: string, rule: string, got: unknown): ConfigError {
-  return new ConfigError(`Invalid sandbox option ${name}: ${rule}, got ${inspect(got)}`);
+  return refused('sandbox', name, rule, got);
 }
 
 /** An integer option in [min, max], or `fallback` when not given. */
 export function intOption(name: string, value: unknown, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    const rule =
-      max === Number.MAX_SAFE_INTEGER
-        ? min === 0
-          ? 'must be a non-negative integer'
-          : `must be an integer >= ${min}`
-        : `must be an integer between ${min} and ${max}`;
-    throw invalid(name, rule, value);
-  }
-  return value;
+  return value === undefined ? fallback : checked(value, 'sandbox', name, name, integerIn(min, max));
 }
 
 function checkKeys(name: string, value: object, allowed: readonly string[]): void {
@@ -129,7 +133,7 @@ function resolveShapes(o: Record<string, unknown>): ServiceShapes {
   if (typeof variedPrices !== 'boolean') throw invalid('variedPrices', 'must be a boolean', variedPrices);
   return {
     notFound: notFound as NotFoundShape,
-    companies: intOption('companiesPerDomain', o.companiesPerDomain, 1, 1, 100),
+    companies: intOption('companiesPerDomain', o.companiesPerDomain, SANDBOX_DEFAULTS.companiesPerDomain, 1, 100),
     forbidden: forbidden as Operation[],
     dailyLimit: o.dailyLimit === undefined ? undefined : intOption('dailyLimit', o.dailyLimit, 0, 0),
     variedPrices,
@@ -176,7 +180,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
   checkKeys('options', options, OPTION_KEYS);
   const o = options as Record<string, unknown>;
 
-  const host = o.host ?? '127.0.0.1';
+  const host = o.host ?? SANDBOX_DEFAULTS.host;
   if (typeof host !== 'string' || host === '') throw invalid('host', 'must be a non-empty string', host);
 
   const token = o.token ?? generateToken();
@@ -196,24 +200,24 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
 
   const costs = resolveCosts(o.costs ?? {});
 
-  const notFoundRate = o.notFoundRate ?? DEFAULT_NOT_FOUND_RATE;
+  const notFoundRate = o.notFoundRate ?? SANDBOX_DEFAULTS.notFoundRate;
   if (typeof notFoundRate !== 'number' || !Number.isFinite(notFoundRate) || notFoundRate < 0 || notFoundRate > 1) {
     throw invalid('notFoundRate', 'must be a number between 0 and 1', notFoundRate);
   }
 
-  const seed = o.seed ?? 1;
+  const seed = o.seed ?? SANDBOX_DEFAULTS.seed;
   if (typeof seed !== 'number' || !Number.isInteger(seed)) throw invalid('seed', 'must be an integer', seed);
 
   const rateLimitStyle = resolveRateLimitStyle(o.rateLimitStyle ?? {});
 
   return {
     host,
-    port: intOption('port', o.port, 0, 0, 65535),
+    port: intOption('port', o.port, SANDBOX_DEFAULTS.port, 0, 65535),
     token,
-    credits: intOption('credits', o.credits, 10000, 0),
-    threshold: intOption('threshold', o.threshold, 100, 0),
-    rpm: intOption('rpm', o.rpm, 600, 1),
-    windowMs: intOption('windowMs', o.windowMs, 60000, 1),
+    credits: intOption('credits', o.credits, SANDBOX_DEFAULTS.credits, 0),
+    threshold: intOption('threshold', o.threshold, SANDBOX_DEFAULTS.threshold, 0),
+    rpm: intOption('rpm', o.rpm, SANDBOX_DEFAULTS.rpm, 1),
+    windowMs: intOption('windowMs', o.windowMs, SANDBOX_DEFAULTS.windowMs, 1),
     latencyMs: [latency[0] as number, latency[1] as number],
     costs,
     notFoundRate,

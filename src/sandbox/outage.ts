@@ -3,8 +3,8 @@
 // same way — 503 with no body, a reset connection, or no answer at all (hang) — then the server is
 // back. The account reads answer throughout unless the scope is 'all', as when only the lookup
 // service is down. Requests received while down are counted, so tests can bound what a client sent.
-import { inspect } from 'node:util';
-import { ConfigError } from '../api/errors.js';
+import type { ConfigError } from '../api/errors.js';
+import { refused } from '../options/refusal.js';
 
 export type OutageKind = 'error503' | 'reset' | 'hang';
 
@@ -30,13 +30,13 @@ const KINDS: readonly OutageKind[] = ['error503', 'reset', 'hang'];
 const ACCOUNT_OPERATIONS = new Set(['myplans', 'credits', 'limits']);
 
 function invalid(name: string, rule: string, got: unknown): ConfigError {
-  return new ConfigError(`Invalid sandbox option outage.${name}: ${rule}, got ${inspect(got)}`);
+  return refused('sandbox', `outage.${name}`, rule, got);
 }
 
 /** The outage as absolute times, counted from `now`; ConfigError naming what is wrong. */
 export function resolveOutage(options: OutageOptions, now: number): Outage {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new ConfigError(`Invalid sandbox option outage: must be an object such as { afterMs: 1000, forMs: 8000 }, got ${inspect(options)}`);
+    throw refused('sandbox', 'outage', 'must be an object such as { afterMs: 1000, forMs: 8000 }', options);
   }
   for (const key of Object.keys(options)) {
     if (!['afterMs', 'forMs', 'kind', 'scope'].includes(key)) throw invalid(key, 'unknown option (expected afterMs, forMs, kind or scope)', key);

@@ -2,6 +2,7 @@
 
 import os from 'node:os';
 import path from 'node:path';
+import { processEnv } from '../api/environment.js';
 
 const APP = 'lead-enrich';
 const FILE = 'results.sqlite';
@@ -16,7 +17,7 @@ const SANDBOX_FILE = 'results.sandbox.sqlite';
  * A cache directory (not a data directory) because every entry can be bought again: losing the
  * file costs credits, never correctness.
  */
-export function defaultStorePath(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+export function defaultStorePath(env: NodeJS.ProcessEnv = processEnv(), platform: NodeJS.Platform = process.platform): string {
   const explicit = env['LEAD_ENRICH_STORE'];
   if (explicit !== undefined && explicit !== '') return explicit;
   return path.join(cacheDirectory(env, platform), FILE);
@@ -38,7 +39,7 @@ function cacheDirectory(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): stri
  * trying the tool never fills (nor `store clear` of the sandbox ever empties) the store of the
  * real service (docs/cli-contract.md, "Store housekeeping").
  */
-export function sandboxStorePath(env: NodeJS.ProcessEnv = process.env): string {
+export function sandboxStorePath(env: NodeJS.ProcessEnv = processEnv()): string {
   const explicit = env['LEAD_ENRICH_STORE'];
   if (explicit !== undefined && explicit !== '') return explicit;
   return path.join(path.dirname(defaultStorePath(env)), SANDBOX_FILE);

@@ -2,18 +2,20 @@
 
 import { ConfigError } from '../api/errors.js';
 import { DEFAULTS } from '../options/defaults.js';
+import { checked } from '../options/refusal.js';
+import { delayMs, positiveInteger, yesOrNo } from '../options/rules.js';
 import type { CellsRenderer } from './answer-cells.js';
 
 export interface ResultStoreOptions {
   /** File path, or ':memory:'. */
   path: string;
-  /** Pending writes are committed at least this often. Default 100 (options/defaults.ts). 0 = commit on every put. */
+  /** Pending writes are committed at least this often; 0: on every put. Default: DEFAULTS.storeFlushIntervalMs (options/defaults.ts). */
   flushIntervalMs?: number;
-  /** ...or as soon as this many are pending. Default 200. */
+  /** ...or as soon as this many are pending. Default: DEFAULTS.storeFlushBatchSize. */
   flushBatchSize?: number;
   /** Open an existing store for reading only (stats, inspection). */
   readonly?: boolean;
-  /** Clock, epoch ms. For tests of maxAge / prune; defaults to Date.now. */
+  /** Clock, epoch ms. For tests of how old stored answers are (get, prune); defaults to Date.now. */
   now?: () => number;
   /**
    * Called once before a store written by an older version is brought up to this one's schema,
@@ -39,7 +41,7 @@ export interface ResultStoreStats {
 export type StoreSettings = Required<Omit<ResultStoreOptions, 'path' | 'cells'>>;
 
 
-/** The settings of `options`, defaults filled in; ConfigError for a missing path or a bad value. */
+/** The settings of `options`, defaults filled in; ConfigError for a missing path or a bad value, naming the option. */
 export function resolveOptions(options: ResultStoreOptions): StoreSettings {
   if (typeof options.path !== 'string' || options.path.trim() === '') {
     throw new ConfigError(
@@ -47,21 +49,13 @@ export function resolveOptions(options: ResultStoreOptions): StoreSettings {
         'Pass --store PATH or set LEAD_ENRICH_STORE.',
     );
   }
-  const settings = {
-    flushIntervalMs: options.flushIntervalMs ?? DEFAULTS.storeFlushIntervalMs,
-    flushBatchSize: options.flushBatchSize ?? DEFAULTS.storeFlushBatchSize,
-    readonly: options.readonly ?? false,
+  const read = <T>(name: keyof ResultStoreOptions, rule: (raw: unknown) => T): T | undefined =>
+    options[name] === undefined ? undefined : checked(options[name], 'library', name, name, rule);
+  return {
+    flushIntervalMs: read('flushIntervalMs', delayMs) ?? DEFAULTS.storeFlushIntervalMs,
+    flushBatchSize: read('flushBatchSize', positiveInteger) ?? DEFAULTS.storeFlushBatchSize,
+    readonly: read('readonly', yesOrNo) ?? false,
     now: options.now ?? Date.now,
     onUpgrade: options.onUpgrade ?? (() => {}),
   };
-  // setTimeout clamps anything above 2^31-1 ms to 1 ms: refuse rather than flush constantly.
-  if (!Number.isFinite(settings.flushIntervalMs) || settings.flushIntervalMs < 0 || settings.flushIntervalMs > 2 ** 31 - 1) {
-    throw new ConfigError(
-      `Invalid flushIntervalMs: must be a number of milliseconds from 0 to ${2 ** 31 - 1}, got '${settings.flushIntervalMs}'`,
-    );
-  }
-  if (!Number.isInteger(settings.flushBatchSize) || settings.flushBatchSize < 1) {
-    throw new ConfigError(`Invalid flushBatchSize: must be a positive integer, got '${settings.flushBatchSize}'`);
-  }
-  return settings;
 }

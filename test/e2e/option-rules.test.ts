@@ -5,6 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/api/errors.js';
+import { RuleBroken } from '../../src/core/rule.js';
+import { OPTIONS, flagOf, row, type OptionName } from '../../src/options/registry.js';
+import { shown } from '../../src/options/rules.js';
 import { resolveOptions } from '../../src/run/settings.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 
@@ -56,5 +59,74 @@ describe('the same rule text from every door', () => {
     fs.writeFileSync(config, JSON.stringify({ maxErrors: '5%', prefix: 'x_', fields: 'lead_name', header: true, refresh: false, windowMs: 60_000, by: 'email', with: 'mx' }));
     const r = await cli(['--config', config, '--dry-run', '--json']);
     expect(r.code, r.stderr).toBe(0);
+  });
+});
+
+// Values most rules refuse; each option is tried with the first its rule refuses. An option whose
+// rule refuses none of them fails here: add one it refuses.
+const CANDIDATES = ['x', '0', 'ab', ',', ' ', 'a\nb', ''];
+
+/** A value the option's rule refuses. */
+function badFor(name: OptionName): string | undefined {
+  return CANDIDATES.find((candidate) => {
+    try {
+      row(name).rule!(candidate);
+      return false;
+    } catch (error) {
+      return error instanceof RuleBroken;
+    }
+  });
+}
+
+const RULED = (Object.keys(OPTIONS) as OptionName[]).filter((name) => row(name).rule !== undefined);
+
+describe('every option of the registry: the same rule text through each of its doors', () => {
+  const dir = tempDir();
+  const input = path.join(dir, 'in.csv');
+  fs.writeFileSync(input, 'email\njane@acme.com\n');
+  const cli = (args: string[]) => runCli(['enrich', input, '--sandbox', ...args], { cwd: dir });
+
+  it.each(RULED)('%s', async (name) => {
+    const { flag, type, config, library } = row(name);
+    const bad = badFor(name);
+    expect(bad, `${name}: none of ${JSON.stringify(CANDIDATES)} breaks its rule`).toBeDefined();
+    // The rule in words, as the library door gives it: "must be ..., got 'x'" (and a hint, if any).
+    const said = (() => {
+      try {
+        row(name).rule!(bad);
+      } catch (error) {
+        const broken = error as RuleBroken;
+        return `${broken.rule}${broken.whole ? '' : `, got ${shown(bad)}`}${broken.hint}`;
+      }
+      return '';
+    })();
+    expect(said).toMatch(/^(must|a |.* once)/);
+
+    if (library) {
+      const error = (() => {
+        try {
+          resolveOptions({ input, [name]: bad });
+        } catch (caught) {
+          return caught;
+        }
+        return undefined;
+      })();
+      expect(error, `${name}: enrich() took ${JSON.stringify(bad)}`).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toBe(`Invalid option ${name}: ${said}`);
+    }
+    if (flag !== undefined && type !== 'boolean') {
+      const asFlag = await cli([`${flagOf(name)}=${bad}`]);
+      expect(asFlag.code, asFlag.stderr).toBe(1);
+      // The command line says every error on one line.
+      expect(asFlag.stderr).toBe(`lead-enrich: Invalid option ${flagOf(name)}: ${said.replace(/\s*\n\s*/g, ' ')}\n`);
+    }
+    if (config) {
+      const file = path.join(dir, `every-${name}.json`);
+      fs.writeFileSync(file, JSON.stringify({ [name]: bad }));
+      const inConfig = await cli(['--config', file]);
+      expect(inConfig.code, inConfig.stderr).toBe(1);
+      expect(inConfig.stderr).toBe(`lead-enrich: Invalid config file ${file}: "${name}" ${said.replace(`got ${shown(bad)}`, `got ${JSON.stringify(bad)}`)}\n`);
+    }
+    expect(library || config || flag !== undefined).toBe(true);
   });
 });

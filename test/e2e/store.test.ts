@@ -245,11 +245,25 @@ describe('ResultStore: durability', () => {
   });
 
   describe('in a child process', () => {
+    /** `files` and every source file they import (relative paths from the repository root). */
+    function importedFrom(files: string[]): string[] {
+      const seen = new Set<string>();
+      const visit = (rel: string): void => {
+        if (seen.has(rel) || !fs.existsSync(path.join(ROOT, rel))) return;
+        seen.add(rel);
+        const text = fs.readFileSync(path.join(ROOT, rel), 'utf8');
+        for (const m of text.matchAll(/from\s+'(\.[^']+)\.js'/g)) visit(path.posix.join(path.posix.dirname(rel), `${m[1]}.ts`));
+      };
+      files.forEach(visit);
+      return [...seen];
+    }
+
     // No TS loader exists for a plain `node` child here, so the store and its imports are
     // transpiled into a temporary package that links the project's node_modules.
     function buildChildPackage(): string {
       const dir = tmpDir();
-      for (const rel of [...fs.readdirSync(path.join(ROOT, 'src/store')).map((name) => `src/store/${name}`), 'src/api/errors.ts', 'src/options/defaults.ts', 'src/core/processes.ts']) {
+      // The store's own files and every file they import, found by following the imports.
+      for (const rel of importedFrom(fs.readdirSync(path.join(ROOT, 'src/store')).map((name) => `src/store/${name}`))) {
         const source = fs.readFileSync(path.join(ROOT, rel), 'utf8');
         const out = ts.transpileModule(source, {
           compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },

@@ -9,10 +9,11 @@ import { REPO_ROOT } from '../helpers/cli.js';
 /** Bottom to top. */
 const LAYERS = ['api', 'core', 'options', 'store', 'read', 'plan', 'cluster', 'lookup', 'write', 'report', 'run', 'index.ts', 'cli'];
 /**
- * The sandbox stands apart: it speaks the interface (api's wire types only); the CLI starts it,
- * and programs through its own entry, src/sandbox/index.ts (`lead-enrich/sandbox`).
+ * The sandbox stands apart: it speaks the interface (api's wire types only) and reads its options
+ * by the options' rules (options/); the CLI starts it, and programs through its own entry,
+ * src/sandbox/index.ts (`lead-enrich/sandbox`).
  */
-const APART: Record<string, { uses: string[]; usedBy: string[] }> = { sandbox: { uses: ['api'], usedBy: ['cli'] } };
+const APART: Record<string, { uses: string[]; usedBy: string[] }> = { sandbox: { uses: ['api', 'options'], usedBy: ['cli'] } };
 
 const SRC = path.join(REPO_ROOT, 'src');
 const IMPORT = /(?:^|[\s;])(?:import|export)\s[^'";]*?from\s*['"](\.[^'"]*)['"]|import\s*\(\s*['"](\.[^'"]*)['"]\s*\)/gm;

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, LeadEnrichError } from '../../src/api/errors.js';
 import { DEFAULTS } from '../../src/options/defaults.js';
+import { defaultOf } from '../../src/options/registry.js';
 import { rateFor } from '../../src/lookup/rate/rate-plan.js';
 import { resolveOptions } from '../../src/run/settings.js';
 import { enrich } from '../../src/run/enrich.js';
@@ -43,7 +44,8 @@ describe('enrich() options', () => {
     expect(settings.output).toBe('a/contacts.enriched.csv');
     expect(settings.errors).toBe('a/contacts.enriched.errors.csv');
     expect(settings.retries).toBe(DEFAULTS.retries);
-    expect(settings.maxAgeMs).toBe(DEFAULTS.maxAgeMs);
+    expect(settings.maxAgeMs).toBe(defaultOf('maxAge'));
+    expect(defaultOf('maxAge')).toBe(30 * 24 * 60 * 60 * 1000);
     expect(settings.tuning).toMatchObject({ windowMs: DEFAULTS.windowMs, reorderWindow: DEFAULTS.reorderWindow, drainTimeoutMs: DEFAULTS.drainTimeoutMs });
     expect(settings.extras).toEqual([]);
   });
