@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { startSandbox } from '../../dist/index.js';
+import { startSandbox } from '../../dist/sandbox/index.js';
 import { contactsCsv } from '../lib/data.js';
 import { DIST, OUT_DIR, log, median, min, pct, removeStore, runNode } from '../lib/util.js';
 
