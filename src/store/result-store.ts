@@ -168,23 +168,37 @@ export class ResultStore {
   }
 
   #get(service: string, op: Operation, key: string, freshForMs: number | undefined): StoredResult | undefined {
-    const minFetchedAt = freshForMs === undefined ? -Infinity : this.options.now() - freshForMs;
+    const row = this.#fresh(service, op, key, freshForMs);
+    return row && storedOf(row[0] === 1, undefined, row[1], row[2], row[3], row[4]);
+  }
 
+  /**
+   * Found (true) or not (false) for (service, op, key), fresh enough; undefined when not stored.
+   * A count's question: the answer itself is not parsed (a dry run or the offline glance asks it
+   * for every key of a file).
+   */
+  foundOf(service: string, op: Operation, key: string, freshForMs?: number): boolean | undefined {
+    if (this.closed) throw closedError(this.path);
+    try {
+      const row = this.#fresh(service, op, key, freshForMs);
+      return row && row[0] === 1 && typeof row[4] !== 'string';
+    } catch (error) {
+      throw storeFailure(this.path, 'read', error);
+    }
+  }
+
+  /** The stored row of (service, op, key), pending ones first, unless older than `freshForMs`. */
+  #fresh(service: string, op: Operation, key: string, freshForMs: number | undefined): ResultRow | undefined {
+    const minFetchedAt = freshForMs === undefined ? -Infinity : this.options.now() - freshForMs;
     if (this.pending.size !== 0) {
       const entry = this.pending.get(pendingKey(service, op, key));
-      if (entry !== undefined) {
-        if (entry.fetchedAt < minFetchedAt) return undefined;
-        return storedOf(entry.found, undefined, entry.json, entry.fetchedAt, entry.runId, entry.refused);
-      }
+      if (entry !== undefined) return entry.fetchedAt < minFetchedAt ? undefined : [entry.found ? 1 : 0, entry.json, entry.fetchedAt, entry.runId, entry.refused];
     }
-
     const serviceId = this.lookupServiceId(service);
     if (serviceId === undefined) return undefined;
     const row = this.selectResult.get(serviceId, op, key) as unknown as ResultRow | undefined;
-    if (row === undefined) return undefined;
     // Age is checked before parsing: a stale entry costs no JSON.parse.
-    if (row[2] < minFetchedAt) return undefined;
-    return storedOf(row[0] === 1, undefined, row[1], row[2], row[3], row[4]);
+    return row === undefined || row[2] < minFetchedAt ? undefined : row;
   }
 
   /**
