@@ -19,6 +19,7 @@ beforeAll(async () => {
 afterAll(() => redis?.stop());
 // Every test here needs a redis-server.
 beforeEach((context) => {
+  // Skipped (with the reason printed) when no redis-server is on PATH; .ci/run installs it.
   if (REDIS_MISSING !== undefined) context.skip(REDIS_MISSING);
 });
 

@@ -115,6 +115,7 @@ function nextPids(count: number): number[] {
   return Array.from({ length: count }, (_, i) => last + 1 + i).map((pid) => (pid >= max ? 300 + (pid - max) : pid));
 }
 
+// Linux only: the planted names follow Linux's process ids and symlink rules.
 describe.skipIf(process.platform !== 'linux')('temporary files are created exclusively', { meta: { skipReason: 'process ids and links planted as on Linux only' } }, () => {
   it('links planted for every pid-shaped temporary name in the output folder change no file outside the outputs', async () => {
     const dir = tempDir();
@@ -307,6 +308,7 @@ describe('workbook bombs', () => {
   });
 });
 
+// Not on Windows, which has no mkfifo; every platform CI runs (Linux) has it.
 describe.skipIf(process.platform === 'win32')('a named pipe (FIFO) as input', { meta: { skipReason: 'no mkfifo on Windows' } }, () => {
   /** Starts a run on the FIFO, signals it after `ready`, and tells how long it took to end after the signal. */
   async function interruptRun(dir: string, fifo: string, signal: NodeJS.Signals, ready: (child: CliProcess) => Promise<void>) {

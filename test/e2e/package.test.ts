@@ -200,6 +200,7 @@ describe('enrichRows through the package', () => {
   });
 
   it('break stops the lookups: the server sees no new request after the loop ends', async (context) => {
+    // Skipped without a redis-server on PATH (the runs share a real one); .ci/run installs it.
     if (REDIS_MISSING !== undefined) return context.skip(REDIS_MISSING);
     // Requests are counted where they are made (http.Agent's addRequest) up to the end of the
     // loop, and the server's count, read once everything sent has had time to land, may not be
@@ -218,6 +219,7 @@ describe('enrichRows through the package', () => {
   });
 
   it('break releases everything (sockets, timers, store, Redis): the process exits on its own', async (context) => {
+    // Skipped without a redis-server on PATH (the runs share a real one); .ci/run installs it.
     if (REDIS_MISSING !== undefined) return context.skip(REDIS_MISSING);
     const r = await runs.break;
     expect(r.code, r.stderr).toBe(0);
