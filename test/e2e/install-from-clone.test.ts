@@ -1,0 +1,160 @@
+// The paths a new user walks from a fresh clone (issue 41, "Cron and install"), with the npm on
+// the PATH (npm 12 by default; .ci/run runs this layer again with npm 11 on Node 22):
+// - the README's first command, `npm install && npx lead-enrich enrich fixtures/contacts.csv
+//   --sandbox`, works in a clone where dist/ does not exist yet;
+// - `npm pack` leaves `git status` clean (the tarball ignored, package.json not rewritten);
+// - `npm install -g` of that tarball says no word about install scripts: the packed manifest
+//   holds none (npm 12 blocks and lists preinstall, install, postinstall and prepare);
+// - the README's crontab, run as cron runs it (an environment holding only PATH=/usr/bin:/bin,
+//   HOME, SHELL and LOGNAME, then the crontab's own NAME=value lines), runs the installed command.
+// The clone is of the working tree as it is (every file git tracks or would track), committed in
+// a repository of its own. Its npm install comes from the npm cache when it has the packages.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { REPO_ROOT, tempDir } from '../helpers/cli.js';
+import { codeBlocks, readDocument, section } from '../helpers/docs.js';
+
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Ran> {
+  return new Promise((resolve) => {
+    execFile(file, args, { cwd, env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** The working tree's files as git sees them, committed in a new repository at `dir`. */
+async function cloneWorkingTree(dir: string): Promise<void> {
+  const listed = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], REPO_ROOT, process.env);
+  for (const file of listed.stdout.split('\0').filter(Boolean)) {
+    const from = path.join(REPO_ROOT, file);
+    if (!fs.existsSync(from)) continue; // deleted in the working tree, not yet committed
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.copyFileSync(from, path.join(dir, file));
+    fs.chmodSync(path.join(dir, file), fs.statSync(from).mode);
+  }
+  const git = (...args: string[]) => run('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], dir, process.env);
+  for (const args of [['init', '-q'], ['add', '-A'], ['commit', '-q', '-m', 'clone']]) {
+    const r = await git(...args);
+    if (r.code !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+  }
+}
+
+/** The README's crontab: its NAME=value lines, and the command after the five time fields. */
+function crontab(): { variables: Record<string, string>; command: string } {
+  const lines = codeBlocks(section('README.md', 'Recipes'), 'cron')[0]!.split('\n');
+  const variables = Object.fromEntries(lines.filter((l) => /^[A-Z_]+=/.test(l)).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  const line = lines.find((l) => /^[\d*]/.test(l))!;
+  // In a crontab `\%` is a `%` (cron hands the rest of the line to sh).
+  return { variables, command: line.split(/\s+/).slice(5).join(' ').replace(/\\%/g, '%') };
+}
+
+const EXAMPLE_URL = 'https://lead-api.example/v2';
+let dir: string;
+let clone: string;
+let globalBin: string;
+let home: string;
+let sandbox: Sandbox;
+const ran: Record<'first' | 'pack' | 'status' | 'install', Ran> = {} as never;
+let manifest: { scripts?: Record<string, string> };
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, rpm: 60_000 });
+  dir = tempDir('lead-enrich-clone-');
+  clone = path.join(dir, 'clone');
+  home = path.join(dir, 'home');
+  fs.mkdirSync(path.join(home, '.config', 'lead-enrich'), { recursive: true });
+  fs.writeFileSync(path.join(home, '.config', 'lead-enrich', 'token'), `${sandbox.token}\n`);
+  await cloneWorkingTree(clone);
+  const npmEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    npm_config_cache: path.join(os.homedir(), '.npm'),
+    npm_config_prefer_offline: 'true',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+  };
+  const first = codeBlocks(readDocument('README.md'), 'sh')[0]!;
+  ran.first = await run('sh', ['-ec', first], clone, npmEnv);
+  ran.pack = await run('npm', ['pack'], clone, npmEnv);
+  ran.status = await run('git', ['status', '--porcelain'], clone, npmEnv);
+  const tarball = ran.pack.stdout.trim().split('\n').pop()!;
+  const unpacked = await run('tar', ['-xzOf', tarball, 'package/package.json'], clone, npmEnv);
+  manifest = JSON.parse(unpacked.stdout);
+  const prefix = path.join(dir, 'global');
+  ran.install = await run('npm', ['install', '-g', '--prefix', prefix, `./${tarball}`], clone, npmEnv);
+  globalBin = path.join(prefix, 'bin');
+  // A Node installed from its tarball has node in the same bin folder as the global commands.
+  fs.symlinkSync(process.execPath, path.join(globalBin, 'node'));
+}, 600_000);
+
+afterAll(() => sandbox?.close());
+
+describe('a fresh clone', () => {
+  it("runs the README's first command: npm install builds dist/, npx finds the command", () => {
+    expect(ran.first.code, ran.first.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(clone, 'fixtures', 'contacts.enriched.csv'), 'utf8')).toMatch(/lead_status/);
+  });
+
+  it('is left clean by npm pack: the tarball is ignored and package.json is not rewritten', () => {
+    expect(ran.pack.code, ran.pack.stderr).toBe(0);
+    expect(ran.status.stdout).toBe('');
+  });
+
+  it('packs a manifest without install scripts (npm 12 would block and list them)', () => {
+    const scripts = manifest.scripts ?? {};
+    expect(Object.keys(scripts).filter((name) => ['preinstall', 'install', 'postinstall', 'prepare'].includes(name))).toEqual([]);
+  });
+
+  it('installs the tarball globally without a word about install scripts', () => {
+    expect(ran.install.code, ran.install.stderr).toBe(0);
+    expect(`${ran.install.stdout}\n${ran.install.stderr}`).not.toMatch(/install.?scripts|allowScripts|blocked/i);
+    expect(fs.existsSync(path.join(globalBin, 'lead-enrich'))).toBe(true);
+  });
+});
+
+describe("the README's crontab, run as cron runs it", () => {
+  /** cron's environment: PATH=/usr/bin:/bin and little else, then the crontab's variables. */
+  async function cron(variables: Record<string, string>): Promise<Ran & { dir: string }> {
+    const work = tempDir('lead-enrich-cron-');
+    fs.writeFileSync(path.join(work, 'contacts.csv'), 'email\nann@acme.com\nben@acme.com\n');
+    const { command } = crontab();
+    const line = command.replace('cd /data/exports', `cd ${work}`).replace(EXAMPLE_URL, sandbox.baseUrl);
+    const assignments = Object.entries(variables).map(([name, value]) => `${name}=${value}`);
+    const env = ['-i', 'PATH=/usr/bin:/bin', `HOME=${home}`, 'SHELL=/bin/sh', 'LOGNAME=cron', `LEAD_ENRICH_STORE=${path.join(work, 'store.sqlite')}`];
+    const r = await run('env', [...env, ...assignments, '/bin/sh', '-c', line], work, {});
+    return { ...r, dir: work };
+  }
+
+  it('sets PATH, saying why: cron gives /usr/bin:/bin', () => {
+    const block = codeBlocks(section('README.md', 'Recipes'), 'cron')[0]!;
+    expect(crontab().variables.PATH).toMatch(/^\/usr\/local\/bin:/);
+    expect(block).toMatch(/\/usr\/bin:\/bin/);
+  });
+
+  it('runs the installed command and is silent (nothing to mail) when every row is enriched', async () => {
+    const { variables } = crontab();
+    const r = await cron({ ...variables, PATH: variables.PATH!.replace('/usr/local/bin', globalBin) });
+    expect(r, r.stderr).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(fs.readFileSync(path.join(r.dir, 'contacts.enriched.csv'), 'utf8')).toMatch(/^email,lead_status/);
+    // Not a word on stderr either (on Node 22, no ExperimentalWarning for node:sqlite).
+    expect(fs.readFileSync(path.join(r.dir, 'last-run.err'), 'utf8')).toBe('');
+  }, 60_000);
+
+  it("does not run without the crontab's PATH line: cron mails why (the check can fail)", async () => {
+    const { PATH: _path, ...others } = crontab().variables;
+    const r = await cron(others);
+    expect(r.stdout).toMatch(/lead-enrich: not found|Node\.js .* is needed/);
+    expect(fs.existsSync(path.join(r.dir, 'contacts.enriched.csv'))).toBe(false);
+  }, 60_000);
+});
