@@ -1,5 +1,6 @@
 // The API base URL, checked once at start: a bad one is a configuration error, not a row error.
 // Apart from transport.ts so that `store --service` and `--help` do not load got.
+import { said, TOKEN_GIVEN } from './caller-words.js';
 import { ConfigError } from './errors.js';
 
 /** A URL as it may be echoed in a message: without any user-info part (a token pasted there must not be printed). */
@@ -30,7 +31,7 @@ export function validateBaseUrl(raw: string): string {
     );
   }
   if (url.username || url.password) {
-    throw new ConfigError('Invalid base URL: must not contain credentials; set the token with LEAD_API_TOKEN or the config file');
+    throw new ConfigError(`Invalid base URL: must not contain credentials; give the token in ${said(TOKEN_GIVEN)}`);
   }
   const path = url.pathname.replace(/\/+$/, '');
   if (!path.endsWith('/v2')) {

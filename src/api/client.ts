@@ -2,6 +2,7 @@
 // part 4), each a single attempt through the transport, its answer checked for the members the
 // pipeline relies on. No retry and no rate limit here: those are the request path's
 // (src/lookup/request-path/), and the library's LeadClient adds them (src/lookup/lead-client.ts).
+import { said } from './caller-words.js';
 import { BadRequestError, BadResponseError, InvalidInputError, NotFoundError } from './errors.js';
 import { Transport, type ApiResponse, type TransportOptions } from './transport.js';
 import {
@@ -27,7 +28,7 @@ export function validateResolveTimeout(timeout: unknown): number | undefined {
   if (timeout === undefined) return undefined;
   if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout <= 0 || timeout > RESOLVE_TIMEOUT_MAX_MS) {
     throw new InvalidInputError(
-      `Invalid --timeout: must be a whole number of milliseconds from 1 to ${RESOLVE_TIMEOUT_MAX_MS}, got '${String(timeout)}'`,
+      `Invalid ${said({ cli: '--timeout', library: 'timeout' })}: must be a whole number of milliseconds from 1 to ${RESOLVE_TIMEOUT_MAX_MS}, got '${String(timeout)}'`,
     );
   }
   return timeout;

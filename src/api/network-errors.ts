@@ -3,6 +3,7 @@
 // to check. Three kinds: a NetworkError (transient: retried, and many of them make the API
 // "unavailable"), a TlsError (a certificate this machine does not trust: no retry helps) and a
 // ProxyError (the proxy refused or cannot be reached: no retry helps). The last two end the run.
+import { BASE_URL_GIVEN, said } from './caller-words.js';
 import { LeadEnrichError, NetworkError, ProxyError, TlsError } from './errors.js';
 import { shownProxy, type ProxySetup } from './proxy.js';
 
@@ -16,8 +17,8 @@ interface SystemError {
 
 const CA_ADVICE = 'if a company proxy or CA signs the connections here, point NODE_EXTRA_CA_CERTS at its certificate (a PEM file) and run again';
 
-/** The trust problems of a certificate, in words. */
-const CERTIFICATE: Record<string, string> = {
+/** The trust problems of a certificate, in words. A function: the base URL is named as the reader gave it. */
+const CERTIFICATE = (): Record<string, string> => ({
   DEPTH_ZERO_SELF_SIGNED_CERT: 'it is self-signed',
   SELF_SIGNED_CERT_IN_CHAIN: 'it is signed by an authority this machine does not trust (a self-signed root in the chain)',
   UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'it is signed by an authority this machine does not know',
@@ -26,20 +27,20 @@ const CERTIFICATE: Record<string, string> = {
   CERT_UNTRUSTED: 'it is not trusted',
   CERT_HAS_EXPIRED: 'it has expired (or the clock of this machine is wrong)',
   CERT_NOT_YET_VALID: 'it is not valid yet (or the clock of this machine is wrong)',
-  ERR_TLS_CERT_ALTNAME_INVALID: 'it was issued for another host name (check --base-url)',
-};
+  ERR_TLS_CERT_ALTNAME_INVALID: `it was issued for another host name (check ${said(BASE_URL_GIVEN)})`,
+});
 
 /** Causes of a failed connection, in words, with what to check. */
-const CONNECTION: Record<string, [string, string]> = {
-  ENOTFOUND: ['no such host', 'check the host name in --base-url / LEAD_API_BASE_URL, the DNS, and HTTPS_PROXY if this network needs a proxy'],
+const CONNECTION = (): Record<string, [string, string]> => ({
+  ENOTFOUND: ['no such host', `check the host name in ${said({ cli: '--base-url / LEAD_API_BASE_URL', library: 'baseUrl' })}, the DNS, and HTTPS_PROXY if this network needs a proxy`],
   EAI_AGAIN: ['the host name could not be looked up now (DNS)', 'check the network and the DNS, then run again'],
-  ECONNREFUSED: ['connection refused', 'check the port in --base-url, and that the server runs'],
+  ECONNREFUSED: ['connection refused', `check the port in ${said(BASE_URL_GIVEN)}, and that the server runs`],
   ECONNRESET: ['the connection was reset', 'run again; if it keeps happening, check a firewall or proxy in between'],
   ETIMEDOUT: ['the connection timed out', 'check the network, a firewall, or HTTPS_PROXY if this network needs a proxy'],
   EHOSTUNREACH: ['no route to the host', 'check the network, or HTTPS_PROXY if this network needs a proxy'],
   ENETUNREACH: ['the network is unreachable', 'check the network connection'],
   EPIPE: ['the connection was closed while sending', 'run again'],
-};
+});
 
 export interface Target {
   host: string;
@@ -52,12 +53,12 @@ export function networkFailure(error: SystemError, target: Target, proxy: ProxyS
   const code = error.code ?? 'error';
   const where = `${target.host}:${target.port}`;
   if (proxy && isProxyFailure(error, proxy.url)) return proxyFailure(error, proxy, cause);
-  const certificate = CERTIFICATE[code];
+  const certificate = CERTIFICATE()[code];
   if (certificate) return new TlsError(`The certificate of ${where} is not trusted: ${certificate} (${code}); ${CA_ADVICE}`, { cause });
   if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'EPROTO') {
-    return new TlsError(`${where} does not speak TLS (${code}): check the scheme of --base-url (https or http) and its port`, { cause });
+    return new TlsError(`${where} does not speak TLS (${code}): check the scheme of ${said(BASE_URL_GIVEN)} (https or http) and its port`, { cause });
   }
-  const [why, check] = CONNECTION[code] ?? [error.message ?? code, 'check the network and --base-url'];
+  const [why, check] = CONNECTION()[code] ?? [error.message ?? code, `check the network and ${said(BASE_URL_GIVEN)}`];
   return new NetworkError(`Cannot reach ${where} (${target.path}): ${why}${why.includes(code) ? '' : ` (${code})`}; ${check}`, { cause });
 }
 
@@ -78,6 +79,6 @@ function proxyFailure(error: SystemError, proxy: NonNullable<ProxySetup['proxy']
   if (status !== undefined) {
     return new ProxyError(`${named} would not open a connection to the API: ${status}; check ${proxy.from} and NO_PROXY`, { cause });
   }
-  const [why] = CONNECTION[error.code ?? ''] ?? [error.message ?? 'unreachable'];
+  const [why] = CONNECTION()[error.code ?? ''] ?? [error.message ?? 'unreachable'];
   return new ProxyError(`${named} cannot be reached: ${why} (${error.code}); check ${proxy.from}`, { cause });
 }

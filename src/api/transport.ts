@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import got, { type Got, type Response } from 'got';
+import { BASE_URL_GIVEN, said, TOKEN_GIVEN } from './caller-words.js';
 import { maskToken } from './mask-token.js';
 import { networkFailure } from './network-errors.js';
 import { proxySetup, type ProxySetup } from './proxy.js';
@@ -77,17 +78,18 @@ export class Transport {
   readonly #got: Got;
 
   constructor(options: TransportOptions) {
+    if (!options.baseUrl) throw new ConfigError(`No API base URL: give ${said(BASE_URL_GIVEN)} (the service's address, ending in /v2)`);
     this.baseUrl = validateBaseUrl(options.baseUrl);
     const token = withoutScheme(options.token);
     if (!token || /\s/.test(token)) {
-      throw new ConfigError('No usable API token: set LEAD_API_TOKEN, or token / tokenFile in the config file');
+      throw new ConfigError(`No usable API token: ${said({ cli: `set ${TOKEN_GIVEN.cli}`, library: `give ${TOKEN_GIVEN.library}` })}`);
     }
     // Node refuses such a header value at send time (ERR_INVALID_CHAR), which would surface as a
     // transient NetworkError on every row instead of one configuration error. The token itself
     // is never quoted.
     if (/[^\x21-\x7e\x80-\xff]/.test(token)) {
       throw new ConfigError(
-        'Invalid API token: it contains a control character or a character outside Latin-1, which cannot be sent in an HTTP header; check LEAD_API_TOKEN, or token / tokenFile in the config file',
+        `Invalid API token: it contains a control character or a character outside Latin-1, which cannot be sent in an HTTP header; check ${said(TOKEN_GIVEN)}`,
       );
     }
     this.#token = token;
@@ -362,7 +364,7 @@ function meaningOfStatus(a: FailedAnswer): LeadEnrichError | undefined {
 }
 
 const unauthorized = (a: FailedAnswer): LeadEnrichError =>
-  new UnauthorizedError(`The API rejected the token (${describeStatus(a.status)}${a.said}); give a valid token (LEAD_API_TOKEN, or token / tokenFile in the config file)`, a.details);
+  new UnauthorizedError(`The API rejected the token (${describeStatus(a.status)}${a.said}); give a valid token (${said(TOKEN_GIVEN)})`, a.details);
 const paymentRequired = (a: FailedAnswer): LeadEnrichError => new PaymentRequiredError(`Out of credits (${describeStatus(a.status)}${a.said})`, a.details);
 /** A 429; one whose wait lies past the 1-hour bound is taken as the API being unavailable. */
 function rateLimited(a: FailedAnswer): LeadEnrichError {

@@ -2,6 +2,7 @@
 // Node.js version before this file (and everything it imports) is loaded.
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { speakTo } from '../api/caller-words.js';
 import { environment, setEnvironment } from '../api/environment.js';
 import yargs from 'yargs';
 import { accountCommand } from './account-command.js';
@@ -54,6 +55,8 @@ Print a shell completion script for commands, options and their values (--by, --
 `;
 
 export async function runCli(argv: string[], io: CliIo): Promise<void> {
+  // Every message of this process names what to change as the command line's user gives it.
+  speakTo('cli');
   if (argv[0] === 'completion' && argv.some((arg) => arg === '--help' || arg === '-h')) return io.out(COMPLETION_HELP);
   await yargs(protectStdin(completionShell(argv)))
     .scriptName('lead-enrich')

@@ -6,7 +6,7 @@
 import { environment } from '../api/environment.js';
 import { LeadEnrichError } from '../api/errors.js';
 import type { CliIo } from './io.js';
-import { unsupportedNode } from './node-version.js';
+import { unsupportedNode } from '../core/node-version.js';
 
 async function main(): Promise<void> {
   let status = 0;

@@ -2,6 +2,7 @@
 // and its dry run. They go down the request path before its gate is open: a 429 here waits for
 // the server's hint (with-pause.ts) and tries again; other transient failures are retried as any call.
 import { LeadEnrichError, PaymentRequiredError, UnauthorizedError } from '../api/errors.js';
+import { restated } from '../api/restated.js';
 import { parseServiceLimits, type RateLimitFacts } from '../api/limits.js';
 import type { Credits, ServiceLimits } from '../api/types.js';
 import type { RequestPath } from './request-path/request-path.js';
@@ -48,7 +49,7 @@ export async function readAccount(path: RequestPath, rpm: number | undefined, no
 function rethrowStartup(error: unknown): never {
   if (error instanceof UnauthorizedError) throw error;
   if (error instanceof LeadEnrichError) {
-    throw new LeadEnrichError(error.code, `Cannot read the account before starting: ${error.message}`, { cause: error });
+    throw restated(error, `Cannot read the account before starting: ${error.message}`);
   }
   throw error;
 }

@@ -1,6 +1,7 @@
 // What looking up one key came to: an answer (found or not, and how it was billed), or the
 // reason there is none, with the sidecar's stable code (docs/cli-contract.md, "The error sidecar").
 import { isLeadFound } from '../api/client.js';
+import { optionWord } from '../options/option-table.js';
 import type { BillableOperation } from './credits.js';
 
 import type { Billing } from '../core/rows.js';
@@ -77,16 +78,21 @@ export const RESERVE: Unanswered = {
   message: 'not looked up: the credit balance reached the reserve',
   billing: 'none',
 };
+// The option is named as the reader gave it (api/caller-words.ts): read when the row is written.
 export const MAX_ERRORS: Unanswered = {
   kind: 'skipped',
   code: 'max_errors',
-  message: 'not looked up: the run stopped at --max-errors',
+  get message() {
+    return `not looked up: the run stopped at ${optionWord('maxErrors')}`;
+  },
   billing: 'none',
 };
 export const API_UNAVAILABLE: Unanswered = {
   kind: 'skipped',
   code: 'api_unavailable',
-  message: 'not looked up: the API stayed unavailable longer than --patience',
+  get message() {
+    return `not looked up: the API stayed unavailable longer than ${optionWord('patience')}`;
+  },
   billing: 'none',
 };
 export const DAILY_LIMIT: Unanswered = {

@@ -1,6 +1,7 @@
 // An option's value read by its rule (registry.ts), worded for the door it came in by (refusal.ts);
 // and the doors of values the command line hands on raw.
-import { OPTIONS, flagOf, type RuledName, type OptionValue } from './registry.js';
+import { caller, said } from '../api/caller-words.js';
+import { OPTIONS, flagOf, type OptionName, type RuledName, type OptionValue } from './registry.js';
 import { checked, type Door } from './refusal.js';
 import type * as rules from './rules.js';
 
@@ -10,6 +11,24 @@ export type { OptionName, OptionValue } from './registry.js';
 export function readOption<K extends RuledName>(name: K, raw: unknown, door: Door): OptionValue<K> | undefined {
   if (raw === undefined) return undefined;
   return checked(raw, door, name, flagOf(name), OPTIONS[name].rule as rules.Rule<OptionValue<K>>);
+}
+
+/** The door of a value read outside a run's options (a command's argument, a public helper's): the reader's. */
+export function readerDoor(): Door {
+  return caller() === 'cli' ? 'flag' : 'library';
+}
+
+/** Option `name` as the reader gives it (api/caller-words.ts): `--column` on the command line, `column` in a program. */
+export function optionWord(name: OptionName): string {
+  return said({ cli: flagOf(name), library: name });
+}
+
+/**
+ * Option `name` with what it takes, as the reader would give it: `--by email|url|domain` or
+ * `by: 'email', 'url' or 'domain'`; `--column NAME` or `column`, when a program's words need no value.
+ */
+export function optionAsked(name: OptionName, cli: string, library?: string): string {
+  return said({ cli: `${flagOf(name)} ${cli}`, library: library === undefined ? name : `${name}: ${library}` });
 }
 
 /**

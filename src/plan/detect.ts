@@ -55,7 +55,7 @@
 
 import { ConfigError } from '../api/errors.js';
 import { LOOKUP_KINDS, type LookupKind } from './normalize.js';
-import { readOption } from '../options/option-table.js';
+import { optionAsked, optionWord, readerDoor, readOption } from '../options/option-table.js';
 import { exactNames, HEADER_NAMES } from './header-names.js';
 
 export interface LookupTarget {
@@ -189,10 +189,14 @@ export function describeHeader(header: readonly string[]): string {
 
 /** `--by` as typed on the command line: one kind, by the option's one rule (options/option-table.ts). */
 export function parseLookupKind(value: string): LookupKind {
-  const kinds = readOption('by', value, 'flag')!;
+  const kinds = readOption('by', value, readerDoor())!;
   if (kinds.length === 1) return kinds[0]!;
-  throw new ConfigError(`Invalid option --by: one kind is looked up here, got '${String(value)}'`);
+  throw new ConfigError(`Invalid option ${optionWord('by')}: one kind is looked up here, got '${String(value)}'`);
 }
+
+/** What `by` and `column` take, as the reader would give them. */
+const BY_ASKED = () => optionAsked('by', 'email|url|domain', "'email', 'url' or 'domain'");
+const COLUMN_ASKED = () => optionAsked('column', 'NAME', "the key column's name");
 
 function findColumn(cells: readonly HeaderCell[], header: readonly string[], column: string): HeaderCell | undefined {
   const byRaw = header.indexOf(column);
@@ -215,15 +219,15 @@ export function detectTarget(header: readonly string[], options: DetectOptions =
 
   if (options.column !== undefined) {
     const column = String(options.column);
-    if (column.trim() === '') throw new ConfigError("Invalid option --column: must name a header column, got ''");
+    if (column.trim() === '') throw new ConfigError(`Invalid option ${optionWord('column')}: must name a header column, got ''`);
     const cell = findColumn(cells, header, column);
     if (cell === undefined) {
-      throw new ConfigError(`Invalid option --column: no column named '${column}' in the header ${describeHeader(header)}`);
+      throw new ConfigError(`Invalid option ${optionWord('column')}: no column named '${column}' in the header ${describeHeader(header)}`);
     }
     const kind = by ?? inferKind(cell);
     if (kind === undefined) {
       throw new ConfigError(
-        `Cannot tell which lookup column '${cell.name}' is for from its name: pass --by email|url|domain`,
+        `Cannot tell which lookup column '${cell.name}' is for from its name: pass ${BY_ASKED()}`,
       );
     }
     return target(kind, cell);
@@ -232,7 +236,7 @@ export function detectTarget(header: readonly string[], options: DetectOptions =
   if (by !== undefined) {
     const cell = bestColumn(by, cells, true) ?? bestColumn(by, cells, false);
     if (cell === undefined) {
-      throw new ConfigError(`No ${by} column found in the header ${describeHeader(header)}: pass --column NAME`);
+      throw new ConfigError(`No ${by} column found in the header ${describeHeader(header)}: pass ${COLUMN_ASKED()}`);
     }
     return target(by, cell);
   }
@@ -242,7 +246,7 @@ export function detectTarget(header: readonly string[], options: DetectOptions =
     if (cell !== undefined) return target(kind, cell);
   }
   throw new ConfigError(
-    `No lookup column found in the header ${describeHeader(header)}: pass --by email|url|domain and --column NAME (or, when the header is not the first line, --skip-lines N)`,
+    `No lookup column found in the header ${describeHeader(header)}: pass ${BY_ASKED()} and ${COLUMN_ASKED()} (or, when the header is not the first line, ${optionAsked('skipLines', 'N')})`,
   );
 }
 

@@ -3,6 +3,7 @@
 // or a first line whose cell is itself an email address or a profile URL), by position: `--column
 // N` is the 1-based position, and a kind not given with --by is read from the first row's cells.
 import { ConfigError } from '../api/errors.js';
+import { optionAsked, optionWord } from '../options/option-table.js';
 import { fromBytes, type CsvSource } from '../read/index.js';
 import { namesKeyColumn, type LookupTarget } from './detect.js';
 import { LOOKUP_KINDS, normalizeKey, type LookupKind } from './normalize.js';
@@ -54,7 +55,7 @@ async function headerTargets(source: CsvSource, header: string[], options: KeyCo
     const at = error.message.indexOf(': pass ');
     const [what, instruction] = at === -1 ? [error.message, ''] : [error.message.slice(0, at), error.message.slice(at)];
     if (withKeys.length === 0) throw new ConfigError(`${what} of sheet '${source.sheet}', nor in any other sheet of ${options.inputName}${instruction}`);
-    throw new ConfigError(`${what} of sheet '${source.sheet}': pass --sheet NAME with a sheet that has one: ${withKeys.join(', ')}`);
+    throw new ConfigError(`${what} of sheet '${source.sheet}': pass ${optionAsked('sheet', 'NAME')} with a sheet that has one: ${withKeys.join(', ')}`);
   }
 }
 
@@ -104,7 +105,7 @@ function headerlessTargets(firstRow: string[], names: readonly string[], options
     return options.columns.map((column, i) => {
       const index = positionOf(column, names.length);
       const kind = options.by?.[i] ?? LOOKUP_KINDS.find((k) => normalizeKey(k, row[index] ?? '').ok);
-      if (!kind) throw new ConfigError(`The first row's column ${index + 1} (${JSON.stringify(row[index] ?? '')}) is not an email, profile URL or domain: give --by`);
+      if (!kind) throw new ConfigError(`The first row's column ${index + 1} (${JSON.stringify(row[index] ?? '')}) is not an email, profile URL or domain: give ${optionWord('by')}`);
       return target(index, kind);
     });
   }
@@ -114,7 +115,7 @@ function headerlessTargets(firstRow: string[], names: readonly string[], options
     return index < 0 ? [] : [target(index, kind)];
   });
   if (found.length === 0 || (options.by && found.length < options.by.length)) {
-    throw new ConfigError(`No column of the first row holds ${options.by ? `a key for each of ${options.by.join(', ')}` : 'an email, profile URL or domain'}: give --column N (its position) and --by`);
+    throw new ConfigError(`No column of the first row holds ${options.by ? `a key for each of ${options.by.join(', ')}` : 'an email, profile URL or domain'}: give ${optionAsked('column', 'N')} (its position) and ${optionWord('by')}`);
   }
   return options.by ? found : [found[0]!];
 }
@@ -123,7 +124,7 @@ function headerlessTargets(firstRow: string[], names: readonly string[], options
 function positionOf(column: string, width: number): number {
   const n = Number(/^\s*(?:column_)?(\d+)\s*$/i.exec(column)?.[1]);
   if (!Number.isInteger(n) || n < 1 || n > Math.max(width, 1)) {
-    throw new ConfigError(`Invalid option --column: without a header it is a column's position, 1 to ${Math.max(width, 1)}, got '${column}'`);
+    throw new ConfigError(`Invalid option ${optionWord('column')}: without a header it is a column's position, 1 to ${Math.max(width, 1)}, got '${column}'`);
   }
   return n - 1;
 }

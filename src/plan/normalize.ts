@@ -18,6 +18,7 @@
 import { domainToASCII } from 'node:url';
 
 import { LOOKUP_KINDS, type LookupKind } from '../core/kinds.js';
+import { optionAsked } from '../options/option-table.js';
 
 // In detection priority order (core/kinds.ts): the most precise person lookup first.
 export { LOOKUP_KINDS, type LookupKind };
@@ -166,12 +167,12 @@ export function normalizeUrl(raw: string | undefined): NormalizeResult {
       // No scheme: accept what looks like `host.tld/path` and make it https.
       const hostEnd = s.search(HOST_END);
       const host = hostEnd < 0 ? s : s.slice(0, hostEnd);
-      if (host.includes('@')) return fail('looks like an email address; use --by email');
+      if (host.includes('@')) return fail(`looks like an email address; use ${optionAsked('by', 'email', "'email'")}`);
       if (host === '' || !host.includes('.') || WHITESPACE.test(host)) return fail('not an http(s) URL');
       s = `https://${s}`;
     }
   } else if (scheme === 'mailto') {
-    return fail('looks like an email address; use --by email');
+    return fail(`looks like an email address; use ${optionAsked('by', 'email', "'email'")}`);
   } else if (scheme !== 'http' && scheme !== 'https') {
     return fail('not an http(s) URL');
   }
@@ -235,7 +236,7 @@ export function normalizeDomain(raw: string): NormalizeResult {
   const at = s.lastIndexOf('@');
   if (at >= 0) {
     // `jane@acme.com` in a domain column is a mistake worth naming; `http://user@host` is a URL.
-    if (!hadScheme) return fail('looks like an email address; use --by email');
+    if (!hadScheme) return fail(`looks like an email address; use ${optionAsked('by', 'email', "'email'")}`);
     s = s.slice(at + 1);
   }
   if (s.includes(':')) s = s.replace(PORT_SUFFIX, '');

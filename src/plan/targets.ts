@@ -3,13 +3,15 @@
 // column (given with --column in the same order, else detected).
 import { ConfigError } from '../api/errors.js';
 import type { Extra } from '../core/kinds.js';
+import { optionWord } from '../options/option-table.js';
 import { detectDomainColumn, detectDomainColumnBeside, detectTarget, type LookupTarget } from './detect.js';
 import type { LookupKind } from './normalize.js';
 
 /** The target of each kind, in order. */
 export function detectTargets(header: readonly string[], kinds: readonly LookupKind[] | undefined, columns: readonly string[] | undefined): LookupTarget[] {
   if (columns && columns.length > Math.max(1, kinds?.length ?? 1)) {
-    throw new ConfigError(`Invalid option --column: ${columns.length} columns for ${kinds?.length ?? 1} lookup kind(s); give --column once per kind of --by, in the same order`);
+    const [column, by] = [optionWord('column'), optionWord('by')];
+    throw new ConfigError(`Invalid option ${column}: ${columns.length} columns for ${kinds?.length ?? 1} lookup kind(s); give ${column} once per kind of ${by}, in the same order`);
   }
   if (!kinds || kinds.length === 1) {
     const kind = kinds?.[0];

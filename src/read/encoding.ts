@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { Transform } from 'node:stream';
 import type * as IconvLite from 'iconv-lite';
 import { ConfigError } from '../api/errors.js';
+import { optionWord } from '../options/option-table.js';
 import { sequenceLength } from './byte-string.js';
 
 let loaded: typeof IconvLite | undefined;
@@ -35,7 +36,7 @@ export function canonicalEncoding(label: string): string {
     return new TextDecoder(trimmed).encoding;
   } catch {
     if (trimmed !== '' && iconv().encodingExists(trimmed)) return trimmed;
-    throw new ConfigError(`Invalid option --encoding: must be an encoding label such as utf-8, utf-16le or windows-1252, got '${label}'`);
+    throw new ConfigError(`Invalid option ${optionWord('encoding')}: must be an encoding label such as utf-8, utf-16le or windows-1252, got '${label}'`);
   }
 }
 

@@ -5,6 +5,7 @@
 // enough for these kinds; the `file-type` package would bring a dependency tree for the same four.
 import fs from 'node:fs';
 import { UnreadableInputError } from '../api/errors.js';
+import { optionAsked } from '../options/option-table.js';
 
 /** The kinds of file that are refused, and what to tell the user about each. */
 const REFUSALS = {
@@ -15,8 +16,8 @@ const REFUSALS = {
   ods: 'is an OpenDocument spreadsheet (.ods): save it as .xlsx (File → Save As → Excel 2007-365) or as CSV and give that file',
   zip: 'is a zip archive: unzip it and give the CSV file inside',
   pdf: 'is a PDF document: export the table from the program that made it as CSV',
-  'utf-16le': 'looks like UTF-16 text without a byte-order mark: give --encoding utf-16le',
-  'utf-16be': 'looks like UTF-16 text without a byte-order mark: give --encoding utf-16be',
+  'utf-16le': 'looks like UTF-16 text without a byte-order mark: give ENCODING',
+  'utf-16be': 'looks like UTF-16 text without a byte-order mark: give ENCODING',
   binary: 'is a binary file, not CSV text: give a CSV file',
 } as const;
 
@@ -107,5 +108,5 @@ export function isWorkbookFile(path: string): boolean {
 /** Throws the one-line refusal for a head that is not CSV text. */
 export function assertText(head: Buffer, name: string, utf16: boolean): void {
   const kind = refusedKind(head, utf16);
-  if (kind !== undefined) throw new UnreadableInputError(`${name} ${REFUSALS[kind]}`);
+  if (kind !== undefined) throw new UnreadableInputError(`${name} ${REFUSALS[kind].replace('ENCODING', optionAsked('encoding', kind, `'${kind}'`))}`);
 }

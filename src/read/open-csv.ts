@@ -8,6 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { parse, type Parser } from 'csv-parse';
 import { ConfigError, UnreadableInputError } from '../api/errors.js';
+import { optionAsked, optionWord } from '../options/option-table.js';
 import { fromBytes, toBytes } from './byte-string.js';
 import { detectLayout, type RecordDelimiter } from './detect-layout.js';
 import { generatedHeader } from './generated-header.js';
@@ -28,7 +29,7 @@ function titlesLine(titles: string[], count: number): string {
   const title = fromBytes(titles[0]!).trim().replace(/^"(.*)"$/, '$1').replace(/""/g, '"');
   const first = title.length > 60 ? `${title.slice(0, 57)}...` : title;
   const lines = count === 1 ? '1 title line' : `${count} title lines`;
-  return `ignored ${lines} above the header ("${first}"); --skip-lines ${count} says so, --skip-lines 0 reads the first line as the header`;
+  return `ignored ${lines} above the header ("${first}"); ${optionAsked('skipLines', String(count), String(count))} says so, ${optionAsked('skipLines', '0', '0')} reads the first line as the header`;
 }
 
 export interface ReadOptions {
@@ -113,7 +114,7 @@ function settingsFrom(options: ReadOptions, input: string | Readable): Settings 
   if (delimiter !== undefined && ([...delimiter].length !== 1 || /["\r\n]/.test(delimiter))) {
     // Escaped, so that a line ending given by mistake does not break the message's one line.
     const got = JSON.stringify(delimiter).slice(1, -1);
-    throw new ConfigError(`Invalid option --delimiter: must be one character other than a quote or a line ending (or tab), got '${got}'`);
+    throw new ConfigError(`Invalid option ${optionWord('delimiter')}: must be one character other than a quote or a line ending (or tab), got '${got}'`);
   }
   return {
     delimiter: delimiter === undefined ? undefined : toBytes(delimiter),

@@ -3,6 +3,7 @@
 // the run the same CsvSource.
 import type { Readable } from 'node:stream';
 import { ConfigError } from '../api/errors.js';
+import { optionWord } from '../options/option-table.js';
 import { isWorkbookFile } from './file-kind.js';
 import { openCsv, type CsvSource, type ReadOptions } from './open-csv.js';
 import { limitRows } from './row-limit.js';
@@ -29,7 +30,7 @@ async function openWhole(input: string | Readable, options: Omit<SourceOptions, 
   }
   if (sheet !== undefined) {
     const name = typeof input === 'string' ? (input === '-' ? 'standard input' : input) : 'the input stream';
-    throw new ConfigError(`Invalid option --sheet: ${name} is not an .xlsx workbook (--sheet picks a worksheet of one), got '${sheet}'`);
+    throw new ConfigError(`Invalid option ${optionWord('sheet')}: ${name} is not an .xlsx workbook (${optionWord('sheet')} picks a worksheet of one), got '${sheet}'`);
   }
   return openCsv(input, csv);
 }

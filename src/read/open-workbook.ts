@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import { pipeline, type Readable } from 'node:stream';
 import { ConfigError, UnreadableInputError } from '../api/errors.js';
+import { optionAsked, optionWord } from '../options/option-table.js';
 import { toBytes } from './byte-string.js';
 import type { CsvSource } from './open-csv.js';
 import { generatedHeader } from './generated-header.js';
@@ -66,7 +67,7 @@ function chosenSheet(sheets: readonly SheetEntry[], wanted: string | undefined, 
   const position = /^\s*\d+\s*$/.test(wanted) ? Number(wanted) : NaN;
   if (position >= 1 && position <= sheets.length) return sheets[position - 1]!.name;
   const names = sheets.map((sheet, i) => `${i + 1} '${sheet.name}'`).join(', ');
-  throw new ConfigError(`Invalid option --sheet: ${input} has no sheet '${wanted}'; its sheets are ${names}: give --sheet NAME or --sheet N`);
+  throw new ConfigError(`Invalid option ${optionWord('sheet')}: ${input} has no sheet '${wanted}'; its sheets are ${names}: give ${optionAsked('sheet', 'NAME or --sheet N', 'a name or a 1-based position')}`);
 }
 
 /** A failure of the zip or the XML, as one line naming the input. */
@@ -133,7 +134,7 @@ export async function openWorkbook(input: string, options: WorkbookOptions = {})
   }
   if (first === undefined) {
     sheet.finish();
-    throw new UnreadableInputError(`${input}: the sheet '${sheet.name}' is empty (no cell holds anything): give --sheet with the sheet of contacts`);
+    throw new UnreadableInputError(`${input}: the sheet '${sheet.name}' is empty (no cell holds anything): give ${optionWord('sheet')} with the sheet of contacts`);
   }
   return workbookSource(input, sheet, first, options.header ?? true, totalBytes);
 }

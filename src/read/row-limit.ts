@@ -1,5 +1,6 @@
 // --limit N: only the first N data rows, to try a file before the whole run. The rest is not read
 // at all (the source is stopped), so a try on a big file costs what N rows cost.
+import { optionAsked, optionWord } from '../options/option-table.js';
 import type { CsvSource } from './open-csv.js';
 
 /** The first `limit` data rows of `source`; `tell` says once, at the cut, that the input has more. */
@@ -27,7 +28,7 @@ export function limitRows(source: CsvSource, limit: number, tell: (line: string)
         const rows = batch.slice(0, left);
         left = 0;
         if (more) {
-          tell(`--limit ${limit}: the output holds the first ${limit} data row${limit === 1 ? '' : 's'} only; the input has more (a partial run: drop --limit for the whole file)`);
+          tell(`${optionAsked('limit', String(limit))}: the output holds the first ${limit} data row${limit === 1 ? '' : 's'} only; the input has more (a partial run: drop ${optionWord('limit')} for the whole file)`);
           source.destroy();
         }
         return { done: false, value: rows };

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { UnwritableOutputError } from '../api/errors.js';
+import { optionWord } from '../options/option-table.js';
 import { whyNotWritable } from '../write/sinks.js';
 
 /** A temporary name beside the report that no one can guess (created with 'wx': never through a link). */
@@ -21,6 +22,6 @@ export function checkReportPath(file: string): void {
     fs.closeSync(fs.openSync(probe, 'wx', 0o644));
     fs.rmSync(probe, { force: true });
   } catch (error) {
-    throw new UnwritableOutputError(`Cannot write the report ${file}: ${whyNotWritable(error)}; choose another path with --report`);
+    throw new UnwritableOutputError(`Cannot write the report ${file}: ${whyNotWritable(error)}; choose another path with ${optionWord('report')}`);
   }
 }

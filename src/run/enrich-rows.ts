@@ -5,7 +5,7 @@
 import type { CompanyLead, Lead, MxResult, WhoisResult } from '../api/types.js';
 import { ConfigError, RowError, type ErrorCode } from '../api/errors.js';
 import type { EnrichOptions } from './enrich-options.js';
-import { resolveOptions, type EnrichSettings } from './settings.js';
+import { enrichOptionNames, resolveOptions, unknownOption, type EnrichSettings } from './settings.js';
 import type { LookupKind } from '../plan/plan.js';
 import { domainColumnFor, detectTargets } from '../plan/targets.js';
 import { fromBytes } from '../read/byte-string.js';
@@ -53,6 +53,10 @@ export type RowResult<T = InputRow> =
   /** Why there is no answer: a LeadError with the sidecar's code. */
   | (RowResultBase<T> & { status: 'error' | 'skipped'; lead: undefined; error: RowError });
 
+/** enrich()'s options that are about files and streams: refused by enrichRows with why. */
+const FILE_OPTIONS = ['input', 'output', 'errors', 'format', 'delimiter', 'encoding', 'sheet', 'skipLines', 'limit', 'stdout'];
+const ROWS_OPTIONS = [...enrichOptionNames().filter((name) => !FILE_OPTIONS.includes(name)), 'header'];
+
 /**
  * `T` is inferred from the rows, so `result.input` is the caller's type. `object` rather than an
  * index signature: an array of an `interface` (which has none) must be accepted as it is.
@@ -61,8 +65,10 @@ export function enrichRows<T extends object = InputRow>(
   rows: Iterable<T> | AsyncIterable<T>,
   options: EnrichRowsOptions = {},
 ): AsyncIterableIterator<RowResult<T>> {
-  for (const key of ['input', 'output', 'errors', 'format', 'delimiter', 'encoding', 'sheet', 'skipLines', 'limit', 'stdout']) {
-    if ((options as Record<string, unknown>)[key] !== undefined) throw new ConfigError(`Invalid option ${key}: not an option of enrichRows (its rows come from the iterable, its results from the loop)`);
+  for (const [key, value] of Object.entries(options as object)) {
+    if (value === undefined) continue;
+    if (FILE_OPTIONS.includes(key)) throw new ConfigError(`Invalid option ${key}: not an option of enrichRows (its rows come from the iterable, its results from the loop)`);
+    if (!ROWS_OPTIONS.includes(key)) throw unknownOption(key, 'enrichRows', 'EnrichRowsOptions', ROWS_OPTIONS);
   }
   const { header, ...rest } = options;
   // Validated now, before the first result is asked for: a wrong option throws at the call.

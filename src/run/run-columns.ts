@@ -8,6 +8,7 @@ import { FillRates } from '../write/fill-rates.js';
 import { CellFill, fillTargets } from '../write/cell-fill.js';
 import { completeRule, type CompleteRule } from '../plan/complete-row.js';
 import { inputColumnIndex } from '../plan/named-columns.js';
+import { optionWord } from '../options/option-table.js';
 import type { EnrichSettings } from './settings.js';
 
 /** The columns a run writes and fills, and which rows it need not look up: all checked before any request. */
@@ -30,7 +31,7 @@ export function runColumns(settings: EnrichSettings, targets: readonly LookupTar
   const fill = settings.fill ? new CellFill(fillTargets(settings.fill, header, kind, flags, settings.prefix), kind, flags, settings.overwrite) : undefined;
   // A row is complete when every cell it could fill, and every --only-missing cell, holds a value.
   const needed = new Map<number, string>((fill?.completeColumns ?? []).map((t) => [t.column, t.columnName]));
-  for (const name of settings.onlyMissing ?? []) needed.set(inputColumnIndex(header, name, '--only-missing'), name);
+  for (const name of settings.onlyMissing ?? []) needed.set(inputColumnIndex(header, name, optionWord('onlyMissing')), name);
   const complete = needed.size > 0 ? completeRule([...needed.keys()], [...needed.values()]) : undefined;
   const written = (settings.fields ?? addedColumnNames(kind, flags)).filter((name) => !BOOKKEEPING_COLUMNS.has(name));
   const rated = [...new Set([...written, ...(fill?.targets.map((t) => t.field) ?? [])])];

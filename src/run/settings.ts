@@ -15,7 +15,8 @@ import { ResultStore } from '../store/result-store.js';
 import type { MaxErrors } from './error-budget.js';
 import { DEFAULTS } from '../options/defaults.js';
 import type { EnrichOptions, EnrichProgress, EnrichTuning, Extra } from './enrich-options.js';
-import { doorOf, readOption } from '../options/option-table.js';
+import { didYouMean } from '../options/did-you-mean.js';
+import { doorOf, optionWord, readOption } from '../options/option-table.js';
 import { checked, invalid, type Door } from '../options/refusal.js';
 import { defaultOf, LIBRARY_NAMES, type OptionValue, type RuledName } from '../options/registry.js';
 import { nonNegativeInteger, positiveInteger, type FillPair } from '../options/rules.js';
@@ -94,12 +95,15 @@ const TUNING_KEYS = [
   'drainTimeoutMs', 'edgeMarginMs', 'reorderWindow', 'storeFlushIntervalMs',
 ] as const;
 
+/** The options of enrich() (the registry's, and those only a program can give). */
+export function enrichOptionNames(): string[] {
+  return [...KNOWN_OPTIONS];
+}
+
 export function resolveOptions(options: EnrichOptions): EnrichSettings {
   if (typeof options !== 'object' || options === null) throw invalid('options', 'must be an object such as { input: "contacts.csv" }', options);
   for (const key of Object.keys(options)) {
-    if (!KNOWN_OPTIONS.has(key) && (options as unknown as Record<string, unknown>)[key] !== undefined) {
-      throw new ConfigError(`Invalid option ${key}: not an option of enrich (see EnrichOptions)`);
-    }
+    if (!KNOWN_OPTIONS.has(key) && (options as unknown as Record<string, unknown>)[key] !== undefined) throw unknownOption(key, 'enrich', 'EnrichOptions');
   }
   // Each value once, by its rule, named as it came in (a flag, the config file, the library).
   const read = <K extends RuledName>(name: K): OptionValue<K> | undefined => readOption(name, (options as unknown as Record<string, unknown>)[name], doorOf(options, name));
@@ -114,14 +118,14 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
   // Before anything is opened for writing or any request is made (docs/cli-contract.md, "Never overwritten").
   assertDistinctFiles([
     { option: '<input>', path: typeof input === 'string' ? input : undefined },
-    { option: '--output', path: typeof output === 'string' ? output : undefined },
-    { option: '--errors', path: typeof errors === 'string' ? errors : undefined },
-    { option: '--store', path: typeof store === 'string' ? store : store.path },
-    { option: '--report', path: report },
+    { option: optionWord('output'), path: typeof output === 'string' ? output : undefined },
+    { option: optionWord('errors'), path: typeof errors === 'string' ? errors : undefined },
+    { option: optionWord('store'), path: typeof store === 'string' ? store : store.path },
+    { option: optionWord('report'), path: report },
   ]);
   const fill = read('fill');
   const overwrite = read('overwrite') ?? defaultOf('overwrite')!;
-  if (overwrite && !fill) throw new ConfigError('Invalid option --overwrite: it replaces the cells --fill fills; give --fill too');
+  if (overwrite && !fill) throw new ConfigError(`Invalid option ${optionWord('overwrite')}: it replaces the cells ${optionWord('fill')} fills; give ${optionWord('fill')} too`);
   return {
     input,
     delimiter: read('delimiter'),
@@ -175,6 +179,15 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
   };
 }
 
+/**
+ * An option no one of `what` has: named with the closest one, as the command line's flags and the
+ * config file's keys are (`rmp` → did you mean rpm?).
+ */
+export function unknownOption(key: string, what: string, type: string, known: readonly string[] = [...KNOWN_OPTIONS]): ConfigError {
+  const guess = didYouMean(key, known);
+  return new ConfigError(`Invalid option ${key}: not an option of ${what} (see ${type})${guess ? `; did you mean ${guess}?` : ''}`);
+}
+
 /** The command line a report names: the caller's, else this process's own. */
 function commandLineOf(given: unknown): readonly string[] {
   if (given === undefined) return process.argv.slice(1);
@@ -218,7 +231,7 @@ export type OutputFormat = 'csv' | 'jsonl' | 'xlsx';
 function formatNamed(output: unknown): OutputFormat | undefined {
   if (typeof output !== 'string') return undefined;
   if (/\.xlsx(\.gz)?$/i.test(output)) {
-    if (/\.gz$/i.test(output)) throw new ConfigError(`Invalid option --output: an .xlsx is compressed already, got '${output}': drop the .gz`);
+    if (/\.gz$/i.test(output)) throw new ConfigError(`Invalid option ${optionWord('output')}: an .xlsx is compressed already, got '${output}': drop the .gz`);
     return 'xlsx';
   }
   if (/\.jsonl(\.gz)?$/i.test(output)) return 'jsonl';
@@ -233,7 +246,7 @@ function formatNamed(output: unknown): OutputFormat | undefined {
 function formatOf(given: OutputFormat | undefined, output: unknown, input: string | Readable): OutputFormat {
   const named = formatNamed(output);
   if (given !== undefined && named !== undefined && given !== named) {
-    throw new ConfigError(`Invalid option --format: ${given} contradicts the output's name ${String(output)} (${NAMES[named]}): drop one of them`);
+    throw new ConfigError(`Invalid option ${optionWord('format')}: ${given} contradicts the output's name ${String(output)} (${NAMES[named]}): drop one of them`);
   }
   if (given ?? named) return (given ?? named)!;
   return output === undefined && typeof input === 'string' && input !== '-' && isWorkbookFile(input) ? 'xlsx' : DEFAULTS.format;

@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../api/errors.js';
 import { migrate, type Upgrade } from './schema.js';
+import { anotherStore } from './store-options.js';
+import { said } from '../api/caller-words.js';
 import { openSqlite, sqliteCode, SQLITE, type Database } from './sqlite.js';
 
 /** Long enough for another process's flush (a few ms) or checkpoint to finish. */
@@ -20,8 +22,8 @@ export function prepareFile(filePath: string, readonly: boolean): void {
     if (readonly) {
       if (!fs.existsSync(filePath)) {
         throw new ConfigError(
-          `Cannot open the result store at ${filePath}: no such file (nothing has been stored there yet). ` +
-            'Pass --store PATH or set LEAD_ENRICH_STORE to an existing store.',
+          `Cannot open the result store at ${filePath}: no such file (nothing has been stored there yet); ` +
+            `${said({ cli: 'pass --store PATH or set LEAD_ENRICH_STORE to an existing store', library: 'give the path of an existing store' })}`,
         );
       }
       return;
@@ -80,8 +82,6 @@ export function openError(filePath: string, error: unknown): ConfigError {
   return new ConfigError(`Cannot open the result store at ${filePath}: ${why}; ${advice}`, { cause: error });
 }
 
-const ELSEWHERE = 'pass --store PATH or set LEAD_ENRICH_STORE to use another file';
-
 interface Diagnosis {
   why: string;
   advice: string;
@@ -94,37 +94,37 @@ export function diagnose(error: unknown, filePath: string): Diagnosis {
   switch (sqliteCode(error) ?? errno) {
     case 'EACCES':
     case 'EPERM':
-      return { why: 'permission denied', advice: `check who may write the file and its folder (ls -l), or ${ELSEWHERE}` };
+      return { why: 'permission denied', advice: `check who may write the file and its folder (ls -l), or ${anotherStore()}` };
     case 'EROFS':
-      return { why: 'the file system is read-only', advice: ELSEWHERE };
+      return { why: 'the file system is read-only', advice: anotherStore() };
     case SQLITE.READONLY:
-      return { why: 'the file is read-only', advice: `check its permissions (ls -l), or ${ELSEWHERE}` };
+      return { why: 'the file is read-only', advice: `check its permissions (ls -l), or ${anotherStore()}` };
     case 'ENOTDIR':
     case 'EEXIST':
     case 'ELOOP':
     case 'ENAMETOOLONG':
-      return { why: PATH_PROBLEMS[errno as string]!, advice: `check the path, or ${ELSEWHERE}` };
+      return { why: PATH_PROBLEMS[errno as string]!, advice: `check the path, or ${anotherStore()}` };
     case 'EISDIR':
-      return { why: 'it is a directory', advice: `give a file inside it (--store ${path.join(filePath, 'results.sqlite')})` };
+      return { why: 'it is a directory', advice: `give a file inside it (${said({ cli: `--store ${path.join(filePath, 'results.sqlite')}`, library: `'${path.join(filePath, 'results.sqlite')}'` })})` };
     case 'ENOSPC':
     case 'EDQUOT':
     case SQLITE.FULL:
-      return { why: 'no space left on the device', advice: `free some space on that disk, or ${ELSEWHERE} on another disk` };
+      return { why: 'no space left on the device', advice: `free some space on that disk, or ${anotherStore()} on another disk` };
     case SQLITE.NOTADB:
-      return { why: "it is not a SQLite database (another program's file?)", advice: `it was left untouched; ${ELSEWHERE}` };
+      return { why: "it is not a SQLite database (another program's file?)", advice: `it was left untouched; ${anotherStore()}` };
     case SQLITE.CORRUPT:
       return {
         why: 'the database file is damaged',
-        advice: `see what is wrong with lead-enrich store check --store '${filePath}'; move it aside (mv '${filePath}' '${filePath}.damaged') and run again (answers are bought again only when needed), or ${ELSEWHERE}`,
+        advice: `see what is wrong with lead-enrich store check --store '${filePath}'; move it aside (mv '${filePath}' '${filePath}.damaged') and run again (answers are bought again only when needed), or ${anotherStore()}`,
       };
     case SQLITE.BUSY:
       return { why: 'another program holds a lock on it', advice: 'wait for it to finish, then run again' };
     case SQLITE.CANTOPEN:
-      return { why: 'SQLite cannot open the file', advice: `check the path and its permissions, or ${ELSEWHERE}` };
+      return { why: 'SQLite cannot open the file', advice: `check the path and its permissions, or ${anotherStore()}` };
     case SQLITE.IOERR:
-      return { why: 'an I/O error', advice: `check the disk, or ${ELSEWHERE}` };
+      return { why: 'an I/O error', advice: `check the disk, or ${anotherStore()}` };
     default:
-      return { why: oneLine(error), advice: ELSEWHERE };
+      return { why: oneLine(error), advice: anotherStore() };
   }
 }
 

@@ -6,6 +6,7 @@ import { ConfigError } from '../api/errors.js';
 import type { Operation } from '../api/types.js';
 import type { CellsRenderer } from './answer-cells.js';
 import { cellsText } from './answer-cells.js';
+import { anotherStore } from './store-options.js';
 import { immediateTransaction, pragma, prepareRaw, type Database } from './sqlite.js';
 
 /** Marks the file as ours ('LENR'), so a stranger SQLite database is refused, not modified. */
@@ -148,14 +149,14 @@ function checkHeader(header: Header, filePath: string): boolean {
   const empty = header.version === 0 && header.tables === 0 && header.appId === 0;
   if (!empty && header.appId !== APPLICATION_ID) {
     throw new ConfigError(
-      `Cannot open the result store at ${filePath}: it is a SQLite database but not a lead-enrich result store. ` +
-        'Pass --store PATH or set LEAD_ENRICH_STORE to another file.',
+      `Cannot open the result store at ${filePath}: it is a SQLite database but not a lead-enrich result store; ` +
+        anotherStore(),
     );
   }
   if (header.version > SCHEMA_VERSION) {
     throw new ConfigError(
       `Cannot open the result store at ${filePath}: it was written by a newer lead-enrich (schema ${header.version}, ` +
-        `this version knows ${SCHEMA_VERSION}). Upgrade lead-enrich, or pass --store PATH to use another file.`,
+        `this version knows ${SCHEMA_VERSION}). Upgrade lead-enrich, or ${anotherStore()}`,
     );
   }
   return empty;

@@ -8,6 +8,8 @@
 // filtered while the module loads. Every other warning still shows.
 import { createRequire } from 'node:module';
 import type * as Sqlite from 'node:sqlite';
+import { ConfigError } from '../api/errors.js';
+import { unsupportedNode } from '../core/node-version.js';
 
 export type Database = Sqlite.DatabaseSync;
 export type Statement = Sqlite.StatementSync;
@@ -17,6 +19,10 @@ let loaded: typeof Sqlite | undefined;
 /** node:sqlite, loaded on first use (so that `--help` and commands without a store never load it). */
 function sqlite(): typeof Sqlite {
   if (loaded) return loaded;
+  // The command line checks the version before anything loads; a program calling the library on
+  // an older Node meets it here, where the store needs what that Node lacks: the same one line.
+  const tooOld = unsupportedNode(process.versions.node);
+  if (tooOld) throw new ConfigError(tooOld);
   const emitWarning = process.emitWarning;
   process.emitWarning = function filtered(this: typeof process, warning: string | Error, ...rest: unknown[]) {
     const text = typeof warning === 'string' ? warning : warning.message;

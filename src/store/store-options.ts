@@ -1,5 +1,6 @@
 // The result store's options, their defaults, and their validation.
 
+import { said } from '../api/caller-words.js';
 import { ConfigError } from '../api/errors.js';
 import { DEFAULTS } from '../options/defaults.js';
 import { checked } from '../options/refusal.js';
@@ -41,12 +42,16 @@ export interface ResultStoreStats {
 export type StoreSettings = Required<Omit<ResultStoreOptions, 'path' | 'cells'>>;
 
 
+/** How the reader points the run at another store file. */
+export function anotherStore(): string {
+  return said({ cli: 'pass --store PATH or set LEAD_ENRICH_STORE to use another file', library: "give another store path (or ':memory:')" });
+}
+
 /** The settings of `options`, defaults filled in; ConfigError for a missing path or a bad value, naming the option. */
 export function resolveOptions(options: ResultStoreOptions): StoreSettings {
   if (typeof options.path !== 'string' || options.path.trim() === '') {
     throw new ConfigError(
-      `Invalid result store path: must be a file path or ':memory:', got '${String(options.path)}'. ` +
-        'Pass --store PATH or set LEAD_ENRICH_STORE.',
+      `Invalid result store path: must be a file path or ':memory:', got '${String(options.path)}'`,
     );
   }
   const read = <T>(name: keyof ResultStoreOptions, rule: (raw: unknown) => T): T | undefined =>

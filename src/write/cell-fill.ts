@@ -8,7 +8,9 @@
 import { ConfigError } from '../api/errors.js';
 import type { LookupKind } from '../core/kinds.js';
 import type { FinishedRow } from '../core/rows.js';
+import { said } from '../api/caller-words.js';
 import { didYouMean } from '../options/did-you-mean.js';
+import { optionWord } from '../options/option-table.js';
 import type { FillPair } from '../options/rules.js';
 import { isBlank } from '../plan/complete-row.js';
 import { inputColumnIndex } from '../plan/named-columns.js';
@@ -32,14 +34,19 @@ function fieldOf(field: string, known: readonly string[], prefix: string): strin
   // `title` for lead_title, `Company_Name` for company_name: the added column it names without its prefix or case.
   const lower = field.toLowerCase();
   const guess = known.find((name) => name === lower || name === `lead_${lower}`) ?? didYouMean(field, known);
-  const hint = extra && !known.some((name) => name.startsWith(`${extra}_`)) ? `: add --with ${extra}` : guess ? ` (did you mean ${guess}?)` : '';
-  throw new ConfigError(`Invalid option --fill: this run adds no column named '${field}'${hint}; a field is one of ${known.join(', ')}`);
+  const hint = extra && !known.some((name) => name.startsWith(`${extra}_`)) ? `: ${addWith(extra)}` : guess ? ` (did you mean ${guess}?)` : '';
+  throw new ConfigError(`Invalid option ${optionWord('fill')}: this run adds no column named '${field}'${hint}; a field is one of ${known.join(', ')}`);
+}
+
+/** How the reader asks for an extra lookup: `add --with mx`, or `add 'mx' to with`. */
+export function addWith(extra: string): string {
+  return said({ cli: `add --with ${extra}`, library: `add '${extra}' to with` });
 }
 
 /** The pairs checked against the input's header and the run's added columns (before any request). */
 export function fillTargets(pairs: readonly FillPair[], header: readonly string[], kind: LookupKind, flags: ColumnFlags, prefix: string): FillTarget[] {
   const known = addedColumnNames(kind, flags).filter((name) => !NOT_FIELDS.has(name));
-  return pairs.map(({ column, field }) => ({ column: inputColumnIndex(header, column, '--fill'), columnName: column, field: fieldOf(field, known, prefix) }));
+  return pairs.map(({ column, field }) => ({ column: inputColumnIndex(header, column, optionWord('fill')), columnName: column, field: fieldOf(field, known, prefix) }));
 }
 
 export class CellFill {

@@ -3,6 +3,8 @@
 // closest one; an added column whose name equals an input column is refused with --prefix.
 import { ConfigError } from '../api/errors.js';
 import { didYouMean } from '../options/did-you-mean.js';
+import { optionAsked, optionWord } from '../options/option-table.js';
+import { addWith } from './cell-fill.js';
 import type { LookupKind } from '../core/kinds.js';
 import { addedColumnNames, isMemberField, type ColumnChoice, type ColumnFlags } from './columns.js';
 
@@ -16,8 +18,8 @@ export function checkColumnChoice(
   for (const name of choice.fields ?? []) {
     if (known.includes(name) || isMemberField(name)) continue;
     const extra = /^(mx|whois)_/.exec(name)?.[1];
-    const hint = extra ? `: add --with ${extra}` : didYouMean(name, known) ? ` (did you mean ${didYouMean(name, known)}?)` : '';
-    throw new ConfigError(`Invalid option --fields: this run adds no column named '${name}'${hint}; it adds ${known.join(', ')}`);
+    const hint = extra ? `: ${addWith(extra)}` : didYouMean(name, known) ? ` (did you mean ${didYouMean(name, known)}?)` : '';
+    throw new ConfigError(`Invalid option ${optionWord('fields')}: this run adds no column named '${name}'${hint}; it adds ${known.join(', ')}`);
   }
   const prefix = choice.prefix ?? '';
   const written = choice.fields ? ['lead_status', ...choice.fields.map((name) => (isMemberField(name) ? name.replaceAll('.', '_') : name))] : known;
@@ -26,7 +28,7 @@ export function checkColumnChoice(
     // Only --prefix always works: --fields keeps lead_status whatever it lists, and leaves out the
     // very columns the run was asked for. The prefix suggested is one that clashes with nothing.
     const free = freePrefix(written, inputHeader);
-    throw new ConfigError(`The input already has a column named '${clash}', which this run would add again: give --prefix ${free} (or another prefix)`);
+    throw new ConfigError(`The input already has a column named '${clash}', which this run would add again: give ${optionAsked('prefix', free, `'${free}'`)} (or another prefix)`);
   }
 }
 

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { OutputLockedError, UnwritableOutputError } from '../api/errors.js';
 import { isAlive } from '../core/processes.js';
-import { whyNotWritable } from './sinks.js';
+import { OUTPUTS_GIVEN, whyNotWritable } from './sinks.js';
 
 const REFRESH_MS = 20_000;
 const STALE_MS = 3 * REFRESH_MS;
@@ -58,12 +58,12 @@ export class OutputLock {
       const holder = readHolder(file);
       if (!holder && isFresh(file)) {
         // Just made by a run that is writing its pid into it right now.
-        throw new OutputLockedError(`Another lead-enrich run is starting to write the ${what} ${path.resolve(destination)}: wait for it to finish, or write elsewhere with -o / --errors`);
+        throw new OutputLockedError(`Another lead-enrich run is starting to write the ${what} ${path.resolve(destination)}: wait for it to finish, or write elsewhere (${OUTPUTS_GIVEN()})`);
       }
       if (holder && !isStale(file, holder)) {
         throw new OutputLockedError(
           `Another lead-enrich run is writing the ${what} ${path.resolve(destination)} (pid ${holder.pid} on ${holder.host}, since ${holder.started}): ` +
-            'wait for it to finish, or write elsewhere with -o / --errors',
+            `wait for it to finish, or write elsewhere (${OUTPUTS_GIVEN()})`,
         );
       }
       // Stale (or half-written by a run that was killed just then): taken over.
@@ -82,7 +82,7 @@ export class OutputLock {
 }
 
 function unwritable(destination: string, error: unknown): UnwritableOutputError {
-  return new UnwritableOutputError(`Cannot write ${destination}: ${whyNotWritable(error)}; choose another path with -o / --errors`);
+  return new UnwritableOutputError(`Cannot write ${destination}: ${whyNotWritable(error)}; choose another path ${OUTPUTS_GIVEN()}`);
 }
 
 function readHolder(file: string): Holder | undefined {

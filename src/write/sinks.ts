@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
+import { said } from '../api/caller-words.js';
 import { UnwritableOutputError } from '../api/errors.js';
 import { isAlive } from '../core/processes.js';
 
@@ -37,9 +38,12 @@ export function openSink(target: string | Writable, stdout: Writable): Sink {
     gzip.pipe(file);
     return { stream: gzip, file, temp, final, endStream: true };
   } catch (error) {
-    throw new UnwritableOutputError(`Cannot write ${target}: ${whyNotWritable(error)}; choose another path with -o / --errors`);
+    throw new UnwritableOutputError(`Cannot write ${target}: ${whyNotWritable(error)}; choose another path ${OUTPUTS_GIVEN()}`);
   }
 }
+
+/** Where the reader names the output and the sidecar. */
+export const OUTPUTS_GIVEN = (): string => said({ cli: 'with -o / --errors', library: 'for output / errors' });
 
 /** Temporary files of earlier runs that were killed (their process is gone) are removed. */
 function removeStalePartials(final: string): void {

@@ -10,6 +10,7 @@ import https from 'node:https';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { speakTo } from '../../src/api/caller-words.js';
 import { networkFailure } from '../../src/api/network-errors.js';
 import { canProxy, proxySetup } from '../../src/api/proxy.js';
 import { readOption } from '../../src/options/option-table.js';
@@ -223,6 +224,8 @@ describe('network failures say where and what to check', () => {
   }, 60_000);
 
   it('each cause in words, with what to check (no DNS is asked here: the errors are the system\'s own shapes)', () => {
+    // In the command line's words, as the runs above say them (a program's: test/integration/library-words.test.ts).
+    speakTo('cli');
     const target = { host: 'api.example.com', port: 443, path: '/account/credits' };
     const cause = new Error('x');
     const said = (error: object) => networkFailure(error, target, undefined, cause).message;

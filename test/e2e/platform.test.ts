@@ -4,8 +4,9 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { unsupportedNode } from '../../src/cli/node-version.js';
+import { unsupportedNode } from '../../src/core/node-version.js';
 import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 
 const FIXTURE_STORE = path.join(REPO_ROOT, 'fixtures', 'stores', 'v3-better-sqlite3.sqlite');
@@ -33,6 +34,25 @@ describe('the Node.js versions', () => {
     }
     expect(status).toBe(1);
     expect(stderr).toBe(`lead-enrich: Node.js 22.16 or a later 22, or 24 or later, is needed (22, 24 or 26), this is ${older!.version.slice(1)}: install a supported Node.js and run it again\n`);
+  });
+
+  // The library on the same older Node: a program gets the same sentence, as a ConfigError, where
+  // the store would need what that Node lacks (not "No such built-in module: node:sqlite").
+  it.skipIf(older === undefined)(`a program calling enrichRows on an older Node (${older?.version ?? 'none on PATH'}) gets that line as a ConfigError`, { meta: { skipReason: 'no Node older than 22 on PATH' } }, () => {
+    const program = `
+      import { enrichRows, ConfigError } from ${JSON.stringify(pathToFileURL(path.join(REPO_ROOT, 'dist', 'index.js')).href)};
+      try {
+        for await (const _ of enrichRows([{ email: 'jane@acme.com' }], { baseUrl: 'http://127.0.0.1:1/v2', token: 'a-token-of-twenty-chars', store: ':memory:' })) {}
+        console.log('no error');
+      } catch (error) {
+        console.log(JSON.stringify({ config: error instanceof ConfigError, code: error.code, message: error.message }));
+      }`;
+    const printed = execFileSync(older!.path, ['--input-type=module', '-e', program], { cwd: REPO_ROOT, encoding: 'utf8' });
+    expect(JSON.parse(printed)).toEqual({
+      config: true,
+      code: 'config',
+      message: `Node.js 22.16 or a later 22, or 24 or later, is needed (22, 24 or 26), this is ${older!.version.slice(1)}: install a supported Node.js and run it again`,
+    });
   });
 });
 

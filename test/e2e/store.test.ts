@@ -6,10 +6,15 @@ import { fileURLToPath } from 'node:url';
 import { openSqliteFile } from '../helpers/sqlite.js';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
+import { speakTo } from '../../src/api/caller-words.js';
 import { ConfigError } from '../../src/api/errors.js';
 import { defaultStorePath } from '../../src/store/default-path.js';
 import { formatDuration, parseDuration } from '../../src/core/duration.js';
 import { ResultStore, SCHEMA_VERSION } from '../../src/store/result-store.js';
+
+// The store's messages as the command line's user reads them, whose store it is (a program's
+// words for the same failures: test/integration/library-words.test.ts).
+speakTo('cli');
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SERVICE = 'https://api.example.test/v1';

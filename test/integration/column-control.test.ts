@@ -42,7 +42,7 @@ describe('column control', () => {
     const before = s.stats.requests;
     const error = await run({ input: first, output: path.join(dir, 'again.csv'), with: ['mx'] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as Error).message).toMatch(/already has a column named 'lead_status'.*--prefix/);
+    expect((error as Error).message).toMatch(/already has a column named 'lead_status', which this run would add again: give prefix: '\w+' \(or another prefix\)$/);
     // Not even the account was read.
     expect(s.stats.requests).toBe(before);
     const again = path.join(dir, 'again.csv');
@@ -55,7 +55,7 @@ describe('column control', () => {
     const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['ann@acme.com']]);
     const before = s.stats.requests;
     await expect(run({ input, fields: 'lead_nmae' })).rejects.toThrow(/no column named 'lead_nmae' \(did you mean lead_name\?\)/);
-    await expect(run({ input, fields: 'whois_registrar' })).rejects.toThrow(/'whois_registrar': add --with whois/);
+    await expect(run({ input, fields: 'whois_registrar' })).rejects.toThrow(/'whois_registrar': add 'whois' to with;/);
     expect(s.stats.requests).toBe(before);
   });
 

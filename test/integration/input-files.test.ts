@@ -183,11 +183,11 @@ describe('files that are not CSV, and files that must never be overwritten', () 
     const spellings = [input, path.join(dir, 'sub', '..', 'in.csv'), path.join(dir, 'link.csv'), path.join(dir, 'hard.csv')];
     const before = s.stats.requests;
     for (const spelling of spellings) {
-      await expect(run({ input, output: spelling })).rejects.toThrow(/--output would overwrite the input/);
-      await expect(run({ input, errors: spelling })).rejects.toThrow(/--errors would overwrite the input/);
-      await expect(run({ input, store: spelling })).rejects.toThrow(/--store would overwrite the input/);
+      await expect(run({ input, output: spelling })).rejects.toThrow(/^output would overwrite the input/);
+      await expect(run({ input, errors: spelling })).rejects.toThrow(/^errors would overwrite the input/);
+      await expect(run({ input, store: spelling })).rejects.toThrow(/^store would overwrite the input/);
     }
-    await expect(run({ input, output: path.join(dir, 'out.csv'), errors: path.join(dir, 'out.csv') })).rejects.toThrow(/--errors would overwrite --output/);
+    await expect(run({ input, output: path.join(dir, 'out.csv'), errors: path.join(dir, 'out.csv') })).rejects.toThrow(/^errors would overwrite output/);
     expect(s.stats.requests).toBe(before);
     expect(fs.readFileSync(input).equals(bytes)).toBe(true);
     expect(fs.readdirSync(dir).sort()).toEqual(['hard.csv', 'in.csv', 'link.csv', 'sub']);

@@ -1,4 +1,5 @@
 import { describe, it, expect } from 'vitest';
+import { speakTo } from '../../src/api/caller-words.js';
 import { ConfigError } from '../../src/api/errors.js';
 import {
   LOOKUP_OPERATION,
@@ -10,6 +11,10 @@ import {
   parseLookupKind,
   type LookupKind,
 } from '../../src/plan/plan.js';
+
+// The messages as the command line's user reads them (the library's words for the same
+// failures: test/integration/library-words.test.ts).
+speakTo('cli');
 
 function configError(fn: () => unknown): ConfigError {
   try {
