@@ -1,6 +1,7 @@
 // Wire types of the Lead Lookup interface (docs/lead-api-interface.md, part 2).
 // Field names keep the interface's own spellings (`contructed_title`, `steet`, `pay-as-you-go`).
-// Every object type allows unknown members: the server may add fields and we keep them.
+// Every object type but the leads allows unknown members: the server may add fields and we keep
+// them. The leads name their members only, so that a typo in a caller's code does not compile.
 
 /** The eight operations of the interface, named once for the client, sandbox, store and stats. */
 export type Operation =
@@ -26,7 +27,8 @@ export const OPERATION_PATHS: Record<Operation, { method: 'GET' | 'POST'; path: 
 
 type Open = { [extra: string]: unknown };
 
-export interface Address extends Open {
+/** An address of a person (2.1). */
+export interface Address {
   full_address?: string;
   state?: string;
   city?: string;
@@ -34,11 +36,17 @@ export interface Address extends Open {
   country_code?: string;
 }
 
-/** 2.1 Lead (person). Every field optional: "not found" is an empty object (docs/api-behaviour-notes.md). */
-export interface Lead extends Open {
+/**
+ * 2.1 Lead (person): what a lookup by email or profile URL finds. Every member optional: "not
+ * found" is an empty object (docs/api-behaviour-notes.md). No index signature, so that a member
+ * the interface does not name (`jobTitle`) does not compile; members the service adds beyond it
+ * are still in the object (read them as `(lead as Record<string, unknown>).phones`).
+ */
+export interface PersonLead {
   id?: string;
   type?: string;
   name?: string;
+  /** Spelled so by the interface. */
   contructed_title?: string;
   profile_picture?: string;
   network_url?: string;
@@ -49,14 +57,18 @@ export interface Lead extends Open {
   total_experience_in_months?: number;
 }
 
-export interface CompanyAddress extends Open {
+/** The person lead under its former name. @deprecated Use PersonLead. */
+export type Lead = PersonLead;
+
+/** The address of a company (2.2): a single object. */
+export interface CompanyAddress {
   full_address?: string;
   country?: string;
   country_code?: string;
 }
 
-/** 2.2 Company lead: `addresses` is a single object, not an array. */
-export interface CompanyLead extends Open {
+/** 2.2 Company lead: what a lookup by domain finds. `addresses` is a single object, not an array. */
+export interface CompanyLead {
   id?: string;
   type?: string;
   name?: string;
@@ -64,6 +76,23 @@ export interface CompanyLead extends Open {
   network_url?: string;
   addresses?: CompanyAddress;
 }
+
+/**
+ * A domain lookup's `lead`: one company, or, when the domain matches several, the API's array of
+ * them (docs/api-behaviour-notes.md, "Domain lookup").
+ */
+export type DomainLead = CompanyLead | CompanyLead[];
+
+/** `T`, with the members of `U` it lacks read as undefined (as they are on such an object). */
+type Lacking<T, U> = T & { readonly [K in Exclude<keyof U, keyof T>]?: undefined };
+
+/**
+ * The lead of a found row when the lookup is not known to the compiler (a waterfall, or a kind
+ * detected from the header): a person, a company, or several companies. Read as a person's, each
+ * member is typed (`lead.title` is `string | undefined`, undefined on a company); a member of
+ * none of them does not compile. `Array.isArray(lead)` tells the several companies apart.
+ */
+export type AnyLead = PersonLead | Lacking<CompanyLead, PersonLead> | Lacking<CompanyLead[], PersonLead>;
 
 export interface MxRecord extends Open {
   exchange: string;
@@ -158,14 +187,14 @@ export interface Envelope<T> extends Open {
 
 export interface EmailLookupData extends Open {
   email_address: string;
-  lead: Lead;
+  lead: PersonLead;
 }
 export interface UrlLookupData extends Open {
-  lead: Lead;
+  lead: PersonLead;
 }
 export interface DomainLookupData extends Open {
   name: string;
-  lead: CompanyLead;
+  lead: DomainLead;
 }
 
 /** The error body the production server sends (docs/api-behaviour-notes.md, "Error bodies"). */

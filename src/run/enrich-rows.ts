@@ -2,7 +2,7 @@
 // "Library"), as an async iterable of results in input order. Same store, rate limit, credit
 // reserve, waterfall, --with and --max-errors as `enrich`; rows are pulled only as results are
 // consumed; breaking out of the loop stops the lookups and releases everything.
-import type { CompanyLead, Lead, MxResult, WhoisResult } from '../api/types.js';
+import type { AnyLead, DomainLead, MxResult, WhoisResult } from '../api/types.js';
 import { ConfigError, RowError, type ErrorCode } from '../api/errors.js';
 import type { EnrichOptions } from './enrich-options.js';
 import { enrichOptionNames, resolveOptions, unknownOption, type EnrichSettings } from './settings.js';
@@ -33,7 +33,8 @@ interface RowResultBase<T> {
   input: T;
   /** The lookup kind that answered (or, in a waterfall, the last one tried). */
   source: LookupKind | undefined;
-  company: CompanyLead | undefined;
+  /** With `with: ['company']`: the company behind the row's domain (several, when the domain matches several). */
+  company: DomainLead | undefined;
   mx: MxResult | undefined;
   whois: WhoisResult | undefined;
   /** The CLI's `lead_billing` word. */
@@ -47,9 +48,9 @@ interface RowResultBase<T> {
  * enough for the compiler to know that `lead` is there, and `error` for `error` and `skipped`.
  */
 export type RowResult<T = InputRow> =
-  | (RowResultBase<T> & { status: 'found'; lead: Lead | CompanyLead; error: undefined })
+  | (RowResultBase<T> & { status: 'found'; lead: AnyLead; error: undefined })
   /** `lead` is the API's own answer to a miss: an empty object, or nothing, as the service sent it. */
-  | (RowResultBase<T> & { status: 'not_found'; lead: Lead | CompanyLead | undefined; error: undefined })
+  | (RowResultBase<T> & { status: 'not_found'; lead: AnyLead | undefined; error: undefined })
   /** Why there is no answer: a LeadError with the sidecar's code. */
   | (RowResultBase<T> & { status: 'error' | 'skipped'; lead: undefined; error: RowError });
 

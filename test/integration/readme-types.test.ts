@@ -2,13 +2,9 @@
 // as a user's project resolves them: 'lead-enrich' from node_modules through the package's
 // `exports`. The same example with a mistake a user could make must not compile: the check can fail.
 // Needs the build (`npm run build`).
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import ts from 'typescript';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
 import { allCodeBlocks } from '../helpers/docs.js';
+import { typeScriptProject } from '../helpers/typescript.js';
 
 function typescriptExample(): string {
   const blocks = allCodeBlocks('ts').filter((block) => block.code.includes('enrichRows('));
@@ -16,35 +12,8 @@ function typescriptExample(): string {
   return blocks[0]!.code;
 }
 
-let dir: string;
-beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lead-enrich-types-'));
-  fs.mkdirSync(path.join(dir, 'node_modules'));
-  fs.symlinkSync(REPO_ROOT, path.join(dir, 'node_modules', 'lead-enrich'), 'dir');
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-});
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-/** The errors `tsc --strict` reports for `code`, one line each. */
-function compile(code: string): string[] {
-  const file = path.join(dir, 'example.ts');
-  fs.writeFileSync(file, code);
-  const program = ts.createProgram([file], {
-    strict: true,
-    noEmit: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    types: ['node'],
-    typeRoots: [path.join(REPO_ROOT, 'node_modules', '@types')],
-    // The package's own declarations are checked whole by the package test; here only the example.
-    skipLibCheck: true,
-  });
-  return ts.getPreEmitDiagnostics(program).map((d) => {
-    const where = d.file && d.start !== undefined ? `${path.basename(d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}` : '';
-    return `${where} TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
-  });
-}
+const project = typeScriptProject();
+const compile = (code: string) => project.compile(code);
 
 describe('the README TypeScript example of enrichRows', () => {
   it('compiles under --strict: an interface row type, input typed as the caller\'s rows, lead present when found', () => {
