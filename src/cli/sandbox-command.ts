@@ -8,7 +8,8 @@ import { examplesText } from './help-examples.js';
 import type { CliIo } from './io.js';
 import type { Operation } from '../api/types.js';
 import type { NotFoundShape } from '../sandbox/service-shapes.js';
-import { SANDBOX_DEFAULTS as D } from '../sandbox/options.js';
+import { latencyRange, SANDBOX_DEFAULTS as D } from '../sandbox/options.js';
+import { outageKindOf } from '../sandbox/outage.js';
 import { asTyped } from './number-flags.js';
 import { noticeLines } from './stderr-lines.js';
 
@@ -22,6 +23,8 @@ interface SandboxArgs {
   credits?: string;
   threshold?: string;
   latency?: string;
+  token?: string;
+  tokenFile?: string;
   fault?: string[];
   seed?: string;
   notFoundRate?: string;
@@ -47,12 +50,9 @@ function numberOption(option: string, raw: unknown): number | undefined {
 const FAULTS: FaultKind[] = ['error500', 'error503', 'reset', 'truncated', 'failed200', 'hang'];
 
 function parseLatency(text: string): [number, number] {
-  const match = /^(\d+)(?:-(\d+))?$/.exec(text.trim());
-  if (!match) throw new ConfigError(`Invalid --latency: must be MS or MIN-MAX in ms, such as 50-150, got '${text}'`);
-  const min = Number(match[1]);
-  const max = match[2] === undefined ? min : Number(match[2]);
-  if (max < min) throw new ConfigError(`Invalid --latency: MIN must not exceed MAX, got '${text}'`);
-  return [min, max];
+  const range = latencyRange(text);
+  if (!range) throw new ConfigError(`Invalid option --latency: must be MS or MIN-MAX in ms with MIN <= MAX, such as 50-150, got '${text}'`);
+  return range;
 }
 
 function parseFaults(items: string[]): Partial<Record<FaultKind, number>> {
@@ -68,18 +68,43 @@ function parseFaults(items: string[]): Partial<Record<FaultKind, number>> {
   return faults;
 }
 
-const OUTAGE_KINDS: Record<string, OutageKind> = { '503': 'error503', error503: 'error503', reset: 'reset', hang: 'hang' };
-
 /** --outage-after, --outage-for, --outage-kind as the sandbox's outage; undefined when none is asked for. */
 function outageOf(args: SandboxArgs): OutageOptions | undefined {
   if (args.outageAfter === undefined && args.outageFor === undefined && args.outageKind === undefined) return undefined;
-  const kind = args.outageKind === undefined ? undefined : OUTAGE_KINDS[args.outageKind];
+  const kind: OutageKind | undefined = args.outageKind === undefined ? undefined : outageKindOf(args.outageKind);
   if (args.outageKind !== undefined && kind === undefined) throw new ConfigError(`Invalid option --outage-kind: must be 503, reset or hang, got '${args.outageKind}'`);
   return {
     afterMs: args.outageAfter === undefined ? 0 : parseDuration(args.outageAfter, '--outage-after'),
     ...(args.outageFor === undefined ? {} : { forMs: parseDuration(args.outageFor, '--outage-for') }),
     ...(kind === undefined ? {} : { kind }),
   };
+}
+
+/** The command line's flags as the sandbox's options. */
+function sandboxOptionsOf(args: SandboxArgs): SandboxOptions {
+  const options: SandboxOptions = { host: args.host, port: numberOption('port', asTyped('port', args.port)) ?? 0 };
+  const numbers = { rpm: args.rpm, windowMs: args.windowMs, credits: args.credits, threshold: args.threshold, seed: args.seed, notFoundRate: args.notFoundRate, companiesPerDomain: args.companies, dailyLimit: args.dailyLimit };
+  const flags = { rpm: 'rpm', windowMs: 'window-ms', credits: 'credits', threshold: 'threshold', seed: 'seed', notFoundRate: 'not-found-rate', companiesPerDomain: 'companies', dailyLimit: 'daily-limit' };
+  for (const [key, raw] of Object.entries(numbers) as Array<[keyof typeof numbers, string | undefined]>) {
+    const value = numberOption(flags[key], asTyped(flags[key], raw));
+    if (value !== undefined) options[key] = value;
+  }
+  if (args.token !== undefined && args.tokenFile !== undefined) throw new ConfigError('Invalid option --token-file: contradicts --token; give one of them');
+  if (args.token !== undefined) options.token = args.token;
+  if (args.tokenFile !== undefined) options.tokenFile = args.tokenFile;
+  if (args.latency !== undefined) options.latencyMs = parseLatency(args.latency);
+  if (args.fault !== undefined) options.faults = parseFaults(args.fault);
+  if (args.notFoundShape !== undefined) options.notFoundShape = args.notFoundShape as NotFoundShape;
+  if (args.forbid !== undefined) options.forbidden = args.forbid.split(',').map((op) => op.trim()) as Operation[];
+  if (args.variedPrices) options.variedPrices = true;
+  const outage = outageOf(args);
+  if (outage) options.outage = outage;
+  return options;
+}
+
+/** A path as one shell word: quoted unless it needs no quotes. */
+function shellWord(text: string): string {
+  return /^[\w./~-]+$/.test(text) && !text.startsWith('~') ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
@@ -94,6 +119,8 @@ export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
         .option('window-ms', { type: 'number', requiresArg: true, describe: `rate window length in ms (default ${D.windowMs})` })
         .option('credits', { type: 'number', requiresArg: true, describe: `starting credit balance (default ${D.credits})` })
         .option('threshold', { type: 'number', requiresArg: true, describe: `low_credit_balance_min_threshold (default ${D.threshold})` })
+        .option('token', { type: 'string', requiresArg: true, describe: 'the token it accepts (default: a new one at each start)' })
+        .option('token-file', { type: 'string', requiresArg: true, describe: 'keep the token in this file: read when it exists, else a new one is written there; every restart then has the same token' })
         .option('latency', { type: 'string', describe: 'latency per request in ms: MS or MIN-MAX (default 0)' })
         .option('fault', { type: 'string', array: true, describe: `inject faults: KIND=P, KIND one of ${FAULTS.join(', ')}` })
         .option('not-found-rate', { type: 'number', requiresArg: true, describe: `share of ordinary keys never found (default ${D.notFoundRate})` })
@@ -109,6 +136,7 @@ export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
         .epilogue(
           examplesText([
             ['$0 sandbox --port 8080', 'serve on http://127.0.0.1:8080/v2'],
+            ['$0 sandbox --port 8080 --token-file ~/.config/lead-enrich/token', 'the same token at every restart, where a cron line reads it: a rehearsal'],
             ['$0 sandbox --rpm 60 --latency 50-150 --fault error503=0.05', 'a slow, flaky, tightly limited server'],
             ['$0 sandbox --outage-after 20s --outage-for 1m', 'lookups answer 503 for a minute, 20 s after the start: watch a run wait, then go on'],
             ['$0 sandbox --not-found-shape code1027 --companies 3 --daily-limit 500', 'answer as the production service may: misses as code 1027, three companies per domain, a daily limit'],
@@ -116,20 +144,7 @@ export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
           ]),
         ) as never,
     handler: async (args) => {
-      const options: SandboxOptions = { host: args.host, port: numberOption('port', asTyped('port', args.port)) ?? 0 };
-      const numbers = { rpm: args.rpm, windowMs: args.windowMs, credits: args.credits, threshold: args.threshold, seed: args.seed, notFoundRate: args.notFoundRate, companiesPerDomain: args.companies, dailyLimit: args.dailyLimit };
-      const flags = { rpm: 'rpm', windowMs: 'window-ms', credits: 'credits', threshold: 'threshold', seed: 'seed', notFoundRate: 'not-found-rate', companiesPerDomain: 'companies', dailyLimit: 'daily-limit' };
-      for (const [key, raw] of Object.entries(numbers) as Array<[keyof typeof numbers, string | undefined]>) {
-        const value = numberOption(flags[key], asTyped(flags[key], raw));
-        if (value !== undefined) options[key] = value;
-      }
-      if (args.latency !== undefined) options.latencyMs = parseLatency(args.latency);
-      if (args.fault !== undefined) options.faults = parseFaults(args.fault);
-      if (args.notFoundShape !== undefined) options.notFoundShape = args.notFoundShape as NotFoundShape;
-      if (args.forbid !== undefined) options.forbidden = args.forbid.split(',').map((op) => op.trim()) as Operation[];
-      if (args.variedPrices) options.variedPrices = true;
-      const outage = outageOf(args);
-      if (outage) options.outage = outage;
+      const options = sandboxOptionsOf(args);
       let sandbox;
       try {
         const { startSandbox } = await import('../sandbox/server.js');
@@ -137,11 +152,13 @@ export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
       } catch (error) {
         throw new ConfigError(`Cannot start the sandbox: ${(error as Error).message}`);
       }
+      // Kept in a file, the token is named by its file: the line to copy stays the same at every restart.
+      const token = args.tokenFile === undefined ? sandbox.token : `"$(cat ${shellWord(args.tokenFile)})"`;
       io.out(
         `Sandbox listening on ${sandbox.baseUrl}\n` +
           `Use it from another shell:\n` +
           `  export LEAD_API_BASE_URL=${sandbox.baseUrl}\n` +
-          `  export LEAD_API_TOKEN=${sandbox.token}\n` +
+          `  export LEAD_API_TOKEN=${token}\n` +
           `Press Ctrl-C to stop.\n`,
       );
       await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);

@@ -10,6 +10,7 @@ import { DEFAULT_SANDBOX_COSTS, type SandboxCosts } from './account-data.js';
 import { DEFAULT_NOT_FOUND_RATE } from './data.js';
 import { validateFaults, type FaultKind, type FaultRates } from './faults.js';
 import { resolveOutage, type OutageOptions } from './outage.js';
+import { tokenInFile } from './token-file.js';
 import type { Operation } from '../api/types.js';
 import { SANDBOX_OPERATION_PATHS } from './operation-paths.js';
 import { DEFAULT_SHAPES, NOT_FOUND_SHAPES, type NotFoundShape, type ServiceShapes } from './service-shapes.js';
@@ -21,6 +22,11 @@ export interface SandboxOptions {
   port?: number;
   /** The only accepted bearer token. Default: a fresh random JWT-shaped token. */
   token?: string;
+  /**
+   * A file holding the token (its first line), as `lead-enrich sandbox --token-file`: read when it
+   * exists, else a fresh token is written there; every start with the same file has the same token.
+   */
+  tokenFile?: string;
   /** Starting credit balance. Default 10000. */
   credits?: number;
   /** `low_credit_balance_min_threshold` reported by /account/credits. Default 100. */
@@ -31,6 +37,8 @@ export interface SandboxOptions {
   windowMs?: number;
   /** Uniform random latency per request, [min, max] ms. Default [0, 0]. */
   latencyMs?: [number, number];
+  /** The same in the command line's words (`--latency`): `'50-150'` (MIN-MAX ms), `'80'` or 80. */
+  latency?: string | number;
   /** Credits per FOUND lookup. Defaults person 4, company 1, mx 1, whois 1; a miss costs 0. */
   costs?: Partial<SandboxCosts>;
   /** Fraction of ordinary reverse-lookup keys that are (deterministically) not found. Default 0.1. */
@@ -117,7 +125,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 }
 
 const OPTION_KEYS = [
-  'host', 'port', 'token', 'credits', 'threshold', 'rpm', 'windowMs', 'latencyMs', 'costs',
+  'host', 'port', 'token', 'tokenFile', 'credits', 'threshold', 'rpm', 'windowMs', 'latencyMs', 'latency', 'costs',
   'notFoundRate', 'faults', 'seed', 'rateLimitStyle', 'outage', 'notFoundShape', 'companiesPerDomain', 'forbidden', 'dailyLimit', 'variedPrices',
 ] as const;
 
@@ -138,6 +146,54 @@ function resolveShapes(o: Record<string, unknown>): ServiceShapes {
     dailyLimit: o.dailyLimit === undefined ? undefined : intOption('dailyLimit', o.dailyLimit, 0, 0),
     variedPrices,
   };
+}
+
+/** The token: given, kept in a file, or fresh. */
+function tokenOf(o: Record<string, unknown>): string {
+  if (o.token !== undefined && o.tokenFile !== undefined) throw invalid('tokenFile', 'must not be given with token (one of them)', o.tokenFile);
+  if (o.tokenFile !== undefined && (typeof o.tokenFile !== 'string' || o.tokenFile === '')) throw invalid('tokenFile', 'must be a file path', o.tokenFile);
+  let token = o.token;
+  if (typeof o.tokenFile === 'string') {
+    try {
+      token = tokenInFile(o.tokenFile, generateToken);
+    } catch (error) {
+      throw invalid('tokenFile', `must be a file it can read or create (${(error as Error).message})`, o.tokenFile);
+    }
+  }
+  token ??= generateToken();
+  if (typeof token !== 'string' || token === '' || /[\s\x00-\x1f\x7f]/.test(token)) {
+    throw invalid(o.tokenFile === undefined ? 'token' : 'tokenFile', 'must hold a non-empty string without whitespace or control characters', o.tokenFile ?? token);
+  }
+  return token;
+}
+
+/** `--latency`'s words: `'50-150'`, `'80'` or 80, as [min, max] ms; undefined when they are not. */
+export function latencyRange(words: string | number): [number, number] | undefined {
+  const match = /^(\d+)(?:-(\d+))?$/.exec(String(words).trim());
+  if (!match) return undefined;
+  const min = Number(match[1]);
+  const max = match[2] === undefined ? min : Number(match[2]);
+  return max < min ? undefined : [min, max];
+}
+
+/** The latency range: `latencyMs`, or `latency` in the command line's words. */
+function latencyOf(o: Record<string, unknown>): [number, number] {
+  if (o.latency !== undefined && o.latencyMs !== undefined) throw invalid('latency', 'must not be given with latencyMs (one of them)', o.latency);
+  if (o.latency !== undefined) {
+    const range = typeof o.latency === 'string' || typeof o.latency === 'number' ? latencyRange(o.latency) : undefined;
+    if (!range) throw invalid('latency', 'must be MS or MIN-MAX in ms with MIN <= MAX, such as 50-150', o.latency);
+    return range;
+  }
+  const latency = o.latencyMs ?? [0, 0];
+  if (
+    !Array.isArray(latency) ||
+    latency.length !== 2 ||
+    !latency.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0) ||
+    (latency[0] as number) > (latency[1] as number)
+  ) {
+    throw invalid('latencyMs', 'must be [min, max] with 0 <= min <= max (ms)', latency);
+  }
+  return [latency[0] as number, latency[1] as number];
 }
 
 function generateToken(): string {
@@ -183,20 +239,8 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
   const host = o.host ?? SANDBOX_DEFAULTS.host;
   if (typeof host !== 'string' || host === '') throw invalid('host', 'must be a non-empty string', host);
 
-  const token = o.token ?? generateToken();
-  if (typeof token !== 'string' || token === '' || /[\s\x00-\x1f\x7f]/.test(token)) {
-    throw invalid('token', 'must be a non-empty string without whitespace or control characters', token);
-  }
-
-  const latency = o.latencyMs ?? [0, 0];
-  if (
-    !Array.isArray(latency) ||
-    latency.length !== 2 ||
-    !latency.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0) ||
-    (latency[0] as number) > (latency[1] as number)
-  ) {
-    throw invalid('latencyMs', 'must be [min, max] with 0 <= min <= max (ms)', latency);
-  }
+  const token = tokenOf(o);
+  const latency = latencyOf(o);
 
   const costs = resolveCosts(o.costs ?? {});
 
@@ -218,7 +262,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     threshold: intOption('threshold', o.threshold, SANDBOX_DEFAULTS.threshold, 0),
     rpm: intOption('rpm', o.rpm, SANDBOX_DEFAULTS.rpm, 1),
     windowMs: intOption('windowMs', o.windowMs, SANDBOX_DEFAULTS.windowMs, 1),
-    latencyMs: [latency[0] as number, latency[1] as number],
+    latencyMs: latency,
     costs,
     notFoundRate,
     faults: validateFaults(o.faults),

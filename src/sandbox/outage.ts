@@ -13,8 +13,8 @@ export interface OutageOptions {
   afterMs?: number;
   /** How long it lasts, ms. Default: for good. */
   forMs?: number;
-  /** How a request fails while down. Default 'error503'. */
-  kind?: OutageKind;
+  /** How a request fails while down: 'error503' (or '503', as `--outage-kind` says it), 'reset' or 'hang'. Default 'error503'. */
+  kind?: OutageKind | '503';
   /** What is down: the lookups and domain helpers, or every request. Default 'lookups'. */
   scope?: 'lookups' | 'all';
 }
@@ -26,7 +26,12 @@ export interface Outage {
   scope: 'lookups' | 'all';
 }
 
-const KINDS: readonly OutageKind[] = ['error503', 'reset', 'hang'];
+const KINDS: Readonly<Record<string, OutageKind>> = { error503: 'error503', '503': 'error503', reset: 'reset', hang: 'hang' };
+
+/** The outage kind `word` names (`503` as the command line says it, or the option's own `error503`), or undefined. */
+export function outageKindOf(word: unknown): OutageKind | undefined {
+  return typeof word === 'string' && Object.hasOwn(KINDS, word) ? KINDS[word] : undefined;
+}
 const ACCOUNT_OPERATIONS = new Set(['myplans', 'credits', 'limits']);
 
 function invalid(name: string, rule: string, got: unknown): ConfigError {
@@ -45,8 +50,8 @@ export function resolveOutage(options: OutageOptions, now: number): Outage {
   const forMs = options.forMs ?? Infinity;
   if (!(Number.isFinite(afterMs) && afterMs >= 0)) throw invalid('afterMs', 'must be a number of ms, 0 or more', afterMs);
   if (!(forMs > 0)) throw invalid('forMs', 'must be a number of ms above 0 (or Infinity)', forMs);
-  const kind = options.kind ?? 'error503';
-  if (!KINDS.includes(kind)) throw invalid('kind', `must be one of ${KINDS.join(', ')}`, kind);
+  const kind = outageKindOf(options.kind ?? 'error503');
+  if (kind === undefined) throw invalid('kind', "must be one of error503 (or '503'), reset, hang", options.kind);
   const scope = options.scope ?? 'lookups';
   if (scope !== 'lookups' && scope !== 'all') throw invalid('scope', "must be 'lookups' or 'all'", scope);
   return { from: now + afterMs, until: now + afterMs + forMs, kind, scope };

@@ -1,5 +1,5 @@
 // The library's examples are runnable: every ```js block of the README and of docs/ is run as a module (with
-// 'lead-enrich' resolved to the built package) against the sandbox, in a folder holding the demo
+// 'lead-enrich' and 'lead-enrich/sandbox' resolved to the built package) against the sandbox, in a folder holding the demo
 // contacts.csv, and must exit 0 and print something. An example that drifts from the API fails here.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -36,8 +36,9 @@ describe('README Library examples', () => {
     dirs.push(dir);
     fs.copyFileSync(path.join(REPO_ROOT, 'fixtures', 'contacts.csv'), path.join(dir, 'contacts.csv'));
     const entry = pathToFileURL(path.join(REPO_ROOT, 'dist', 'index.js')).href;
+    const sandboxEntry = pathToFileURL(path.join(REPO_ROOT, 'dist', 'sandbox', 'index.js')).href;
     const file = path.join(dir, 'example.mjs');
-    fs.writeFileSync(file, code.replace(/from 'lead-enrich'/g, `from '${entry}'`));
+    fs.writeFileSync(file, code.replace(/from 'lead-enrich'/g, `from '${entry}'`).replace(/from 'lead-enrich\/sandbox'/g, `from '${sandboxEntry}'`));
     const env = { PATH: process.env.PATH, HOME: process.env.HOME, LEAD_API_BASE_URL: sandbox.baseUrl, LEAD_API_TOKEN: sandbox.token, LEAD_ENRICH_STORE: path.join(dir, 'store.sqlite') };
     const child = spawn(process.execPath, [file], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -1,0 +1,64 @@
+// The sandbox server for rehearsals (issue 41; README, "Rehearse with the sandbox server"):
+// `lead-enrich sandbox --token T` accepts T, and `--token-file FILE` keeps one token across
+// restarts (the file's, or a new one written there), so that a cron line reading the token from
+// that file runs against every restart unchanged.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, spawnCli, tempDir, waitForOutput } from '../helpers/cli.js';
+
+/** Starts `lead-enrich sandbox ARGS`, reads what it prints, asks /account/credits with `token`, and stops it. */
+async function serve(args: string[], token?: string): Promise<{ printed: string; baseUrl: string; status: number | undefined; stderr: string }> {
+  const child = spawnCli(['sandbox', '--port', '0', ...args]);
+  try {
+    const printed = await waitForOutput(child, /LEAD_API_TOKEN=.+\n/);
+    const baseUrl = /LEAD_API_BASE_URL=(\S+)/.exec(printed)![1]!;
+    const status = token === undefined ? undefined : (await fetch(`${baseUrl}/account/credits`, { headers: { authorization: `Bearer ${token}` } })).status;
+    child.kill('SIGINT');
+    const r = await child.result;
+    expect(r.code, r.stderr).toBe(0);
+    return { printed, baseUrl, status, stderr: r.stderr };
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+}
+
+describe('lead-enrich sandbox, the same token at every start', () => {
+  it('--token T: accepts T, prints it, and refuses another', async () => {
+    const token = 'rehearsal-token-0123456789';
+    const r = await serve(['--token', token], token);
+    expect(r.printed).toContain(`export LEAD_API_TOKEN=${token}\n`);
+    expect(r.status).toBe(200);
+    const other = await serve(['--token', token], 'another-token-0123456789');
+    expect(other.status).toBe(401);
+  });
+
+  it('--token-file FILE: writes a new token there (0600) on the first start, reads it back on the next', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'config', 'lead-enrich', 'token');
+    const first = await serve(['--token-file', file]);
+    const token = fs.readFileSync(file, 'utf8').trim();
+    expect(token.length).toBeGreaterThan(20);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    // The line to copy names the file, so it stays right after a restart.
+    expect(first.printed).toContain(`export LEAD_API_TOKEN="$(cat ${file})"\n`);
+    const again = await serve(['--token-file', file], token);
+    expect(again.status).toBe(200);
+    expect(fs.readFileSync(file, 'utf8').trim()).toBe(token);
+  });
+
+  it('--token-file with a token the user wrote there: that token', async () => {
+    const file = path.join(tempDir(), 'token');
+    fs.writeFileSync(file, 'my-own-rehearsal-token-42\n');
+    expect((await serve(['--token-file', file], 'my-own-rehearsal-token-42')).status).toBe(200);
+  });
+
+  it('refuses --token with --token-file, and a latency it cannot read, in one line each', async () => {
+    const both = await runCli(['sandbox', '--token', 'a-token-0123456789', '--token-file', path.join(tempDir(), 'token')]);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toBe('lead-enrich: Invalid option --token-file: contradicts --token; give one of them\n');
+    const latency = await runCli(['sandbox', '--latency', '100-50']);
+    expect(latency.code).toBe(1);
+    expect(latency.stderr).toBe("lead-enrich: Invalid option --latency: must be MS or MIN-MAX in ms with MIN <= MAX, such as 50-150, got '100-50'\n");
+  });
+});
