@@ -84,8 +84,6 @@ const EXIT_STATUSES = [
   'Exit statuses:',
   '  0    every row found or not found (or skipped: an empty key, or complete',
   '       with --fill/--only-missing)',
-  '  1    fatal: bad usage or configuration, unreadable input, rejected token,',
-  '       an operation the token may not use (403); nothing written',
   '  2    at least one row is an error for a reason of the API or the network,',
   '       or the API stayed down past --patience (the rows not looked up are',
   '       skipped); see the sidecar',
@@ -96,6 +94,8 @@ const EXIT_STATUSES = [
   '       daily limit; the rows not looked up are skipped (credit_reserve,',
   '       budget, daily_limit)',
   '  4    stopped at --max-errors; the rows not looked up are skipped',
+  '  1    fatal: bad usage or configuration, unreadable input, rejected token,',
+  '       an operation the token may not use (403); nothing written',
   '  130  interrupted (SIGINT/SIGTERM; a second Ctrl-C quits at once); outputs',
   '       are complete',
 ].join('\n');

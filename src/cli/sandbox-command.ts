@@ -152,6 +152,8 @@ export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
       } catch (error) {
         throw new ConfigError(`Cannot start the sandbox: ${(error as Error).message}`);
       }
+      // Listening for the stop before saying where it serves: a Ctrl-C right after the line stops it cleanly.
+      const stopped = Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
       // Kept in a file, the token is named by its file: the line to copy stays the same at every restart.
       const token = args.tokenFile === undefined ? sandbox.token : `"$(cat ${shellWord(args.tokenFile)})"`;
       io.out(
@@ -161,7 +163,7 @@ export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
           `  export LEAD_API_TOKEN=${token}\n` +
           `Press Ctrl-C to stop.\n`,
       );
-      await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
+      await stopped;
       await sandbox.close();
       noticeLines(io)(`the sandbox stopped after ${sandbox.stats.requests} ${sandbox.stats.requests === 1 ? 'request' : 'requests'}`);
     },

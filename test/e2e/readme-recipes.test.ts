@@ -46,7 +46,10 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-/** A fresh folder, a HOME holding the token where the cron line reads it, and `lead-enrich` on the PATH. */
+/**
+ * A fresh folder, a HOME holding the token where the cron line reads it, and `lead-enrich` on the
+ * PATH and in node_modules/.bin (where `npx lead-enrich` finds it in a checkout, with no registry).
+ */
 const worlds: string[] = [];
 afterAll(() => {
   for (const dir of worlds) fs.rmSync(dir, { recursive: true, force: true });
@@ -61,6 +64,8 @@ function world(token = sandbox.token) {
   const bin = path.join(dir, 'bin');
   fs.mkdirSync(bin);
   fs.writeFileSync(path.join(bin, 'lead-enrich'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_PATH}" "$@"\n`, { mode: 0o755 });
+  fs.mkdirSync(path.join(dir, 'node_modules', '.bin'), { recursive: true });
+  fs.copyFileSync(path.join(bin, 'lead-enrich'), path.join(dir, 'node_modules', '.bin', 'lead-enrich'));
   const env = { PATH: `${bin}:${process.env.PATH}`, HOME: home, LEAD_ENRICH_STORE: path.join(dir, 'store.sqlite') };
   return { dir, env };
 }

@@ -2,10 +2,12 @@
 // `lead-enrich sandbox --token T` accepts T, and `--token-file FILE` keeps one token across
 // restarts (the file's, or a new one written there), so that a cron line reading the token from
 // that file runs against every restart unchanged.
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, spawnCli, tempDir, waitForOutput } from '../helpers/cli.js';
+import { CLI_PATH, runCli, spawnCli, tempDir, waitForOutput } from '../helpers/cli.js';
+import { codeBlocks, section } from '../helpers/docs.js';
 
 /** Starts `lead-enrich sandbox ARGS`, reads what it prints, asks /account/credits with `token`, and stops it. */
 async function serve(args: string[], token?: string): Promise<{ printed: string; baseUrl: string; status: number | undefined; stderr: string }> {
@@ -61,4 +63,44 @@ describe('lead-enrich sandbox, the same token at every start', () => {
     expect(latency.code).toBe(1);
     expect(latency.stderr).toBe("lead-enrich: Invalid option --latency: must be MS or MIN-MAX in ms with MIN <= MAX, such as 50-150, got '100-50'\n");
   });
+});
+
+describe("the README's rehearsal: the cron recipe against the sandbox server, across a restart", () => {
+  /** The README's line that starts the server, as arguments of `lead-enrich`, with a free port and `home` for ~. */
+  function rehearsalArgs(home: string): string[] {
+    const line = codeBlocks(section('README.md', 'Rehearse with the sandbox server'), 'sh')[0]!.split('\n')[0]!;
+    const words = line.replace(/#.*/, '').trim().split(/\s+/);
+    expect(words.slice(0, 3)).toEqual(['npx', 'lead-enrich', 'sandbox']);
+    return words.slice(2).map((word) => (word === '8080' ? '0' : word.replace(/^~/, home)));
+  }
+
+  /** The cron recipe's command, in `dir`, against `baseUrl`, with `lead-enrich` on the PATH. */
+  function cron(dir: string, home: string, baseUrl: string): Promise<{ code: number; stdout: string; stderr: string }> {
+    const lines = codeBlocks(section('README.md', 'Recipes'), 'cron')[0]!.split('\n');
+    const command = lines.find((l) => /^[\d*]/.test(l))!.split(/\s+/).slice(5).join(' ').replace(/\\%/g, '%');
+    const bin = path.join(dir, 'bin');
+    fs.mkdirSync(bin, { recursive: true });
+    fs.writeFileSync(path.join(bin, 'lead-enrich'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_PATH}" "$@"\n`, { mode: 0o755 });
+    const line = command.replace('cd /data/exports', `cd ${dir}`).replace('https://lead-api.example/v2', baseUrl);
+    const env = { PATH: `${bin}:${process.env.PATH}`, HOME: home, LEAD_ENRICH_STORE: path.join(dir, 'store.sqlite') };
+    return new Promise((resolve) => execFile('sh', ['-c', line], { cwd: dir, env }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr })));
+  }
+
+  it('runs silent against the first start and again against a restart, the token file unchanged', async () => {
+    const home = tempDir();
+    const dir = tempDir();
+    for (const [n, file] of [[1, 'email\nann@acme.com\n'], [2, 'email\nben@acme.com\n']] as const) {
+      const child = spawnCli(rehearsalArgs(home));
+      try {
+        const printed = await waitForOutput(child, /LEAD_API_TOKEN=.+\n/);
+        fs.writeFileSync(path.join(dir, 'contacts.csv'), file);
+        const r = await cron(dir, home, /LEAD_API_BASE_URL=(\S+)/.exec(printed)![1]!);
+        expect(r, `start ${n}: ${r.stderr}`).toMatchObject({ code: 0, stdout: '', stderr: '' });
+        expect(fs.readFileSync(path.join(dir, 'contacts.enriched.csv'), 'utf8')).toMatch(/,found,/);
+      } finally {
+        child.kill('SIGINT');
+        await child.result;
+      }
+    }
+  }, 60_000);
 });
