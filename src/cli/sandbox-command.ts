@@ -1,7 +1,7 @@
 // `lead-enrich sandbox`: runs the local server that implements the interface, until Ctrl-C.
 import { once } from 'node:events';
 import type { CommandModule } from 'yargs';
-import { ConfigError } from '../api/errors.js';
+import { ConfigError, LeadEnrichError } from '../api/errors.js';
 import { parseDuration } from '../core/duration.js';
 import type { FaultKind, OutageKind, OutageOptions, SandboxOptions } from '../sandbox/server.js';
 import { examplesText } from './help-examples.js';
@@ -150,6 +150,7 @@ export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
         const { startSandbox } = await import('../sandbox/server.js');
         sandbox = await startSandbox(options);
       } catch (error) {
+        if (error instanceof LeadEnrichError) throw error;
         throw new ConfigError(`Cannot start the sandbox: ${(error as Error).message}`);
       }
       // Listening for the stop before saying where it serves: a Ctrl-C right after the line stops it cleanly.

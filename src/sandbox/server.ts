@@ -22,6 +22,7 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { ConfigError } from '../api/errors.js';
 import { SandboxAccount } from './account.js';
 import { applyFault, FaultInjector, type FaultKind } from './faults.js';
 import { outageFault, resolveOutage, type Outage, type OutageOptions } from './outage.js';
@@ -107,7 +108,11 @@ class SandboxServer {
   async listen(port: number, host: string): Promise<string> {
     const server = this.server;
     await new Promise<void>((resolve, reject) => {
-      const onError = (err: Error): void => reject(err);
+      // A LeadError, as every error a library caller can get (docs/library.md, "Errors").
+      const onError = (err: NodeJS.ErrnoException): void => {
+        const why = err.code === 'EADDRINUSE' ? `${host}:${port} is in use (EADDRINUSE); give another port (0: a free one)` : err.message;
+        reject(new ConfigError(`Cannot start the sandbox: ${why}`, { cause: err }));
+      };
       server.once('error', onError);
       server.listen(port, host, () => {
         server.off('error', onError);

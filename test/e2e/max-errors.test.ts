@@ -62,11 +62,12 @@ describe('--max-errors', () => {
     expect(summary.requests).toBe(api.lookups());
     const sidecar = readCsvObjects(path.join(dir, 'in.enriched.errors.csv'));
     expect(sidecar).toHaveLength(300);
-    expect(sidecar.at(-1)).toMatchObject({ row: '300', error_code: 'max_errors', error_message: 'not looked up: the run stopped at --max-errors' });
+    // enrich() called by a program: the option as it passed it (the command line's sidecar says --max-errors).
+    expect(sidecar.at(-1)).toMatchObject({ row: '300', error_code: 'max_errors', error_message: 'not looked up: the run stopped at maxErrors' });
     // A row whose retry was cut short says what its try met.
     const cut = sidecar.filter((r) => r.error_code === 'max_errors' && r.error_message!.includes('a try before the stop failed'));
     expect(cut.length).toBeGreaterThan(0);
-    expect(cut[0]!.error_message).toMatch(/^not looked up: the run stopped at --max-errors \(a try before the stop failed: .+\)$/);
+    expect(cut[0]!.error_message).toMatch(/^not looked up: the run stopped at maxErrors \(a try before the stop failed: .+\)$/);
     // Every request belongs to a row that was an error or was cut short: none to a row never tried.
     expect(api.lookups()).toBeLessThanOrEqual((summary.status.error + cut.length) * 5);
   });

@@ -51,6 +51,14 @@ describe("startSandbox in the command line's words", () => {
     expect(() => s.setOutage({ kind: '502' as never })).toThrow(/^Invalid sandbox option outage\.kind: must be one of error503 \(or '503'\), reset, hang, got '502'$/);
   });
 
+  it('a port in use: a ConfigError (a LeadError, as every error of the library) saying so', async () => {
+    const s = await sandbox({});
+    const port = Number(new URL(s.baseUrl).port);
+    const error = await startSandbox({ port }).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toBe(`Cannot start the sandbox: 127.0.0.1:${port} is in use (EADDRINUSE); give another port (0: a free one)`);
+  });
+
   it('tokenFile: one token across restarts, written 0600 on the first', async () => {
     const file = path.join(makeTempDir(), 'token');
     const first = await sandbox({ tokenFile: file });
