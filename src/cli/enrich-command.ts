@@ -19,7 +19,8 @@ import { printJson, type CliIo } from './io.js';
 import { openTarget, TARGET_FLAGS, targetOptions, type Target } from './target.js';
 import { STDIN_ARGUMENT } from './stdin-argument.js';
 import { asTyped } from './number-flags.js';
-import { noticeLines, stderrLines } from './stderr-lines.js';
+import { noticeLines, noticeText, stderrLines } from './stderr-lines.js';
+import { jsonText } from '../core/terminal-text.js';
 import { exitStatusOf } from '../run/exit-status.js';
 import { PUBLISHED_FOUND_COST } from '../lookup/credits.js';
 import { askOnTerminal, saidYes } from './ask-user.js';
@@ -208,7 +209,7 @@ async function confirmed(io: CliIo, options: EnrichOptions, above: number): Prom
 
 async function dryRun(io: CliIo, options: EnrichOptions, json: boolean): Promise<void> {
   const { planRun } = await import('../run/dry-run.js');
-  const plan = await planRun({ ...options, onWarning: (line) => stderrLines(io)(`lead-enrich: ${line}`) });
+  const plan = await planRun({ ...options, onWarning: noticeLines(io) });
   // The plan is what was asked for: stdout, so that `--dry-run > plan.txt` keeps it; the lines
   // about the run (warnings) stay on stderr.
   if (json) printJson(io, plan);
@@ -235,11 +236,11 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
       signal: signals.interrupt,
       quit: signals.quit,
       onProgress: (p) => view.update(p),
-      onWarning: (line) => say(`lead-enrich: ${line}`),
+      onWarning: (line) => say(noticeText(line)),
       // Quiet is for runs that end well: an outage the run outlived is no news; one it gave up on
       // is in the one-line summary.
-      onAvailability: (line) => (args.quiet ? undefined : say(`lead-enrich: ${line}`)),
-      onNotice: (line) => (args.quiet ? undefined : say(`lead-enrich: ${line}`)),
+      onAvailability: (line) => (args.quiet ? undefined : say(noticeText(line))),
+      onNotice: (line) => (args.quiet ? undefined : say(noticeText(line))),
       tuning: { progressIntervalMs: io.isTty ? 200 : 1000, ...options.tuning },
     });
   } finally {
@@ -250,10 +251,10 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
   // themselves go to stdout it would corrupt them, so it goes to stderr instead, one JSON line
   // (not stamped: it is for machines).
   const rowsOnStdout = (options.output ?? (options.input === '-' ? '-' : undefined)) === '-';
-  if (args.json && rowsOnStdout) io.err(JSON.stringify(summary));
+  if (args.json && rowsOnStdout) io.err(jsonText(summary));
   else if (args.json) printJson(io, summary);
   // Quiet is for success: a failing run that printed nothing would hide itself from cron mail.
-  if (args.quiet && status !== 0 && !(args.json && rowsOnStdout)) say(`lead-enrich: ${oneLineSummary(summary)}`);
+  if (args.quiet && status !== 0 && !(args.json && rowsOnStdout)) say(noticeText(oneLineSummary(summary)));
   else if (!args.quiet && !(args.json && rowsOnStdout)) say(formatSummary(summary, paintFor(process.stderr)));
   io.setStatus(status);
 }

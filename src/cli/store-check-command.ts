@@ -4,6 +4,7 @@
 import { Worker } from 'node:worker_threads';
 import type { CommandModule } from 'yargs';
 import { formatDuration } from '../core/duration.js';
+import { terminalText } from '../core/terminal-text.js';
 import type { StoreCheck } from '../store/store-check.js';
 import { storeFileBytes } from '../store/store-stats.js';
 import { examplesText } from './help-examples.js';
@@ -63,7 +64,7 @@ function report(file: string, size: number, result: StoreCheck): string {
 async function withClock<T>(io: CliIo, file: string, size: number, work: () => Promise<T>): Promise<T> {
   if (size < BIG_BYTES) return work();
   const started = Date.now();
-  const line = () => `Checking ${file} (${formatBytes(size)}): reading every page, ${formatDuration(Date.now() - started)} so far`;
+  const line = () => terminalText(`Checking ${file} (${formatBytes(size)}): reading every page, ${formatDuration(Date.now() - started)} so far`);
   if (!io.isTty) {
     noticeLines(io)(`checking ${file} (${formatBytes(size)}): reading every page; this takes about a minute per few GiB`);
     return work();

@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { FinishedRow } from '../core/rows.js';
+import { jsonText } from '../core/terminal-text.js';
 import type { ColumnSet } from './columns.js';
 import { csvLines, escapeFormula } from './csv-lines.js';
 import { jsonRow } from './json-row.js';
@@ -167,7 +168,7 @@ export class RowWriter implements RowSink {
       if (this.#options.format === 'csv') {
         csv += this.#csvLine(row, row.filled ? filledCells(cells, row.filled) : cells);
       } else if (this.#options.format === 'jsonl') {
-        lines.push(`${JSON.stringify(jsonRow(row, this.#options.header))}\n`);
+        lines.push(`${jsonText(jsonRow(row, this.#options.header))}\n`);
       }
       if (this.#err && (row.status === 'error' || row.status === 'skipped')) {
         failed.push([String(row.row), ...cells, row.errorCode ?? '', toBytes(escapeFormula(row.errorMessage ?? ''))]);
