@@ -10,7 +10,8 @@ import type { DryRunPlan } from '../run/dry-run.js';
 import { ConfigError } from '../api/errors.js';
 import { environment } from '../api/environment.js';
 import { formatDuration } from '../core/duration.js';
-import { readOption, withDoors, type Doors } from '../options/option-table.js';
+import { configFilesOf, readOption, withConfigFiles, withDoors, type Doors } from '../options/option-table.js';
+import { refuseRowsInto } from './stdout-file.js';
 import type { Door } from '../options/refusal.js';
 import { FLAG_NAMES, LIBRARY_NAMES, argName, defaultOf, row as rowOf, type FlagArgs, type OptionName } from '../options/registry.js';
 import { flagOptions } from './flag-options.js';
@@ -161,7 +162,7 @@ function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
     ...(windowMs === undefined ? {} : { tuning: { windowMs } }),
   };
   // Values as typed: EnrichOptions' types are what they are read into.
-  return withDoors(options as EnrichOptions, doors);
+  return withConfigFiles(withDoors(options as EnrichOptions, doors), target.config.files);
 }
 
 /** The value of option `name` as the command line has it, and its door: the flag as typed, else its environment variable, else the config file. */
@@ -225,6 +226,8 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
     import('./heap-tuning.js'),
   ]);
   tuneHeapForEnrich(options.input);
+  const rowsOnStdout = (options.output ?? (options.input === '-' ? '-' : undefined)) === '-';
+  if (rowsOnStdout) refuseRowsInto(filesOf(options));
   const view = progressView(stderrLines(io), args.quiet ? { kind: 'quiet' } : io.isTty ? { kind: 'terminal', stream: process.stderr } : { kind: 'plain' });
   // Every line goes through the view: on a terminal it is written above the progress line.
   const say = (line: string) => view.print(line);
@@ -250,13 +253,19 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
   // The JSON summary goes to stdout when the output is a file (docs/cli-contract.md); when the rows
   // themselves go to stdout it would corrupt them, so it goes to stderr instead, one JSON line
   // (not stamped: it is for machines).
-  const rowsOnStdout = (options.output ?? (options.input === '-' ? '-' : undefined)) === '-';
   if (args.json && rowsOnStdout) io.err(jsonText(summary));
   else if (args.json) printJson(io, summary);
   // Quiet is for success: a failing run that printed nothing would hide itself from cron mail.
   if (args.quiet && status !== 0 && !(args.json && rowsOnStdout)) say(noticeText(oneLineSummary(summary)));
   else if (!args.quiet && !(args.json && rowsOnStdout)) say(formatSummary(summary, paintFor(process.stderr)));
   io.setStatus(status);
+}
+
+/** The files a run reads or keeps, by the names its messages give them. */
+function filesOf(options: EnrichOptions): Array<{ option: string; path: string }> {
+  const input = typeof options.input === 'string' && options.input !== '-' ? [{ option: 'the input', path: options.input }] : [];
+  const store = typeof options.store === 'string' ? [{ option: 'the store', path: options.store }] : [];
+  return [...input, ...store, ...configFilesOf(options)];
 }
 
 /**

@@ -25,6 +25,21 @@ export function stdoutFileAmong(files: readonly string[]): string | undefined {
 
 /** `store export` (and any command writing the store's contents to stdout): not into the store's own files. */
 export function refuseStdoutInto(store: string): void {
-  const into = stdoutFileAmong([store, `${store}-wal`, `${store}-shm`]);
+  const into = stdoutFileAmong(storeFiles(store));
   if (into) throw new ConfigError(`Refusing to write into the result store's own file: stdout is ${into}; send it to another file (lead-enrich store export > answers.jsonl)`);
+}
+
+/**
+ * `enrich ... -o -`: the rows not into a file the run reads (`enrich in.csv -o - >> in.csv` would
+ * read its own rows for ever), nor into the store or the configuration.
+ */
+export function refuseRowsInto(files: ReadonlyArray<{ option: string; path: string }>): void {
+  const all = files.flatMap((file) => (file.option === 'the store' ? storeFiles(file.path) : [file.path]).map((path) => ({ option: file.option, path })));
+  const into = stdoutFileAmong(all.map((file) => file.path));
+  const which = all.find((file) => file.path === into);
+  if (which) throw new ConfigError(`Refusing to write the rows into ${which.option} (${which.path}): stdout is that file; send them to another file`);
+}
+
+function storeFiles(store: string): string[] {
+  return [store, `${store}-wal`, `${store}-shm`];
 }

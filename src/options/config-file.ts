@@ -37,6 +37,14 @@ export interface ResolvedConfig {
   token: string | undefined;
   /** Where the token came from, for messages (never the token itself). */
   tokenSource: string | undefined;
+  /** The files the configuration is read from (the config file, its tokenFile): no output may replace them. */
+  files: ConfigFile[];
+}
+
+/** A file of the configuration, named as a message names it. */
+export interface ConfigFile {
+  option: 'the config file' | 'the tokenFile';
+  path: string;
 }
 
 function expandHome(p: string): string {
@@ -98,8 +106,13 @@ export function readConfigFile(configPath: string, warn: (line: string) => void 
   return config as FileConfig;
 }
 
+/** Where "tokenFile" leads: relative to the config file's folder. */
+function tokenFilePath(tokenFile: string, configPath: string | undefined): string {
+  return path.resolve(configPath ? path.dirname(expandHome(configPath)) : process.cwd(), expandHome(tokenFile));
+}
+
 function readTokenFile(tokenFile: string, configPath: string | undefined, warn: ((line: string) => void) | undefined): string {
-  const resolved = path.resolve(configPath ? path.dirname(expandHome(configPath)) : process.cwd(), expandHome(tokenFile));
+  const resolved = tokenFilePath(tokenFile, configPath);
   const read = readPrivateFile(resolved, `tokenFile ${tokenFile}`, 'fix "tokenFile" in the config file');
   const readable = readableWarning(`the tokenFile ${resolved}`, resolved, read);
   if (readable) warn?.(readable);
@@ -129,7 +142,10 @@ export function resolveConfig(sources: ConfigSources): ResolvedConfig {
     token = readTokenFile(fromFile('tokenFile')!, chosen?.path, sources.warn);
     tokenSource = 'config file "tokenFile"';
   }
-  return { file, fileDoor, baseUrl, token, tokenSource };
+  const files: ConfigFile[] = chosen ? [{ option: 'the config file', path: expandHome(chosen.path) }] : [];
+  const tokenFile = fromFile('tokenFile');
+  if (tokenFile !== undefined) files.push({ option: 'the tokenFile', path: tokenFilePath(tokenFile, chosen?.path) });
+  return { file, fileDoor, baseUrl, token, tokenSource, files };
 }
 
 /** Shorter than this, a token cannot be the API's. */

@@ -15,7 +15,7 @@ import { ResultStore } from '../store/result-store.js';
 import type { MaxErrors } from './error-budget.js';
 import { DEFAULTS } from '../options/defaults.js';
 import type { EnrichOptions, EnrichProgress, EnrichTuning, Extra } from './enrich-options.js';
-import { doorOf, readOption } from '../options/option-table.js';
+import { configFilesOf, doorOf, readOption } from '../options/option-table.js';
 import { checked, invalid, type Door } from '../options/refusal.js';
 import { defaultOf, LIBRARY_NAMES, type OptionValue, type RuledName } from '../options/registry.js';
 import { nonNegativeInteger, positiveInteger, type FillPair } from '../options/rules.js';
@@ -94,6 +94,23 @@ const TUNING_KEYS = [
   'drainTimeoutMs', 'edgeMarginMs', 'reorderWindow', 'storeFlushIntervalMs',
 ] as const;
 
+/**
+ * Before anything is opened for writing or any request is made (docs/cli-contract.md, "Never
+ * overwritten"): no output over the input, over another output, or over the configuration the
+ * command line read (the token is in it, or beside it).
+ */
+function refuseSharedFiles(options: EnrichOptions, files: { input: unknown; output: unknown; errors: unknown; store: string | ResultStore; report: string | undefined }): void {
+  const named = (file: unknown) => (typeof file === 'string' ? file : undefined);
+  const written = [
+    { option: '--output', path: named(files.output) },
+    { option: '--errors', path: named(files.errors) },
+    { option: '--store', path: typeof files.store === 'string' ? files.store : files.store.path },
+    { option: '--report', path: files.report },
+  ];
+  assertDistinctFiles([{ option: '<input>', path: named(files.input) }, ...written]);
+  assertDistinctFiles([...configFilesOf(options), ...written]);
+}
+
 export function resolveOptions(options: EnrichOptions): EnrichSettings {
   if (typeof options !== 'object' || options === null) throw invalid('options', 'must be an object such as { input: "contacts.csv" }', options);
   for (const key of Object.keys(options)) {
@@ -111,14 +128,7 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
   const store = options.store instanceof ResultStore ? options.store : (read('store') ?? defaultStorePath());
   // Its path is tried (and its folder made) in prepare, before the first lookup.
   const report = read('report');
-  // Before anything is opened for writing or any request is made (docs/cli-contract.md, "Never overwritten").
-  assertDistinctFiles([
-    { option: '<input>', path: typeof input === 'string' ? input : undefined },
-    { option: '--output', path: typeof output === 'string' ? output : undefined },
-    { option: '--errors', path: typeof errors === 'string' ? errors : undefined },
-    { option: '--store', path: typeof store === 'string' ? store : store.path },
-    { option: '--report', path: report },
-  ]);
+  refuseSharedFiles(options, { input, output, errors, store, report });
   const fill = read('fill');
   const overwrite = read('overwrite') ?? defaultOf('overwrite')!;
   if (overwrite && !fill) throw new ConfigError('Invalid option --overwrite: it replaces the cells --fill fills; give --fill too');

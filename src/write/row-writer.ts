@@ -82,7 +82,8 @@ export class RowWriter implements RowSink {
     this.#delimiter = options.delimiter;
     const bom = options.bom ? '\xef\xbb\xbf' : '';
     if (options.format === 'csv') {
-      const header = [...options.header, toBytes(options.columns.status), ...options.columns.names.map(toBytes)];
+      // The added names are escaped as added cells are (a --prefix '=x' is no formula); the input's never.
+      const header = [...options.header, ...[options.columns.status, ...options.columns.names].map((name) => toBytes(escapeFormula(name)))];
       this.#out.stream.write(bom + (options.headerLine ? csvLines([header], this.#eol, this.#delimiter) : ''), 'latin1');
     }
     this.#workbook = options.format === 'xlsx' ? this.#openWorkbook(options) : undefined;
