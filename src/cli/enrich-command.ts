@@ -21,7 +21,7 @@ import { openTarget, TARGET_FLAGS, targetOptions, type Target } from './target.j
 import { STDIN_ARGUMENT } from './stdin-argument.js';
 import { asTyped } from './number-flags.js';
 import { noticeLines, noticeText, stderrLines } from './stderr-lines.js';
-import { jsonText } from '../core/terminal-text.js';
+import { jsonText, terminalText } from '../core/terminal-text.js';
 import { exitStatusOf } from '../run/exit-status.js';
 import { PUBLISHED_FOUND_COST } from '../lookup/credits.js';
 import { askOnTerminal, saidYes } from './ask-user.js';
@@ -48,7 +48,8 @@ function formatPlan(plan: DryRunPlan): string {
     ...(plan.completeRows > 0 || plan.lookupsSaved > 0
       ? [`Complete rows (their cells hold values: skipped, no request): ${plan.completeRows}, saving at most ${plan.lookupsSaved} lookups (${plan.creditsSaved} credits)`]
       : []),
-    `Lookup: ${plan.lookup.order.map((t) => `${t.kind} from column "${t.column}"`).join(', then ')}${plan.lookup.with.length ? ` with ${plan.lookup.with.join(', ')}` : ''}`,
+    // A column's name on one line, whatever it holds (the text is escaped again as stdout, line feeds kept).
+    `Lookup: ${plan.lookup.order.map((t) => `${t.kind} from column "${terminalText(t.column)}"`).join(', then ')}${plan.lookup.with.length ? ` with ${plan.lookup.with.join(', ')}` : ''}`,
     `Distinct keys: ${per(plan.distinctKeys)}`,
     `Already known (free): ${per(plan.alreadyKnown)}`,
     `Lookups to make: ${plan.lookupsToMake === plan.lookupsExpected ? plan.lookupsToMake : `at most ${plan.lookupsToMake}, expected ${plan.lookupsExpected} (a waterfall stops at the first found)`}`,
