@@ -10,7 +10,8 @@ import type { DryRunPlan } from '../run/dry-run.js';
 import { ConfigError } from '../api/errors.js';
 import { environment } from '../api/environment.js';
 import { formatDuration } from '../core/duration.js';
-import { readOption, withDoors, type Doors } from '../options/option-table.js';
+import { configFilesOf, readOption, withConfigFiles, withDoors, type Doors } from '../options/option-table.js';
+import { refuseRowsInto } from './stdout-file.js';
 import type { Door } from '../options/refusal.js';
 import { FLAG_NAMES, LIBRARY_NAMES, argName, defaultOf, row as rowOf, type FlagArgs, type OptionName } from '../options/registry.js';
 import { flagOptions } from './flag-options.js';
@@ -19,7 +20,8 @@ import { printJson, type CliIo } from './io.js';
 import { openTarget, TARGET_FLAGS, targetOptions, type Target } from './target.js';
 import { STDIN_ARGUMENT } from './stdin-argument.js';
 import { asTyped } from './number-flags.js';
-import { noticeLines, stderrLines } from './stderr-lines.js';
+import { noticeLines, noticeText, stderrLines } from './stderr-lines.js';
+import { jsonText, terminalText } from '../core/terminal-text.js';
 import { exitStatusOf } from '../run/exit-status.js';
 import { PUBLISHED_FOUND_COST } from '../lookup/credits.js';
 import { askOnTerminal, saidYes } from './ask-user.js';
@@ -46,7 +48,8 @@ function formatPlan(plan: DryRunPlan): string {
     ...(plan.completeRows > 0 || plan.lookupsSaved > 0
       ? [`Complete rows (their cells hold values: skipped, no request): ${plan.completeRows}, saving at most ${plan.lookupsSaved} lookups (${plan.creditsSaved} credits)`]
       : []),
-    `Lookup: ${plan.lookup.order.map((t) => `${t.kind} from column "${t.column}"`).join(', then ')}${plan.lookup.with.length ? ` with ${plan.lookup.with.join(', ')}` : ''}`,
+    // A column's name on one line, whatever it holds (the text is escaped again as stdout, line feeds kept).
+    `Lookup: ${plan.lookup.order.map((t) => `${t.kind} from column "${terminalText(t.column)}"`).join(', then ')}${plan.lookup.with.length ? ` with ${plan.lookup.with.join(', ')}` : ''}`,
     `Distinct keys: ${per(plan.distinctKeys)}`,
     `Already known (free): ${per(plan.alreadyKnown)}`,
     `Lookups to make: ${plan.lookupsToMake === plan.lookupsExpected ? plan.lookupsToMake : `at most ${plan.lookupsToMake}, expected ${plan.lookupsExpected} (a waterfall stops at the first found)`}`,
@@ -160,7 +163,7 @@ function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
     ...(windowMs === undefined ? {} : { tuning: { windowMs } }),
   };
   // Values as typed: EnrichOptions' types are what they are read into.
-  return withDoors(options as EnrichOptions, doors);
+  return withConfigFiles(withDoors(options as EnrichOptions, doors), target.config.files);
 }
 
 /** The value of option `name` as the command line has it, and its door: the flag as typed, else its environment variable, else the config file. */
@@ -208,7 +211,7 @@ async function confirmed(io: CliIo, options: EnrichOptions, above: number): Prom
 
 async function dryRun(io: CliIo, options: EnrichOptions, json: boolean): Promise<void> {
   const { planRun } = await import('../run/dry-run.js');
-  const plan = await planRun({ ...options, onWarning: (line) => stderrLines(io)(`lead-enrich: ${line}`) });
+  const plan = await planRun({ ...options, onWarning: noticeLines(io) });
   // The plan is what was asked for: stdout, so that `--dry-run > plan.txt` keeps it; the lines
   // about the run (warnings) stay on stderr.
   if (json) printJson(io, plan);
@@ -224,6 +227,8 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
     import('./heap-tuning.js'),
   ]);
   tuneHeapForEnrich(options.input);
+  const rowsOnStdout = (options.output ?? (options.input === '-' ? '-' : undefined)) === '-';
+  if (rowsOnStdout) refuseRowsInto(filesOf(options));
   const view = progressView(stderrLines(io), args.quiet ? { kind: 'quiet' } : io.isTty ? { kind: 'terminal', stream: process.stderr } : { kind: 'plain' });
   // Every line goes through the view: on a terminal it is written above the progress line.
   const say = (line: string) => view.print(line);
@@ -235,11 +240,11 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
       signal: signals.interrupt,
       quit: signals.quit,
       onProgress: (p) => view.update(p),
-      onWarning: (line) => say(`lead-enrich: ${line}`),
+      onWarning: (line) => say(noticeText(line)),
       // Quiet is for runs that end well: an outage the run outlived is no news; one it gave up on
       // is in the one-line summary.
-      onAvailability: (line) => (args.quiet ? undefined : say(`lead-enrich: ${line}`)),
-      onNotice: (line) => (args.quiet ? undefined : say(`lead-enrich: ${line}`)),
+      onAvailability: (line) => (args.quiet ? undefined : say(noticeText(line))),
+      onNotice: (line) => (args.quiet ? undefined : say(noticeText(line))),
       tuning: { progressIntervalMs: io.isTty ? 200 : 1000, ...options.tuning },
     });
   } finally {
@@ -249,13 +254,19 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
   // The JSON summary goes to stdout when the output is a file (docs/cli-contract.md); when the rows
   // themselves go to stdout it would corrupt them, so it goes to stderr instead, one JSON line
   // (not stamped: it is for machines).
-  const rowsOnStdout = (options.output ?? (options.input === '-' ? '-' : undefined)) === '-';
-  if (args.json && rowsOnStdout) io.err(JSON.stringify(summary));
+  if (args.json && rowsOnStdout) io.err(jsonText(summary));
   else if (args.json) printJson(io, summary);
   // Quiet is for success: a failing run that printed nothing would hide itself from cron mail.
-  if (args.quiet && status !== 0 && !(args.json && rowsOnStdout)) say(`lead-enrich: ${oneLineSummary(summary)}`);
+  if (args.quiet && status !== 0 && !(args.json && rowsOnStdout)) say(noticeText(oneLineSummary(summary)));
   else if (!args.quiet && !(args.json && rowsOnStdout)) say(formatSummary(summary, paintFor(process.stderr)));
   io.setStatus(status);
+}
+
+/** The files a run reads or keeps, by the names its messages give them. */
+function filesOf(options: EnrichOptions): Array<{ option: string; path: string }> {
+  const input = typeof options.input === 'string' && options.input !== '-' ? [{ option: 'the input', path: options.input }] : [];
+  const store = typeof options.store === 'string' ? [{ option: 'the store', path: options.store }] : [];
+  return [...input, ...store, ...configFilesOf(options)];
 }
 
 /**

@@ -1,12 +1,19 @@
 // What a command may do to the outside world: write, warn, and report its exit status.
 // Only main.ts turns that status into process.exit.
+import { jsonText } from '../core/terminal-text.js';
+
 export interface CliIo {
+  /** Text for stdout (a table, JSON, an export's lines): its control characters are shown escaped, line feeds kept (core/terminal-text.ts). */
   out(text: string): void;
+  /**
+   * One line for stderr, written as it is: whoever makes it escapes the data in it (noticeLines,
+   * main.ts' fatal line, the summary), so that the summary may carry its colour.
+   */
   err(line: string): void;
   setStatus(status: number): void;
   isTty: boolean;
 }
 
 export function printJson(io: CliIo, value: unknown): void {
-  io.out(`${JSON.stringify(value, null, 2)}\n`);
+  io.out(`${jsonText(value, 2)}\n`);
 }

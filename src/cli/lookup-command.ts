@@ -1,6 +1,7 @@
 // `lead-enrich lookup email|url|domain <value>`: one reverse lookup, JSON on stdout.
 import type { CommandModule } from 'yargs';
 import { InvalidInputError } from '../api/errors.js';
+import { shownValue } from '../core/terminal-text.js';
 import { normalizeKey, type LookupKind } from '../plan/plan.js';
 import { examplesText } from './help-examples.js';
 import { printJson, type CliIo } from './io.js';
@@ -32,7 +33,7 @@ export function lookupCommand(io: CliIo): CommandModule<object, LookupArgs> {
     handler: async (args) => {
       const value = args.value === STDIN_ARGUMENT ? await firstLineOfStdin(args.kind) : String(args.value);
       const normalized = normalizeKey(args.kind, value);
-      if (!normalized.ok) throw new InvalidInputError(`Invalid ${args.kind} '${value}': ${normalized.reason}; no request was made`);
+      if (!normalized.ok) throw new InvalidInputError(`Invalid ${args.kind} ${shownValue(value)}: ${normalized.reason}; no request was made`);
       const target = await openTarget(args, noticeLines(io));
       try {
         const key = normalized.key;
@@ -52,14 +53,22 @@ export function lookupCommand(io: CliIo): CommandModule<object, LookupArgs> {
   };
 }
 
+/** Stdin is read this far for the value: no email, profile URL or domain is longer. */
+const STDIN_READ = 64 * 1024;
+
 /** `lookup email -`: the value is the first non-blank line of stdin. */
 async function firstLineOfStdin(kind: LookupKind): Promise<string> {
   let text = '';
-  for await (const chunk of process.stdin) {
+  for await (const chunk of process.stdin.setEncoding('utf8')) {
     text += String(chunk);
-    if (text.length > 64 * 1024) break;
+    if (text.length > STDIN_READ) break;
   }
-  const line = text.split(/\r?\n|\r/).find((l) => l.trim() !== '');
-  if (line === undefined) throw new InvalidInputError(`No ${kind} on standard input: give one, or write it after 'lookup ${kind}' instead of -`);
-  return line.trim();
+  const lines = text.split(/\r?\n|\r/);
+  const at = lines.findIndex((l) => l.trim() !== '');
+  if (at === -1) throw new InvalidInputError(`No ${kind} on standard input: give one, or write it after 'lookup ${kind}' instead of -`);
+  // A line still going on where the reading stopped: said as such, not as the value it would be cut to.
+  if (text.length > STDIN_READ && at === lines.length - 1) {
+    throw new InvalidInputError(`Invalid ${kind} on standard input: its first line is longer than ${STDIN_READ / 1024} KiB, beginning ${shownValue(lines[at]!.trim().slice(0, 40))}...; no request was made`);
+  }
+  return lines[at]!.trim();
 }

@@ -4,6 +4,7 @@
 import { Worker } from 'node:worker_threads';
 import type { CommandModule } from 'yargs';
 import { formatDuration } from '../core/duration.js';
+import { terminalText } from '../core/terminal-text.js';
 import type { StoreCheck } from '../store/store-check.js';
 import { storeFileBytes } from '../store/store-stats.js';
 import { examplesText } from './help-examples.js';
@@ -17,7 +18,7 @@ const BIG_BYTES = 64 * 1024 * 1024;
 export function checkCommand(io: CliIo): CommandModule<object, StoreArgs> {
   return {
     command: 'check',
-    describe: "Verify the store file (SQLite's integrity check); exit 1 when it is damaged",
+    describe: 'Verify the store file (integrity, that it is a lead-enrich store, that every answer is JSON); exit 1 when damaged or not a store',
     builder: (yargs) =>
       storeFileOptions(yargs)
         .epilogue(
@@ -45,9 +46,12 @@ export function checkCommand(io: CliIo): CommandModule<object, StoreArgs> {
 function report(file: string, size: number, result: StoreCheck): string {
   if (result.ok) {
     const entries = result.entries === undefined ? '' : `, ${count(result.entries)} ${result.entries === 1 ? 'entry' : 'entries'}`;
-    return `The result store at ${file} is sound (${formatBytes(size)}${entries}).\n`;
+    return `The result store at ${file} is sound (${formatBytes(size)}${entries})${notJsonText(result.notJson)}.\n`;
   }
   if (result.cannotCheck) return `Cannot check the result store at ${file}: ${result.cannotCheck.why}; ${result.cannotCheck.advice}.\n`;
+  if (result.foreign) {
+    return `The file at ${file} is not a lead-enrich result store: it is a SQLite database of another program (its application id is not ours). It was left untouched; pass --store PATH or set LEAD_ENRICH_STORE to use another file.\n`;
+  }
   const shown = result.problems.slice(0, 5).map((problem) => `  ${problem}`);
   return [
     `The result store at ${file} is damaged:`,
@@ -58,12 +62,19 @@ function report(file: string, size: number, result: StoreCheck): string {
   ].join('\n');
 }
 
+/** The stored answers that are not JSON, said after "sound": a run looks each up again, the store is kept. */
+function notJsonText(notJson: StoreCheck['notJson']): string {
+  if (!notJson) return '';
+  const more = notJson.count > notJson.examples.length ? `, ... (${count(notJson.count - notJson.examples.length)} more)` : '';
+  const what = notJson.count === 1 ? '1 stored answer is' : `${count(notJson.count)} stored answers are`;
+  return `, but ${what} not JSON (${notJson.examples.join(', ')}${more}): a run looks ${notJson.count === 1 ? 'it' : 'them'} up again`;
+}
 
 /** For a big store: a line saying it takes a while, and in a terminal how long it has been. */
 async function withClock<T>(io: CliIo, file: string, size: number, work: () => Promise<T>): Promise<T> {
   if (size < BIG_BYTES) return work();
   const started = Date.now();
-  const line = () => `Checking ${file} (${formatBytes(size)}): reading every page, ${formatDuration(Date.now() - started)} so far`;
+  const line = () => terminalText(`Checking ${file} (${formatBytes(size)}): reading every page, ${formatDuration(Date.now() - started)} so far`);
   if (!io.isTty) {
     noticeLines(io)(`checking ${file} (${formatBytes(size)}): reading every page; this takes about a minute per few GiB`);
     return work();

@@ -8,6 +8,9 @@ import { printJson, type CliIo } from './io.js';
 import { serviceOption, storeExists, storeOptions, storePath, type StoreArgs } from './store-args.js';
 import type { StoreEntry } from '../store/store-entries.js';
 import { openStoreFile } from './store-file.js';
+import { parsedOrUndefined } from '../store/stored-result.js';
+import { noticeLines } from './stderr-lines.js';
+import { refuseStdoutInto } from './stdout-file.js';
 
 interface ExportArgs extends StoreArgs {
   format?: string | undefined;
@@ -20,8 +23,17 @@ interface ShowArgs extends StoreArgs {
 /** The columns of an export, in order (CSV header, JSON member names). */
 export const EXPORT_COLUMNS = ['key', 'operation', 'status', 'stored_at', 'answer'] as const;
 
+/** An entry as exported; undefined when its answer is not JSON (left out and counted: `store check` names it, a run looks it up again). */
 function exported(entry: StoreEntry) {
-  return { key: entry.key, operation: entry.op, status: entry.status, stored_at: new Date(entry.fetchedAt).toISOString(), answer: entry.data === null ? null : (JSON.parse(entry.data) as unknown) };
+  const answer = entry.data === null ? null : parsedOrUndefined(entry.data);
+  if (answer === undefined) return undefined;
+  return { key: entry.key, operation: entry.op, status: entry.status, stored_at: new Date(entry.fetchedAt).toISOString(), answer };
+}
+
+/** Said once after an export or a show that left out answers that are not JSON. */
+function sayLeftOut(io: CliIo, file: string, leftOut: number): void {
+  if (leftOut === 0) return;
+  noticeLines(io)(`left out ${leftOut === 1 ? '1 stored answer that is' : `${leftOut} stored answers that are`} not JSON (lead-enrich store check --store '${file}' names them; a run looks them up again)`);
 }
 
 export function exportCommand(io: CliIo): CommandModule<object, ExportArgs> {
@@ -43,17 +55,21 @@ export function exportCommand(io: CliIo): CommandModule<object, ExportArgs> {
       const service = serviceOption(args.service);
       const file = storePath(args);
       if (!storeExists(file)) throw new ConfigError(`No result store at ${file}: nothing to export (a run creates it; or pass --store PATH)`);
+      refuseStdoutInto(file);
       const { csvLines } = await import('../write/csv-lines.js');
       const store = await openStoreFile(file, true);
+      let leftOut = 0;
       try {
         if (format === 'csv') io.out(csvLines([[...EXPORT_COLUMNS]], '\n'));
         for (const entry of store.entries({ service })) {
           const row = exported(entry);
-          io.out(format === 'jsonl' ? `${JSON.stringify(row)}\n` : csvLines([[row.key, row.operation, row.status, row.stored_at, entry.data ?? '']], '\n'));
+          if (row === undefined) leftOut += 1;
+          else io.out(format === 'jsonl' ? `${JSON.stringify(row)}\n` : csvLines([[row.key, row.operation, row.status, row.stored_at, entry.data ?? '']], '\n'));
         }
       } finally {
         store.close();
       }
+      sayLeftOut(io, file, leftOut);
     },
   };
 }
@@ -80,12 +96,20 @@ export function showCommand(io: CliIo): CommandModule<object, ShowArgs> {
       const key = String(args.key);
       if (!storeExists(file)) throw new ConfigError(`Nothing stored for ${key}: there is no result store at ${file} (a run creates it; or pass --store PATH)`);
       const store = await openStoreFile(file, true);
-      let found: ReturnType<typeof exported>[] = [];
+      const found: Array<{ service: string } & NonNullable<ReturnType<typeof exported>>> = [];
+      let leftOut = 0;
       try {
-        for (const form of await storedForms(key)) found = found.concat([...store.entries({ service, key: form })].map((e) => ({ service: e.service, ...exported(e) })));
+        for (const form of await storedForms(key)) {
+          for (const entry of store.entries({ service, key: form })) {
+            const row = exported(entry);
+            if (row === undefined) leftOut += 1;
+            else found.push({ service: entry.service, ...row });
+          }
+        }
       } finally {
         store.close();
       }
+      sayLeftOut(io, file, leftOut);
       if (found.length === 0) throw new ConfigError(`Nothing stored for ${key} in ${file}${service === undefined ? '' : ` for ${service}`}: a run stores the answer when it looks the key up`);
       printJson(io, found);
     },

@@ -4,6 +4,7 @@
 // and a stream that is not a terminal (no escape codes in a pipe or a log file).
 import { styleText } from 'node:util';
 import { formatDuration } from '../core/duration.js';
+import { terminalText } from '../core/terminal-text.js';
 import { exitStatusOf } from '../run/exit-status.js';
 import type { EnrichSummary } from '../run/summary.js';
 import { formatRate, rowsWord } from './progress-line.js';
@@ -90,10 +91,16 @@ export function oneLineSummary(s: EnrichSummary): string {
   return `${why}: ${rowsWord(s.rows)} (found ${s.status.found}, not found ${s.status.not_found}, errors ${s.status.error}, skipped ${s.status.skipped})${codes ? `; ${codes}` : ''}${where}`;
 }
 
+/** The summary, for a terminal: the names in it (files, columns) with their control characters escaped, the outcome painted. */
 export function formatSummary(s: EnrichSummary, paint: Paint = noPaint): string {
   const outcome = outcomeOf(s);
+  const [first, ...rest] = summaryLines(s, outcome.text).map((line) => terminalText(line));
+  return [paint(outcome.tone, first!), ...rest].join('\n');
+}
+
+function summaryLines(s: EnrichSummary, outcome: string): string[] {
   const lines = [
-    paint(outcome.tone, outcome.text),
+    outcome,
     `Rows: ${s.rows} (found ${s.status.found}, not found ${s.status.not_found}, errors ${s.status.error}, skipped ${s.status.skipped})`,
     `Billing: charged ${s.billing.charged}, free ${s.billing.free}, cached ${s.billing.cached}, duplicate ${s.billing.duplicate}, none ${s.billing.none}`,
     ...Object.entries(s.withBilling ?? {}).map(([extra, b]) => `Billing of --with ${extra}: charged ${b.charged}, free ${b.free}, cached ${b.cached}, duplicate ${b.duplicate}, none ${b.none}`),
@@ -132,7 +139,7 @@ export function formatSummary(s: EnrichSummary, paint: Paint = noPaint): string 
     // --patience, which is per outage.
     lines.push(`Stopped: the API stayed unavailable past --patience (${formatDuration(s.patienceMs)}; unavailable for ${formatDuration(s.apiUnavailableMs)} in all); the rows not looked up are skipped with api_unavailable. Run the same command again to finish.`);
   }
-  return lines.join('\n');
+  return lines;
 }
 
 /** The run's rate: "600 RPM", or "100 per 400ms" for an account whose window is not a minute. */

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { ConfigError } from '../api/errors.js';
 import { processEnv } from '../api/environment.js';
 import { didYouMean } from './did-you-mean.js';
+import { readableWarning, readPrivateFile } from './private-file.js';
 import { readOption } from './option-table.js';
 import type { Door } from './refusal.js';
 import { CONFIG_KEYS, OPTIONS, type OptionName, type RuledName } from './registry.js';
@@ -36,6 +37,14 @@ export interface ResolvedConfig {
   token: string | undefined;
   /** Where the token came from, for messages (never the token itself). */
   tokenSource: string | undefined;
+  /** The files the configuration is read from (the config file, its tokenFile): no output may replace them. */
+  files: ConfigFile[];
+}
+
+/** A file of the configuration, named as a message names it. */
+export interface ConfigFile {
+  option: 'the config file' | 'the tokenFile';
+  path: string;
 }
 
 function expandHome(p: string): string {
@@ -67,14 +76,8 @@ export function chooseConfigFile(given: string | undefined, env: NodeJS.ProcessE
 
 export function readConfigFile(configPath: string, warn: (line: string) => void = () => {}, from = 'the --config path'): FileConfig {
   const file = expandHome(configPath);
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code ?? 'unreadable';
-    throw new ConfigError(`Cannot read config file ${configPath}: ${why}; check ${from}`);
-  }
+  const read = readPrivateFile(file, `config file ${configPath}`, `check ${from}`);
+  const text = read.text;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -98,38 +101,22 @@ export function readConfigFile(configPath: string, warn: (line: string) => void 
     readOption(key as RuledName, value, { configFile: configPath });
     config[key] = value;
   }
-  const readers = typeof config.token === 'string' ? otherReaders(file) : undefined;
-  if (readers) warn(`the config file ${configPath} holds a token and is readable by other users (${readers}); run: chmod 600 ${configPath}`);
+  const readable = typeof config.token === 'string' ? readableWarning(`the config file ${configPath} holds a token and`, configPath, read) : undefined;
+  if (readable) warn(readable);
   return config as FileConfig;
 }
 
-/**
- * Who besides the owner may read `file`: its group counts too (a shared group such as `users`
- * is often everyone on the machine). Undefined when no one may, or on Windows (no mode bits).
- */
-function otherReaders(file: string): string | undefined {
-  try {
-    if (process.platform === 'win32') return undefined;
-    const mode = fs.statSync(file).mode;
-    if ((mode & 0o004) !== 0) return 'everyone';
-    return (mode & 0o040) !== 0 ? 'its group' : undefined;
-  } catch {
-    return undefined;
-  }
+/** Where "tokenFile" leads: relative to the config file's folder. */
+function tokenFilePath(tokenFile: string, configPath: string | undefined): string {
+  return path.resolve(configPath ? path.dirname(expandHome(configPath)) : process.cwd(), expandHome(tokenFile));
 }
 
 function readTokenFile(tokenFile: string, configPath: string | undefined, warn: ((line: string) => void) | undefined): string {
-  const resolved = path.resolve(configPath ? path.dirname(expandHome(configPath)) : process.cwd(), expandHome(tokenFile));
-  const readers = otherReaders(resolved);
-  if (readers) warn?.(`the tokenFile ${resolved} is readable by other users (${readers}); run: chmod 600 ${resolved}`);
-  let text: string;
-  try {
-    text = fs.readFileSync(resolved, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new ConfigError(`Cannot read tokenFile ${tokenFile}: ${code === 'ENOENT' ? 'no such file' : code}; fix "tokenFile" in the config file`);
-  }
-  const token = text.trim();
+  const resolved = tokenFilePath(tokenFile, configPath);
+  const read = readPrivateFile(resolved, `tokenFile ${tokenFile}`, 'fix "tokenFile" in the config file');
+  const readable = readableWarning(`the tokenFile ${resolved}`, resolved, read);
+  if (readable) warn?.(readable);
+  const token = read.text.trim();
   if (!token) throw new ConfigError(`tokenFile ${tokenFile} is empty; put the API token in it`);
   return token;
 }
@@ -155,7 +142,10 @@ export function resolveConfig(sources: ConfigSources): ResolvedConfig {
     token = readTokenFile(fromFile('tokenFile')!, chosen?.path, sources.warn);
     tokenSource = 'config file "tokenFile"';
   }
-  return { file, fileDoor, baseUrl, token, tokenSource };
+  const files: ConfigFile[] = chosen ? [{ option: 'the config file', path: expandHome(chosen.path) }] : [];
+  const tokenFile = fromFile('tokenFile');
+  if (tokenFile !== undefined) files.push({ option: 'the tokenFile', path: tokenFilePath(tokenFile, chosen?.path) });
+  return { file, fileDoor, baseUrl, token, tokenSource, files };
 }
 
 /** Shorter than this, a token cannot be the API's. */

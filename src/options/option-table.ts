@@ -48,3 +48,18 @@ export function withDoors<T extends object>(options: T, doors: Doors): T {
 export function doorOf(options: object, name: string): Door {
   return (options as { [DOORS]?: Doors })[DOORS]?.[name] ?? 'library';
 }
+
+/**
+ * The files the command line read its configuration from (the config file, its tokenFile): like
+ * the input and the store, no output may replace them (run/settings.ts). A symbol, as DOORS.
+ */
+export const CONFIG_FILES: unique symbol = Symbol('lead-enrich.config-files');
+export type ConfigFiles = ReadonlyArray<{ option: string; path: string }>;
+
+export function withConfigFiles<T extends object>(options: T, files: ConfigFiles): T {
+  return Object.assign(options, { [CONFIG_FILES]: files });
+}
+
+export function configFilesOf(options: object): ConfigFiles {
+  return (options as { [CONFIG_FILES]?: ConfigFiles })[CONFIG_FILES] ?? [];
+}

@@ -4,13 +4,14 @@
 // rule is named in registry.ts; option-table.ts words a failure for the door it came through.
 import { EXTRAS, LOOKUP_KINDS, type Extra, type LookupKind } from '../core/kinds.js';
 import { RuleBroken } from '../core/rule.js';
+import { shownValue } from '../core/terminal-text.js';
 import { shownProxyText } from '../api/proxy.js';
 
 export type Rule<T> = (raw: unknown) => T;
 
-/** How a value is shown in a message: strings quoted as typed, anything else as JavaScript would print it. */
+/** How a value is shown in a message: strings quoted as typed (a long one cut), anything else as JavaScript would print it. */
 export function shown(value: unknown): string {
-  if (typeof value === 'string') return `'${value}'`;
+  if (typeof value === 'string') return shownValue(value);
   if (typeof value === 'object' && value !== null) {
     try {
       return JSON.stringify(value);

@@ -1,6 +1,7 @@
 // The first phase of a file's run: its input's header and key columns and the columns the run adds
 // (checked before any request), its outputs locked, then the run opened (open-run.ts) with its
 // writer. Each resource is registered for release as it is made.
+import { ConfigError } from '../api/errors.js';
 import { checkReportPath } from '../report/report-path.js';
 import { BatchLookups } from '../lookup/batch-lookups.js';
 import { keyColumns } from '../plan/key-columns.js';
@@ -20,6 +21,7 @@ export async function prepare(settings: EnrichSettings, resources: Resources): P
   const opening = openInput(settings, resources);
   const input = isStreamInput(settings.input) ? await unlessInterrupted(opening, settings.signal, inputName(settings.input)) : await opening;
   lockOutputs(settings, resources);
+  refuseBinaryOnTerminal(settings);
   if (settings.report) checkReportPath(settings.report);
   // A CSV of one lookup kind without --with writes only the answer's own columns: the store may hand
   // them over as cells (no JSON.parse). JSONL, a waterfall, --with and a `lead.MEMBER` field need the parsed answers.
@@ -59,6 +61,13 @@ function lockOutputs(settings: EnrichSettings, resources: Resources): void {
     const lock = OutputLock.acquire(target, what);
     resources.defer(() => lock.release());
   }
+}
+
+/** A workbook is zip bytes: on a terminal it is noise that may drive it, so it is refused, as gzip refuses. */
+function refuseBinaryOnTerminal(settings: EnrichSettings): void {
+  const stdout = (settings.stdout ?? process.stdout) as { isTTY?: boolean };
+  if (settings.output !== '-' || settings.format !== 'xlsx' || stdout.isTTY !== true) return;
+  throw new ConfigError('Refusing to write an .xlsx workbook to a terminal: send stdout to a file (> out.xlsx), or give -o out.xlsx');
 }
 
 function openWriter(settings: EnrichSettings, input: RunInput): RowWriter {

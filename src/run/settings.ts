@@ -16,7 +16,7 @@ import type { MaxErrors } from './error-budget.js';
 import { DEFAULTS } from '../options/defaults.js';
 import type { EnrichOptions, EnrichProgress, EnrichTuning, Extra } from './enrich-options.js';
 import { didYouMean } from '../options/did-you-mean.js';
-import { doorOf, optionWord, readOption } from '../options/option-table.js';
+import { configFilesOf, doorOf, optionWord, readOption } from '../options/option-table.js';
 import { checked, invalid, type Door } from '../options/refusal.js';
 import { defaultOf, LIBRARY_NAMES, type OptionValue, type RuledName } from '../options/registry.js';
 import { nonNegativeInteger, positiveInteger, type FillPair } from '../options/rules.js';
@@ -100,6 +100,23 @@ export function enrichOptionNames(): string[] {
   return [...KNOWN_OPTIONS];
 }
 
+/**
+ * Before anything is opened for writing or any request is made (docs/cli-contract.md, "Never
+ * overwritten"): no output over the input, over another output, or over the configuration the
+ * command line read (the token is in it, or beside it).
+ */
+function refuseSharedFiles(options: EnrichOptions, files: { input: unknown; output: unknown; errors: unknown; store: string | ResultStore; report: string | undefined }): void {
+  const named = (file: unknown) => (typeof file === 'string' ? file : undefined);
+  const written = [
+    { option: optionWord('output'), path: named(files.output) },
+    { option: optionWord('errors'), path: named(files.errors) },
+    { option: optionWord('store'), path: typeof files.store === 'string' ? files.store : files.store.path },
+    { option: optionWord('report'), path: files.report },
+  ];
+  assertDistinctFiles([{ option: '<input>', path: named(files.input) }, ...written]);
+  assertDistinctFiles([...configFilesOf(options), ...written]);
+}
+
 export function resolveOptions(options: EnrichOptions): EnrichSettings {
   if (typeof options !== 'object' || options === null) throw invalid('options', 'must be an object such as { input: "contacts.csv" }', options);
   for (const key of Object.keys(options)) {
@@ -115,14 +132,7 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
   const store = options.store instanceof ResultStore ? options.store : (read('store') ?? defaultStorePath());
   // Its path is tried (and its folder made) in prepare, before the first lookup.
   const report = read('report');
-  // Before anything is opened for writing or any request is made (docs/cli-contract.md, "Never overwritten").
-  assertDistinctFiles([
-    { option: '<input>', path: typeof input === 'string' ? input : undefined },
-    { option: optionWord('output'), path: typeof output === 'string' ? output : undefined },
-    { option: optionWord('errors'), path: typeof errors === 'string' ? errors : undefined },
-    { option: optionWord('store'), path: typeof store === 'string' ? store : store.path },
-    { option: optionWord('report'), path: report },
-  ]);
+  refuseSharedFiles(options, { input, output, errors, store, report });
   const fill = read('fill');
   const overwrite = read('overwrite') ?? defaultOf('overwrite')!;
   if (overwrite && !fill) throw new ConfigError(`Invalid option ${optionWord('overwrite')}: it replaces the cells ${optionWord('fill')} fills; give ${optionWord('fill')} too`);

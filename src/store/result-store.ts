@@ -26,14 +26,14 @@ import path from 'node:path';
 import { ConfigError, type StoreFailedError } from '../api/errors.js';
 import { CommitSchedule } from './commit-schedule.js';
 import { StoreClaims } from './store-claims.js';
-import { storeFailure } from './store-failure.js';
+import { storeFailure, storeRead, storeReads } from './store-failure.js';
 import { cellsText, recordOf, type AnswerCells } from './answer-cells.js';
 import type { Operation } from '../api/types.js';
 import { openStores } from './exit-flush.js';
 import { openDatabase, prepareFile } from './open-database.js';
 import { SCHEMA_VERSION as CURRENT_SCHEMA } from './schema.js';
 import { immediateTransaction, prepareRaw, type Database, type Statement } from './sqlite.js';
-import { pendingKey, storedOf, type ManyRow, type Pending, type ResultRow, type StoredResult } from './stored-result.js';
+import { pendingKey, setStored, storedOf, type ManyRow, type Pending, type ResultRow, type StoredResult } from './stored-result.js';
 import { readEntries, type StoreEntry } from './store-entries.js';
 import { readStats } from './store-stats.js';
 import { resolveOptions, type ResultStoreOptions, type ResultStoreStats, type StoreSettings } from './store-options.js';
@@ -66,6 +66,7 @@ export class ResultStore {
 
   private readonly selectResult: Statement;
   private readonly selectServiceId: Statement;
+  private readonly selectFound: Statement;
   private readonly insertService: Statement | undefined;
   private readonly upsertResult: Statement | undefined;
 
@@ -84,6 +85,7 @@ export class ResultStore {
     // Raw arrays: cheaper to build than objects on the per-row hot path.
     this.selectResult = prepareRaw(db, 'SELECT found, data, fetched_at, run_id, refused FROM results WHERE service_id = ? AND op = ? AND key = ?');
     this.selectServiceId = prepareRaw(db, 'SELECT id FROM services WHERE name = ?');
+    this.selectFound = prepareRaw(db, 'SELECT found, data IS NULL OR json_valid(data), fetched_at, refused FROM results WHERE service_id = ? AND op = ? AND key = ?');
     if (!this.readonly) {
       this.insertService = db.prepare('INSERT INTO services (name) VALUES (?) ON CONFLICT (name) DO NOTHING');
       this.upsertResult = db.prepare(
@@ -179,12 +181,17 @@ export class ResultStore {
    */
   foundOf(service: string, op: Operation, key: string, freshForMs?: number): boolean | undefined {
     if (this.closed) throw closedError(this.path);
-    try {
-      const row = this.#fresh(service, op, key, freshForMs);
-      return row && row[0] === 1 && typeof row[4] !== 'string';
-    } catch (error) {
-      throw storeFailure(this.path, 'read', error);
-    }
+    const minFetchedAt = freshForMs === undefined ? -Infinity : this.options.now() - freshForMs;
+    const entry = this.pending.size === 0 ? undefined : this.pending.get(pendingKey(service, op, key));
+    if (entry !== undefined) return entry.fetchedAt < minFetchedAt ? undefined : entry.found && entry.refused === null;
+    // The answer is not carried into JavaScript, only whether it is JSON (SQLite's json_valid):
+    // one that is not is absent, as get() finds it.
+    const row = storeRead(this.path, () => {
+      const serviceId = this.lookupServiceId(service);
+      return serviceId === undefined ? undefined : (this.selectFound.get(serviceId, op, key) as unknown as [found: number, json: number, fetchedAt: number, refused: string | null] | undefined);
+    });
+    if (row === undefined || row[2] < minFetchedAt || row[1] !== 1) return undefined;
+    return row[0] === 1 && typeof row[3] !== 'string';
   }
 
   /** The stored row of (service, op, key), pending ones first, unless older than `freshForMs`. */
@@ -232,7 +239,7 @@ export class ResultStore {
           // Cells another version rendered (another layout: stored-cells.ts) are never used.
           const record = row[2] === null ? undefined : recordOf(row[2], layout);
           if (row[2] !== null && record === undefined) (foreign ??= []).push(row[0]);
-          else found.set(row[0], storedOf(row[1] === 1, record, row[3], row[4], row[5], row[6]));
+          else setStored(found, row[0], storedOf(row[1] === 1, record, row[3], row[4], row[5], row[6]));
         }
         if (foreign) for (const [key, stored] of this.#getMany(service, op, foreign, freshForMs, undefined)) found.set(key, stored);
       }
@@ -247,7 +254,7 @@ export class ResultStore {
           continue;
         }
         const record = cellsLayout !== undefined && entry.cells !== null ? recordOf(entry.cells, layout) : undefined;
-        found.set(key, storedOf(entry.found, record, entry.json, entry.fetchedAt, entry.runId, entry.refused));
+        setStored(found, key, storedOf(entry.found, record, entry.json, entry.fetchedAt, entry.runId, entry.refused));
       }
     }
     return found;
@@ -356,13 +363,13 @@ export class ResultStore {
   stats(service?: string): ResultStoreStats {
     if (this.closed) throw closedError(this.path);
     this.flush();
-    return readStats(this.db, this.path, this.serviceFilter(service));
+    return storeRead(this.path, () => readStats(this.db, this.path, this.serviceFilter(service)));
   }
 
   /** The entries one at a time (store export, store show): of `service` and/or `key` only, when given. */
   entries(filter: { service?: string | undefined; key?: string | undefined } = {}): Generator<StoreEntry> {
     if (this.closed) throw closedError(this.path);
-    return readEntries(this.db, { serviceId: this.serviceFilter(filter.service), key: filter.key });
+    return storeReads(this.path, () => readEntries(this.db, { serviceId: this.serviceFilter(filter.service), key: filter.key }));
   }
 
   /** Delete entries fetched before now - olderThanMs (of `service` only, when given). Returns how many were deleted. */
@@ -394,14 +401,18 @@ export class ResultStore {
     if (this.closed) throw closedError(this.path);
     if (this.readonly) throw new Error(`The result store at ${this.path} was opened read-only`);
     this.flush();
-    const changes = Number(this.db.prepare(sql).run(...params).changes);
-    if (changes > 0) {
-      // Give the freed pages back to the file system (auto_vacuum = INCREMENTAL, set at creation),
-      // then checkpoint so the shrink reaches the main file and the WAL is emptied.
-      this.db.exec('PRAGMA incremental_vacuum');
-      if (this.path !== ':memory:') this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    try {
+      const changes = Number(this.db.prepare(sql).run(...params).changes);
+      if (changes > 0) {
+        // Give the freed pages back to the file system (auto_vacuum = INCREMENTAL, set at creation),
+        // then checkpoint so the shrink reaches the main file and the WAL is emptied.
+        this.db.exec('PRAGMA incremental_vacuum');
+        if (this.path !== ':memory:') this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+      }
+      return changes;
+    } catch (error) {
+      throw storeFailure(this.path, 'written', error);
     }
-    return changes;
   }
 
   /**

@@ -8,6 +8,7 @@ import type { CellsRenderer } from './answer-cells.js';
 import { cellsText } from './answer-cells.js';
 import { anotherStore } from './store-options.js';
 import { immediateTransaction, pragma, prepareRaw, type Database } from './sqlite.js';
+import { parsedOrUndefined } from './stored-result.js';
 
 /** Marks the file as ours ('LENR'), so a stranger SQLite database is refused, not modified. */
 export const APPLICATION_ID = 0x4c454e52;
@@ -117,7 +118,10 @@ function renderAnswerCells(db: Database, upgrade: Upgrade): void {
     const rows = select.all(after, BACKFILL_CHUNK) as unknown as Array<[number, string, string | null]>;
     if (rows.length === 0) return;
     for (const [rowid, op, data] of rows) {
-      const cells = renderer.render(op as Operation, data === null ? undefined : JSON.parse(data));
+      // An answer that is not JSON keeps no cells: a run finds it absent and looks it up again.
+      const parsed = data === null ? undefined : parsedOrUndefined(data);
+      if (data !== null && parsed === undefined) continue;
+      const cells = renderer.render(op as Operation, parsed);
       if (cells !== undefined) update.run(cellsText(cells), rowid);
     }
     after = rows[rows.length - 1]![0];
@@ -144,10 +148,20 @@ function readHeader(db: Database): Header {
   };
 }
 
+/** Whose the file is: a new, empty one; ours (by its application id); or another program's database. */
+export function ownership(db: Database): 'empty' | 'ours' | 'foreign' {
+  return ownershipOf(readHeader(db));
+}
+
+function ownershipOf(header: Header): 'empty' | 'ours' | 'foreign' {
+  if (header.version === 0 && header.tables === 0 && header.appId === 0) return 'empty';
+  return header.appId === APPLICATION_ID ? 'ours' : 'foreign';
+}
+
 /** Refuses a file that is not ours or is newer than this version; true when the file is empty. */
 function checkHeader(header: Header, filePath: string): boolean {
-  const empty = header.version === 0 && header.tables === 0 && header.appId === 0;
-  if (!empty && header.appId !== APPLICATION_ID) {
+  const empty = ownershipOf(header) === 'empty';
+  if (ownershipOf(header) === 'foreign') {
     throw new ConfigError(
       `Cannot open the result store at ${filePath}: it is a SQLite database but not a lead-enrich result store; ` +
         anotherStore(),

@@ -6,7 +6,9 @@
 // On Node 22 loading the module prints "ExperimentalWarning: SQLite is an experimental feature"
 // on stderr, which a cron job would mail every night: that one warning (and only that one) is
 // filtered while the module loads. Every other warning still shows.
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import type * as Sqlite from 'node:sqlite';
 import { ConfigError } from '../api/errors.js';
 import { unsupportedNode } from '../core/node-version.js';
@@ -45,7 +47,32 @@ export interface OpenOptions {
 }
 
 export function openSqlite(filePath: string, options: OpenOptions): Database {
-  return new (sqlite().DatabaseSync)(filePath, { readOnly: options.readOnly, timeout: options.timeoutMs });
+  const { DatabaseSync } = sqlite();
+  const db = new DatabaseSync(filePath, { readOnly: options.readOnly, timeout: options.timeoutMs });
+  if (!options.readOnly || filePath === ':memory:') return db;
+  try {
+    // The first read: where a store in WAL mode needs its shared-memory file (-shm) beside it.
+    db.prepare('PRAGMA user_version').get();
+    return db;
+  } catch (error) {
+    db.close();
+    if (!unsharedReadOnly(error, filePath)) throw error;
+    // A read-only folder (or a store that is not ours to write) cannot hold the -shm file. With no
+    // write-ahead log waiting to be read, the file alone is the whole store: read it as immutable
+    // (https://sqlite.org/wal.html#readonly), which needs no -shm and takes no lock.
+    return new DatabaseSync(`${pathToFileURL(filePath).href}?immutable=1`, { readOnly: true, timeout: options.timeoutMs });
+  }
+}
+
+/** A read-only open that failed for want of a writable -shm file, and no -wal file holds answers the main file lacks. */
+function unsharedReadOnly(error: unknown, filePath: string): boolean {
+  const code = sqliteCode(error);
+  if (code !== SQLITE.READONLY && code !== SQLITE.CANTOPEN) return false;
+  try {
+    return fs.statSync(`${filePath}-wal`).size === 0;
+  } catch (walError) {
+    return (walError as NodeJS.ErrnoException).code === 'ENOENT';
+  }
 }
 
 /** A prepared statement whose rows come as arrays (cheaper to build than objects on the hot path). */

@@ -1,5 +1,6 @@
 // A store that fails in the middle of a run (a full disk, a damaged file, an I/O error) ends the
 // run with one line: which file, the cause in words, and what to do (docs/cli-contract.md, "Durability").
+// The `store` commands end with the same line on a store that fails under them.
 // The causes are told apart as when the file is opened (open-database.ts, diagnose).
 import { StoreFailedError } from '../api/errors.js';
 import { diagnose } from './open-database.js';
@@ -29,11 +30,29 @@ export function storeFailure(filePath: string, doing: 'written' | 'read', error:
   }
   if (isDamaged(error)) {
     return new StoreFailedError(
-      `The result store at ${filePath} is damaged (${(error as Error).message}). The run stopped; see what is wrong with ` +
+      `The result store at ${filePath} is damaged (${(error as Error).message}); see what is wrong with ` +
         `lead-enrich store check --store '${filePath}', then move it aside (mv '${filePath}' '${filePath}.damaged') and run again: answers are bought again only when needed`,
       { cause: error },
     );
   }
   const { why, advice } = diagnose(error, filePath);
   return new StoreFailedError(`The result store at ${filePath} could not be ${doing}: ${why}; ${advice}`, { cause: error });
+}
+
+/** `read()`, its failure said as the store's (a damaged file names `store check`). */
+export function storeRead<T>(filePath: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw storeFailure(filePath, 'read', error);
+  }
+}
+
+/** Entries read one at a time, their failure said as the store's. */
+export function* storeReads<T>(filePath: string, read: () => Iterable<T>): Generator<T> {
+  try {
+    yield* read();
+  } catch (error) {
+    throw storeFailure(filePath, 'read', error);
+  }
 }

@@ -41,11 +41,32 @@ export interface Pending {
 
 export type ResultRow = [found: number, data: string | null, fetchedAt: number, runId: string, refused: string | null];
 export type ManyRow = [key: string, found: number, cells: string | null, data: string | null, fetchedAt: number, runId: string, refused: string | null];
-/** A stored answer from its columns: its cells record when there is one, else the parsed data. */
-export function storedOf(found: boolean, cellsRecord: string | undefined, json: string | null, fetchedAt: number, runId: string, refused: string | null): StoredResult {
+/**
+ * A stored answer from its columns: its cells record when there is one, else the parsed data.
+ * Undefined when the data is not JSON (a file edited or damaged by hand): that one answer is
+ * absent, and looked up again, rather than the whole store refused (`store check` names them).
+ */
+export function storedOf(found: boolean, cellsRecord: string | undefined, json: string | null, fetchedAt: number, runId: string, refused: string | null): StoredResult | undefined {
   if (typeof refused === 'string') return { found: false, data: undefined, fetchedAt, runId, refused };
   if (cellsRecord !== undefined) return { found, data: undefined, fetchedAt, runId, cellsRecord };
-  return { found, data: json === null ? undefined : JSON.parse(json), fetchedAt, runId };
+  if (json === null) return { found, data: undefined, fetchedAt, runId };
+  const data = parsedOrUndefined(json);
+  return data === undefined ? undefined : { found, data, fetchedAt, runId };
+}
+
+/** An answer that is not JSON is absent (storedOf): looked up again. */
+export function setStored(found: Map<string, StoredResult>, key: string, stored: StoredResult | undefined): void {
+  if (stored === undefined) found.delete(key);
+  else found.set(key, stored);
+}
+
+/** JSON text parsed, or undefined when it is not JSON. */
+export function parsedOrUndefined(json: string): unknown {
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 // Unit separator: cannot appear in a normalized key, service name or operation.

@@ -6,7 +6,7 @@ import { didYouMean } from '../options/did-you-mean.js';
 import { optionAsked, optionWord } from '../options/option-table.js';
 import { addWith } from './cell-fill.js';
 import type { LookupKind } from '../core/kinds.js';
-import { addedColumnNames, isMemberField, type ColumnChoice, type ColumnFlags } from './columns.js';
+import { addedColumnNames, fieldColumn, isMemberField, type ColumnChoice, type ColumnFlags } from './columns.js';
 
 export function checkColumnChoice(
   kind: LookupKind,
@@ -22,13 +22,30 @@ export function checkColumnChoice(
     throw new ConfigError(`Invalid option ${optionWord('fields')}: this run adds no column named '${name}'${hint}; it adds ${known.join(', ')}`);
   }
   const prefix = choice.prefix ?? '';
-  const written = choice.fields ? ['lead_status', ...choice.fields.map((name) => (isMemberField(name) ? name.replaceAll('.', '_') : name))] : known;
+  if (choice.fields) refuseSameColumnTwice(choice.fields);
+  const written = choice.fields ? ['lead_status', ...choice.fields.map(fieldColumn)] : known;
   const clash = written.map((name) => `${prefix}${name}`).find((name) => inputHeader.includes(name));
   if (clash !== undefined) {
     // Only --prefix always works: --fields keeps lead_status whatever it lists, and leaves out the
     // very columns the run was asked for. The prefix suggested is one that clashes with nothing.
     const free = freePrefix(written, inputHeader);
     throw new ConfigError(`The input already has a column named '${clash}', which this run would add again: give ${optionAsked('prefix', free, `'${free}'`)} (or another prefix)`);
+  }
+}
+
+/** Two --fields names that add one column (`lead_name,lead.name`; the rule keeps a name given twice once) would give the output two columns of one name. */
+function refuseSameColumnTwice(fields: readonly string[]): void {
+  const seen = new Map<string, string>();
+  for (const name of fields) {
+    const column = fieldColumn(name);
+    if (column === 'lead_status' && name !== 'lead_status') {
+      throw new ConfigError(`Invalid option --fields: '${name}' adds the column lead_status, which every run writes (the row's status); leave it out`);
+    }
+    const first = seen.get(column);
+    if (first !== undefined) {
+      throw new ConfigError(`Invalid option --fields: '${first}' and '${name}' both add the column ${column}; give each column once`);
+    }
+    seen.set(column, name);
   }
 }
 

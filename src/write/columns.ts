@@ -213,15 +213,23 @@ export function isMemberField(name: string): boolean {
   return /^lead(\.[^.\s]+)+$/.test(name);
 }
 
-/** The column a `lead.MEMBER` field adds: `lead_MEMBER` (dots as `_`); an array's values joined by `; `, objects as JSON. */
+/** The column name a --fields name adds (without the prefix): `lead.MEMBER` as `lead_MEMBER`. */
+export function fieldColumn(name: string): string {
+  return isMemberField(name) ? name.replaceAll('.', '_') : name;
+}
+
+/**
+ * The column a `lead.MEMBER` field adds: `lead_MEMBER` (dots as `_`); an array's values joined by `; `,
+ * objects as JSON. Only the answer's own members: `lead.constructor` is empty, never Object's.
+ */
 function memberColumn(field: string): RowColumn {
   const path = field.split('.').slice(1);
   const value = (row: FinishedRow): unknown => {
     let at: unknown = firstLead(row.data.lead);
-    for (const step of path) at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[step] : undefined;
+    for (const step of path) at = at !== null && typeof at === 'object' && Object.hasOwn(at, step) ? (at as Record<string, unknown>)[step] : undefined;
     return Array.isArray(at) ? at.map(text).join('; ') : at;
   };
-  return [field.replaceAll('.', '_'), value];
+  return [fieldColumn(field), value];
 }
 
 export function columnsFor(kind: LookupKind, extras: ColumnFlags, choice: ColumnChoice = {}): ColumnSet {

@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { FinishedRow } from '../core/rows.js';
+import { jsonText } from '../core/terminal-text.js';
 import type { ColumnSet } from './columns.js';
 import { csvLines, escapeFormula } from './csv-lines.js';
 import { jsonRow } from './json-row.js';
@@ -81,7 +82,8 @@ export class RowWriter implements RowSink {
     this.#delimiter = options.delimiter;
     const bom = options.bom ? '\xef\xbb\xbf' : '';
     if (options.format === 'csv') {
-      const header = [...options.header, toBytes(options.columns.status), ...options.columns.names.map(toBytes)];
+      // The added names are escaped as added cells are (a --prefix '=x' is no formula); the input's never.
+      const header = [...options.header, ...[options.columns.status, ...options.columns.names].map((name) => toBytes(escapeFormula(name)))];
       this.#out.stream.write(bom + (options.headerLine ? csvLines([header], this.#eol, this.#delimiter) : ''), 'latin1');
     }
     this.#workbook = options.format === 'xlsx' ? this.#openWorkbook(options) : undefined;
@@ -167,7 +169,7 @@ export class RowWriter implements RowSink {
       if (this.#options.format === 'csv') {
         csv += this.#csvLine(row, row.filled ? filledCells(cells, row.filled) : cells);
       } else if (this.#options.format === 'jsonl') {
-        lines.push(`${JSON.stringify(jsonRow(row, this.#options.header))}\n`);
+        lines.push(`${jsonText(jsonRow(row, this.#options.header))}\n`);
       }
       if (this.#err && (row.status === 'error' || row.status === 'skipped')) {
         failed.push([String(row.row), ...cells, row.errorCode ?? '', toBytes(escapeFormula(row.errorMessage ?? ''))]);
