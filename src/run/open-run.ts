@@ -108,6 +108,7 @@ function openShared(settings: EnrichSettings, resources: Resources, writes: bool
     windowMs: settings.tuning.windowMs,
     noMoreRequests: stop.requestsSignal,
     halt: stop.signal,
+    noMoreLookups: stop.lookupsSignal,
     breaker: { patienceMs: settings.patienceMs, onChange: (event) => tellAvailability(event, settings, stop) },
     // The answers that came are committed before another request is paid for (durability: a full
     // disk then costs at most the requests in flight, and a kill only those).

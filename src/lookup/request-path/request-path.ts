@@ -53,6 +53,8 @@ export interface RequestPathSettings {
   noMoreRequests: AbortSignal;
   /** Aborted once the run halts (interrupt, 401): a grant that comes after it is not sent. */
   halt: AbortSignal;
+  /** Aborted once no lookup may start (any stop of a run): the calls waiting for the gate then are dropped, later ones still go. */
+  noMoreLookups?: AbortSignal | undefined;
   /** Lookups through a circuit breaker (a run's; a LeadClient's calls are not held). */
   breaker?: Omit<BreakerSettings, 'clock'> | undefined;
   /** Lookup requests per rate window, for the run's report. */
@@ -207,9 +209,11 @@ export class RequestPath {
   openGate(options: Omit<RateGateOptions, 'resync'>): RateGate {
     const gate = new RateGate({ ...options, resync: async () => parseServiceLimits((await this.probe('limits', {})).data as never).resetAt });
     this.#gate = gate;
-    const { noMoreRequests } = this.#settings;
+    const { noMoreRequests, noMoreLookups } = this.#settings;
     if (noMoreRequests.aborted) void gate.stop();
     else noMoreRequests.addEventListener('abort', () => void gate.stop(), { once: true });
+    if (noMoreLookups?.aborted) gate.dropWaiting();
+    else noMoreLookups?.addEventListener('abort', () => gate.dropWaiting(), { once: true });
     return gate;
   }
 
