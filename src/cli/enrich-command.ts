@@ -236,8 +236,8 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
       quit: signals.quit,
       onProgress: (p) => view.update(p),
       onWarning: (line) => say(`lead-enrich: ${line}`),
-      // Quiet is for runs that end well: an outage the run outlived is no news; one it gave up on
-      // is in the one-line summary.
+      // Quiet is for runs that end well: an outage the run outlived is no news; one it gave up on,
+      // and a stop of the account's (the reserve, --budget), is in the one-line summary.
       onAvailability: (line) => (args.quiet ? undefined : say(`lead-enrich: ${line}`)),
       onNotice: (line) => (args.quiet ? undefined : say(`lead-enrich: ${line}`)),
       tuning: { progressIntervalMs: io.isTty ? 200 : 1000, ...options.tuning },

@@ -133,7 +133,7 @@ async function startLookups(run: OpenedRun, resources: Resources, opening: RunOp
   const { offline, account } = await accountOrNone(settings, run.stored, run.readAccount);
   const reserve = run.reserveOf(account);
   const coordinator = settings.redis ? await connectCoordinator(settings.redis, service, api, resources) : undefined;
-  const credits = await creditAccount(offline ? undefined : account, reserve, coordinator, stop, settings.warn);
+  const credits = await creditAccount(offline ? undefined : account, reserve, coordinator, stop, settings.tellStop);
   const rate = rateFor(settings.rpm, account.limits);
   if (rate.rpm < 1) throw new ConfigError(`The account allows no requests (rate limit ${account.limits.rpm} RPM): nothing can be looked up`);
   const gate = await openGate(path, settings, rate, account, coordinator);
@@ -142,7 +142,7 @@ async function startLookups(run: OpenedRun, resources: Resources, opening: RunOp
   wireStops(settings, stop, coordinator);
   stop.onStop((reason) => {
     const line = accountStopLine(reason, reserve, settings.budget);
-    if (line) settings.warn(line);
+    if (line) settings.tellStop(line);
   });
   const budget = settings.budget === undefined ? undefined : new RunBudget(settings.budget);
   // A balance reading is asked again only after a 429 (once: the gate holds it until the pause ends).

@@ -78,6 +78,8 @@ export interface EnrichSettings {
   warn: (line: string) => void;
   /** Where the lines about the API's availability go (default: warn). */
   tellAvailability: (line: string) => void;
+  /** Where the line said when the account stops the run (the reserve, a 402, --budget) goes: with the availability's (the CLI's -q says it in its one line). */
+  tellStop: (line: string) => void;
   /** Where the lines about what was left out go (title lines, footer, --limit, nothing to look up; default: warn). */
   notice: (line: string) => void;
   stdout: Writable | undefined;
@@ -169,6 +171,7 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     onProgress: options.onProgress,
     warn: options.onWarning ?? (() => {}),
     tellAvailability: options.onAvailability ?? options.onWarning ?? (() => {}),
+    tellStop: options.onAvailability ?? options.onWarning ?? (() => {}),
     notice: options.onNotice ?? options.onWarning ?? (() => {}),
     stdout: options.stdout,
     tuning: tuningOf(options.tuning ?? {}, doorOf(options, 'windowMs')),

@@ -47,7 +47,7 @@ export function wireStops(settings: EnrichSettings, stop: RunStop, coordinator: 
   if (settings.quit?.aborted) stop.quit();
   else settings.quit?.addEventListener('abort', () => stop.quit(), { once: true });
   coordinator?.onLost((error) => {
-    settings.warn(error.message);
+    settings.tellStop(error.message);
     stop.stop('redis', error);
   });
   if (coordinator?.lost) stop.stop('redis', coordinator.lost);

@@ -38,3 +38,21 @@ describe.concurrent('stops are prompt: once a run stopped sending it ends as its
     expect(r.stderr).toMatch(/Credits: 10000 before, 99\d\d after, 40 spent/);
   }, 40_000);
 });
+
+describe.concurrent('one line with -q: a run that does not exit 0 says its outcome in one line, and only it', () => {
+  it.each([
+    ['the credit reserve', ['--min-credits', String(10_000 - 40)], /^\S+ lead-enrich: stopped at the credit reserve: 300 rows \(found 10, .*skipped: credit_reserve 290; see /],
+    ['--budget', ['--budget', '40'], /^\S+ lead-enrich: stopped at --budget: 300 rows \(found 10, .*skipped: budget 290; see /],
+    ['the reserve already reached at start', ['--min-credits', '10000'], /^\S+ lead-enrich: stopped at the credit reserve: 300 rows \(found 0, .*skipped: credit_reserve 300; see /],
+  ])('%s: exit 3, one line on stderr', async (_name, extra, line) => {
+    const s = await sandbox({ rpm: 600, notFoundRate: 0 });
+    const dir = makeTempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(300, 'quiet').map((k) => [k])]);
+    const r = await runCli(['enrich', input, '-q', ...extra], { env: envFor(s, dir), timeoutMs: 30_000 });
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(3);
+    const lines = r.stderr.split('\n').filter((l) => l !== '');
+    expect(lines, r.stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(line);
+  }, 40_000);
+});
