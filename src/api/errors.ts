@@ -270,6 +270,18 @@ export class ClientClosedError extends LeadEnrichError {
   }
 }
 
+/**
+ * The same failure with `context` before its message: its class (`instanceof`), code, status and
+ * own fields stay what a caller relies on; the original is its cause.
+ */
+export function withContext<E extends LeadEnrichError>(error: E, context: string): E {
+  const copy = Object.create(Object.getPrototypeOf(error) as object) as E;
+  Object.defineProperties(copy, Object.getOwnPropertyDescriptors(error));
+  Object.defineProperty(copy, 'message', { value: `${context}${error.message}`, writable: true, configurable: true, enumerable: false });
+  Object.defineProperty(copy, 'cause', { value: error, writable: true, configurable: true, enumerable: false });
+  return copy;
+}
+
 /** Failures that may succeed if the same request is sent again later. */
 export function isTransient(error: unknown): boolean {
   return (

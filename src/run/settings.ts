@@ -76,10 +76,12 @@ export interface EnrichSettings {
   quit: AbortSignal | undefined;
   onProgress: ((progress: EnrichProgress) => void) | undefined;
   warn: (line: string) => void;
-  /** Where the lines about the API's availability go (default: warn). */
+  /**
+   * Where the lines about the API's availability go, and the line said when the account stops the
+   * run (the reserve, a 402, --budget) or Redis is lost: onAvailability (default: warn); the CLI's
+   * -q says them in its one line.
+   */
   tellAvailability: (line: string) => void;
-  /** Where the line said when the account stops the run (the reserve, a 402, --budget) goes: with the availability's (the CLI's -q says it in its one line). */
-  tellStop: (line: string) => void;
   /** Where the lines about what was left out go (title lines, footer, --limit, nothing to look up; default: warn). */
   notice: (line: string) => void;
   stdout: Writable | undefined;
@@ -171,7 +173,6 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     onProgress: options.onProgress,
     warn: options.onWarning ?? (() => {}),
     tellAvailability: options.onAvailability ?? options.onWarning ?? (() => {}),
-    tellStop: options.onAvailability ?? options.onWarning ?? (() => {}),
     notice: options.onNotice ?? options.onWarning ?? (() => {}),
     stdout: options.stdout,
     tuning: tuningOf(options.tuning ?? {}, doorOf(options, 'windowMs')),

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { CLI_PATH, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
-import { emails, readCsvBytes, writeCsv } from '../helpers/files.js';
+import { emails, readCsvBytes, readCsvObjects, writeCsv } from '../helpers/files.js';
 
 const FIXTURES = path.join(REPO_ROOT, 'fixtures', 'input');
 const SALESFORCE = path.join(FIXTURES, 'salesforce-report-windows1252.csv');
@@ -164,10 +164,14 @@ describe('a run that needs no lookup works without the API', () => {
     const plan = await runCli(['enrich', input, '--dry-run', '--json'], { env: ownEnv });
     expect(plan.code, plan.stderr).toBe(0);
     expect(JSON.parse(plan.stdout)).toMatchObject({ lookupsToMake: 0, accountRead: false, fits: true });
-    // One key not stored: the API is needed, and its absence is the one-line failure it always was.
+    // One key not stored: the API is needed, and it is down: waited for (--patience), then exit 2
+    // with the stored rows answered and the new one skipped (issue 41; it was exit 1 at once).
     fs.appendFileSync(input, 'new.person@example.com\n');
-    const needed = await runCli(['enrich', input, '-o', path.join(out, 'third.csv')], { env: ownEnv });
-    expect(needed.code).toBe(1);
+    const needed = await runCli(['enrich', input, '-o', path.join(out, 'third.csv'), '--patience', '2s'], { env: ownEnv });
+    expect(needed.code, needed.stderr).toBe(2);
+    const third = readCsvObjects(path.join(out, 'third.csv'));
+    expect(third.map((row) => row.lead_status)).toEqual([...withoutBilling(path.join(out, 'first.csv')).slice(1).map((row) => row[1]), 'skipped']);
+    expect(readCsvObjects(path.join(out, 'third.errors.csv')).map((row) => [row.email, row.error_code])).toEqual([['new.person@example.com', 'api_unavailable']]);
   });
 });
 

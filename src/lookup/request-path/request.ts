@@ -65,6 +65,8 @@ export interface PathReading {
   apiUnavailableSince: number | undefined;
   /** How long the API was unavailable in all. */
   apiUnavailableMs: number;
+  /** What its last outage began with. */
+  apiFailure: string | undefined;
   /** The gate's 429 pause, while it lasts. */
   rateLimitedUntil: number | undefined;
   /** The gate's window (the path's own before a gate is open). */
