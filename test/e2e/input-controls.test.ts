@@ -95,7 +95,7 @@ describe('report footers and title lines', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/--skip-lines N/);
     const bad = await runCli(['enrich', HUBSPOT, '--skip-lines', 'two'], { env });
-    expect(bad.stderr.trim()).toBe("lead-enrich: Invalid option --skip-lines: must be a whole number, 0 or more, got 'two'");
+    expect(bad.stderr.trim()).toBe("lead-enrich: Invalid option --skip-lines: must be a whole number, 0 or more, got 'two' (code: config)");
   });
 });
 
@@ -200,9 +200,9 @@ describe('store export and store show', () => {
     expect(JSON.parse(shown.stdout)).toEqual([expect.objectContaining({ key: emails(1)[0], operation: 'lookup_email' })]);
     const none = await runCli(['store', 'show', 'nobody@example.com'], { env: storeEnv });
     expect(none.code).toBe(1);
-    expect(none.stderr.trim()).toBe(`lead-enrich: Nothing stored for nobody@example.com in ${store}: a run stores the answer when it looks the key up`);
+    expect(none.stderr.trim()).toBe(`lead-enrich: Nothing stored for nobody@example.com in ${store}: a run stores the answer when it looks the key up (code: config)`);
     const bad = await runCli(['store', 'export', '--format', 'xml'], { env: storeEnv });
-    expect(bad.stderr.trim()).toBe("lead-enrich: Invalid option --format: must be jsonl or csv, got 'xml'");
+    expect(bad.stderr.trim()).toBe("lead-enrich: Invalid option --format: must be jsonl or csv, got 'xml' (code: config)");
   });
 });
 
@@ -233,7 +233,7 @@ describe('where the config file is found', () => {
     expect(await rpmOf({ LEAD_ENRICH_CONFIG: fromEnv })).toBe(222);
     expect(await rpmOf({ LEAD_ENRICH_CONFIG: fromEnv }, ['--config', fromFlag])).toBe(333);
     const missing = await runCli(['enrich', input, '--dry-run'], { env: { LEAD_API_TOKEN: sandbox.token, LEAD_ENRICH_CONFIG: path.join(out, 'nope.json') } });
-    expect(missing.stderr.trim()).toBe(`lead-enrich: Cannot read config file ${path.join(out, 'nope.json')}: no such file; check LEAD_ENRICH_CONFIG`);
+    expect(missing.stderr.trim()).toBe(`lead-enrich: Cannot read config file ${path.join(out, 'nope.json')}: no such file; check LEAD_ENRICH_CONFIG (code: config)`);
   });
 });
 

@@ -170,7 +170,7 @@ describe.concurrent('an API down when the run starts is an outage, not a configu
     const sidecar = readCsvObjects(path.join(dir, 'in.enriched.errors.csv'));
     expect(sidecar.map((row) => [row.row, row.error_code])).toEqual(keys.slice(40).map((_, i) => [String(41 + i), 'api_unavailable']));
     const summary = JSON.parse(r.stdout);
-    expect(summary).toMatchObject({ rows: 120, stoppedBy: 'api_unavailable', accountRead: false, errorCodes: { api_unavailable: 80 } });
+    expect(summary).toMatchObject({ exitCode: 2, version: expect.stringMatching(/^\d+\.\d+\.\d+/), rows: 120, stoppedBy: 'api_unavailable', accountRead: false, errorCodes: { api_unavailable: 80 } });
     expect(r.stderr).toMatch(/The API is unavailable \(.*\): holding the rows/);
     expect(r.stderr).toMatch(/The API stayed unavailable for 5s \d+ms \(--patience 5s\): the rows not looked up are skipped/);
     expect(r.stderr).toMatch(/Requests: 0 \(the API was unavailable from the start\)/);
