@@ -133,6 +133,12 @@ describe('CircuitBreaker: while open', () => {
   });
 });
 
+/** A request path with a breaker, on a manual clock, that nothing stops. */
+function pathWithBreaker(attempt: Attempt, clock: ManualClock, retries: number, breaker: { patienceMs: number; onChange?: (e: Availability) => void }): RequestPath {
+  const never = new AbortController().signal;
+  return new RequestPath(attempt, { retry: new RetryPolicy({ retries, baseDelayMs: 10, clock }), windowMs: 60_000, noMoreRequests: never, halt: never, clock, breaker });
+}
+
 describe('the breaker on the request path', () => {
   it('a lookup held while the API is down uses none of its retries, and is looked up once it is back', async () => {
     const clock = new ManualClock();
@@ -143,15 +149,7 @@ describe('the breaker on the request path', () => {
       if (down) throw outage();
       return { data: { lead: { name: 'x' } }, status: 200, rate: undefined };
     };
-    const never = new AbortController().signal;
-    const path = new RequestPath(attempt, {
-      retry: new RetryPolicy({ retries: 1, baseDelayMs: 10, clock }),
-      windowMs: 60_000,
-      noMoreRequests: never,
-      halt: never,
-      clock,
-      breaker: { patienceMs: 600_000 },
-    });
+    const path = pathWithBreaker(attempt, clock, 1, { patienceMs: 600_000 });
     const lookups = Array.from({ length: 10 }, (_, i) => path.lookup('lookup_email', `p${i}@x.test`));
     for (let i = 0; i < 20; i += 1) await clock.advance(10);
     expect(path.breaker?.unavailableSince).toBeDefined();
@@ -192,16 +190,8 @@ describe('the first account reads (an API down when the run starts)', () => {
         if (backAfterMs === undefined || clock.now() - start < backAfterMs) throw refused();
         return { data: { total_remaining_credits: 10 }, status: 200, rate: undefined };
       };
-      const never = new AbortController().signal;
       const events: Availability[] = [];
-      const path = new RequestPath(attempt, {
-        retry: new RetryPolicy({ retries: 4, baseDelayMs: 10, clock }),
-        windowMs: 60_000,
-        noMoreRequests: never,
-        halt: never,
-        clock,
-        breaker: { patienceMs: 60_000, onChange: (e) => events.push(e) },
-      });
+      const path = pathWithBreaker(attempt, clock, 4, { patienceMs: 60_000, onChange: (e) => events.push(e) });
       const read = path.callAtStart('credits', {}).then((r) => r.data, (error: unknown) => error);
       for (let i = 0; i < 70; i += 1) await clock.advance(1_000);
       if (backAfterMs === undefined) {

@@ -12,7 +12,7 @@ import { planRun } from '../../../src/run/dry-run.js';
 import { runCli } from '../../helpers/cli.js';
 import { emails, makeTempDir, readCsvObjects, writeCsv } from '../../helpers/files.js';
 import type { OutageOptions, Sandbox } from '../../../src/sandbox/server.js';
-import { closeAll, envFor, expectNoCrash, expectRowsMatchSandbox, lookupsSeen, sandbox, sleep } from './support.js';
+import { closeAll, envFor, expectNoCrash, expectRowsMatchSandbox, lookupsSeen, sandbox, sleep, until } from './support.js';
 
 afterAll(closeAll);
 
@@ -131,8 +131,12 @@ describe.concurrent('an API down when the run starts is an outage, not a configu
     const dir = makeTempDir();
     const keys = emails(100, 'blip');
     const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...keys.map((k) => [k])]);
+    // 6 s from the run's first call (not from the test's: a loaded machine may take seconds to start the CLI).
+    s.setOutage({ kind: 'error503', scope: 'all' });
+    const running = runCli(['enrich', input, '--json'], { env: envFor(s, dir), timeoutMs: 40_000 });
+    await until(() => s.stats.outage.requests > 0, 'the first call', 30_000);
     s.setOutage({ forMs: 6_000, kind: 'error503', scope: 'all' });
-    const r = await runCli(['enrich', input, '--json'], { env: envFor(s, dir), timeoutMs: 40_000 });
+    const r = await running;
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(0);
     expectRowsMatchSandbox(path.join(dir, 'in.enriched.csv'), keys, { notFoundRate: 0.1 });
