@@ -42,6 +42,14 @@ const CONNECTION = (): Record<string, [string, string]> => ({
   EPIPE: ['the connection was closed while sending', 'run again'],
 });
 
+/**
+ * A host name the DNS says does not exist (ENOTFOUND): an address that is not the API, which no
+ * wait mends (EAI_AGAIN, a DNS that could not answer now, may pass).
+ */
+export function isUnknownHost(error: unknown): boolean {
+  return error instanceof NetworkError && (error.cause as { code?: unknown } | undefined)?.code === 'ENOTFOUND';
+}
+
 export interface Target {
   host: string;
   port: number;

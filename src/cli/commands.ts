@@ -1,6 +1,5 @@
 // The command line's commands and usage handling (yargs), run by main.ts, which checks the
 // Node.js version before this file (and everything it imports) is loaded.
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { speakTo } from '../api/caller-words.js';
 import { environment, setEnvironment } from '../api/environment.js';
@@ -16,8 +15,8 @@ import { sandboxCommand } from './sandbox-command.js';
 import { protectStdin } from './stdin-argument.js';
 import { storeCommand } from './store-command.js';
 import { usageMessage, type UsageContext } from './usage-messages.js';
+import { VERSION } from './version.js';
 
-const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
 /** A usage mistake yargs found (an unknown option, a missing argument): main.ts adds the --help hint. */
 export class UsageError extends Error {}
@@ -92,6 +91,6 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
     })
     .help()
     .alias('h', 'help')
-    .version(version)
+    .version(VERSION)
     .parseAsync();
 }

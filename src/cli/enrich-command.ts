@@ -16,7 +16,8 @@ import type { Door } from '../options/refusal.js';
 import { FLAG_NAMES, LIBRARY_NAMES, argName, defaultOf, row as rowOf, type FlagArgs, type OptionName } from '../options/registry.js';
 import { flagOptions } from './flag-options.js';
 import { examplesText } from './help-examples.js';
-import { printJson, type CliIo } from './io.js';
+import { writeOutcome, type CliIo } from './io.js';
+import { VERSION } from './version.js';
 import { openTarget, TARGET_FLAGS, targetOptions, type Target } from './target.js';
 import { STDIN_ARGUMENT } from './stdin-argument.js';
 import { asTyped } from './number-flags.js';
@@ -73,6 +74,8 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
       warnOfRedisPassword(args.redis, noticeLines(io));
       try {
         const options = optionsFrom(args, target);
+        // The JSON of every outcome, a failure's too, goes where the summary's goes.
+        if (args.json) io.json = rowsOnStdout(options) ? 'err' : 'out';
         if (args.dryRun) await dryRun(io, options, args.json ?? false);
         else if (args.yes || (await confirmed(io, options, confirmAboveOf(target)))) await run(io, options, args);
       } finally {
@@ -214,9 +217,15 @@ async function dryRun(io: CliIo, options: EnrichOptions, json: boolean): Promise
   const plan = await planRun({ ...options, onWarning: noticeLines(io) });
   // The plan is what was asked for: stdout, so that `--dry-run > plan.txt` keeps it; the lines
   // about the run (warnings) stay on stderr.
-  if (json) printJson(io, plan);
+  const status = plan.fits && plan.budget?.covers !== false ? 0 : 3;
+  if (json) writeOutcome(io, { exitCode: status, version: VERSION, ...plan });
   else io.out(`${formatPlan(plan)}\n`);
-  io.setStatus(plan.fits && plan.budget?.covers !== false ? 0 : 3);
+  io.setStatus(status);
+}
+
+/** The rows themselves go to stdout: the JSON (summary, plan, failure) then goes to stderr, one line. */
+function rowsOnStdout(options: EnrichOptions): boolean {
+  return (options.output ?? (options.input === '-' ? '-' : undefined)) === '-';
 }
 
 async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise<void> {
@@ -227,8 +236,7 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
     import('./heap-tuning.js'),
   ]);
   tuneHeapForEnrich(options.input);
-  const rowsOnStdout = (options.output ?? (options.input === '-' ? '-' : undefined)) === '-';
-  if (rowsOnStdout) refuseRowsInto(filesOf(options));
+  if (rowsOnStdout(options)) refuseRowsInto(filesOf(options));
   const view = progressView(stderrLines(io), args.quiet ? { kind: 'quiet' } : io.isTty ? { kind: 'terminal', stream: process.stderr } : { kind: 'plain' });
   // Every line goes through the view: on a terminal it is written above the progress line.
   const say = (line: string) => view.print(line);
@@ -241,8 +249,8 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
       quit: signals.quit,
       onProgress: (p) => view.update(p),
       onWarning: (line) => say(noticeText(line)),
-      // Quiet is for runs that end well: an outage the run outlived is no news; one it gave up on
-      // is in the one-line summary.
+      // Quiet is for runs that end well: an outage the run outlived is no news; one it gave up on,
+      // and a stop of the account's (the reserve, --budget), is in the one-line summary.
       onAvailability: (line) => (args.quiet ? undefined : say(noticeText(line))),
       onNotice: (line) => (args.quiet ? undefined : say(noticeText(line))),
       tuning: { progressIntervalMs: io.isTty ? 200 : 1000, ...options.tuning },
@@ -253,12 +261,12 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
   const status = exitStatusOf(summary);
   // The JSON summary goes to stdout when the output is a file (docs/cli-contract.md); when the rows
   // themselves go to stdout it would corrupt them, so it goes to stderr instead, one JSON line
-  // (not stamped: it is for machines).
-  if (args.json && rowsOnStdout) io.err(jsonText(summary));
-  else if (args.json) printJson(io, summary);
+  // (not stamped: it is for machines). It says the exit status and the version, as every outcome's JSON.
+  const jsonOnStderr = args.json && rowsOnStdout(options);
+  if (args.json) writeOutcome(io, { exitCode: status, version: VERSION, ...summary });
   // Quiet is for success: a failing run that printed nothing would hide itself from cron mail.
-  if (args.quiet && status !== 0 && !(args.json && rowsOnStdout)) say(noticeText(oneLineSummary(summary)));
-  else if (!args.quiet && !(args.json && rowsOnStdout)) say(formatSummary(summary, paintFor(process.stderr)));
+  if (args.quiet && status !== 0 && !jsonOnStderr) say(noticeText(oneLineSummary(summary)));
+  else if (!args.quiet && !jsonOnStderr) say(formatSummary(summary, paintFor(process.stderr)));
   io.setStatus(status);
 }
 

@@ -12,8 +12,19 @@ export interface CliIo {
   err(line: string): void;
   setStatus(status: number): void;
   isTty: boolean;
+  /**
+   * With --json: where the one JSON object of the outcome goes, whatever it is (docs/cli-contract.md,
+   * "Every night, unattended"): stdout, or stderr as one line when the rows go to stdout.
+   */
+  json?: 'out' | 'err' | undefined;
 }
 
 export function printJson(io: CliIo, value: unknown): void {
   io.out(`${jsonText(value, 2)}\n`);
+}
+
+/** The outcome's JSON where --json sends it (CliIo.json). */
+export function writeOutcome(io: CliIo, value: unknown): void {
+  if (io.json === 'err') io.err(jsonText(value));
+  else printJson(io, value);
 }

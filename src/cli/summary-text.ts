@@ -83,7 +83,7 @@ export function oneLineSummary(s: EnrichSummary): string {
           : s.stoppedBy === 'redis'
             ? 'Redis was lost'
             : s.stoppedBy === 'api_unavailable'
-              ? `the API stayed unavailable past --patience (${formatDuration(s.patienceMs)})`
+              ? `the API stayed unavailable past --patience (${formatDuration(s.patienceMs)})${s.apiFailure ? `, failing with: ${s.apiFailure}` : ''}`
               : `${rowsWord(s.status.error)} ${s.status.error === 1 ? 'is an error' : 'are errors'}`;
   const { errors, skipped } = codesOf(s);
   const codes = [errors, skipped && `skipped: ${skipped}`].filter(Boolean).join('; ');
@@ -109,7 +109,7 @@ function summaryLines(s: EnrichSummary, outcome: string): string[] {
           `Requests: ${s.requests} (retries ${s.retries}, rate-limited ${s.rateLimited}) at up to ${rateOf(s)}`,
           `Credits: ${s.credits.before} before, ${s.credits.after} after${s.credits.exact ? '' : ' (estimated)'}, ${s.credits.spent} spent, reserve ${s.credits.reserve}`,
         ]
-      : ['Requests: 0 (every answer was stored)', 'Credits: none spent (the account was not read: nothing to look up)']),
+      : unreadAccountLines(s)),
     ...(s.credits.exact && s.credits.fell > s.credits.spent
       ? [`The balance fell by ${s.credits.fell}; this run spent ${s.credits.spent}: another client uses the account`]
       : []),
@@ -140,6 +140,13 @@ function summaryLines(s: EnrichSummary, outcome: string): string[] {
     lines.push(`Stopped: the API stayed unavailable past --patience (${formatDuration(s.patienceMs)}; unavailable for ${formatDuration(s.apiUnavailableMs)} in all); the rows not looked up are skipped with api_unavailable. Run the same command again to finish.`);
   }
   return lines;
+}
+
+/** A run that never read the account: nothing was to be looked up, or the API was down from the start (or it was stopped first). */
+function unreadAccountLines(s: EnrichSummary): string[] {
+  if (s.stoppedBy === 'api_unavailable') return ['Requests: 0 (the API was unavailable from the start)', 'Credits: none spent (the account could not be read)'];
+  if (s.stoppedBy === 'interrupt') return ['Requests: 0 (interrupted before the account was read)', 'Credits: none spent'];
+  return ['Requests: 0 (every answer was stored)', 'Credits: none spent (the account was not read: nothing to look up)'];
 }
 
 /** The run's rate: "600 RPM", or "100 per 400ms" for an account whose window is not a minute. */

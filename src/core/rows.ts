@@ -52,3 +52,11 @@ export interface FinishedRow {
   stored?: true | undefined;
 }
 
+/**
+ * Whether a row goes to the error sidecar: what a person or a re-run must act on (docs/cli-contract.md,
+ * "The error sidecar"): errors and skipped rows, but not rows skipped as `complete` (--fill,
+ * --only-missing: done already, only counted in the summary).
+ */
+export function needsAction(row: Pick<FinishedRow, 'status' | 'errorCode'>): boolean {
+  return row.status === 'error' || (row.status === 'skipped' && row.errorCode !== 'complete');
+}

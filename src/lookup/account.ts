@@ -1,6 +1,8 @@
 // The account reads before the first lookup (the balance, and the rate window), shared by the run
 // and its dry run. They go down the request path before its gate is open: a 429 here waits for
-// the server's hint (with-pause.ts) and tries again; other transient failures are retried as any call.
+// the server's hint (with-pause.ts) and tries again; other transient failures are retried as any
+// call. A run's (`atStart`) go through the breaker too: an API down when it starts is an outage,
+// waited for up to --patience (docs/cli-contract.md, "Every night, unattended").
 import { LeadEnrichError, PaymentRequiredError, UnauthorizedError } from '../api/errors.js';
 import { restated } from '../api/restated.js';
 import { parseServiceLimits, type RateLimitFacts } from '../api/limits.js';
@@ -18,12 +20,13 @@ export interface AccountReading {
   latencyMs: number;
 }
 
-export async function readAccount(path: RequestPath, rpm: number | undefined, now: () => number = Date.now): Promise<AccountReading> {
+export async function readAccount(path: RequestPath, rpm: number | undefined, options: { atStart?: boolean; now?: () => number } = {}): Promise<AccountReading> {
+  const now = options.now ?? Date.now;
+  const call = (op: 'credits' | 'limits') => (options.atStart ? path.callAtStart(op, {}) : path.call(op, {}));
   // A server at zero balance may answer 402 to everything: that is a balance of nothing, not a
   // fatal error. No lookup is made; every row is still written.
   let outOfCredits = false;
-  const credits: Pick<Credits, 'total_remaining_credits' | 'low_credit_balance_min_threshold'> = await path
-    .call('credits', {})
+  const credits: Pick<Credits, 'total_remaining_credits' | 'low_credit_balance_min_threshold'> = await call('credits')
     .then((response) => response.data as Credits)
     .catch((error: unknown) => {
       if (!(error instanceof PaymentRequiredError)) return rethrowStartup(error);
@@ -31,7 +34,7 @@ export async function readAccount(path: RequestPath, rpm: number | undefined, no
       return { total_remaining_credits: 0, low_credit_balance_min_threshold: 0 };
     });
   const asked = now();
-  const limits = await path.call('limits', {}).then((response) => parseServiceLimits(response.data as ServiceLimits), (error: unknown): RateLimitFacts => {
+  const limits = await call('limits').then((response) => parseServiceLimits(response.data as ServiceLimits), (error: unknown): RateLimitFacts => {
     // Out of credits the rate does not matter: nothing will be sent.
     if (!(error instanceof PaymentRequiredError)) return rethrowStartup(error);
     outOfCredits = true;
@@ -46,6 +49,7 @@ export async function readAccount(path: RequestPath, rpm: number | undefined, no
   };
 }
 
+/** The failure said as the start's, of its own class still (a NetworkError is one whatever path threw it). */
 function rethrowStartup(error: unknown): never {
   if (error instanceof UnauthorizedError) throw error;
   if (error instanceof LeadEnrichError) {

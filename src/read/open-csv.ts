@@ -265,7 +265,8 @@ export async function openCsv(input: string | Readable, options: ReadOptions = {
   });
   if (!first) throw new UnreadableInputError(`${opened.name} is empty (no line holds any text): give a CSV file whose first line is a header`);
   const header = settings.header ? first.shift()! : generatedHeader(first);
-  const nextRows = withoutFooter(first, () => batches.next(), new TrailingBlock(header.length, tail), options.warn ?? (() => {}));
+  const block = new TrailingBlock(header.length, tail);
+  const nextRows = withoutFooter(first, () => batches.next(), block, options.warn ?? (() => {}));
   // A file read as it is: the parser's count is exact, but for blank lines at the end. Otherwise
   // (gunzip, transcoding) the bytes read from disk, which is what totalBytes measures.
   const plain = prepared.gunzip === undefined && prepared.transcoder === undefined;
@@ -291,7 +292,12 @@ export async function openCsv(input: string | Readable, options: ReadOptions = {
     sawInvalidUtf8: () => watch?.invalid ?? false,
     bytesRead,
     totalBytes: opened.totalBytes,
-    estimatedRecords: () => estimate.count(batches.ended),
+    estimatedRecords: () => withoutRecords(estimate.count(batches.ended), block.footerRecords),
     destroy,
   };
+}
+
+/** The count less a report's footer, once it is known: its lines were parsed as records, but no row is written of them. */
+function withoutRecords(count: RecordCount | undefined, footer: number): RecordCount | undefined {
+  return count && footer > 0 ? { ...count, records: Math.max(0, count.records - footer) } : count;
 }

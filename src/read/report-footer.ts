@@ -55,10 +55,16 @@ export class TrailingBlock {
   readonly #tail: TextTail;
   #held: string[][] = [];
   #rows = 0;
+  #footerRecords = 0;
 
   constructor(width: number, tail: TextTail) {
     this.#width = width;
     this.#tail = tail;
+  }
+
+  /** The records left out as a footer (0 until the end): the parser counted them, but they are no rows. */
+  get footerRecords(): number {
+    return this.#footerRecords;
   }
 
   /** The records of `batch` that are surely rows: a trailing run of one-cell records waits for what follows. */
@@ -82,6 +88,7 @@ export class TrailingBlock {
       this.#rows += held.length;
       return { rows: held, footer: undefined };
     }
+    this.#footerRecords = held.length;
     const first = held.map((r) => fromBytes(r[0]!).trim()).find((cell) => cell !== '') ?? '';
     return { rows: [], footer: { lines: held.length, afterRow: this.#rows, first } };
   }

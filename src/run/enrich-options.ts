@@ -45,7 +45,11 @@ export interface EnrichOptions extends RunOptionInputs {
   quit?: AbortSignal | undefined;
   onProgress?: ((progress: EnrichProgress) => void) | undefined;
   onWarning?: ((line: string) => void) | undefined;
-  /** The lines that say the API became unavailable, is back, or was given up on. Default: onWarning. */
+  /**
+   * The lines that say the API became unavailable, is back, or was given up on, and the line said
+   * when the account stops the run (the credit reserve, a 402, `budget`). Default: onWarning. The
+   * command line's `-q` silences them: its one line says why the run stopped.
+   */
   onAvailability?: ((line: string) => void) | undefined;
   /**
    * Lines about what the run left out or needed not do, no fault of anyone's: title lines above

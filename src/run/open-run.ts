@@ -6,7 +6,7 @@
 // (credits) is decided here too. Each resource is registered for release as it is made.
 import { randomUUID } from 'node:crypto';
 import { ApiClient } from '../api/client.js';
-import { ConfigError } from '../api/errors.js';
+import { ApiUnavailableError, ConfigError } from '../api/errors.js';
 import type { Coordinator } from '../cluster/coordinator.js';
 import { DEFAULTS } from '../options/defaults.js';
 import { readAccount, type AccountReading } from '../lookup/account.js';
@@ -32,7 +32,7 @@ import { accountOrNone, creditAccount } from './run-account.js';
 import type { RunColumns } from './run-columns.js';
 import { RunStop } from './run-stop.js';
 import { transportOf, type EnrichSettings } from './settings.js';
-import { accountStopLine, tellAvailability, wireStops } from './stop-wiring.js';
+import { accountStopLine, tellAvailability, wireCoordinator, wireInterrupts } from './stop-wiring.js';
 
 /** What every run opens, the dry run too. */
 export interface OpenedRun {
@@ -49,6 +49,11 @@ export interface OpenedRun {
   readonly stored: StoredAnswers;
   /** The account's balance and rate, read down the run's path (retried, a 429 waited out). */
   readAccount(): Promise<AccountReading>;
+  /**
+   * The same read as a run starts: an API that is down is waited for as an outage (the breaker,
+   * --patience); undefined when the run gave up on it or was stopped meanwhile (an interrupt).
+   */
+  awaitAccount(): Promise<AccountReading | undefined>;
   /** The credit reserve: --min-credits, else the account's own threshold (none when it was not read). */
   reserveOf(account: AccountReading | undefined): number;
 }
@@ -99,6 +104,7 @@ function openShared(settings: EnrichSettings, resources: Resources, writes: bool
   const service = settings.service ?? api.baseUrl;
   const store = openStore(settings, resources, writes);
   const stop = new RunStop();
+  wireInterrupts(settings, stop);
   // A commit that fails after the answer came (a full disk): no new request; the run fails.
   resources.defer(store.onWriteFailure((error) => stop.stop('failed', error)));
   const timeline = new RequestTimeline(Date.now(), settings.tuning.windowMs);
@@ -108,6 +114,7 @@ function openShared(settings: EnrichSettings, resources: Resources, writes: bool
     windowMs: settings.tuning.windowMs,
     noMoreRequests: stop.requestsSignal,
     halt: stop.signal,
+    noMoreLookups: stop.lookupsSignal,
     breaker: { patienceMs: settings.patienceMs, onChange: (event) => tellAvailability(event, settings, stop) },
     // The answers that came are committed before another request is paid for (durability: a full
     // disk then costs at most the requests in flight, and a kill only those).
@@ -123,25 +130,26 @@ function openShared(settings: EnrichSettings, resources: Resources, writes: bool
     path,
     stored: storedAnswers(settings, store, service),
     readAccount: () => readAccount(path, settings.rpm),
+    awaitAccount: () => awaitAccount(path, settings.rpm, stop),
     reserveOf: (account) => settings.minCredits ?? account?.threshold ?? 0,
   };
 }
 
 async function startLookups(run: OpenedRun, resources: Resources, opening: RunOpening): Promise<RunState> {
   const { settings, api, service, store, stop, path } = run;
-  const { offline, account } = await accountOrNone(settings, run.stored, run.readAccount);
+  const { offline, account } = await accountOrNone(settings, run.stored, run);
   const reserve = run.reserveOf(account);
   const coordinator = settings.redis ? await connectCoordinator(settings.redis, service, api, resources) : undefined;
-  const credits = await creditAccount(offline ? undefined : account, reserve, coordinator, stop, settings.warn);
+  const credits = await creditAccount(offline ? undefined : account, reserve, coordinator, stop, settings.tellAvailability);
   const rate = rateFor(settings.rpm, account.limits);
   if (rate.rpm < 1) throw new ConfigError(`The account allows no requests (rate limit ${account.limits.rpm} RPM): nothing can be looked up`);
   const gate = await openGate(path, settings, rate, account, coordinator);
   // After the coordinator's: released before it (the gate's engine may still talk to Redis).
   resources.defer(() => path.close());
-  wireStops(settings, stop, coordinator);
+  wireCoordinator(settings, stop, coordinator);
   stop.onStop((reason) => {
     const line = accountStopLine(reason, reserve, settings.budget);
-    if (line) settings.warn(line);
+    if (line) settings.tellAvailability(line);
   });
   const budget = settings.budget === undefined ? undefined : new RunBudget(settings.budget);
   // A balance reading is asked again only after a 429 (once: the gate holds it until the pause ends).
@@ -150,6 +158,20 @@ async function startLookups(run: OpenedRun, resources: Resources, opening: RunOp
   const lookups = lookupsOf(run, credits, coordinator, resources, opening.storedForm);
   const writer = opening.writer(opening.input);
   return { ...run, ...opening.input, accountRpm: account.limits.rpm, accountRead: !offline, credits, reserve, rate, gate, coordinator, lookups, writer };
+}
+
+/**
+ * The account read through the breaker. A run that gave up on the API (--patience: the stop is
+ * api_unavailable) or was stopped (an interrupt) reads nothing: it sends nothing, and writes every
+ * row, the store's answers with them (docs/cli-contract.md, "Every night, unattended").
+ */
+async function awaitAccount(path: RequestPath, rpm: number | undefined, stop: RunStop): Promise<AccountReading | undefined> {
+  try {
+    return await readAccount(path, rpm, { atStart: true });
+  } catch (error) {
+    if (error instanceof ApiUnavailableError || stop.requestsStopped) return undefined;
+    throw error;
+  }
 }
 
 function lookupsOf(run: OpenedRun, credits: CreditAccount, coordinator: Coordinator | undefined, resources: Resources, storedForm: StoredForm): Lookups {

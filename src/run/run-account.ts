@@ -1,6 +1,6 @@
 // The account side of a run's start: whether the account must be read at all (a re-run whose
 // every answer is stored needs no API), and the credit reserve's guard sized from the reading.
-import { UnauthorizedError } from '../api/errors.js';
+import { UnauthorizedError, isTransient } from '../api/errors.js';
 import type { Coordinator } from '../cluster/coordinator.js';
 import type { AccountReading } from '../lookup/account.js';
 import { CreditGuard, SharedCreditGuard, type CreditAccount } from '../lookup/credits.js';
@@ -12,6 +12,14 @@ import type { EnrichSettings } from './settings.js';
 /** Rows counted against the store before the account is read: beyond them, the count waits for the API to fail. */
 const GLANCE_ROWS = 100_000;
 
+/** The two ways a run reads its account (open-run.ts). */
+export interface AccountReads {
+  /** Once, its failure thrown. */
+  readAccount(): Promise<AccountReading>;
+  /** An API that is down waited for; undefined when the run gave up on it or was stopped. */
+  awaitAccount(): Promise<AccountReading | undefined>;
+}
+
 /**
  * A re-run whose every answer is stored sends no request: it must not need the API either (an
  * offline laptop, an outage). Told by counting the rows against the store before the account is
@@ -19,18 +27,27 @@ const GLANCE_ROWS = 100_000;
  * first rows) or after GLANCE_ROWS (a re-run of a big file is not read twice when the API answers:
  * only when the account read then fails is the rest counted). A regular file only (stdin or a pipe cannot be read
  * twice), never with --redis (the other workers' claims decide) nor --refresh (every key is asked again).
+ * A run with lookups to make waits for an API that is down (awaitAccount); one that gave up on it is
+ * `offline`: it sends nothing.
  */
-export async function accountOrNone(settings: EnrichSettings, census: StoredAnswers, read: () => Promise<AccountReading>): Promise<{ offline: boolean; account: AccountReading }> {
-  if (isStreamInput(settings.input) || settings.redis || settings.refresh) return { offline: false, account: await read() };
+export async function accountOrNone(settings: EnrichSettings, census: StoredAnswers, reads: AccountReads): Promise<{ offline: boolean; account: AccountReading }> {
+  const awaited = async () => {
+    const account = await reads.awaitAccount();
+    return account ? { offline: false, account } : { offline: true, account: accountUnread(settings) };
+  };
+  if (isStreamInput(settings.input) || settings.redis || settings.refresh) return awaited();
   const glance = await countRows(settings, census, { stopAbove: 0, maxRows: GLANCE_ROWS, quiet: true });
-  if (glance.lookupsToMake > 0) return { offline: false, account: await read() };
+  if (glance.lookupsToMake > 0) return awaited();
   if (glance.cutAtRows) {
     try {
-      return { offline: false, account: await read() };
+      return { offline: false, account: await reads.readAccount() };
     } catch (error) {
       if (error instanceof UnauthorizedError) throw error;
       const whole = await countRows(settings, census, { stopAbove: 0, quiet: true });
-      if (whole.lookupsToMake > 0) throw error;
+      if (whole.lookupsToMake > 0) {
+        if (!isTransient(error)) throw error;
+        return awaited();
+      }
       settings.notice(`no lookup to make: every answer is stored; going on without the API, which could not be read (${(error as Error).message})`);
       return { offline: true, account: accountUnread(settings) };
     }

@@ -35,6 +35,7 @@ export class RunStop implements StopControl {
   readonly #reasons = new Set<StopReason>();
   readonly #halt = new AbortController();
   readonly #noMoreRequests = new AbortController();
+  readonly #noMoreLookups = new AbortController();
   readonly #errors = new Map<StopReason, LeadEnrichError>();
   /** Rows the credit reserve turned away: only then did credits stop the run early. */
   readonly #turnedAway = { credits: 0, budget: 0 };
@@ -45,7 +46,16 @@ export class RunStop implements StopControl {
 
   constructor() {
     // Every waiting retry, claim and row listens to it: many at once is normal, not a leak.
-    setMaxListeners(0, this.#halt.signal, this.#noMoreRequests.signal);
+    setMaxListeners(0, this.#halt.signal, this.#noMoreRequests.signal, this.#noMoreLookups.signal);
+  }
+
+  /**
+   * Aborted at the first stop, whatever its reason (the reserve's and --budget's too): no lookup
+   * starts any more, so those waiting for the gate are dropped at once instead of being paced out
+   * only to be refused; the calls after it (the last balance reading) still go.
+   */
+  get lookupsSignal(): AbortSignal {
+    return this.#noMoreLookups.signal;
   }
 
   /**
@@ -100,6 +110,7 @@ export class RunStop implements StopControl {
     // The request path drops the gate's queue and sends nothing more when this aborts.
     if (DROPS_QUEUE.has(reason)) this.#noMoreRequests.abort();
     if (HALTS.has(reason)) this.#halt.abort();
+    this.#noMoreLookups.abort();
     for (const listener of this.#listeners) listener(reason);
   }
 

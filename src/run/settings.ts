@@ -77,7 +77,11 @@ export interface EnrichSettings {
   quit: AbortSignal | undefined;
   onProgress: ((progress: EnrichProgress) => void) | undefined;
   warn: (line: string) => void;
-  /** Where the lines about the API's availability go (default: warn). */
+  /**
+   * Where the lines about the API's availability go, and the line said when the account stops the
+   * run (the reserve, a 402, --budget) or Redis is lost: onAvailability (default: warn); the CLI's
+   * -q says them in its one line.
+   */
   tellAvailability: (line: string) => void;
   /** Where the lines about what was left out go (title lines, footer, --limit, nothing to look up; default: warn). */
   notice: (line: string) => void;

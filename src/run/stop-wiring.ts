@@ -39,15 +39,22 @@ export function accountStopLine(reason: StopReason, reserve: number, budget: num
   return undefined;
 }
 
-/** The caller's abort is an interrupt (a second: quit); Redis lost stops lookups. */
-export function wireStops(settings: EnrichSettings, stop: RunStop, coordinator: Coordinator | undefined): void {
+/**
+ * The caller's abort is an interrupt (a second: quit), from the run's first request on: an
+ * interrupt while the start waits for an API that is down ends the wait.
+ */
+export function wireInterrupts(settings: EnrichSettings, stop: RunStop): void {
   const signal = settings.signal;
   if (signal?.aborted) stop.stop('interrupt');
   else signal?.addEventListener('abort', () => stop.stop('interrupt'), { once: true });
   if (settings.quit?.aborted) stop.quit();
   else settings.quit?.addEventListener('abort', () => stop.quit(), { once: true });
+}
+
+/** Redis lost stops lookups. */
+export function wireCoordinator(settings: EnrichSettings, stop: RunStop, coordinator: Coordinator | undefined): void {
   coordinator?.onLost((error) => {
-    settings.warn(error.message);
+    settings.tellAvailability(error.message);
     stop.stop('redis', error);
   });
   if (coordinator?.lost) stop.stop('redis', coordinator.lost);

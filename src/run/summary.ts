@@ -71,6 +71,8 @@ export interface EnrichSummary {
   stoppedBy: StoppedBy | undefined;
   /** How long the API was unavailable during the run, in all (ms); 0 when it never was. */
   apiUnavailableMs: number;
+  /** What the API's last outage began with ("Cannot reach …: connection refused …"), when it was unavailable. */
+  apiFailure: string | undefined;
   /** The --patience the run waited with for an API that was down (ms). */
   patienceMs: number;
   shard: Shard | undefined;
@@ -166,6 +168,7 @@ export function summaryOf(run: RunState, metrics: RunMetrics, final: FinalFacts)
     invalidUtf8Cells: metrics.invalidUtf8Cells,
     stoppedBy,
     apiUnavailableMs: path.apiUnavailableMs,
+    apiFailure: path.apiFailure,
     patienceMs: settings.patienceMs,
     shard: settings.shard,
     report: settings.report,

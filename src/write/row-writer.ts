@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import fs from 'node:fs';
 import type { Writable } from 'node:stream';
-import type { FinishedRow } from '../core/rows.js';
+import { needsAction, type FinishedRow } from '../core/rows.js';
 import { jsonText } from '../core/terminal-text.js';
 import type { ColumnSet } from './columns.js';
 import { csvLines, escapeFormula } from './csv-lines.js';
@@ -171,7 +171,7 @@ export class RowWriter implements RowSink {
       } else if (this.#options.format === 'jsonl') {
         lines.push(`${jsonText(jsonRow(row, this.#options.header))}\n`);
       }
-      if (this.#err && (row.status === 'error' || row.status === 'skipped')) {
+      if (this.#err && needsAction(row)) {
         failed.push([String(row.row), ...cells, row.errorCode ?? '', toBytes(escapeFormula(row.errorMessage ?? ''))]);
       }
     }

@@ -41,7 +41,8 @@ describe('--patience, --max-errors and -q: a failing API fails the job loudly', 
     const out = lines(r.stderr);
     expect(out, r.stderr).toHaveLength(1);
     expect(out[0]).toMatch(STAMP);
-    expect(out[0]).toMatch(/the API stayed unavailable past --patience \(3s\): 500 rows .*api_unavailable \d+/);
+    // The one line says what failed too (issue 41): a cron mail names the cause.
+    expect(out[0]).toMatch(/the API stayed unavailable past --patience \(3s\), failing with: Server error 503 .*: 500 rows .*api_unavailable \d+/);
     const sidecar = fs.readFileSync(path.join(dir, 'in.enriched.errors.csv'), 'utf8').trim().split('\n');
     expect(sidecar).toHaveLength(501);
     expect(sidecar.filter((line) => line.includes(',api_unavailable,')).length).toBeGreaterThan(480);

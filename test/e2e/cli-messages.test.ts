@@ -35,17 +35,17 @@ async function refusal(args: string[]): Promise<string> {
 
 describe('usage mistakes, said with what was typed', () => {
   it('--colum suggests --column', async () => {
-    expect(await refusal(['enrich', contacts, '--colum', 'email'])).toBe("lead-enrich: Unknown option --colum: did you mean --column? Run 'lead-enrich --help' for usage.");
+    expect(await refusal(['enrich', contacts, '--colum', 'email'])).toBe("lead-enrich: Unknown option --colum: did you mean --column? Run 'lead-enrich --help' for usage. (code: usage)");
   });
 
   it('several unknown options are each named, with their nearest', async () => {
     expect(await refusal(['enrich', contacts, '--colum', 'email', '--wiht', 'mx', '--zzzzzz'])).toBe(
-      "lead-enrich: Unknown options: --colum (did you mean --column?), --wiht (did you mean --with?), --zzzzzz. Run 'lead-enrich --help' for usage.",
+      "lead-enrich: Unknown options: --colum (did you mean --column?), --wiht (did you mean --with?), --zzzzzz. Run 'lead-enrich --help' for usage. (code: usage)",
     );
   });
 
   it("enrch names itself and suggests enrich; a word that is no command lists the commands; a store subcommand too", async () => {
-    expect(await refusal(['enrch', contacts])).toBe("lead-enrich: Unknown command 'enrch': did you mean enrich? Run 'lead-enrich --help' for usage.");
+    expect(await refusal(['enrch', contacts])).toBe("lead-enrich: Unknown command 'enrch': did you mean enrich? Run 'lead-enrich --help' for usage. (code: usage)");
     expect(await refusal(['foo'])).toMatch(/^lead-enrich: Unknown command 'foo': the commands are enrich, lookup, mx, whois, account, store, sandbox, completion\. /);
     expect(await refusal(['store', 'prnue', '--older-than', '1d'])).toMatch(/Unknown command 'prnue': did you mean prune\?/);
   });
@@ -53,7 +53,7 @@ describe('usage mistakes, said with what was typed', () => {
   it('enrich with no input says to give the CSV path or - for stdin', async () => {
     for (const args of [['enrich'], ['enrich', '--sandbox', '--with', 'mx']]) {
       expect(await refusal(args)).toBe(
-        "lead-enrich: Give the CSV file to enrich, or - to read it from standard input: lead-enrich enrich contacts.csv. Run 'lead-enrich --help' for usage.",
+        "lead-enrich: Give the CSV file to enrich, or - to read it from standard input: lead-enrich enrich contacts.csv. Run 'lead-enrich --help' for usage. (code: usage)",
       );
     }
     expect(await refusal(['mx'])).toMatch(/Give the domain: lead-enrich mx acme\.com\./);
@@ -77,19 +77,19 @@ describe('usage mistakes, said with what was typed', () => {
 
 describe('messages in words, each through the one writer', () => {
   it("a positional's wrong choice names the rule and what was typed, not yargs' \"Invalid values: Argument: kind\"", async () => {
-    expect(await refusal(['lookup', 'phone', '123'])).toBe("lead-enrich: Invalid <kind>: must be email, url or domain, got 'phone'. Run 'lead-enrich --help' for usage.");
+    expect(await refusal(['lookup', 'phone', '123'])).toBe("lead-enrich: Invalid <kind>: must be email, url or domain, got 'phone'. Run 'lead-enrich --help' for usage. (code: usage)");
   });
 
   it('a missing required option is named as typed, with what it is for', async () => {
     expect(await refusal(['store', 'prune'])).toBe(
-      "lead-enrich: Missing option --older-than: say how old the answers to delete are: lead-enrich store prune --older-than 90d. Run 'lead-enrich --help' for usage.",
+      "lead-enrich: Missing option --older-than: say how old the answers to delete are: lead-enrich store prune --older-than 90d. Run 'lead-enrich --help' for usage. (code: usage)",
     );
   });
 
   it('an output that would overwrite the input says so in words, with no placeholder left', async () => {
     const small = writeCsv(path.join(dir, 'small.csv'), [['email'], ['ann@acme.com']]);
     const line = await refusal(['enrich', small, '-o', small]);
-    expect(line).toBe(`lead-enrich: --output would overwrite the input (${small}): choose another path`);
+    expect(line).toBe(`lead-enrich: --output would overwrite the input (${small}): choose another path (code: config)`);
     expect(line).not.toMatch(/<\w+>/);
   });
 
@@ -97,7 +97,7 @@ describe('messages in words, each through the one writer', () => {
     const before = sandbox.stats.requests;
     const r = await runCli(['enrich', contacts, '-o', path.join(dir, 'short-token.csv')], { env: { ...env, LEAD_API_TOKEN: 'x' } });
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('lead-enrich: The API token from LEAD_API_TOKEN is 1 character long: a real token has at least 16; set the token the Lead Lookup API gave you (or try --sandbox)\n');
+    expect(r.stderr).toBe('lead-enrich: The API token from LEAD_API_TOKEN is 1 character long: a real token has at least 16; set the token the Lead Lookup API gave you (or try --sandbox) (code: config)\n');
     expect(sandbox.stats.requests).toBe(before);
   });
 
@@ -292,7 +292,7 @@ describe('lead-enrich completion', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim()).toBe(
-      "lead-enrich: No completion script for fish (your $SHELL): lead-enrich writes one for bash or zsh; name it: lead-enrich completion bash. Run 'lead-enrich --help' for usage.",
+      "lead-enrich: No completion script for fish (your $SHELL): lead-enrich writes one for bash or zsh; name it: lead-enrich completion bash. Run 'lead-enrich --help' for usage. (code: usage)",
     );
   });
 

@@ -61,11 +61,10 @@ describe('--fill on a CRM export', () => {
     // Only spaces is blank.
     expect(eve).toMatchObject({ Title: person('eve.moss@hooli.dev').title, Company: 'Hooli', lead_status: 'found' });
     expect(fay).toMatchObject({ Title: 'CFO', Company: 'Stark', lead_status: 'skipped' });
-    const sidecar = readCsvObjects(path.join(dir, 'out.errors.csv'));
-    expect(sidecar.map((row) => [row.row, row['Record ID'], row.Title, row.Company, row.error_code])).toEqual([
-      ['2', '502', 'Head of IT', 'Globex', 'complete'],
-      ['6', '506', 'CFO', 'Stark', 'complete'],
-    ]);
+    // The sidecar lists what a person or a re-run must act on: complete rows are done, only
+    // counted in the summary (docs/cli-contract.md, "The error sidecar"; issue 41).
+    expect(readCsvObjects(path.join(dir, 'out.errors.csv'))).toEqual([]);
+    expect(r.stderr).toMatch(/Skipped \(not errors\): complete 2/);
     expect(r.stderr).toMatch(/Fill rate of the 3 rows found: lead_title 100 %, lead_company_name 100 %; cells filled: Title 2, Company 2/);
   });
 
@@ -127,7 +126,7 @@ describe('--only-missing', () => {
     const input = writeCsv(path.join(dir, 'crm.csv'), CRM);
     const output = path.join(dir, 'out.csv');
     const before = lookups();
-    const r = await runCli(['enrich', input, '-o', output, '--only-missing', 'Title'], { env });
+    const r = await runCli(['enrich', input, '-o', output, '--only-missing', 'Title', '--json'], { env });
     expect(r.code, r.stderr).toBe(0);
     // Bob, Dee and Fay hold a Title.
     expect(lookups() - before).toBe(3);
@@ -137,12 +136,9 @@ describe('--only-missing', () => {
     expect(rows.map((row) => row.lead_status)).toEqual(['found', 'skipped', 'not_found', 'skipped', 'found', 'skipped']);
     // The input's cells are never changed without --fill.
     expect(rows[0]).toMatchObject({ Title: '', lead_title: person('ann.lee@acme-tools.com').title });
-    const sidecar = readCsvObjects(path.join(dir, 'out.errors.csv'));
-    expect(sidecar.map((row) => [row['Record ID'], row.error_code, row.error_message])).toEqual([
-      ['502', 'complete', 'not looked up: Title already holds a value'],
-      ['504', 'complete', 'not looked up: Title already holds a value'],
-      ['506', 'complete', 'not looked up: Title already holds a value'],
-    ]);
+    // Complete rows are not in the sidecar (nothing to act on); the summary counts them.
+    expect(readCsvObjects(path.join(dir, 'out.errors.csv'))).toEqual([]);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: { skipped: 3 }, skipReasons: { complete: 3 } });
   });
 
   it('the dry run counts complete rows apart, and the lookups and credits they save', async () => {

@@ -186,7 +186,7 @@ describe('a report path is tried before the first lookup', () => {
     expect(lines(result.stderr), result.stderr).toHaveLength(1);
     expect(result.stderr).toMatch(/Cannot write the report .*x\.html: /);
     expect(result.stderr).toMatch(reason);
-    expect(result.stderr).toMatch(/choose another path with --report$/m);
+    expect(result.stderr).toMatch(/choose another path with --report \(code: unwritable_output\)$/m);
     expect(s.stats.requests).toBe(before);
     expect(fs.readdirSync(dir).filter((f) => f.includes('enriched'))).toEqual([]);
   }
@@ -329,7 +329,7 @@ describe.skipIf(process.platform === 'win32')('a named pipe (FIFO) as input', { 
     expectNoCrash(result);
     expect(result.code, result.stderr).toBe(130);
     expect(endedMs).toBeLessThan(2000);
-    expect(lines(result.stderr).filter((line) => !/SIGINT: stopping/.test(line))).toEqual([expect.stringMatching(/Interrupted while waiting for the first 64 KiB or the end of .*in\.csv .*: nothing was looked up or written$/)]);
+    expect(lines(result.stderr).filter((line) => !/SIGINT: stopping/.test(line))).toEqual([expect.stringMatching(/Interrupted while waiting for the first 64 KiB or the end of .*in\.csv .*: nothing was looked up or written \(code: interrupted\)$/)]);
     expect(fs.readdirSync(dir).filter((f) => f.includes('enriched'))).toEqual([]);
   }, 30_000);
 

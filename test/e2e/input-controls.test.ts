@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { CLI_PATH, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
-import { emails, readCsvBytes, writeCsv } from '../helpers/files.js';
+import { emails, readCsvBytes, readCsvObjects, writeCsv } from '../helpers/files.js';
 
 const FIXTURES = path.join(REPO_ROOT, 'fixtures', 'input');
 const SALESFORCE = path.join(FIXTURES, 'salesforce-report-windows1252.csv');
@@ -95,7 +95,7 @@ describe('report footers and title lines', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/--skip-lines N/);
     const bad = await runCli(['enrich', HUBSPOT, '--skip-lines', 'two'], { env });
-    expect(bad.stderr.trim()).toBe("lead-enrich: Invalid option --skip-lines: must be a whole number, 0 or more, got 'two'");
+    expect(bad.stderr.trim()).toBe("lead-enrich: Invalid option --skip-lines: must be a whole number, 0 or more, got 'two' (code: config)");
   });
 });
 
@@ -164,10 +164,14 @@ describe('a run that needs no lookup works without the API', () => {
     const plan = await runCli(['enrich', input, '--dry-run', '--json'], { env: ownEnv });
     expect(plan.code, plan.stderr).toBe(0);
     expect(JSON.parse(plan.stdout)).toMatchObject({ lookupsToMake: 0, accountRead: false, fits: true });
-    // One key not stored: the API is needed, and its absence is the one-line failure it always was.
+    // One key not stored: the API is needed, and it is down: waited for (--patience), then exit 2
+    // with the stored rows answered and the new one skipped (issue 41; it was exit 1 at once).
     fs.appendFileSync(input, 'new.person@example.com\n');
-    const needed = await runCli(['enrich', input, '-o', path.join(out, 'third.csv')], { env: ownEnv });
-    expect(needed.code).toBe(1);
+    const needed = await runCli(['enrich', input, '-o', path.join(out, 'third.csv'), '--patience', '2s'], { env: ownEnv });
+    expect(needed.code, needed.stderr).toBe(2);
+    const third = readCsvObjects(path.join(out, 'third.csv'));
+    expect(third.map((row) => row.lead_status)).toEqual([...withoutBilling(path.join(out, 'first.csv')).slice(1).map((row) => row[1]), 'skipped']);
+    expect(readCsvObjects(path.join(out, 'third.errors.csv')).map((row) => [row.email, row.error_code])).toEqual([['new.person@example.com', 'api_unavailable']]);
   });
 });
 
@@ -196,9 +200,9 @@ describe('store export and store show', () => {
     expect(JSON.parse(shown.stdout)).toEqual([expect.objectContaining({ key: emails(1)[0], operation: 'lookup_email' })]);
     const none = await runCli(['store', 'show', 'nobody@example.com'], { env: storeEnv });
     expect(none.code).toBe(1);
-    expect(none.stderr.trim()).toBe(`lead-enrich: Nothing stored for nobody@example.com in ${store}: a run stores the answer when it looks the key up`);
+    expect(none.stderr.trim()).toBe(`lead-enrich: Nothing stored for nobody@example.com in ${store}: a run stores the answer when it looks the key up (code: config)`);
     const bad = await runCli(['store', 'export', '--format', 'xml'], { env: storeEnv });
-    expect(bad.stderr.trim()).toBe("lead-enrich: Invalid option --format: must be jsonl or csv, got 'xml'");
+    expect(bad.stderr.trim()).toBe("lead-enrich: Invalid option --format: must be jsonl or csv, got 'xml' (code: config)");
   });
 });
 
@@ -229,7 +233,7 @@ describe('where the config file is found', () => {
     expect(await rpmOf({ LEAD_ENRICH_CONFIG: fromEnv })).toBe(222);
     expect(await rpmOf({ LEAD_ENRICH_CONFIG: fromEnv }, ['--config', fromFlag])).toBe(333);
     const missing = await runCli(['enrich', input, '--dry-run'], { env: { LEAD_API_TOKEN: sandbox.token, LEAD_ENRICH_CONFIG: path.join(out, 'nope.json') } });
-    expect(missing.stderr.trim()).toBe(`lead-enrich: Cannot read config file ${path.join(out, 'nope.json')}: no such file; check LEAD_ENRICH_CONFIG`);
+    expect(missing.stderr.trim()).toBe(`lead-enrich: Cannot read config file ${path.join(out, 'nope.json')}: no such file; check LEAD_ENRICH_CONFIG (code: config)`);
   });
 });
 

@@ -35,13 +35,13 @@ describe('the same rule text from every door', () => {
     const typed = String(bad);
     const asFlag = await cli([`${flag}=${typed}`]);
     expect(asFlag.code).toBe(1);
-    expect(asFlag.stderr).toBe(`lead-enrich: Invalid option ${flag}: ${rule}, got '${typed}'\n`);
+    expect(asFlag.stderr).toBe(`lead-enrich: Invalid option ${flag}: ${rule}, got '${typed}' (code: config)\n`);
 
     const config = path.join(dir, `${name}.json`);
     fs.writeFileSync(config, JSON.stringify({ [name]: bad }));
     const inConfig = await cli(['--config', config]);
     expect(inConfig.code).toBe(1);
-    expect(inConfig.stderr).toBe(`lead-enrich: Invalid config file ${config}: "${name}" ${rule}, got ${JSON.stringify(bad)}\n`);
+    expect(inConfig.stderr).toBe(`lead-enrich: Invalid config file ${config}: "${name}" ${rule}, got ${JSON.stringify(bad)} (code: config)\n`);
 
     let library: unknown;
     try {
@@ -118,14 +118,14 @@ describe('every option of the registry: the same rule text through each of its d
       const asFlag = await cli([`${flagOf(name)}=${bad}`]);
       expect(asFlag.code, asFlag.stderr).toBe(1);
       // The command line says every error on one line.
-      expect(asFlag.stderr).toBe(`lead-enrich: Invalid option ${flagOf(name)}: ${said.replace(/\s*\n\s*/g, ' ')}\n`);
+      expect(asFlag.stderr).toBe(`lead-enrich: Invalid option ${flagOf(name)}: ${said.replace(/\s*\n\s*/g, ' ')} (code: config)\n`);
     }
     if (config) {
       const file = path.join(dir, `every-${name}.json`);
       fs.writeFileSync(file, JSON.stringify({ [name]: bad }));
       const inConfig = await cli(['--config', file]);
       expect(inConfig.code, inConfig.stderr).toBe(1);
-      expect(inConfig.stderr).toBe(`lead-enrich: Invalid config file ${file}: "${name}" ${said.replace(`got ${shown(bad)}`, `got ${JSON.stringify(bad)}`)}\n`);
+      expect(inConfig.stderr).toBe(`lead-enrich: Invalid config file ${file}: "${name}" ${said.replace(`got ${shown(bad)}`, `got ${JSON.stringify(bad)}`)} (code: config)\n`);
     }
     expect(library || config || flag !== undefined).toBe(true);
   });

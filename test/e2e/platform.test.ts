@@ -33,7 +33,7 @@ describe('the Node.js versions', () => {
       stderr = String((error as { stderr: Buffer }).stderr);
     }
     expect(status).toBe(1);
-    expect(stderr).toBe(`lead-enrich: Node.js 22.16 or a later 22, or 24 or later, is needed (22, 24 or 26), this is ${older!.version.slice(1)}: install a supported Node.js and run it again\n`);
+    expect(stderr).toBe(`lead-enrich: Node.js 22.16 or a later 22, or 24 or later, is needed (22, 24 or 26), this is ${older!.version.slice(1)}: install a supported Node.js and run it again (code: unsupported_node)\n`);
   });
 
   // The library on the same older Node: a program gets the same sentence, as a ConfigError, where

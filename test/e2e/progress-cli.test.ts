@@ -187,6 +187,17 @@ describe.skipIf(!HAS_SCRIPT)('progress in a terminal (a real pseudo-terminal)', 
     expect(last.length, last).toBeLessThan(50);
   }, 60_000);
 
+  it("a Salesforce report at 80 columns: its 6-line footer is no row, and the last frame says 100 % of its 320 rows", async () => {
+    const report = path.join(REPO_ROOT, 'fixtures', 'input', 'salesforce-report-windows1252.csv');
+    const { code, screen } = await underTerminal(`stty cols 80 rows 24; exec node ${CLI_PATH} enrich '${report}' -o ${path.join(dir, 'sf.out.csv')} --rate-window 1000 --yes`, { NO_COLOR: '1' });
+    expect(code, screen).toBe(0);
+    expect(screen).toMatch(/ignored a 6-line report footer after row 320/);
+    const drawn = frames(screen);
+    expect(drawn.at(-1), screen).toMatch(/^100% .*320\/320 rows/);
+    for (const frame of drawn) expect(frame.length, frame).toBeLessThanOrEqual(80);
+    expect(screen).toContain('Done: 320 rows (exit 0).');
+  }, 30_000);
+
   it('NO_COLOR: no escape codes in the summary, even in a terminal', async () => {
     const tiny = path.join(dir, 'tiny.csv');
     fs.writeFileSync(tiny, unevenContacts(5, 5));

@@ -64,15 +64,17 @@ describe.skipIf(!canProxy())('plain http through a proxy', { meta: { skipReason:
     expectNoCrash(refused);
     expect(refused.code).toBe(1);
     expect(lines(refused.stderr)).toEqual([
-      'lead-enrich: Refusing plain http to 127.0.0.2 through the proxy http://u@proxy.example:3128 (http_proxy): the token would travel unencrypted to the proxy; use an https:// base URL, or name 127.0.0.2 in NO_PROXY',
+      'lead-enrich: Refusing plain http to 127.0.0.2 through the proxy http://u@proxy.example:3128 (http_proxy): the token would travel unencrypted to the proxy; use an https:// base URL, or name 127.0.0.2 in NO_PROXY (code: config)',
     ]);
     expect(fs.readdirSync(dir).filter((f) => f.includes('enriched'))).toEqual([]);
 
     const proxy = await loopbackProxy();
     try {
-      const local = await runCli(['enrich', input, '--retries', '0'], { env: { ...env, http_proxy: proxy.url } });
-      expect(local.code).toBe(1); // the proxy answers 502 to the first account read
-      expect(proxy.seen).toEqual(['http://127.0.0.2:1/v2/account/credits']);
+      // The proxy answers 502 to the first account read: the API down, waited for (issue 41), then exit 2.
+      const local = await runCli(['enrich', input, '--retries', '0', '--patience', '1s'], { env: { ...env, http_proxy: proxy.url } });
+      expect(local.code, local.stderr).toBe(2);
+      expect(proxy.seen.length).toBeGreaterThan(0);
+      expect(new Set(proxy.seen)).toEqual(new Set(['http://127.0.0.2:1/v2/account/credits']));
       expectNoSecret([refused.stdout, refused.stderr, local.stdout, local.stderr], [dir]);
       expect(refused.stderr).not.toContain('Pa55-proxy');
     } finally {
@@ -96,7 +98,7 @@ describe('a Redis password on the command line', () => {
     expectNoCrash(typed);
     expect(typed.code).toBe(1);
     // A notice like every other: stamped (no terminal here) and prefixed.
-    expect(lines(typed.stderr).map((line) => line.replace(/^\d{4}-\d\d-\d\dT[\d:.]+Z /, ''))).toEqual([warning, 'lead-enrich: Cannot reach Redis at redis://:***@127.0.0.1:1: connect ECONNREFUSED 127.0.0.1:1; start it, fix --redis / LEAD_ENRICH_REDIS, or drop --redis to run alone']);
+    expect(lines(typed.stderr).map((line) => line.replace(/^\d{4}-\d\d-\d\dT[\d:.]+Z /, ''))).toEqual([warning, 'lead-enrich: Cannot reach Redis at redis://:***@127.0.0.1:1: connect ECONNREFUSED 127.0.0.1:1; start it, fix --redis / LEAD_ENRICH_REDIS, or drop --redis to run alone (code: config)']);
 
     const fromEnv = await runCli(['enrich', input, '--sandbox'], { env: { ...env, LEAD_ENRICH_REDIS: url() } });
     expect(fromEnv.code).toBe(1);

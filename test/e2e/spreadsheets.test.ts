@@ -183,13 +183,13 @@ describe('enrich contacts.xlsx (CLI, sandbox)', () => {
     const { dir, file } = copyWorkbook();
     const result = await runCli(['enrich', file, '--sandbox', '--sheet', 'Nope']);
     expect(result.code).toBe(1);
-    expect(lines(result.stderr)).toEqual([`lead-enrich: Invalid option --sheet: ${file} has no sheet 'Nope'; its sheets are 1 'Contacts', 2 'Other': give --sheet NAME or --sheet N`]);
+    expect(lines(result.stderr)).toEqual([`lead-enrich: Invalid option --sheet: ${file} has no sheet 'Nope'; its sheets are 1 'Contacts', 2 'Other': give --sheet NAME or --sheet N (code: config)`]);
     expect(fs.readdirSync(dir)).toEqual(['contacts.xlsx']);
     const csv = path.join(dir, 'plain.csv');
     fs.writeFileSync(csv, 'email\nann@example.com\n');
     const onCsv = await runCli(['enrich', csv, '--sandbox', '--sheet', 'Other']);
     expect(onCsv.code).toBe(1);
-    expect(lines(onCsv.stderr)).toEqual([`lead-enrich: Invalid option --sheet: ${csv} is not an .xlsx workbook (--sheet picks a worksheet of one), got 'Other'`]);
+    expect(lines(onCsv.stderr)).toEqual([`lead-enrich: Invalid option --sheet: ${csv} is not an .xlsx workbook (--sheet picks a worksheet of one), got 'Other' (code: config)`]);
   });
 
   it('--dry-run, --no-header and --shard work on a workbook as on a CSV', async () => {
@@ -210,7 +210,7 @@ describe('enrich contacts.xlsx (CLI, sandbox)', () => {
     const result = await runCli(['enrich', '-', '--sandbox', '-o', '-'], { input: fs.readFileSync(WORKBOOK) });
     expect(result.code).toBe(1);
     expect(lines(result.stderr)).toEqual([
-      'lead-enrich: standard input is an Excel workbook, which is read from its path only (not from standard input, a stream or gzip): give the .xlsx file itself, or save it as CSV',
+      'lead-enrich: standard input is an Excel workbook, which is read from its path only (not from standard input, a stream or gzip): give the .xlsx file itself, or save it as CSV (code: unreadable_input)',
     ]);
   });
 
@@ -221,7 +221,7 @@ describe('enrich contacts.xlsx (CLI, sandbox)', () => {
     const result = await runCli(['enrich', file, '--sandbox']);
     expect(result.code).toBe(1);
     expect(lines(result.stderr)).toEqual([
-      `lead-enrich: Cannot read the workbook ${file}: the file ends before the workbook does (cut short?); open it in Excel or LibreOffice and save it again as .xlsx (or as CSV)`,
+      `lead-enrich: Cannot read the workbook ${file}: the file ends before the workbook does (cut short?); open it in Excel or LibreOffice and save it again as .xlsx (or as CSV) (code: unreadable_input)`,
     ]);
     expect(fs.readdirSync(dir)).toEqual(['cut.xlsx']);
   });
@@ -307,7 +307,7 @@ describe('the workbook writer', () => {
     // A real pipe to a program that stops reading after four bytes, as a shell user has it.
     const args = [CLI_PATH, 'enrich', file, '--sheet', 'Contacts', '--sandbox', '--store', path.join(dir, 's.sqlite'), '--format', 'xlsx', '-o', '-', '--errors', path.join(dir, 'e.csv'), '-q'];
     const result = spawnSync('sh', ['-c', '"$0" "$@" | head -c 4 > /dev/null; exit "${PIPESTATUS:-0}"', process.execPath, ...args], { encoding: 'utf8', timeout: 60_000 });
-    expect(lines(result.stderr)).toEqual(['lead-enrich: Cannot write the output: EPIPE; the run stopped, and the answers it received are kept in the store for the next run']);
+    expect(lines(result.stderr)).toEqual(['lead-enrich: Cannot write the output: EPIPE; the run stopped, and the answers it received are kept in the store for the next run (code: unwritable_output)']);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

@@ -109,14 +109,14 @@ describe('the workbook output keeps the whole workbook', () => {
     const result = await runCli(['enrich', file, '--sandbox']);
     expect(result.code).toBe(1);
     expect(lines(result.stderr)).toEqual([
-      "lead-enrich: No lookup column found in the header (Exported from HubSpot, 2026-11-20) of sheet 'About': pass --sheet NAME with a sheet that has one: 'Contacts'",
+      "lead-enrich: No lookup column found in the header (Exported from HubSpot, 2026-11-20) of sheet 'About': pass --sheet NAME with a sheet that has one: 'Contacts' (code: config)",
     ]);
     expect(fs.readdirSync(dir)).toEqual(['book.xlsx']);
     // No sheet has a profile URL column: the line says so, and what to give instead.
     const none = await runCli(['enrich', file, '--sandbox', '--by', 'url']);
     expect(none.code).toBe(1);
     expect(lines(none.stderr)).toEqual([
-      `lead-enrich: No url column found in the header (Exported from HubSpot, 2026-11-20) of sheet 'About', nor in any other sheet of ${file}: pass --column NAME`,
+      `lead-enrich: No url column found in the header (Exported from HubSpot, 2026-11-20) of sheet 'About', nor in any other sheet of ${file}: pass --column NAME (code: config)`,
     ]);
     fs.rmSync(dir, { recursive: true, force: true });
   });

@@ -2,7 +2,8 @@
 // probe at a time at growing intervals, the held lookups released when the API answers, given up
 // after the patience; and through the request path, a held lookup uses none of its retries.
 import { describe, expect, it } from 'vitest';
-import { ApiUnavailableError, BadRequestError, BadResponseError, RateLimitedError, ServerError } from '../../src/api/errors.js';
+import { ApiUnavailableError, BadRequestError, BadResponseError, RateLimitedError, ServerError, UnauthorizedError } from '../../src/api/errors.js';
+import { isUnknownHost, networkFailure } from '../../src/api/network-errors.js';
 import { CircuitBreaker, type Availability } from '../../src/lookup/request-path/breaker.js';
 import { RequestPath, type Attempt } from '../../src/lookup/request-path/request-path.js';
 import { RetryPolicy } from '../../src/lookup/request-path/retry-policy.js';
@@ -132,6 +133,12 @@ describe('CircuitBreaker: while open', () => {
   });
 });
 
+/** A request path with a breaker, on a manual clock, that nothing stops. */
+function pathWithBreaker(attempt: Attempt, clock: ManualClock, retries: number, breaker: { patienceMs: number; onChange?: (e: Availability) => void }): RequestPath {
+  const never = new AbortController().signal;
+  return new RequestPath(attempt, { retry: new RetryPolicy({ retries, baseDelayMs: 10, clock }), windowMs: 60_000, noMoreRequests: never, halt: never, clock, breaker });
+}
+
 describe('the breaker on the request path', () => {
   it('a lookup held while the API is down uses none of its retries, and is looked up once it is back', async () => {
     const clock = new ManualClock();
@@ -142,15 +149,7 @@ describe('the breaker on the request path', () => {
       if (down) throw outage();
       return { data: { lead: { name: 'x' } }, status: 200, rate: undefined };
     };
-    const never = new AbortController().signal;
-    const path = new RequestPath(attempt, {
-      retry: new RetryPolicy({ retries: 1, baseDelayMs: 10, clock }),
-      windowMs: 60_000,
-      noMoreRequests: never,
-      halt: never,
-      clock,
-      breaker: { patienceMs: 600_000 },
-    });
+    const path = pathWithBreaker(attempt, clock, 1, { patienceMs: 600_000 });
     const lookups = Array.from({ length: 10 }, (_, i) => path.lookup('lookup_email', `p${i}@x.test`));
     for (let i = 0; i < 20; i += 1) await clock.advance(10);
     expect(path.breaker?.unavailableSince).toBeDefined();
@@ -163,6 +162,49 @@ describe('the breaker on the request path', () => {
     await settle();
     // No lookup failed for good: the retries a held lookup would have spent were not spent.
     expect(path.counts.retries).toBeLessThanOrEqual(8);
+  });
+});
+
+describe('the first account reads (an API down when the run starts)', () => {
+  const refused = () => networkFailure({ code: 'ECONNREFUSED' }, { host: '127.0.0.1', port: 9, path: '/account/credits' }, undefined, Object.assign(new Error('x'), { code: 'ECONNREFUSED' }));
+  const noSuchHost = () => networkFailure({ code: 'ENOTFOUND' }, { host: 'api.invalid', port: 443, path: '/account/credits' }, undefined, Object.assign(new Error('x'), { code: 'ENOTFOUND' }));
+
+  it('one failure of the call alone opens it; a host that does not exist does not (no wait mends it), nor a 401', () => {
+    const { breaker, events } = breakerOf();
+    expect(isUnknownHost(noSuchHost())).toBe(true);
+    expect(isUnknownHost(refused())).toBe(false);
+    expect(breaker.failed('closed', noSuchHost(), 'credits', true)).toBe('retry');
+    expect(breaker.failed('closed', new UnauthorizedError('401', { status: 401 }), 'credits', true)).toBe('retry');
+    expect(breaker.unavailableSince).toBeUndefined();
+    expect(breaker.failed('closed', refused(), 'credits', true)).toBe('hold');
+    expect(events).toMatchObject([{ kind: 'unavailable', failure: expect.stringContaining('connection refused') }]);
+  });
+
+  it('through the request path: the read waits as the probe, none of its retries spent, and resolves once the API is back; past the patience it rejects with ApiUnavailableError', async () => {
+    for (const backAfterMs of [20_000, undefined]) {
+      const clock = new ManualClock();
+      const start = clock.now();
+      let sent = 0;
+      const attempt: Attempt = async () => {
+        sent += 1;
+        if (backAfterMs === undefined || clock.now() - start < backAfterMs) throw refused();
+        return { data: { total_remaining_credits: 10 }, status: 200, rate: undefined };
+      };
+      const events: Availability[] = [];
+      const path = pathWithBreaker(attempt, clock, 4, { patienceMs: 60_000, onChange: (e) => events.push(e) });
+      const read = path.callAtStart('credits', {}).then((r) => r.data, (error: unknown) => error);
+      for (let i = 0; i < 70; i += 1) await clock.advance(1_000);
+      if (backAfterMs === undefined) {
+        expect(await read).toBeInstanceOf(ApiUnavailableError);
+        expect(events.map((e) => e.kind)).toEqual(['unavailable', 'gave_up']);
+      } else {
+        expect(await read).toEqual({ total_remaining_credits: 10 });
+        expect(events.map((e) => e.kind)).toEqual(['unavailable', 'back']);
+      }
+      // The first try and the probes at 1, 2.5, 4.75, 8.1, 13.2, 20.8, 32.2, 49.3 s: no retries.
+      expect(sent).toBeLessThanOrEqual(backAfterMs === undefined ? 9 : 7);
+      expect(path.counts.retries).toBe(0);
+    }
   });
 });
 

@@ -190,6 +190,36 @@ describe('RateGate', () => {
     }
   });
 
+  it('dropWaiting drops the jobs waiting now at once and sends none of them; later calls take a place left in the window at once, unpaced, and no more than it holds (Bottleneck engine)', async () => {
+    const gate = new RateGate({ rpm: 60, windowMs: 60_000, facts: { remaining: 5, resetAt: new Date(Date.now() + 60_000) } });
+    const sent: string[] = [];
+    const job = (name: string) => gate.schedule(async () => void sent.push(name));
+    const first = job('first');
+    const waiting = Array.from({ length: 3 }, (_, i) => job(`waiting-${i}`));
+    for (const w of waiting) w.catch(() => {});
+    await vi.advanceTimersByTimeAsync(20);
+    expect(sent).toEqual(['first']);
+    gate.dropWaiting();
+    for (const w of waiting) await expect(w).rejects.toBeInstanceOf(GateStoppedError);
+    // Winding down: a call after it (the last balance reading) waits for no pace and no dropped
+    // turn the engine granted ahead (at 60 RPM, one a second, three of them here).
+    const at = Date.now();
+    await drive(Promise.all([first, job('reading')]), 1);
+    expect(Date.now() - at).toBeLessThanOrEqual(2);
+    await drive(sleep(10_000));
+    expect(sent).toEqual(['first', 'reading']);
+    // Only within the window: the dropped jobs gave their places back, 5 - first - reading are
+    // left; a sixth waits for the next window.
+    await drive(Promise.all([job('a'), job('b'), job('c')]), 1);
+    expect(Date.now() - at).toBeLessThan(11_000);
+    const sixth = job('sixth');
+    await drive(sleep(1_000));
+    expect(sent).toEqual(['first', 'reading', 'a', 'b', 'c']);
+    await drive(sixth);
+    expect(Date.now() - at).toBeGreaterThanOrEqual(59_000);
+    await gate.stop();
+  });
+
   it('sizes concurrency from rate and latency, within --concurrency', async () => {
     const gate = new RateGate({ rpm: 600, windowMs: 1000, maxConcurrency: 7 });
     expect(gate.stats.concurrency).toBe(7);

@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { openCsv, type CsvSource } from '../../src/read/index.js';
-import { tempDir } from '../helpers/cli.js';
+import { REPO_ROOT, tempDir } from '../helpers/cli.js';
 import { unevenContacts } from '../helpers/uneven-rows.js';
 
 /** Reads every batch; the estimate after the first one and at the end. */
@@ -67,5 +67,12 @@ describe("the reader's estimate of the rows", () => {
     fs.writeFileSync(file, unevenContacts(600).split('\n').slice(1).join('\n'));
     const result = await estimates(await openCsv(file, { header: false }));
     expect(result.last).toEqual({ records: 600, exact: true });
+  });
+
+  it("a Salesforce report: its footer is no row, so the exact count is the rows written (the progress's 100 %)", async () => {
+    const report = path.join(REPO_ROOT, 'fixtures', 'input', 'salesforce-report-windows1252.csv');
+    const result = await estimates(await openCsv(report));
+    expect(result.rows).toBe(320);
+    expect(result.last).toEqual({ records: 320, exact: true });
   });
 });

@@ -259,6 +259,18 @@ describe('RequestPath: credit reservation', () => {
     expect(credits.exhausted).toBe(true);
     await path.close();
   });
+
+  it('refused by the estimate, but the fresh balance pays for it above the reserve (credits added): the call is sent', async () => {
+    const api = fakeApi({ ...CREDITS, total_remaining_credits: 200 }, FOUND);
+    const { path, clock } = pathOf(api.attempt);
+    const credits = new CreditGuard({ balance: 102, reserve: 100 });
+    let reached = 0;
+    path.guardCredits({ credits, onReserveReached: () => (reached += 1), refreshEveryMs: 60_000 });
+    expect(await outcome(path.lookup('lookup_email', 'a@b.c'), clock)).toEqual(FOUND);
+    expect(api.calls.map((c) => c.op)).toEqual(['credits', 'lookup_email']);
+    expect(reached).toBe(0);
+    await path.close();
+  });
 });
 
 describe('RequestPath: the rate gate', () => {

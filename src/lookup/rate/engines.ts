@@ -30,6 +30,8 @@ export interface Engine {
   setReservoir(n: number): Promise<void>;
   setConcurrency(n: number): void;
   charge(n: number): Promise<void>;
+  /** Takes a place in the reservoir now, outside the pace, when one is left (true); with Redis, never (false). */
+  takeNow(): Promise<boolean>;
   /** Requests granted a place in the reservoir that wait for their turn at the pace. */
   waitingGrants(): number;
   stop(): Promise<void>;
@@ -103,6 +105,14 @@ export function bottleneckEngine(
     charge: async (n) => {
       await limiter.incrementReservoir(-n);
     },
+    // Only alone: another worker could take the last place in Redis between the read and the take.
+    takeNow: async () => {
+      if (cluster) return false;
+      const left = await limiter.currentReservoir();
+      if (left === null || left < 1) return false;
+      await limiter.incrementReservoir(-1);
+      return true;
+    },
     // Bottleneck counts a granted job that waits for its minTime slot as RUNNING.
     waitingGrants: () => limiter.counts().RUNNING,
     // Drops the waiting jobs at once. The promise waits for the jobs still running, which with
@@ -138,6 +148,11 @@ export function fastEngine(reservoir: number, concurrency: number): Engine {
     },
     charge: async (n) => {
       tokens -= n;
+    },
+    takeNow: async () => {
+      if (tokens < 1) return false;
+      tokens -= 1;
+      return true;
     },
     // A token is taken just before the request starts: no grant waits.
     waitingGrants: () => 0,

@@ -66,6 +66,8 @@ export class RateGate {
   /** When the timer is due: it may fire a millisecond before Date.now() says so. */
   #armedFor = 0;
   #stopped = false;
+  /** dropWaiting() was called: the run sends nothing more but what is asked after it (its last balance reading). */
+  #windingDown = false;
   /** One /account/limits re-read at a time after 429s without a hint. */
   #resyncing = false;
 
@@ -122,10 +124,17 @@ export class RateGate {
    */
   async schedule<T>(task: () => Promise<T>, priority: GatePriority = 'normal'): Promise<T> {
     if (this.#stopped) throw new GateStoppedError();
+    // Winding down, nothing else is sent: a call waits for no pace (nor for the turns the engine
+    // granted the dropped jobs), only for a place in the window.
+    if (this.#windingDown && this.#now() >= this.#window.pausedUntil && (await this.#engine.takeNow())) return this.#run(task);
     let ran = false;
+    let isDropped = false;
     let drop: (error: Error) => void = () => {};
     const dropped = new Promise<never>((_, reject) => {
-      drop = reject;
+      drop = (error) => {
+        isDropped = true;
+        reject(error);
+      };
     });
     dropped.catch(() => {});
     try {
@@ -136,6 +145,8 @@ export class RateGate {
           dropped,
           this.#engine.schedule((): Promise<T | typeof HELD> => {
             if (this.#stopped) return Promise.reject(new GateStoppedError());
+            // Dropped while it waited (dropWaiting): nothing is sent, and its place in the window is given back.
+            if (isDropped) return this.#giveBack();
             // Still waiting (stop() drops it) until the pause ends.
             if (this.#now() < this.#window.pausedUntil) return Promise.resolve(HELD);
             this.#waiting.delete(drop);
@@ -315,6 +326,25 @@ export class RateGate {
     if (!this.#coordinator || n <= 0 || this.#now() >= windowEnd) return;
     await this.#coordinator.countOutside(windowEnd - this.windowMs, n, this.windowMs);
     await this.#engine.charge(n);
+  }
+
+  /** The place of a grant that sends nothing, given back to the engine. */
+  #giveBack(): Promise<never> {
+    void this.#engine.charge(-1).catch(() => {});
+    return Promise.reject(new GateStoppedError());
+  }
+
+  /**
+   * Drops the jobs waiting for their turn now (they reject with GateStoppedError, at once), and
+   * goes on serving the later ones: a run that stopped looking up (the reserve, --budget) must not
+   * wait for its queued lookups to be paced out one by one only to be refused, and still reads its
+   * balance at the end. The engine still grants the dropped jobs' turns, which send nothing; the
+   * calls after this one take a place left in the window at once (schedule()).
+   */
+  dropWaiting(): void {
+    this.#windingDown = true;
+    for (const drop of this.#waiting) drop(new GateStoppedError());
+    this.#waiting.clear();
   }
 
   /** Drops queued jobs (they reject with GateStoppedError); running ones finish. */

@@ -3,7 +3,9 @@
 // a time, a probe (a real lookup of a waiting row), at growing intervals; the others are held,
 // using none of their retries; when a probe is answered the circuit closes and every held lookup
 // goes on, paced by the gate as before. Down for longer than the patience, the run gives up on the
-// API: every held lookup, and every later one, fails with ApiUnavailableError.
+// API: every held lookup, and every later one, fails with ApiUnavailableError. A run's first
+// account reads go through it too (docs/cli-contract.md, "Every night, unattended"): they are all
+// it sends then, so one that fails opens it, and the read itself is the probe.
 //
 // A single flaky answer must not open it, nor a few keys retried: it opens after
 // OPEN_AFTER_CONSECUTIVE failures in a row, or when FAILED_SHARE of the last SAMPLE attempts
@@ -11,6 +13,7 @@
 // half-open with one probe, as resilience4j and Polly do). Any answer the API gives — a lead, a
 // miss, a 400, a 429 — shows it is up.
 import { ApiUnavailableError, BadResponseError, LeadEnrichError, RateLimitedError, isTransient } from '../../api/errors.js';
+import { isUnknownHost } from '../../api/network-errors.js';
 import type { Clock } from '../../core/clock.js';
 import { DEFAULTS } from '../../options/defaults.js';
 import { NotSentError } from '../rate/gate-errors.js';
@@ -62,6 +65,7 @@ export class CircuitBreaker {
   #streak: string[] = [];
   #downSince = 0;
   #downMsBefore = 0;
+  #failure: string | undefined;
   #probeDelay: number;
   #probeOut = false;
   #probeDue = false;
@@ -86,6 +90,11 @@ export class CircuitBreaker {
   /** How long the API has been down in all, the current outage included. */
   get downMs(): number {
     return this.#downMsBefore + (this.#state === 'open' ? this.#settings.clock.now() - this.#downSince : 0);
+  }
+
+  /** What the last outage began with (its "The API is unavailable (…)" line says it), if there was one. */
+  get failure(): string | undefined {
+    return this.#failure;
   }
 
   get gaveUp(): boolean {
@@ -142,13 +151,14 @@ export class CircuitBreaker {
   /**
    * The attempt failed with `error`. 'retry': the circuit is closed, the failure is the call's own
    * (retried as any). 'hold': the API is down; the call waits for its turn again, using none of its
-   * retries. 'give_up': the API was given up on.
+   * retries. `alone`: the call is all the run sends (its first account reads), so its failure alone
+   * is the API down, unless no wait can mend it (a host that does not exist).
    */
-  failed(admission: Admission, error: unknown, key: string): 'retry' | 'hold' {
+  failed(admission: Admission, error: unknown, key: string, alone = false): 'retry' | 'hold' {
     if (admission === 'probe') this.#probeOut = false;
-    if (isOutage(error)) {
+    if (isOutage(error) && !(alone && isUnknownHost(error))) {
       this.#observe(key);
-      if (this.#state === 'closed' && this.#shouldOpen()) this.#open(error);
+      if (this.#state === 'closed' && (alone || this.#shouldOpen())) this.#open(error);
       if (this.#state === 'closed') return 'retry';
       if (admission === 'probe' && this.#state === 'open') this.#probeFailed();
       return 'hold';
@@ -181,7 +191,8 @@ export class CircuitBreaker {
     this.#downSince = clock.now();
     this.#probeDelay = this.#settings.probeMinMs;
     this.#waits = new AbortController();
-    onChange?.({ kind: 'unavailable', since: this.#downSince, failure: describe(error) });
+    this.#failure = describe(error);
+    onChange?.({ kind: 'unavailable', since: this.#downSince, failure: this.#failure });
     this.#scheduleProbe();
     const waits = this.#waits.signal;
     void clock.sleep(patienceMs, waits).then(() => {

@@ -6,7 +6,8 @@
 // The retry sits outside the gate so that each attempt waits for its own slot in the rate window;
 // the credit reservation inside it so that a call waiting for its slot reserves nothing; the
 // reserve check outside the retries because it asks for a balance reading itself; the breaker
-// (lookups only) inside the retries, so that a lookup held while the API is down uses none of them,
+// (lookups, and a run's first account reads: callAtStart) inside the retries, so that a lookup
+// held while the API is down uses none of them,
 // and outside the gate, so that a held lookup takes no place in the window. Before a gate
 // is open (the reads that size it) or without one (a LeadClient with no `rpm`), a 429 makes the
 // call itself wait for the server's window (with-pause.ts) instead of pausing a gate.
@@ -53,6 +54,8 @@ export interface RequestPathSettings {
   noMoreRequests: AbortSignal;
   /** Aborted once the run halts (interrupt, 401): a grant that comes after it is not sent. */
   halt: AbortSignal;
+  /** Aborted once no lookup may start (any stop of a run): the calls waiting for the gate then are dropped, later ones still go. */
+  noMoreLookups?: AbortSignal | undefined;
   /** Lookups through a circuit breaker (a run's; a LeadClient's calls are not held). */
   breaker?: Omit<BreakerSettings, 'clock'> | undefined;
   /** Lookup requests per rate window, for the run's report. */
@@ -88,6 +91,8 @@ export class RequestPath {
   readonly #breaker: CircuitBreaker | undefined;
   /** Calls down the path, one per retry policy (the path's own, the balance re-reads'). */
   readonly #calls = new Map<RetryPolicy, Send>();
+  /** The first account reads' way: the path's retries around the breaker (callAtStart). */
+  #atStart: Send | undefined;
   /** The whole lookup path, composed once: its slots below are read at each call, so the order they are filled in does not matter. */
   readonly #lookup: Send;
   /** Slot: the rate gate, once open (before it, a 429 pauses its own call). */
@@ -159,6 +164,7 @@ export class RequestPath {
       lookupMs: this.lookupMs(),
       apiUnavailableSince: this.#breaker?.unavailableSince,
       apiUnavailableMs: this.#breaker?.downMs ?? 0,
+      apiFailure: this.#breaker?.failure,
       rateLimitedUntil: gate?.pausedUntil,
       windowMs: gate?.windowMs ?? this.#settings.windowMs,
       concurrency: gate?.stats.concurrency ?? 0,
@@ -185,6 +191,19 @@ export class RequestPath {
     return send({ op, input } as ApiCall);
   }
 
+  /**
+   * A call the run makes before anything else (its first account reads), as call() but through the
+   * breaker: an API down then is waited for as one down mid-run (the read is the probe), and after
+   * the patience the call rejects with ApiUnavailableError. Without a breaker (a LeadClient's
+   * path), call().
+   */
+  callAtStart<Op extends Operation>(op: Op, input: OperationInput[Op]): Promise<ApiResponse<unknown>> {
+    const { retry, noMoreRequests } = this.#settings;
+    if (!this.#breaker) return this.call(op, input);
+    this.#atStart ??= withRetry(withBreaker(this.#pace(this.#attempt, retry), this.#breaker, noMoreRequests, true), retry, this.#counts, noMoreRequests);
+    return this.#atStart({ op, input } as ApiCall);
+  }
+
   /** A lookup of `key`: the whole path, the credit reserve included once it is guarded; `soon`: it finishes a row already begun. */
   async lookup(op: BillableOperation, key: string, soon = false): Promise<unknown> {
     return (await this.#lookup(lookupCall(op, key, soon))).data;
@@ -207,9 +226,11 @@ export class RequestPath {
   openGate(options: Omit<RateGateOptions, 'resync'>): RateGate {
     const gate = new RateGate({ ...options, resync: async () => parseServiceLimits((await this.probe('limits', {})).data as never).resetAt });
     this.#gate = gate;
-    const { noMoreRequests } = this.#settings;
+    const { noMoreRequests, noMoreLookups } = this.#settings;
     if (noMoreRequests.aborted) void gate.stop();
     else noMoreRequests.addEventListener('abort', () => void gate.stop(), { once: true });
+    if (noMoreLookups?.aborted) gate.dropWaiting();
+    else noMoreLookups?.addEventListener('abort', () => gate.dropWaiting(), { once: true });
     return gate;
   }
 

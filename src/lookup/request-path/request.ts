@@ -17,9 +17,15 @@ export interface ApiCall {
 /** A call as the circuit breaker let it through (breaker.ts): the probe of an API that is down, or not. */
 export type AdmittedCall = ApiCall & { admission?: 'closed' | 'probe' };
 
-/** Where a call queues at the gate: the probe first (lookups waiting there now would only be held), then rows already begun. */
+/** The account's reads: they decide whether lookups may be sent or paid for. */
+const ACCOUNT_READS: ReadonlySet<Operation> = new Set(['credits', 'limits', 'myplans']);
+
+/**
+ * Where a call queues at the gate: the probe and the account's reads first (lookups waiting there
+ * now would only be held, or, once the run stops looking up, dropped), then rows already begun.
+ */
 export function priorityOf(call: ApiCall): GatePriority {
-  if ((call as AdmittedCall).admission === 'probe') return 'first';
+  if ((call as AdmittedCall).admission === 'probe' || ACCOUNT_READS.has(call.op)) return 'first';
   return call.soon ? 'soon' : 'normal';
 }
 
@@ -59,6 +65,8 @@ export interface PathReading {
   apiUnavailableSince: number | undefined;
   /** How long the API was unavailable in all. */
   apiUnavailableMs: number;
+  /** What its last outage began with. */
+  apiFailure: string | undefined;
   /** The gate's 429 pause, while it lasts. */
   rateLimitedUntil: number | undefined;
   /** The gate's window (the path's own before a gate is open). */

@@ -2,12 +2,14 @@
 // the retries, so that a lookup held while the API is down uses none of them, and outside the
 // gate, so that a held lookup takes no place in the rate window. withBreakerCheck sits inside the
 // gate: a lookup admitted while the API was up may have waited for its slot while it went down,
-// and is then held before it is sent. Lookups only: a LeadClient's single calls are not held.
+// and is then held before it is sent. Lookups, and a run's first account reads (an API down when
+// the run starts is the same outage): a LeadClient's single calls are not held.
 import { GateStoppedError } from '../rate/gate-errors.js';
 import { HeldError, type CircuitBreaker } from './breaker.js';
 import type { AdmittedCall, Send } from './request.js';
 
-export function withBreaker(next: Send, breaker: CircuitBreaker, signal: AbortSignal): Send {
+/** `alone`: the calls are all the run sends (its first account reads): one that fails opens the breaker by itself (breaker.failed). */
+export function withBreaker(next: Send, breaker: CircuitBreaker, signal: AbortSignal, alone = false): Send {
   return async (call) => {
     for (;;) {
       // Rejects with ApiUnavailableError once the API was given up on.
@@ -24,7 +26,7 @@ export function withBreaker(next: Send, breaker: CircuitBreaker, signal: AbortSi
           continue;
         }
         // The run is stopping: the failure stands (the stop decides what the row becomes).
-        if (signal.aborted || breaker.failed(admission, error, keyOf(call)) === 'retry') throw error;
+        if (signal.aborted || breaker.failed(admission, error, keyOf(call), alone) === 'retry') throw error;
         // Held: the API is down; this lookup waits for its turn again.
       }
     }

@@ -52,10 +52,14 @@ export function withReserveCheck(next: Send, credits: CreditAccount, refreshCred
       if (!(error instanceof CreditRefusedError) || error.by === 'budget') throw error;
       if (!credits.exhausted) {
         await refreshCredits().catch(() => {});
-        try {
-          return await next(call);
-        } catch (again) {
-          if (!(again instanceof CreditRefusedError) || again.by === 'budget') throw again;
+        // A fresh balance that cannot pay for this call above the reserve is the reserve reached:
+        // tried again, the call would only wait for its turn at the gate to be refused there.
+        if (credits.estimatedBalance - credits.costOf(call.op as BillableOperation) >= credits.reserve) {
+          try {
+            return await next(call);
+          } catch (again) {
+            if (!(again instanceof CreditRefusedError) || again.by === 'budget') throw again;
+          }
         }
       }
       credits.stop();

@@ -5,11 +5,14 @@
 // sandbox's outage mode (src/sandbox/outage.ts).
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { NetworkError } from '../../../src/api/errors.js';
+import { enrich } from '../../../src/run/enrich.js';
 import { enrichRows } from '../../../src/run/enrich-rows.js';
+import { planRun } from '../../../src/run/dry-run.js';
 import { runCli } from '../../helpers/cli.js';
 import { emails, makeTempDir, readCsvObjects, writeCsv } from '../../helpers/files.js';
 import type { OutageOptions, Sandbox } from '../../../src/sandbox/server.js';
-import { closeAll, envFor, expectNoCrash, expectRowsMatchSandbox, lookupsSeen, sandbox, sleep } from './support.js';
+import { closeAll, envFor, expectNoCrash, expectRowsMatchSandbox, lookupsSeen, sandbox, sleep, until } from './support.js';
 
 afterAll(closeAll);
 
@@ -100,6 +103,84 @@ describe.concurrent('a dead API (acceptance: 300 rows, --patience 5s)', () => {
   }, 40_000);
 });
 
+describe.concurrent('an API down when the run starts is an outage, not a configuration error (issue 41)', () => {
+  it('refusing connections at start, up 15 s later (--patience 60s): exit 0, every row right, stderr says unavailable and back', async () => {
+    // A port nobody listens on once this sandbox is closed; the API comes up on it 15 s into the run.
+    const gone = await sandbox();
+    const { port } = new URL(gone.baseUrl);
+    await gone.close();
+    const dir = makeTempDir();
+    const keys = emails(100, 'later-up');
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...keys.map((k) => [k])]);
+    const running = runCli(['enrich', input, '--patience', '60s'], { env: envFor(gone, dir), timeoutMs: 60_000 });
+    await sleep(15_000);
+    const up = await sandbox({ port: Number(port), notFoundRate: 0.1 });
+    const r = await running;
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(0);
+    expectRowsMatchSandbox(path.join(dir, 'in.enriched.csv'), keys, { notFoundRate: 0.1 });
+    expect(r.stderr).toMatch(/The API is unavailable \(Cannot reach 127\.0\.0\.1:\d+ \(\/account\/credits\): connection refused.*\): holding the rows, one request at a time until it answers, for up to --patience 1m/);
+    // Back at the first probe after it came up (probes 1, 2.5, 4.75, 8.1, 13.2, 20.8 s after it went down).
+    expect(r.stderr).toMatch(/The API is back after [12]\ds/);
+    expect(r.stderr).toMatch(/The API was unavailable for [12]\ds \d+ms in all; the rows waited for it/);
+    expect(lookupsSeen(up)).toBe(100);
+  }, 60_000);
+
+  it('503 to every call for 6 s: exit 0, every row right, a handful of probes, stderr says unavailable and back', async () => {
+    const s = await sandbox({ notFoundRate: 0.1 });
+    const dir = makeTempDir();
+    const keys = emails(100, 'blip');
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...keys.map((k) => [k])]);
+    // 6 s from the run's first call (not from the test's: a loaded machine may take seconds to start the CLI).
+    s.setOutage({ kind: 'error503', scope: 'all' });
+    const running = runCli(['enrich', input, '--json'], { env: envFor(s, dir), timeoutMs: 40_000 });
+    await until(() => s.stats.outage.requests > 0, 'the first call', 30_000);
+    s.setOutage({ forMs: 6_000, kind: 'error503', scope: 'all' });
+    const r = await running;
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(0);
+    expectRowsMatchSandbox(path.join(dir, 'in.enriched.csv'), keys, { notFoundRate: 0.1 });
+    expect(r.stderr).toMatch(/The API is unavailable \(Server error 503 Service Unavailable from \/account\/credits \(no body\)\): holding the rows/);
+    expect(r.stderr).toMatch(/The API is back after/);
+    // The first read and its probes at growing intervals (1, 1.5, 2.3, 3.4 s ...), no retry storm.
+    expect(s.stats.outage.requests).toBeGreaterThanOrEqual(2);
+    expect(s.stats.outage.requests).toBeLessThanOrEqual(6);
+    expect(JSON.parse(r.stdout).apiUnavailableMs).toBeGreaterThan(3_000);
+  }, 60_000);
+
+  it.each([
+    ['refusing connections', (s: Sandbox) => s.close()],
+    ['503 to every call', (s: Sandbox) => s.setOutage({ kind: 'error503', scope: 'all' })],
+  ])('down for good (%s), --patience 5s, part of the rows stored: exit 2 within 30 s, stored rows answered, the others skipped with api_unavailable', async (_name, down) => {
+    const s = await sandbox({ notFoundRate: 0.1 });
+    const dir = makeTempDir();
+    const keys = emails(120, 'down-for-good');
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...keys.map((k) => [k])]);
+    const stored = writeCsv(path.join(dir, 'first.csv'), [['email'], ...keys.slice(0, 40).map((k) => [k])]);
+    const env = envFor(s, dir);
+    const first = await runCli(['enrich', stored, '-q'], { env });
+    expect(first.code, first.stderr).toBe(0);
+    await down(s);
+    const started = Date.now();
+    const r = await runCli(['enrich', input, '--patience', '5s', '--json'], { env, timeoutMs: 40_000 });
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(2);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    const rows = readCsvObjects(path.join(dir, 'in.enriched.csv'));
+    expect(rows.map((row) => row.email)).toEqual(keys);
+    const answered = rows.slice(0, 40).map((row) => [row.lead_status, row.lead_billing]);
+    expect(answered.every(([status, billing]) => (status === 'found' || status === 'not_found') && billing === 'cached'), JSON.stringify(answered)).toBe(true);
+    expect(rows.slice(40).every((row) => row.lead_status === 'skipped')).toBe(true);
+    const sidecar = readCsvObjects(path.join(dir, 'in.enriched.errors.csv'));
+    expect(sidecar.map((row) => [row.row, row.error_code])).toEqual(keys.slice(40).map((_, i) => [String(41 + i), 'api_unavailable']));
+    const summary = JSON.parse(r.stdout);
+    expect(summary).toMatchObject({ exitCode: 2, version: expect.stringMatching(/^\d+\.\d+\.\d+/), rows: 120, stoppedBy: 'api_unavailable', accountRead: false, errorCodes: { api_unavailable: 80 } });
+    expect(r.stderr).toMatch(/The API is unavailable \(.*\): holding the rows/);
+    expect(r.stderr).toMatch(/The API stayed unavailable for 5s \d+ms \(--patience 5s\): the rows not looked up are skipped/);
+    expect(r.stderr).toMatch(/Requests: 0 \(the API was unavailable from the start\)/);
+  }, 60_000);
+});
+
 describe("the file's problems are not the API's", () => {
   it('malformed, refused and blank keys with --max-errors 2%: exit 5, not 4; a re-run sends no refused key; a waterfall finds the row by its URL', async () => {
     const s = await sandbox({ notFoundRate: 0 });
@@ -148,4 +229,21 @@ describe('the library behaves the same', () => {
     expect(results.filter((r) => r.status === 'skipped').every((r) => r.error?.code === 'api_unavailable')).toBe(true);
     expect(results.filter((r) => r.status === 'skipped').length).toBeGreaterThan(30);
   }, 20_000);
+
+  it('an API down when the run starts: enrichRows and enrich give rows skipped with api_unavailable, not a throw; an error that surfaces is a NetworkError', async () => {
+    const s = await sandbox();
+    await s.close();
+    const options = { baseUrl: s.baseUrl, token: s.token, store: ':memory:', patience: '2s' } as const;
+    const results = [];
+    for await (const result of enrichRows(emails(20, 'lib-down').map((email) => ({ email })), options)) results.push(result);
+    expect(results.map((r) => [r.status, r.error?.code])).toEqual(Array(20).fill(['skipped', 'api_unavailable']));
+    const dir = makeTempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(20, 'lib-down').map((k) => [k])]);
+    const summary = await enrich({ ...options, input });
+    expect(summary).toMatchObject({ rows: 20, stoppedBy: 'api_unavailable', errorCodes: { api_unavailable: 20 } });
+    // The dry run does not wait: its failure is the documented class, said as the start's.
+    const planned = await planRun({ ...options, input, retries: 0 }).catch((error: unknown) => error);
+    expect(planned).toBeInstanceOf(NetworkError);
+    expect(planned).toMatchObject({ code: 'network', message: expect.stringMatching(/^Cannot read the account before starting: Cannot reach 127\.0\.0\.1:\d+ .*connection refused/) });
+  }, 30_000);
 });

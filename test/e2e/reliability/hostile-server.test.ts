@@ -136,9 +136,10 @@ describe('hostile server: a wrong content type', () => {
 
 describe('hostile server: the account reads before the first lookup fail', () => {
   const limitsTrickle: LookupHandler = (req, res) => trickle(req, res);
+  // A body that is not the API's is an address that is not the API: exit 1 at once. (A read that
+  // times out is the API down: waited for, below; it was exit 1 before issue 41.)
   it.concurrent.each<[string, { credits?: LookupHandler; limits?: LookupHandler }, RegExp]>([
     ['/account/credits answers an HTML page', { credits: html(200) }, /Cannot read the account before starting: .*not a JSON object/],
-    ['/account/limits trickles for ever', { limits: limitsTrickle }, /Cannot read the account before starting: .*timeout/],
     ['/account/limits has no readable rate limit', { limits: json(200, { status: 'success', data: { email_verify: {} } }) }, /limits/],
   ])('%s: exit 1 with one line, no output, no lookup', async (_name, account, message) => {
     const server = await tinyServer(json(200, { status: 'success', data: { lead: {} } }), account);
@@ -151,6 +152,23 @@ describe('hostile server: the account reads before the first lookup fail', () =>
     expect(result.stderr).toMatch(message);
     expect([...server.hits.keys()].every((p) => p.startsWith('/v2/account/'))).toBe(true);
     expect(readdirOutputs(dir)).toEqual([]);
+    expectNoSecret([result.stdout, result.stderr], [dir]);
+  }, 40_000);
+});
+
+describe('hostile server: an account read that never completes is the API down (issue 41)', () => {
+  it('/account/limits trickles for ever: waited for as an outage, then exit 2 after --patience, every row written skipped api_unavailable, no lookup', async () => {
+    const server = await tinyServer(json(200, { status: 'success', data: { lead: {} } }), { limits: (req, res) => trickle(req, res) });
+    const dir = makeTempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...KEYS.map((k) => [k])]);
+    const result = await runCli(['enrich', input, '--retries', String(RETRIES), '--request-timeout', '800', '--patience', '3s'], { env: envFor(server, dir), timeoutMs: 30_000 });
+    expectNoCrash(result);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/The API is unavailable \(No complete answer from \/account\/limits within the timeout\)/);
+    expect(result.stderr).toMatch(/The API stayed unavailable for 3s/);
+    expect([...server.hits.keys()].every((p) => p.startsWith('/v2/account/'))).toBe(true);
+    const sidecar = readCsvObjects(path.join(dir, 'in.enriched.errors.csv'));
+    expect(sidecar.map((r) => r.error_code)).toEqual(KEYS.map(() => 'api_unavailable'));
     expectNoSecret([result.stdout, result.stderr], [dir]);
   }, 40_000);
 });

@@ -1,0 +1,50 @@
+// How the command line says a failure it ends with (main.ts exits): one line on stderr that names
+// its stable code, `lead-enrich: <message> (code: <code>)`, and with --json one JSON object,
+// `{ exitCode, version, error: { code, message } }` (docs/cli-contract.md, "Every night,
+// unattended"). Imports nothing that needs a recent Node.js: the version check uses it too.
+import { LeadEnrichError } from '../api/errors.js';
+import { terminalText } from '../core/terminal-text.js';
+import { writeOutcome, type CliIo } from './io.js';
+
+/** A failure as the command line ends with it: its exit status, stable code and one-line message. */
+export interface Fatal {
+  status: number;
+  code: string;
+  message: string;
+  /** The line's text before its code: the message, with what to do when the message does not say it. */
+  line: string;
+}
+
+// The contract promises ONE line on stderr for a fatal error: yargs' "Invalid values:\n  Argument: ..."
+// and multi-line server messages are folded into it; its control characters shown escaped (a
+// message may carry a header name or the API's words: core/terminal-text.ts).
+const oneLine = (text: string): string => terminalText(text.replace(/\s*[\r\n]+\s*/g, ' ').trim());
+
+/** `usage`: whether the error is a usage mistake yargs found (code `usage`, and the --help hint). */
+export function fatalOf(error: unknown, usage: (error: unknown) => boolean): Fatal {
+  if (usage(error)) {
+    const message = oneLine((error as Error).message);
+    return { status: 1, code: 'usage', message, line: `${message}${message.endsWith('?') ? '' : '.'} Run 'lead-enrich --help' for usage.` };
+  }
+  if (error instanceof LeadEnrichError) {
+    const message = oneLine(error.message);
+    // Stopped by a signal before anything could be written: the interrupted status all the same.
+    return { status: error.code === 'interrupted' ? 130 : 1, code: error.code, message, line: message };
+  }
+  const message = oneLine(error instanceof Error ? error.message : String(error));
+  return { status: 1, code: 'unexpected', message, line: `unexpected failure: ${message}. Set LEAD_ENRICH_DEBUG=1 for details and please report it.` };
+}
+
+/** Says a fatal failure: its one line, and with --json its JSON object. */
+export async function tellFatal(io: CliIo, fatal: Fatal): Promise<void> {
+  io.err(`lead-enrich: ${fatal.line} (code: ${fatal.code})`);
+  if (!io.json) return;
+  const { VERSION } = await import('./version.js');
+  writeOutcome(io, { exitCode: fatal.status, version: VERSION, error: { code: fatal.code, message: fatal.message } });
+}
+
+/** --json anywhere before `--`: a failure before the command says where its JSON goes writes it to stdout. */
+export function asksJson(argv: readonly string[]): 'out' | undefined {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((arg) => arg === '--json' || arg === '--json=true') ? 'out' : undefined;
+}
