@@ -61,7 +61,6 @@ export class ResultStore {
   private pending = new Map<string, Pending>();
   /** Calls settled since the last commit (store-spend.ts). */
   private settles: Settle[] = [];
-  private settleWriter: SettleWriter | undefined;
   /** When what is pending is committed (an enrich run: at the end of each turn of the event loop). */
   private readonly schedule: CommitSchedule;
   private closed = false;
@@ -110,7 +109,7 @@ export class ResultStore {
     const upsertResult = this.upsertResult;
     if (insertService === undefined || upsertResult === undefined) return;
     const fresh = immediateTransaction(this.db, () => {
-      if (settles.length > 0) (this.settleWriter ??= new SettleWriter(this.db)).write(settles);
+      if (settles.length > 0) SettleWriter.of(this.db).write(settles);
       const registered = new Map<string, number>();
       for (const entry of batch.values()) {
         let serviceId = this.serviceIds.get(entry.service) ?? registered.get(entry.service);
