@@ -33,6 +33,8 @@ export interface BudgetTicket {
 export interface BudgetStop {
   limit: BudgetLimit;
   spent: number;
+  /** Held then by calls in flight (of every run sharing the ledger), not yet settled. */
+  held: number;
   period: Period | undefined;
   at: number;
 }
@@ -86,11 +88,11 @@ export class Budgets {
   /** Reserves `cost` for a call against every budget, or says no (and which budget) when it could pass one. */
   async tryBegin(op: BillableOperation, cost: number): Promise<BudgetTicket | undefined> {
     const at = this.#options.now();
-    if (this.#run && this.#spent + this.#inFlight + cost > this.#run.credits) return this.#refuse({ limit: this.#run, spent: this.#spent, period: undefined, at });
+    if (this.#run && this.#spent + this.#inFlight + cost > this.#run.credits) return this.#refuse({ limit: this.#run, spent: this.#spent, held: this.#inFlight, period: undefined, at });
     let seq: number | undefined;
     if (this.#periods.length > 0) {
       const held = await this.#options.ledger.reserve(cost, this.#periods, at);
-      if ('refused' in held) return this.#refuse({ limit: held.refused, spent: held.spent, period: held.period, at });
+      if ('refused' in held) return this.#refuse({ limit: held.refused, spent: held.spent, held: held.held, period: held.period, at });
       seq = held.seq;
     }
     this.#inFlight += cost;
@@ -131,6 +133,7 @@ export async function standingOf(limit: BudgetLimit, ledger: Pick<SpendLedger, '
 export function budgetStopLine(stop: BudgetStop): string {
   const named = `--budget ${budgetText(stop.limit)}`;
   const rows = 'the rows not looked up are written as skipped (budget)';
-  if (!stop.period) return `No more lookups: the next one could have spent more than ${named} (${stop.spent} credits spent by this run); ${rows}. Run the same command again (with a larger --budget) to finish`;
-  return `No more lookups: the next one could have spent more than ${named} (${stop.spent} of ${stop.limit.credits} credits spent ${periodWords(stop.period)}); ${rows}; ${resetText(stop.period, stop.at)}: run the same command again then to finish`;
+  const held = stop.held > 0 ? `, ${stop.held} more held by lookups in flight` : '';
+  if (!stop.period) return `No more lookups: the next one could have spent more than ${named} (${stop.spent} credits spent by this run${held}); ${rows}. Run the same command again (with a larger --budget) to finish`;
+  return `No more lookups: the next one could have spent more than ${named} (${stop.spent} of ${stop.limit.credits} credits spent ${periodWords(stop.period)}${held}); ${rows}; ${resetText(stop.period, stop.at)}: run the same command again then to finish`;
 }

@@ -3,7 +3,7 @@
 // the reserve and within every budget, and its answer settles what it cost.
 import type { BillableOperation } from '../../core/kinds.js';
 import type { Budgets } from '../budget.js';
-import { answerCost, type CreditAccount } from '../credits.js';
+import { answerCost, budgetHold, type CreditAccount } from '../credits.js';
 import { foundIn } from '../outcome.js';
 import type { Send } from './request.js';
 
@@ -26,7 +26,7 @@ export function withCredits(next: Send, credits: CreditAccount, budgets?: Budget
     const op = call.op as BillableOperation;
     const ticket = await credits.tryBegin(op);
     if (!ticket) throw new CreditRefusedError('credits');
-    const held = budgets && (await budgets.tryBegin(op, ticket.cost));
+    const held = budgets && (await budgets.tryBegin(op, budgetHold(op, ticket.cost)));
     if (budgets && !held) {
       await credits.finish(ticket, false);
       throw new CreditRefusedError('budget');
