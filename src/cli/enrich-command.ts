@@ -126,7 +126,7 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
         ['$0 enrich report.csv --skip-lines 3', 'a report export whose header is on line 4'],
         ['$0 enrich big.csv --shard 1/4 --redis "$REDIS_URL"', 'worker 1 of 4, sharing the account through the Redis at $REDIS_URL (redis://host:6379)'],
         ['$0 enrich nightly.csv -q --max-errors 5%', 'in cron or CI: silent on success, fails loudly when the API is down'],
-        ['$0 enrich nightly.csv -q --budget 500/day --budget 10000/month', 'never more than 500 credits a UTC day and 10000 a month, across every run on the store'],
+        ['$0 enrich nightly.csv -q --budget 500/day --budget 10000/month', 'at most 500 credits a UTC day and 10000 a month, all runs on the store together'],
         ['$0 enrich crm.csv --fill "Title=lead_title,Company=lead_company_name"', "fill the CRM's own blank cells; rows already complete are not looked up"],
         ['$0 enrich crm.csv --report run.html', 'a report to open in a browser: match and fill rates, credits, the rate used'],
       ]),

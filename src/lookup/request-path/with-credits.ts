@@ -2,8 +2,8 @@
 // budget.ts the budgets and the ledger): a request starts only when its worst-case cost fits above
 // the reserve and within every budget, and its answer settles what it cost.
 import type { BillableOperation } from '../../core/kinds.js';
-import type { Budgets } from '../budget.js';
-import { answerCost, budgetHold, type CreditAccount } from '../credits.js';
+import type { BudgetTicket, Budgets } from '../budget.js';
+import { answerCost, budgetHold, type CreditAccount, type CreditTicket } from '../credits.js';
 import { foundIn } from '../outcome.js';
 import type { Send } from './request.js';
 
@@ -26,11 +26,7 @@ export function withCredits(next: Send, credits: CreditAccount, budgets?: Budget
     const op = call.op as BillableOperation;
     const ticket = await credits.tryBegin(op);
     if (!ticket) throw new CreditRefusedError('credits');
-    const held = budgets && (await budgets.tryBegin(op, budgetHold(op, ticket.cost)));
-    if (budgets && !held) {
-      await credits.finish(ticket, false);
-      throw new CreditRefusedError('budget');
-    }
+    const held = budgets && (await holdOrRelease(budgets, ticket, credits));
     let cost = 0;
     try {
       const response = await next(call);
@@ -41,6 +37,18 @@ export function withCredits(next: Send, credits: CreditAccount, budgets?: Budget
       await credits.finish(ticket, cost > 0, cost);
     }
   };
+}
+
+/** Holds the call's worst case against every budget; a refusal (or a ledger that failed: Redis lost) sends nothing, and the credit reservation goes. */
+async function holdOrRelease(budgets: Budgets, ticket: CreditTicket, credits: CreditAccount): Promise<BudgetTicket> {
+  let held: BudgetTicket | undefined;
+  try {
+    held = await budgets.tryBegin(ticket.op, budgetHold(ticket.op, ticket.cost));
+  } finally {
+    if (!held) await credits.finish(ticket, false);
+  }
+  if (!held) throw new CreditRefusedError('budget');
+  return held;
 }
 
 /**
