@@ -352,7 +352,7 @@ export class ResultStore {
   /** The ledger's reads, and the holds of run `owner` on the day and month budgets every run on this file shares (store-spend.ts). */
   spend(): { ledger: LedgerReader; holds: (owner: string, leaseMs: number) => SpendHolds } {
     if (this.closed) throw closedError(this.path);
-    return { ledger: new LedgerReader(this.db), holds: (owner, leaseMs) => new SpendHolds(this.db, { owner, leaseMs, now: this.options.now }) };
+    return { ledger: new LedgerReader(this.db), holds: (owner, leaseMs) => new SpendHolds(this.db, { owner, path: this.path, leaseMs, now: this.options.now }) };
   }
 
   /** Flush, then close. Idempotent. If the final flush fails, the store is closed anyway and the error thrown. */

@@ -12,6 +12,7 @@ import os from 'node:os';
 import { dayNumber, DAY_MS, periodAt, type Period, type PeriodLimit } from '../core/budget-periods.js';
 import { isAlive } from '../core/processes.js';
 import { immediateTransaction, prepareRaw, type Database, type Statement } from './sqlite.js';
+import { storeFailure } from './store-failure.js';
 
 /** One charged call, as the ledger keeps it. */
 export interface Charge {
@@ -39,6 +40,8 @@ export interface HoldRefusal {
 
 export interface SpendHoldsOptions {
   owner: string;
+  /** The store's file, named when a hold cannot be written. */
+  path: string;
   /** How long a hold lasts unless its run reserves again (longer than any call). */
   leaseMs: number;
   now: () => number;
@@ -153,9 +156,14 @@ export class SpendHolds {
    * host holds credits looks whether that run is still alive first (a killed run's holds go).
    */
   reserve(cost: number, limits: readonly PeriodLimit[], at: number = this.#options.now()): { seq: number } | HoldRefusal {
-    const outcome = this.#tryReserve(cost, limits, at);
-    if ('seq' in outcome || outcome.held === 0 || !this.#dropDeadHolders()) return outcome;
-    return this.#tryReserve(cost, limits, at);
+    try {
+      const outcome = this.#tryReserve(cost, limits, at);
+      if ('seq' in outcome || outcome.held === 0 || !this.#dropDeadHolders()) return outcome;
+      return this.#tryReserve(cost, limits, at);
+    } catch (error) {
+      // A locked, full or damaged file: the run stops as for any write of the store that fails.
+      throw storeFailure(this.#options.path, 'written', error);
+    }
   }
 
   #tryReserve(cost: number, limits: readonly PeriodLimit[], at: number): { seq: number } | HoldRefusal {

@@ -5,6 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { htmlReport } from '../../src/report/html-report.js';
+import type { RunReport } from '../../src/report/run-report.js';
 import { enrich } from '../../src/run/enrich.js';
 import { exitStatusOf } from '../../src/run/exit-status.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
@@ -200,6 +202,10 @@ describe('the ledger', () => {
       { budget: '5000/month', per: 'month', credits: 5000, spent: s.stats.creditsCharged, left: 5000 - s.stats.creditsCharged, period: day.slice(0, 7), stopped: false, resetsAt: null },
     ]);
     expect(summary.budgets.map((b) => b.stopped)).toEqual([true, false]);
+    const html = htmlReport(report as unknown as RunReport);
+    expect(html).toContain('<h2>Budgets</h2>');
+    expect(html).toContain(`<code>--budget 120/day</code>`);
+    expect(html).toContain(`stopped the run; resets ${new Date(Date.parse(day) + 86_400_000).toISOString().slice(0, 10)} 00:00:00 UTC`);
   });
 });
 
@@ -225,9 +231,13 @@ describe('workers on one Redis', () => {
     expect(s.stats.creditsCharged).toBeGreaterThan(300 - 9 * 8);
     const recorded = total((await spendJson(stores[0]!)).days) + total((await spendJson(stores[1]!)).days);
     expect(recorded).toBe(s.stats.creditsCharged);
-    // The same budget, again that day: Redis remembers what both spent.
-    const again = await runCli(['enrich', people(dir, 10, 'c', 'c.csv'), '-q', '--budget', '300/day', '--redis', redis.url], { env: envOf(s, path.join(dir, 'c.sqlite')) });
+    // The same budget, again that day: Redis remembers what both spent (and holds the rest to it).
+    // One lookup at a time: it stops with less than a lookup's worst case left, none of its own in flight.
+    const again = await runCli(['enrich', people(dir, 40, 'c', 'c.csv'), '-q', '--budget', '300/day', '--redis', redis.url, '--concurrency', '1'], { env: envOf(s, path.join(dir, 'c.sqlite')) });
     expect(again.code).toBe(3);
     expect(again.stderr).toContain(`(${s.stats.creditsCharged} of 300 credits spent on`);
+    const plan = await runCli(['enrich', people(dir, 10, 'd', 'd.csv'), '--dry-run', '--budget', '300/day', '--redis', redis.url], { env: envOf(s, path.join(dir, 'd.sqlite')) });
+    expect(plan.code).toBe(3);
+    expect(plan.stdout).toContain(`Budget 300/day: ${s.stats.creditsCharged} credits spent today`);
   });
 });

@@ -23,7 +23,7 @@ function storeFile(): string {
 /** A run's holds over its own connection to `file`. */
 function holdsOn(file: string, owner: string, clock: { now: number }, alive: (pid: number) => boolean = () => true): SpendHolds {
   const db = new DatabaseSync(file, { timeout: 5000 });
-  return new SpendHolds(db, { owner, leaseMs: 60_000, now: () => clock.now, alive });
+  return new SpendHolds(db, { owner, path: file, leaseMs: 60_000, now: () => clock.now, alive });
 }
 
 describe('the ledger in the store', () => {
