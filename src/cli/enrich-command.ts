@@ -59,9 +59,16 @@ function formatPlan(plan: DryRunPlan): string {
     plan.accountRead
       ? `Balance: ${plan.balance}, reserve ${plan.reserve}: ${plan.fits ? 'it fits' : 'it does NOT fit; the run would stop at the reserve (exit 3)'}`
       : 'Balance: not read (no lookup to make, so the API was not asked)',
-    ...(plan.budget ? [`Budget: ${plan.budget.limit} credits: ${plan.budget.covers ? 'it covers the credits needed' : 'it does NOT cover the credits needed; the run would stop at --budget (exit 3)'}`] : []),
+    ...plan.budgets.map(budgetLine),
     ...(plan.warning ? [`Warning: ${plan.warning}`] : []),
   ].join('\n');
+}
+
+/** A budget in the plan: what its period spent so far and what is left, and whether the plan fits. */
+function budgetLine(b: DryRunPlan['budgets'][number]): string {
+  const verdict = b.fits ? 'it covers the credits needed' : `it does NOT cover the credits needed; the run would stop at --budget${b.per === 'run' ? '' : ` ${b.budget}`} (exit 3)`;
+  if (b.per === 'run') return `Budget: ${b.credits} credits: ${verdict}`;
+  return `Budget ${b.budget}: ${b.spent} credits spent ${b.per === 'day' ? 'today' : 'this month'} (${b.period}, UTC), ${b.left} left: ${verdict}`;
 }
 
 export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
@@ -96,9 +103,9 @@ const EXIT_STATUSES = [
   "  5    the API worked, and the only errors are the file's own: malformed keys",
   '       (invalid_input) or keys the API refused (bad_request); cron and CI',
   '       jobs accept 0 and 5',
-  '  3    stopped early by the account: the credit reserve, --budget or the',
-  '       daily limit; the rows not looked up are skipped (credit_reserve,',
-  '       budget, daily_limit)',
+  '  3    stopped early by the account: the credit reserve, a --budget of the',
+  '       run, the day or the month, or the daily limit; the rows not looked up',
+  '       are skipped (credit_reserve, budget, daily_limit)',
   '  4    stopped at --max-errors; the rows not looked up are skipped',
   '  1    fatal: bad usage or configuration, unreadable input, rejected token,',
   '       an operation the token may not use (403); nothing written',
@@ -125,6 +132,7 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
         ['$0 enrich report.csv --skip-lines 3', 'a report export whose header is on line 4'],
         ['$0 enrich big.csv --shard 1/4 --redis "$REDIS_URL"', 'worker 1 of 4, sharing the account through the Redis at $REDIS_URL (redis://host:6379)'],
         ['$0 enrich nightly.csv -q --max-errors 5%', 'in cron or CI: silent on success, fails loudly when the API is down'],
+        ['$0 enrich nightly.csv -q --budget 500/day --budget 10000/month', 'at most 500 credits a UTC day and 10000 a month, all runs on the store together'],
         ['$0 enrich crm.csv --fill "Title=lead_title,Company=lead_company_name"', "fill the CRM's own blank cells; rows already complete are not looked up"],
         ['$0 enrich crm.csv --report run.html', 'a report to open in a browser: match and fill rates, credits, the rate used'],
       ]),
@@ -217,7 +225,7 @@ async function dryRun(io: CliIo, options: EnrichOptions, json: boolean): Promise
   const plan = await planRun({ ...options, onWarning: noticeLines(io) });
   // The plan is what was asked for: stdout, so that `--dry-run > plan.txt` keeps it; the lines
   // about the run (warnings) stay on stderr.
-  const status = plan.fits && plan.budget?.covers !== false ? 0 : 3;
+  const status = plan.fits && plan.budgets.every((b) => b.fits) ? 0 : 3;
   if (json) writeOutcome(io, { exitCode: status, version: VERSION, ...plan });
   else io.out(`${formatPlan(plan)}\n`);
   io.setStatus(status);

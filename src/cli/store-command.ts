@@ -13,6 +13,7 @@ import { printJson, type CliIo } from './io.js';
 import { askOnTerminal, saidYes, type AskUser } from './ask-user.js';
 import { checkCommand } from './store-check-command.js';
 import { exportCommand, showCommand } from './store-export-command.js';
+import { spendCommand } from './store-spend-command.js';
 import { count, formatBytes, ofService, serviceOption, storeExists, storeOptions, storePath, type StoreArgs } from './store-args.js';
 
 interface PruneArgs extends StoreArgs {
@@ -204,11 +205,11 @@ function clearCommand(io: CliIo, ask: AskUser): CommandModule<object, ClearArgs>
   };
 }
 
-/** `lead-enrich store <stats|prune|clear>`. */
+/** `lead-enrich store <stats|prune|clear|check|export|show|spend>`. */
 export function storeCommand(io: CliIo, ask: AskUser = askOnTerminal): CommandModule<object, any> {
   return {
     command: 'store',
-    describe: 'Inspect, tidy, check or export the result store (stats, prune, clear, check, export, show)',
+    describe: 'Inspect, tidy, check or export the result store (stats, prune, clear, check, export, show, spend)',
     builder: (yargs) =>
       yargs
         .command(statsCommand(io))
@@ -217,7 +218,8 @@ export function storeCommand(io: CliIo, ask: AskUser = askOnTerminal): CommandMo
         .command(checkCommand(io))
         .command(exportCommand(io))
         .command(showCommand(io))
-        .demandCommand(1, 'Name a store command: stats, prune, clear, check, export or show')
+        .command(spendCommand(io))
+        .demandCommand(1, 'Name a store command: stats, prune, clear, check, export, show or spend')
         .epilogue(
           examplesText([
             ['$0 store stats', 'what the store holds'],
@@ -225,6 +227,7 @@ export function storeCommand(io: CliIo, ask: AskUser = askOnTerminal): CommandMo
             ['$0 store clear --yes --store ./results.sqlite', 'empty a given store file'],
             ['$0 store check', 'verify the store file'],
             ['$0 store export > answers.jsonl', 'every answer paid for, one JSON object a line'],
+            ['$0 store spend', 'credits charged per day and month'],
           ]),
         )
         .epilogue(

@@ -3,10 +3,11 @@
 // docs/cli-contract.md. Colour comes from node:util's styleText, which honours NO_COLOR, FORCE_COLOR
 // and a stream that is not a terminal (no escape codes in a pipe or a log file).
 import { styleText } from 'node:util';
+import { periodWords, resetText } from '../core/budget-periods.js';
 import { formatDuration } from '../core/duration.js';
 import { terminalText } from '../core/terminal-text.js';
 import { exitStatusOf } from '../run/exit-status.js';
-import type { EnrichSummary } from '../run/summary.js';
+import type { EnrichSummary, SummaryBudget } from '../run/summary.js';
 import { formatRate, rowsWord } from './progress-line.js';
 
 
@@ -31,6 +32,28 @@ const STOPPED_AT: Partial<Record<string, string>> = {
   daily_limit: "at the account's daily limit",
 };
 
+/** Where an exit-3 run stopped: the reserve, the daily limit, or the budget that bound (`at --budget 200/day`). */
+function stoppedAt(s: EnrichSummary): string {
+  const bound = s.stoppedBy === 'budget' ? s.budgets?.find((b) => b.stopped) : undefined;
+  return bound ? `at --budget ${bound.budget}` : (STOPPED_AT[s.stoppedBy ?? 'credits'] ?? STOPPED_AT.credits!);
+}
+
+/** What the budget that stopped the run had spent, and when its period starts again. */
+function budgetStopWords(s: EnrichSummary): string {
+  const bound = s.budgets?.find((b) => b.stopped);
+  if (!bound) return '';
+  if (bound.per === 'run' || !bound.resetsAt) return ` (${bound.spent} credits spent by this run)`;
+  const period = { per: bound.per, start: 0, end: Date.parse(bound.resetsAt), key: bound.period ?? '' };
+  return ` (${bound.spent} of ${bound.credits} credits spent ${periodWords(period)}; ${resetText(period, Date.parse(s.endedAt))})`;
+}
+
+/** Every budget as it stands at the end: "Budgets: 200/day 196 spent today, 4 left; ...". */
+function budgetsLine(s: EnrichSummary): string | undefined {
+  if (!s.budgets?.length) return undefined;
+  const spentIn = (b: SummaryBudget) => (b.per === 'run' ? 'by this run' : periodWords({ per: b.per, key: b.period ?? '' }));
+  return `Budgets: ${s.budgets.map((b) => `${b.budget}: ${b.spent} spent ${spentIn(b)}, ${b.left} left`).join('; ')}`;
+}
+
 /** The run's outcome in one sentence, with its exit status, and how it reads (good, warn, bad). */
 export function outcomeOf(s: EnrichSummary): { tone: Tone; text: string } {
   const status = exitStatusOf(s);
@@ -41,7 +64,7 @@ export function outcomeOf(s: EnrichSummary): { tone: Tone; text: string } {
     case 5:
       return { tone: 'warn', text: `Done: ${rowsWord(s.status.error)} ${s.status.error === 1 ? 'holds a key that is' : 'hold keys that are'} malformed or refused by the API (exit 5)${see}.` };
     case 3:
-      return { tone: 'warn', text: `Stopped early ${STOPPED_AT[s.stoppedBy ?? 'credits'] ?? 'at the credit reserve'} (exit 3).` };
+      return { tone: 'warn', text: `Stopped early ${stoppedAt(s)} (exit 3).` };
     case 4:
       return { tone: 'bad', text: `Stopped at --max-errors (exit 4)${see}.` };
     case 130:
@@ -77,7 +100,7 @@ export function oneLineSummary(s: EnrichSummary): string {
     s.stoppedBy === 'max_errors'
       ? 'stopped at --max-errors'
       : s.stoppedBy === 'credits' || s.stoppedBy === 'budget' || s.stoppedBy === 'daily_limit'
-        ? `stopped ${STOPPED_AT[s.stoppedBy]}${s.stoppedBy === 'daily_limit' ? '; run the same command again the next day' : ''}`
+        ? `stopped ${stoppedAt(s)}${s.stoppedBy === 'daily_limit' ? '; run the same command again the next day' : ''}${s.stoppedBy === 'budget' ? budgetStopWords(s) : ''}`
         : s.stoppedBy === 'interrupt'
           ? 'interrupted'
           : s.stoppedBy === 'redis'
@@ -127,7 +150,9 @@ function summaryLines(s: EnrichSummary, outcome: string): string[] {
   if (s.errorsFile) lines.push(`Errors and skipped rows: ${s.errorsFile}`);
   if (s.report) lines.push(`Report: ${s.report}`);
   if (s.stoppedBy === 'credits') lines.push('Stopped early: the credit reserve was reached; add credits and run the same command again to finish.');
-  if (s.stoppedBy === 'budget') lines.push('Stopped early: the next lookup could have spent more than --budget; run the same command again (with a larger --budget) to finish.');
+  const budgets = budgetsLine(s);
+  if (budgets) lines.push(budgets);
+  if (s.stoppedBy === 'budget') lines.push(`Stopped early: the next lookup could have spent more than ${stoppedAt(s).slice(3)}${budgetStopWords(s)}; run the same command again (then, or with a larger --budget) to finish.`);
   if (s.stoppedBy === 'daily_limit') lines.push("Stopped early: the account's daily limit was reached; run the same command again the next day to finish.");
   if (s.stoppedBy === 'redis') lines.push('Stopped early: Redis was lost; the rows not looked up are marked redis_unavailable. Run the same command again.');
   if (s.shard) lines.push(`Shard: ${s.shard.index} of ${s.shard.count} (only this shard's rows are in the outputs)`);

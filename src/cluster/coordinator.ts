@@ -3,8 +3,9 @@
 // token itself). Bottleneck's own clustering carries the rate limiter; the Coordinator is the one
 // object the run holds for the rest, each concern in a file of its own: the connection and its
 // loss (redis-link.ts), the credit reserve (shared-credits.ts), claims on keys in flight and
-// answers shared between workers (shared-answers.ts), and the window-edge refill and pause that
-// keep the shared reservoir in step with the server (shared-rate.ts).
+// answers shared between workers (shared-answers.ts), the window-edge refill and pause that
+// keep the shared reservoir in step with the server (shared-rate.ts), and the ledger with the day
+// and month budgets (shared-spend.ts).
 import { createHash, randomUUID } from 'node:crypto';
 import type Bottleneck from 'bottleneck';
 import type { Redis } from 'ioredis';
@@ -12,6 +13,7 @@ import { RedisLink, type CoordinationLostError } from './redis-link.js';
 import { SharedAnswers, type SharedAnswer } from './shared-answers.js';
 import { SharedCredits } from './shared-credits.js';
 import { SharedRate } from './shared-rate.js';
+import { SharedSpend } from './shared-spend.js';
 
 export { CoordinationLostError } from './redis-link.js';
 export type { SharedAnswer } from './shared-answers.js';
@@ -39,6 +41,8 @@ export class Coordinator {
   readonly #rate: SharedRate;
   readonly #credits: SharedCredits;
   readonly #answers: SharedAnswers;
+  /** The ledger and the day and month budgets every worker shares (shared-spend.ts). */
+  readonly spend: SharedSpend;
 
   private constructor(link: RedisLink, options: CoordinatorOptions) {
     this.#link = link;
@@ -49,6 +53,7 @@ export class Coordinator {
     this.#rate = new SharedRate(link, this.id, this.workerId);
     this.#credits = new SharedCredits(link, this.id, this.workerId, options.inflightTtlMs);
     this.#answers = new SharedAnswers(link, this.id, this.workerId, options.claimTtlMs, options.answerTtlMs);
+    this.spend = new SharedSpend(link, this.id, this.workerId);
   }
 
   static async connect(options: CoordinatorOptions): Promise<Coordinator> {

@@ -26,6 +26,17 @@ export function answerCost(op: BillableOperation, data: unknown, otherwise: numb
   return PUBLISHED_FOUND_COST + PHONE_COST * (Array.isArray(phones) ? phones.length : 0);
 }
 
+/**
+ * What a budget holds for a call at least: for a person lookup, the published price with two phone
+ * numbers (the sandbox's most). The credit reserve is a floor that a dearer answer may dent by its
+ * excess; a budget is a ceiling, so a call holds what its answer may cost, not what most cost:
+ * held at 4, the calls in flight when the first answers with phones came passed the budget by up
+ * to 4 each. Dearer answers seen in the run raise it (`cost`, the guard's costOf).
+ */
+export function budgetHold(op: BillableOperation, cost: number): number {
+  return PERSON.has(op) ? Math.max(cost, PUBLISHED_FOUND_COST + 2 * PHONE_COST) : cost;
+}
+
 export interface CreditGuardOptions {
   balance: number;
   reserve: number;

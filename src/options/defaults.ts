@@ -46,6 +46,11 @@ export const DEFAULTS = {
   claimLeaseMs: 30 * SECOND,
   /** Claims of answered keys are deleted, and the others renewed, this often. */
   claimSweepMs: 1 * SECOND,
+  /**
+   * Credits a run holds against the day and month budgets for a call in flight lapse this long
+   * after its last reservation unless settled: longer than any call (store-spend.ts).
+   */
+  spendHoldLeaseMs: 5 * MINUTE,
   /** How often a run waiting for another run's answer to a key looks again. */
   claimPollMs: 100,
   /** How long a run waits for an API that is down before it gives up on it (--patience). */

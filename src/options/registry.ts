@@ -65,7 +65,8 @@ export const OPTIONS = {
   rpm: { flag: 'rpm', type: number, ...IN, rule: rules.positiveInteger, help: 'requests per minute (default: from /account/limits)' },
   concurrency: { flag: 'concurrency', type: number, ...IN, rule: rules.positiveInteger, help: 'most requests in flight (default: sized from rate and latency)' },
   minCredits: { flag: 'min-credits', type: number, ...IN, rule: rules.nonNegativeInteger, help: "credit reserve never spent (default: the account's low-balance threshold)" },
-  budget: { flag: 'budget', type: number, ...IN, rule: rules.nonNegativeInteger, help: 'spend at most N credits in this run (all operations); exit 3 when it binds' },
+  // A string, repeatable: `--budget 2000/day --budget 20000/month`.
+  budget: { flag: 'budget', type: string, ...IN, rule: rules.budgets, help: 'spend at most N credits in this run, N/day or N/month in a UTC day or month across every run on the store (or --redis); repeatable; exit 3 when one binds' },
   retries: { flag: 'retries', type: number, ...IN, rule: rules.nonNegativeInteger, default: DEFAULTS.retries, help: 'retries of a transient failure (default {default})' },
   dryRun: { flag: 'dry-run', type: boolean, help: 'plan only: keys, known answers, credits and time needed; no lookup' },
   json: { flag: 'json', type: boolean, help: 'print the summary (or the dry-run plan) as one JSON object on stdout' },
@@ -186,8 +187,12 @@ export interface RunOptionInputs {
   concurrency?: number | undefined;
   /** Credits never to spend; default low_credit_balance_min_threshold. */
   minCredits?: number | undefined;
-  /** Spend at most this many credits in this run (all operations); the rows not looked up then are `skipped`/`budget`. */
-  budget?: number | undefined;
+  /**
+   * Spend at most N credits: `200` (a number or its text) in this run, `'200/day'` or `'5000/month'`
+   * in a UTC calendar day or month across every run on the same store (or Redis); a list for
+   * several. The rows not looked up once one binds are `skipped`/`budget`.
+   */
+  budget?: number | string | ReadonlyArray<number | string> | undefined;
   /** Retries of a transient failure. Default 4. */
   retries?: number | undefined;
 

@@ -2,6 +2,7 @@
 // typed on the command line, a JSON value from the config file, a JavaScript value from the library
 // — and returns it typed, or throws RuleBroken with the rule in words (core/rule.ts). Each option's
 // rule is named in registry.ts; option-table.ts words a failure for the door it came through.
+import type { BudgetLimit } from '../core/budget-periods.js';
 import { EXTRAS, LOOKUP_KINDS, type Extra, type LookupKind } from '../core/kinds.js';
 import { RuleBroken } from '../core/rule.js';
 import { shownValue } from '../core/terminal-text.js';
@@ -256,4 +257,25 @@ export const columnNames: Rule<string[]> = (raw) => {
 export const reportFile: Rule<string> = (raw) => {
   if (typeof raw === 'string' && /\.(html?|json)$/i.test(raw.trim())) return raw.trim();
   throw new RuleBroken('must be a file name ending in .html or .json (the report\'s format)', raw);
+};
+
+/**
+ * `--budget`: `N` (this run), `N/day` or `N/month` (a UTC calendar day or month, across every run on
+ * the store or the Redis), N a whole number of credits; a number, or a list of them (the flag
+ * repeated, a config file's or the library's array).
+ */
+export const budgets: Rule<BudgetLimit[]> = (raw) => {
+  const rule = 'must be N (credits for this run), N/day or N/month (a UTC day or month), N a whole number, such as 2000/day; repeat it for several';
+  const items = Array.isArray(raw) ? raw : [raw];
+  if (items.length === 0) throw new RuleBroken(rule, raw);
+  return items.map((item) => {
+    if (typeof item === 'number') {
+      if (!Number.isSafeInteger(item) || item < 0) throw new RuleBroken(rule, item);
+      return { credits: item, per: 'run' as const };
+    }
+    const match = typeof item === 'string' ? /^\s*(\d+)\s*(?:\/\s*(day|month)\s*)?$/i.exec(item) : null;
+    const credits = match ? Number(match[1]) : NaN;
+    if (!match || !Number.isSafeInteger(credits)) throw new RuleBroken(rule, item);
+    return { credits, per: (match[2]?.toLowerCase() ?? 'run') as BudgetLimit['per'] };
+  });
 };

@@ -10,7 +10,7 @@ const EXIT_MEANING: Record<number, string> = {
   0: 'every row found or not found, or skipped with no key or complete',
   1: 'fatal',
   2: 'rows in error for a reason of the API or the network, or the API stayed down past --patience',
-  3: 'stopped early by the account: the credit reserve, --budget or the daily limit',
+  3: 'stopped early by the account: the credit reserve, a --budget of the run, the day or the month, or the daily limit',
   4: 'stopped at --max-errors',
   5: "the only errors are the file's own (malformed or refused keys)",
   130: 'interrupted',
@@ -95,7 +95,21 @@ function creditsSection(r: RunReport): string {
     ['reserve (never spent)', num(c.reserve)],
   ];
   return `<div class="cols"><section><h2>Credits</h2>${table(['', 'credits'], credits, new Set([1]))}</section>
-<section><h2>Billing (lead_billing)</h2>${table(['billing', 'rows'], billing, new Set([1]))}</section></div>`;
+<section><h2>Billing (lead_billing)</h2>${table(['billing', 'rows'], billing, new Set([1]))}</section></div>${budgetsSection(r)}`;
+}
+
+/** Every --budget: what its UTC day or month spent (every run on the store), what is left, and which one stopped the run. */
+function budgetsSection(r: RunReport): string {
+  if (!r.budgets?.length) return '';
+  const spentIn = { run: 'this run', day: 'UTC day', month: 'UTC month' } as const;
+  const rows = r.budgets.map((b) => [
+    `<code>--budget ${esc(b.budget)}</code>`,
+    esc(b.period ? `${spentIn[b.per]} ${b.period}` : spentIn[b.per]),
+    num(b.spent),
+    num(b.left),
+    esc(b.stopped ? `stopped the run${b.resetsAt ? `; resets ${when(b.resetsAt)}` : ''}` : '–'),
+  ]);
+  return `<section><h2>Budgets</h2><p class="muted">Spent in each budget's period by every run on the same store (or Redis); a budget of the run counts this run alone.</p>${table(['budget', 'period', 'spent', 'left', ''], rows, new Set([2, 3]))}</section>`;
 }
 
 function requestsSection(r: RunReport): string {

@@ -50,6 +50,12 @@ export interface RunReport {
   billing: Record<BillingWord, number>;
   /** `exact` is false when the last balance could not be read: `after` and `spent` are estimates. */
   credits: { before: number; after: number; spent: number; reserve: number; exact: boolean };
+  /**
+   * Every --budget (none: empty), at the end: `spent` in its UTC day or month (`period`) by every
+   * run on the store or Redis, this run's own for a budget of the run (`per` 'run', `period` null);
+   * `stopped` on the one that stopped the run, and when its period starts again.
+   */
+  budgets: Array<{ budget: string; per: 'run' | 'day' | 'month'; credits: number; spent: number; left: number; period: string | null; stopped: boolean; resetsAt: string | null }>;
   requests: { total: number; retries: number; rateLimited: number; apiUnavailableMs: number };
   rate: {
     /** The server's rate window (60 000 in production: per minute). */

@@ -7,7 +7,8 @@ import { rateFor } from '../lookup/rate/rate-plan.js';
 import { resolveOptions } from './settings.js';
 import type { LookupKind } from '../plan/plan.js';
 import { countRows } from './count-rows.js';
-import { openRun } from './open-run.js';
+import { openRun, spendStanding } from './open-run.js';
+import { standingOf, type BudgetStanding } from '../lookup/budget.js';
 import { Resources } from './resources.js';
 
 /** The options of a run: the dry run plans what `enrich()` with the same options would do. */
@@ -49,8 +50,13 @@ export interface DryRunPlan {
   balance: number;
   reserve: number;
   fits: boolean;
-  /** --budget: its limit, and whether it covers `creditsNeeded`. */
+  /** --budget N (this run's; the tightest, when given more than once): its limit, and whether it covers `creditsNeeded`. */
   budget?: { limit: number; covers: boolean } | undefined;
+  /**
+   * Every --budget given (none: empty): what its period has spent so far (this run's: 0), what is
+   * left, and whether `creditsNeeded` fits in it; `period` names the UTC day or month.
+   */
+  budgets: Array<BudgetStanding & { fits: boolean }>;
   /** False when no lookup is to be made: the API is not asked at all (balance, reserve and rpm are then 0 unless given). */
   accountRead: boolean;
 }
@@ -62,7 +68,9 @@ export async function planRun(options: DryRunOptions): Promise<DryRunPlan> {
     // The account reads go down the run's request path (retried, a 429 waited out), which nothing stops.
     const run = await openRun(settings, resources);
     const { cut: _cut, cutAtRows: _rows, ...counted } = await countRows(settings, run.stored);
-    const budget = (creditsNeeded: number) => (settings.budget === undefined ? {} : { budget: { limit: settings.budget, covers: creditsNeeded <= settings.budget } });
+    const ledger = await spendStanding(run, resources);
+    const standings = await Promise.all(settings.budgets.map((limit) => standingOf(limit, ledger, settings.tuning.now())));
+    const budget = (creditsNeeded: number) => budgetsOf(standings, creditsNeeded);
     if (counted.lookupsToMake === 0) {
       // Every answer is stored (or no row has a key): nothing to pay for, so nothing to ask the API.
       settings.notice('no lookup to make: every answer is stored; the account was not read (the API was not asked)');
@@ -89,4 +97,11 @@ export async function planRun(options: DryRunOptions): Promise<DryRunPlan> {
   } finally {
     await resources.release(false);
   }
+}
+
+/** The plan's budgets: each with whether the credits needed fit in what it has left; the run's own also as `budget`. */
+function budgetsOf(standings: BudgetStanding[], creditsNeeded: number): Pick<DryRunPlan, 'budget' | 'budgets'> {
+  const budgets = standings.map((standing) => ({ ...standing, fits: creditsNeeded <= standing.left }));
+  const own = budgets.filter((b) => b.per === 'run').sort((a, b) => a.credits - b.credits)[0];
+  return { budgets, ...(own ? { budget: { limit: own.credits, covers: own.fits } } : {}) };
 }

@@ -74,6 +74,8 @@ export interface EnrichTuning {
   edgeMarginMs?: number;
   reorderWindow?: number;
   storeFlushIntervalMs?: number;
+  /** The clock (epoch ms) the day and month budgets and the ledger are read by. Default Date.now. */
+  now?: () => number;
 }
 
 export interface EnrichProgress {

@@ -4,7 +4,7 @@ import type { RunMetrics } from './metrics.js';
 import type { RunState } from './open-run.js';
 import { writeReport } from '../report/write-report.js';
 import { reportOf } from './report-of.js';
-import { summaryOf, type EnrichSummary } from './summary.js';
+import { summaryOf, type EnrichSummary, type SummaryBudget } from './summary.js';
 
 export async function finish(run: RunState, metrics: RunMetrics): Promise<EnrichSummary> {
   let balanceAfter = run.credits.estimatedBalance;
@@ -20,9 +20,24 @@ export async function finish(run: RunState, metrics: RunMetrics): Promise<Enrich
     }
   }
   const files = await run.writer.commit();
-  const summary = summaryOf(run, metrics, { files, balanceAfter, exact });
+  const summary = summaryOf(run, metrics, { files, balanceAfter, exact, budgets: await budgetsAtEnd(run) });
   if (run.settings.report) report(run, summary, run.settings.report);
   return summary;
+}
+
+/** The budgets as they stand once this run's charges are committed; none when the ledger cannot be read (the run's failure says why). */
+async function budgetsAtEnd(run: RunState): Promise<SummaryBudget[]> {
+  if (run.budgets.limits.length === 0) return [];
+  try {
+    run.store.flush();
+    const stop = run.budgets.stopped;
+    return (await run.budgets.standings()).map((standing, i) => {
+      const stopped = stop?.limit === run.budgets.limits[i];
+      return { ...standing, stopped, ...(stopped && stop?.period ? { resetsAt: new Date(stop.period.end).toISOString() } : {}) };
+    });
+  } catch {
+    return [];
+  }
 }
 
 /** The report, after the outputs: a report that cannot be written is said, and costs the run nothing else. */

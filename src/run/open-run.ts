@@ -10,7 +10,9 @@ import { ApiUnavailableError, ConfigError } from '../api/errors.js';
 import type { Coordinator } from '../cluster/coordinator.js';
 import { DEFAULTS } from '../options/defaults.js';
 import { readAccount, type AccountReading } from '../lookup/account.js';
-import { RunBudget } from '../lookup/budget.js';
+import { isPeriodLimit } from '../core/budget-periods.js';
+import { Budgets, type SpendLedger } from '../lookup/budget.js';
+import { redisLedger, storeLedger } from '../lookup/spend-ledgers.js';
 import type { CreditAccount } from '../lookup/credits.js';
 import { redisClaims, type KeyClaims } from '../lookup/key-claims.js';
 import { Lookups, type StoredForm } from '../lookup/lookups.js';
@@ -86,6 +88,8 @@ export interface RunState extends OpenedRun, Readonly<RunInput> {
   readonly rate: RatePlan;
   readonly gate: RateGate;
   readonly coordinator: Coordinator | undefined;
+  /** --budget and the ledger every charge is recorded in. */
+  readonly budgets: Budgets;
   readonly lookups: Lookups;
   readonly writer: RowSink;
 }
@@ -147,17 +151,18 @@ async function startLookups(run: OpenedRun, resources: Resources, opening: RunOp
   // After the coordinator's: released before it (the gate's engine may still talk to Redis).
   resources.defer(() => path.close());
   wireCoordinator(settings, stop, coordinator);
+  const runId = randomUUID();
+  const budgets = budgetsOf(run, runId, coordinator, resources);
   stop.onStop((reason) => {
-    const line = accountStopLine(reason, reserve, settings.budget);
+    const line = accountStopLine(reason, reserve, budgets.stopped);
     if (line) settings.tellAvailability(line);
   });
-  const budget = settings.budget === undefined ? undefined : new RunBudget(settings.budget);
   // A balance reading is asked again only after a 429 (once: the gate holds it until the pause ends).
   const readingRetry = new RetryPolicy({ retries: 0, maxRateLimited: 1 });
-  path.guardCredits({ credits, budget, onReserveReached: () => stop.stop('credits'), refreshEveryMs: settings.tuning.creditsRefreshMs, readingRetry });
-  const lookups = lookupsOf(run, credits, coordinator, resources, opening.storedForm);
+  path.guardCredits({ credits, budgets, onReserveReached: () => stop.stop('credits'), refreshEveryMs: settings.tuning.creditsRefreshMs, readingRetry });
+  const lookups = lookupsOf(run, runId, credits, coordinator, resources, opening.storedForm);
   const writer = opening.writer(opening.input);
-  return { ...run, ...opening.input, accountRpm: account.limits.rpm, accountRead: !offline, credits, reserve, rate, gate, coordinator, lookups, writer };
+  return { ...run, ...opening.input, accountRpm: account.limits.rpm, accountRead: !offline, credits, reserve, rate, gate, coordinator, budgets, lookups, writer };
 }
 
 /**
@@ -174,9 +179,17 @@ async function awaitAccount(path: RequestPath, rpm: number | undefined, stop: Ru
   }
 }
 
-function lookupsOf(run: OpenedRun, credits: CreditAccount, coordinator: Coordinator | undefined, resources: Resources, storedForm: StoredForm): Lookups {
+/** The run's budgets, over the ledger where every charge is recorded: Redis's with --redis, else the store's. */
+function budgetsOf(run: OpenedRun, runId: string, coordinator: Coordinator | undefined, resources: Resources): Budgets {
+  const { settings, store, service } = run;
+  const local = coordinator ? undefined : storeLedger(store, runId, DEFAULTS.spendHoldLeaseMs);
+  if (local) resources.defer(() => local.close());
+  const ledger = local ?? redisLedger(coordinator!, store);
+  return new Budgets({ limits: settings.budgets, ledger, now: settings.tuning.now, service, runId });
+}
+
+function lookupsOf(run: OpenedRun, runId: string, credits: CreditAccount, coordinator: Coordinator | undefined, resources: Resources, storedForm: StoredForm): Lookups {
   const { settings, store, service, stop, path } = run;
-  const runId = randomUUID();
   return new Lookups({
     store,
     service,
@@ -239,6 +252,12 @@ function upgradeLine(file: string, warn: (line: string) => void): (from: number,
 /** The answers the store holds, as this run sees them: its service, --max-age, --refresh. */
 export function storedAnswers(settings: EnrichSettings, store: ResultStore, service: string): StoredAnswers {
   return () => new KeyCensus(store, service, settings.maxAgeMs, settings.refresh);
+}
+
+/** Where the dry run reads what the day and month budgets have spent: Redis with --redis, else the store. */
+export async function spendStanding(run: OpenedRun, resources: Resources): Promise<Pick<SpendLedger, 'standing'>> {
+  if (!run.settings.redis || !run.settings.budgets.some(isPeriodLimit)) return run.store.spend().ledger;
+  return (await connectCoordinator(run.settings.redis, run.service, run.api, resources)).spend;
 }
 
 async function connectCoordinator(url: string, service: string, api: ApiClient, resources: Resources): Promise<Coordinator> {

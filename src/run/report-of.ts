@@ -39,6 +39,8 @@ function outcomeWords(s: EnrichSummary): string {
     case 5:
       return `Finished: ${s.status.error} of ${rows} ${s.status.error === 1 ? 'has' : 'have'} a key that is malformed or that the API refused; every other row is done.`;
     case 3:
+      if (s.stoppedBy === 'budget') return `Stopped early: ${['--budget', s.budgets.find((b) => b.stopped)?.budget].filter(Boolean).join(' ')} was reached. Run the same command again when its period resets (or with a larger budget) to finish.`;
+      if (s.stoppedBy === 'daily_limit') return "Stopped early: the account's daily limit was reached. Run the same command again the next day to finish.";
       return 'Stopped early: the account reached its credit reserve. Add credits and run the same command again to finish.';
     case 4:
       return 'Stopped early: too many lookups failed (--max-errors). Fix the cause and run the same command again.';
@@ -89,6 +91,7 @@ export function reportOf(s: EnrichSummary, facts: ReportFacts): RunReport {
     })),
     billing: { ...s.billing },
     credits: { ...s.credits },
+    budgets: s.budgets.map((b) => ({ budget: b.budget, per: b.per, credits: b.credits, spent: b.spent, left: b.left, period: b.period ?? null, stopped: b.stopped, resetsAt: b.resetsAt ?? null })),
     requests: { total: s.requests, retries: s.retries, rateLimited: s.rateLimited, apiUnavailableMs: s.apiUnavailableMs },
     rate: {
       windowMs: facts.windowMs,

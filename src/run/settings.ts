@@ -13,6 +13,7 @@ import { defaultStorePath } from '../store/default-path.js';
 import { assertDistinctFiles, isWorkbookFile, type SourceOptions } from '../read/index.js';
 import { ResultStore } from '../store/result-store.js';
 import type { MaxErrors } from './error-budget.js';
+import type { BudgetLimit } from '../core/budget-periods.js';
 import { DEFAULTS } from '../options/defaults.js';
 import type { EnrichOptions, EnrichProgress, EnrichTuning, Extra } from './enrich-options.js';
 import { didYouMean } from '../options/did-you-mean.js';
@@ -64,7 +65,8 @@ export interface EnrichSettings {
   rpm: number | undefined;
   concurrency: number | undefined;
   minCredits: number | undefined;
-  budget: number | undefined;
+  /** --budget: this run's, a UTC day's, a UTC month's (empty: none). */
+  budgets: BudgetLimit[];
   retries: number;
   maxErrors: MaxErrors | undefined;
   patienceMs: number;
@@ -96,7 +98,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
 ]);
 const TUNING_KEYS = [
   'windowMs', 'progressIntervalMs', 'retryBaseDelayMs', 'retryMaxDelayMs', 'creditsRefreshMs',
-  'drainTimeoutMs', 'edgeMarginMs', 'reorderWindow', 'storeFlushIntervalMs',
+  'drainTimeoutMs', 'edgeMarginMs', 'reorderWindow', 'storeFlushIntervalMs', 'now',
 ] as const;
 
 /** The options of enrich() (the registry's, and those only a program can give). */
@@ -172,7 +174,7 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     rpm: read('rpm'),
     concurrency: read('concurrency'),
     minCredits: read('minCredits'),
-    budget: read('budget'),
+    budgets: read('budget') ?? [],
     retries: read('retries') ?? defaultOf('retries')!,
     maxErrors: read('maxErrors'),
     patienceMs: read('patience') ?? defaultOf('patience')!,
@@ -289,7 +291,15 @@ function tuningOf(tuning: EnrichTuning, windowDoor: Door): EnrichSettings['tunin
     edgeMarginMs: value('edgeMarginMs') ?? DEFAULTS.edgeMarginMs,
     reorderWindow: checkedOrUndefined('tuning.reorderWindow', tuning.reorderWindow, positiveInteger) ?? DEFAULTS.reorderWindow,
     storeFlushIntervalMs: value('storeFlushIntervalMs'),
+    now: clockOf(tuning.now),
   };
+}
+
+/** The clock the day and month budgets are read by (tests move it across a midnight). */
+function clockOf(now: unknown): () => number {
+  if (now === undefined) return Date.now;
+  if (typeof now === 'function') return now as () => number;
+  throw invalid('tuning.now', 'must be a function returning epoch milliseconds, such as () => Date.now()', now);
 }
 
 /** A path's stem and its extension, a `.gz` kept apart: `a/in.csv.gz` → `a/in`, `.csv`, `.gz`. */

@@ -3,6 +3,7 @@
 // RunStop (the caller's abort, a second interrupt, Redis lost).
 import type { Coordinator } from '../cluster/coordinator.js';
 import { formatDuration } from '../core/duration.js';
+import { budgetStopLine, type BudgetStop } from '../lookup/budget.js';
 import type { Availability } from '../lookup/request-path/breaker.js';
 import type { RunStop, StopReason } from './run-stop.js';
 import type { EnrichSettings } from './settings.js';
@@ -29,13 +30,11 @@ export function tellAvailability(event: Availability, settings: EnrichSettings, 
  * skipped in a moment, but a run that ends minutes later must not leave the user wondering why it
  * went quiet meanwhile. Every stop the account makes has one (the reserve's, a 402's).
  */
-export function accountStopLine(reason: StopReason, reserve: number, budget: number | undefined): string | undefined {
+export function accountStopLine(reason: StopReason, reserve: number, budget: BudgetStop | undefined): string | undefined {
   if (reason === 'credits') {
     return `No more lookups: the credit balance reached the reserve (${reserve} credits) or the API answered 402; the rows not looked up are written as skipped (credit_reserve). Add credits and run the same command again to finish`;
   }
-  if (reason === 'budget') {
-    return `No more lookups: the next one could have spent more than --budget (${budget} credits); the rows not looked up are written as skipped (budget). Run the same command again (with a larger --budget) to finish`;
-  }
+  if (reason === 'budget' && budget) return budgetStopLine(budget);
   return undefined;
 }
 

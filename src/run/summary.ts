@@ -6,6 +6,7 @@ import type { Billing, RowStatus } from '../core/rows.js';
 import type { RunMetrics } from './metrics.js';
 import type { StoppedBy } from './run-stop.js';
 import type { RunState } from './open-run.js';
+import type { BudgetStanding } from '../lookup/budget.js';
 
 export interface EnrichSummary {
   input: string;
@@ -69,6 +70,12 @@ export interface EnrichSummary {
   invalidUtf8Cells: number;
   /** Why lookups stopped early, if they did. */
   stoppedBy: StoppedBy | undefined;
+  /**
+   * Every --budget (none: empty) as it stands at the end: spent in its UTC day or month by every
+   * run on the store or Redis (this run's: its own charges), left; `stopped` on the one that
+   * stopped the run, and when its period starts again (`resetsAt`, ISO 8601).
+   */
+  budgets: SummaryBudget[];
   /** How long the API was unavailable during the run, in all (ms); 0 when it never was. */
   apiUnavailableMs: number;
   /** What the API's last outage began with ("Cannot reach …: connection refused …"), when it was unavailable. */
@@ -78,6 +85,11 @@ export interface EnrichSummary {
   shard: Shard | undefined;
   /** The run report written (--report), if any. */
   report: string | undefined;
+}
+
+export interface SummaryBudget extends BudgetStanding {
+  stopped: boolean;
+  resetsAt?: string | undefined;
 }
 
 export function progressOf(run: RunState, metrics: RunMetrics): EnrichProgress {
@@ -120,6 +132,7 @@ export interface FinalFacts {
   files: { output: string | undefined; errors: string | undefined };
   balanceAfter: number;
   exact: boolean;
+  budgets: SummaryBudget[];
 }
 
 export function summaryOf(run: RunState, metrics: RunMetrics, final: FinalFacts): EnrichSummary {
@@ -167,6 +180,7 @@ export function summaryOf(run: RunState, metrics: RunMetrics, final: FinalFacts)
     rowsPerMinute: perMinute(metrics.rowsLookedUp, path.lookupMs),
     invalidUtf8Cells: metrics.invalidUtf8Cells,
     stoppedBy,
+    budgets: final.budgets,
     apiUnavailableMs: path.apiUnavailableMs,
     apiFailure: path.apiFailure,
     patienceMs: settings.patienceMs,

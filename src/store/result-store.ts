@@ -26,6 +26,7 @@ import path from 'node:path';
 import { ConfigError, type StoreFailedError } from '../api/errors.js';
 import { CommitSchedule } from './commit-schedule.js';
 import { StoreClaims } from './store-claims.js';
+import { LedgerReader, SettleWriter, SpendHolds, type Settle } from './store-spend.js';
 import { storeFailure, storeRead, storeReads } from './store-failure.js';
 import { cellsText, recordOf, type AnswerCells } from './answer-cells.js';
 import type { Operation } from '../api/types.js';
@@ -58,6 +59,8 @@ export class ResultStore {
   private readonly db: Database;
   private readonly options: StoreSettings;
   private pending = new Map<string, Pending>();
+  /** Calls settled since the last commit (store-spend.ts). */
+  private settles: Settle[] = [];
   /** When what is pending is committed (an enrich run: at the end of each turn of the event loop). */
   private readonly schedule: CommitSchedule;
   private closed = false;
@@ -79,7 +82,7 @@ export class ResultStore {
       intervalMs: options.flushIntervalMs,
       batchSize: options.flushBatchSize,
       commit: () => this.flush(),
-      waiting: () => !this.closed && this.pending.size > 0,
+      waiting: () => !this.closed && this.pending.size + this.settles.length > 0,
     });
 
     // Raw arrays: cheaper to build than objects on the per-row hot path.
@@ -103,11 +106,12 @@ export class ResultStore {
    * timeout applies). Ids of services first inserted here are cached only after COMMIT: a
    * rolled-back id could later belong to another service, and results would then mix.
    */
-  private writeBatch(batch: Map<string, Pending>): void {
+  private writeBatch(batch: Map<string, Pending>, settles: readonly Settle[]): void {
     const insertService = this.insertService;
     const upsertResult = this.upsertResult;
     if (insertService === undefined || upsertResult === undefined) return;
     const fresh = immediateTransaction(this.db, () => {
+      if (settles.length > 0) SettleWriter.of(this.db).write(settles);
       const registered = new Map<string, number>();
       for (const entry of batch.values()) {
         let serviceId = this.serviceIds.get(entry.service) ?? registered.get(entry.service);
@@ -309,15 +313,16 @@ export class ResultStore {
   flush(): void {
     if (this.closed) return;
     const waiting = this.schedule.begin();
-    if (this.pending.size !== 0 && !this.readonly) {
+    if (this.pending.size + this.settles.length !== 0 && !this.readonly) {
       try {
-        this.writeBatch(this.pending);
+        this.writeBatch(this.pending, this.settles);
       } catch (error) {
         const failure = storeFailure(this.path, 'written', error);
         waiting?.reject(failure);
         throw failure;
       }
       this.pending = new Map();
+      this.settles = [];
     }
     waiting?.resolve();
   }
@@ -341,6 +346,20 @@ export class ResultStore {
     const claims = new StoreClaims(db, { owner, service, leaseMs, now: this.options.now, flush: () => this.flush() });
     // Statements of a closed database throw: the claims go with the store.
     return claims;
+  }
+
+  /** A call settled (store-spend.ts): its charge and its hold's release go in the commit of the answers received with it. */
+  settle(settle: Settle): void {
+    if (this.closed) throw closedError(this.path);
+    if (this.readonly) throw new Error(`The result store at ${this.path} was opened read-only`);
+    const waiting = this.pending.size + this.settles.push(settle);
+    if (this.schedule.queued(waiting === 1, waiting, this.options.now())) this.flush();
+  }
+
+  /** The ledger's reads, and the holds of run `owner` on the day and month budgets every run on this file shares (store-spend.ts). */
+  spend(): { ledger: LedgerReader; holds: (owner: string, leaseMs: number) => SpendHolds } {
+    if (this.closed) throw closedError(this.path);
+    return { ledger: new LedgerReader(this.db), holds: (owner, leaseMs) => new SpendHolds(this.db, { owner, path: this.path, leaseMs, now: this.options.now }) };
   }
 
   /** Flush, then close. Idempotent. If the final flush fails, the store is closed anyway and the error thrown. */

@@ -83,6 +83,42 @@ const MIGRATIONS: ReadonlyArray<string | ((db: Database, upgrade: Upgrade) => vo
     claiming   INTEGER NOT NULL CHECK (claiming IN (0, 1))
   ) WITHOUT ROWID;
   `,
+  // v7: the ledger (store-spend.ts, docs/cli-contract.md "Spending over days and months"): one row
+  // per charged call, written in the commit that keeps its answer; `ledger_days` sums it per UTC
+  // day (kept by the trigger, in the same transaction), which is what a budget's check and
+  // `store spend` read: a month is at most 31 of its rows. `spend_holds`: the credits reserved by
+  // calls in flight, against the day and month budgets of every run on the store; few rows.
+  `
+  CREATE TABLE ledger (
+    charged_at INTEGER NOT NULL,
+    service    TEXT    NOT NULL,
+    op         TEXT    NOT NULL,
+    credits    INTEGER NOT NULL,
+    run_id     TEXT    NOT NULL
+  );
+  CREATE TABLE ledger_days (
+    day     INTEGER PRIMARY KEY,
+    credits INTEGER NOT NULL,
+    calls   INTEGER NOT NULL
+  );
+  CREATE TRIGGER ledger_day AFTER INSERT ON ledger BEGIN
+    INSERT INTO ledger_days (day, credits, calls) VALUES (NEW.charged_at / 86400000, NEW.credits, 1)
+      ON CONFLICT (day) DO UPDATE SET credits = credits + excluded.credits, calls = calls + 1;
+  END;
+  CREATE VIEW ledger_view AS
+    SELECT strftime('%Y-%m-%dT%H:%M:%fZ', charged_at / 1000.0, 'unixepoch') AS charged_at_utc, service, op, credits, run_id
+    FROM ledger;
+  CREATE TABLE spend_holds (
+    owner      TEXT    NOT NULL,
+    seq        INTEGER NOT NULL,
+    pid        INTEGER NOT NULL,
+    host       TEXT    NOT NULL,
+    credits    INTEGER NOT NULL,
+    made_at    INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (owner, seq)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /** Rows rendered per statement while migrating: bounds the memory of a 1 M-entry store's upgrade. */

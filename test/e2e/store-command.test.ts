@@ -293,7 +293,7 @@ describe('store clear', () => {
 
 describe('usage', () => {
   it('a store command is required, and an unknown one is refused', async () => {
-    expect((await runFails(['store'])).message).toBe('Name a store command: stats, prune, clear, check, export or show');
+    expect((await runFails(['store'])).message).toBe('Name a store command: stats, prune, clear, check, export, show or spend');
     expect(await runFails(['store', 'vacuum'])).toBeInstanceOf(Error);
   });
 

@@ -92,7 +92,8 @@ describe('--budget', () => {
     expect(s.stats.creditsCharged).toBeLessThanOrEqual(20);
     const bad = await runCli(['enrich', input, '--budget', 'lots'], { env });
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain("Invalid option --budget: must be a whole number, 0 or more, got 'lots'");
+    // The rule names every form it takes (since --budget N/day and N/month).
+    expect(bad.stderr).toContain("Invalid option --budget: must be N (credits for this run), N/day or N/month (a UTC day or month), N a whole number, such as 2000/day; repeat it for several, got 'lots'");
   });
 
   it('--dry-run says whether the budget covers the plan', async () => {

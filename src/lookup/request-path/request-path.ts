@@ -26,7 +26,7 @@ import type { BillableOperation } from '../../core/kinds.js';
 import { CircuitBreaker, type BreakerSettings } from './breaker.js';
 import { CreditReadings } from '../credit-readings.js';
 import type { CreditAccount } from '../credits.js';
-import type { RunBudget } from '../budget.js';
+import type { Budgets } from '../budget.js';
 import { GateStoppedError, RateGate, type RateGateOptions } from '../rate/rate-gate.js';
 import { lookupCall, RequestCounts, type ApiCall, type PathReading, type Send } from './request.js';
 import type { RetryPolicy } from './retry-policy.js';
@@ -78,8 +78,8 @@ export interface CreditGuarding {
   refreshEveryMs: number;
   /** How a balance re-read is retried (the path's own policy by default). */
   readingRetry?: RetryPolicy | undefined;
-  /** --budget: the cap on what the run spends. */
-  budget?: RunBudget | undefined;
+  /** --budget and the ledger: every charge is recorded there, and no call passes a budget. */
+  budgets?: Budgets | undefined;
 }
 
 export class RequestPath {
@@ -244,7 +244,7 @@ export class RequestPath {
       now: () => this.#clock.now(),
     });
     this.#readings = readings;
-    this.#reserving = withCredits(this.#counted, guarding.credits, guarding.budget);
+    this.#reserving = withCredits(this.#counted, guarding.credits, guarding.budgets);
     this.#checkingReserve = withReserveCheck(this.#retried, guarding.credits, () => readings.refresh(), guarding.onReserveReached);
     readings.startPeriodic(guarding.refreshEveryMs);
     return readings;

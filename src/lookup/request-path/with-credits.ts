@@ -1,13 +1,13 @@
-// The credit reserve and the run's budget on the request path (credits.ts keeps the account,
-// budget.ts the cap): a request starts only when its worst-case cost fits above the reserve and
-// within the budget, and its answer settles what it cost.
+// The credit reserve and the run's budgets on the request path (credits.ts keeps the account,
+// budget.ts the budgets and the ledger): a request starts only when its worst-case cost fits above
+// the reserve and within every budget, and its answer settles what it cost.
 import type { BillableOperation } from '../../core/kinds.js';
-import type { RunBudget } from '../budget.js';
-import { answerCost, type CreditAccount } from '../credits.js';
+import type { BudgetTicket, Budgets } from '../budget.js';
+import { answerCost, budgetHold, type CreditAccount, type CreditTicket } from '../credits.js';
 import { foundIn } from '../outcome.js';
 import type { Send } from './request.js';
 
-/** The reserve (or, with `budget`, the run's cap) refused a request: it was not sent. */
+/** The reserve (or, with `budget`, one of the run's budgets) refused a request: it was not sent. */
 export class CreditRefusedError extends Error {
   readonly by: 'credits' | 'budget';
   constructor(by: 'credits' | 'budget' = 'credits') {
@@ -17,32 +17,44 @@ export class CreditRefusedError extends Error {
   }
 }
 
-/** Inside the gate: reserve the worst case, send, then settle (a found answer is charged what its content costs). */
-export function withCredits(next: Send, credits: CreditAccount, budget?: RunBudget): Send {
+/**
+ * Inside the gate: reserve the worst case against the reserve and every budget, send, then settle
+ * (a found answer is charged what its content costs, and recorded in the ledger).
+ */
+export function withCredits(next: Send, credits: CreditAccount, budgets?: Budgets): Send {
   return async (call) => {
     const op = call.op as BillableOperation;
     const ticket = await credits.tryBegin(op);
     if (!ticket) throw new CreditRefusedError('credits');
-    if (budget && !budget.tryBegin(ticket.cost)) {
-      await credits.finish(ticket, false);
-      throw new CreditRefusedError('budget');
-    }
+    const held = budgets && (await holdOrRelease(budgets, ticket, credits));
     let cost = 0;
     try {
       const response = await next(call);
       if (foundIn(op, response.data)) cost = answerCost(op, response.data, credits.costOf(op));
       return response;
     } finally {
-      budget?.finish(ticket.cost, cost);
+      if (held) await budgets!.finish(held, cost);
       await credits.finish(ticket, cost > 0, cost);
     }
   };
 }
 
+/** Holds the call's worst case against every budget; a refusal (or a ledger that failed: Redis lost) sends nothing, and the credit reservation goes. */
+async function holdOrRelease(budgets: Budgets, ticket: CreditTicket, credits: CreditAccount): Promise<BudgetTicket> {
+  let held: BudgetTicket | undefined;
+  try {
+    held = await budgets.tryBegin(ticket.op, budgetHold(ticket.op, ticket.cost));
+  } finally {
+    if (!held) await credits.finish(ticket, false);
+  }
+  if (!held) throw new CreditRefusedError('budget');
+  return held;
+}
+
 /**
  * Outside the retries: the estimate errs on the safe side, so a refusal is checked once against
- * the real balance (a fresh /account/credits reading) before the reserve is declared reached. The
- * budget counts this run's own charges, which no reading changes: its refusal stands at once.
+ * the real balance (a fresh /account/credits reading) before the reserve is declared reached. A
+ * budget counts charges, which no reading changes: its refusal stands at once.
  */
 export function withReserveCheck(next: Send, credits: CreditAccount, refreshCredits: () => Promise<void>, onReached: () => void): Send {
   return async (call) => {

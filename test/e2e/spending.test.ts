@@ -1,0 +1,243 @@
+// Spending over days and months (docs/cli-contract.md): --budget N/day and N/month across every
+// run on one store or one Redis, the ledger of what was charged, `store spend`. The sandbox bills
+// as the service does (a person 4 credits plus 2 per phone number, nothing when nothing is found);
+// the inputs hold people only (no role addresses), so what the ledger records is what was charged.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { htmlReport } from '../../src/report/html-report.js';
+import type { RunReport } from '../../src/report/run-report.js';
+import { enrich } from '../../src/run/enrich.js';
+import { exitStatusOf } from '../../src/run/exit-status.js';
+import type { Sandbox } from '../../src/sandbox/server.js';
+import { lines, runCli, spawnCli, tempDir } from '../helpers/cli.js';
+import { readCsvObjects, writeCsv } from '../helpers/files.js';
+import { REDIS_MISSING, startRedis, type RedisServer } from '../helpers/redis.js';
+import { sandboxesPerTest } from '../helpers/sandboxes.js';
+
+const sandbox = sandboxesPerTest({ notFoundRate: 0, variedPrices: true });
+
+/** `n` people's emails (no role address: each is billed 4 plus 2 per phone, 4 to 8). */
+function people(dir: string, n: number, tag = 'p', name = 'in.csv'): string {
+  return writeCsv(path.join(dir, name), [['email'], ...Array.from({ length: n }, (_, i) => [`${tag}${i}.person@globex.com`])]);
+}
+
+function envOf(s: Sandbox, store: string): Record<string, string> {
+  return { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: store };
+}
+
+const spendJson = async (store: string) => JSON.parse((await runCli(['store', 'spend', '--store', store, '--json'])).stdout) as { days: Array<{ day: string; credits: number; calls: number }>; months: Array<{ month: string; credits: number }> };
+const total = (rows: Array<{ credits: number }>) => rows.reduce((sum, row) => sum + row.credits, 0);
+
+describe('--budget N/day', () => {
+  it('stops before the server charges past it (exit 3, rows skipped/budget, one line naming it, the spend and the reset); again that day: no charged lookup', async () => {
+    const s = await sandbox();
+    const dir = tempDir();
+    const store = path.join(dir, 'store.sqlite');
+    const input = people(dir, 70); // about 420 credits
+    // One lookup at a time: the run stops with less left than one lookup's worst case (8), so that
+    // the same command again finds nothing it may spend (with more in flight, what their holds did
+    // not cost is left for the next run: the two-runs test below).
+    const command = ['enrich', input, '-q', '--budget', '200/day', '--concurrency', '1'];
+    const r = await runCli(command, { env: envOf(s, store) });
+    expect(r.code).toBe(3);
+    expect(s.stats.creditsCharged).toBeLessThanOrEqual(200);
+    expect(s.stats.creditsCharged).toBeGreaterThan(200 - 8);
+    const stopLines = lines(r.stderr).filter((line) => line.includes('No more lookups'));
+    expect(stopLines).toHaveLength(1);
+    const said = /--budget 200\/day \((\d+) of 200 credits spent on \d{4}-\d\d-\d\d \(UTC\)(?:, (\d+) more held by lookups in flight)?\).*the day resets at 00:00 UTC, in \d+[hms]/.exec(stopLines[0]!);
+    expect(said).not.toBeNull();
+    // Said the moment the run stopped: the lookups in flight then were charged after it.
+    const [spentThen, heldThen] = [Number(said![1]), Number(said![2] ?? 0)];
+    expect(spentThen).toBeLessThanOrEqual(s.stats.creditsCharged);
+    expect(spentThen + heldThen).toBeGreaterThanOrEqual(s.stats.creditsCharged);
+    const skipped = readCsvObjects(path.join(dir, 'in.enriched.errors.csv'));
+    expect(skipped.length).toBeGreaterThan(0);
+    expect(new Set(skipped.map((row) => row.error_code))).toEqual(new Set(['budget']));
+
+    const charged = s.stats.creditsCharged;
+    const again = await runCli(command, { env: envOf(s, store) });
+    expect(again.code).toBe(3);
+    expect(s.stats.creditsCharged).toBe(charged);
+    expect(again.stderr).toContain('--budget 200/day');
+  });
+
+  it('two runs at once on one store, each needing ~400, stay within 300 between them', async () => {
+    const s = await sandbox({ latencyMs: [5, 15] });
+    const dir = tempDir();
+    const store = path.join(dir, 'store.sqlite');
+    const runs = ['a', 'b'].map((tag) => spawnCli(['enrich', people(dir, 70, tag, `${tag}.csv`), '-q', '--budget', '300/day', '--concurrency', '4'], { env: envOf(s, store) }));
+    const results = await Promise.all(runs.map((run) => run.result));
+    expect(results.map((result) => result.code)).toEqual([3, 3]);
+    expect(s.stats.creditsCharged).toBeLessThanOrEqual(300);
+    expect(s.stats.creditsCharged).toBeGreaterThan(300 - 9 * 8);
+    expect(total((await spendJson(store)).days)).toBe(s.stats.creditsCharged);
+  });
+
+  it('with a day and a month budget the tighter binds and is named, from the flags and from a config array', async () => {
+    const s = await sandbox();
+    const dir = tempDir();
+    const store = path.join(dir, 'store.sqlite');
+    const input = people(dir, 60);
+    const flags = await runCli(['enrich', input, '-q', '--budget', '1000/month', '--budget', '100/day'], { env: envOf(s, store) });
+    expect(flags.code).toBe(3);
+    expect(flags.stderr).toMatch(/stopped at --budget 100\/day/);
+    expect(s.stats.creditsCharged).toBeLessThanOrEqual(100);
+    const config = path.join(dir, 'config.json');
+    fs.writeFileSync(config, JSON.stringify({ budget: ['150/day', '1000/month', 5000] }));
+    const fromFile = await runCli(['enrich', input, '-q', '--config', config], { env: envOf(s, store) });
+    expect(fromFile.code).toBe(3);
+    expect(fromFile.stderr).toMatch(/stopped at --budget 150\/day/);
+    expect(s.stats.creditsCharged).toBeLessThanOrEqual(150);
+    expect(s.stats.creditsCharged).toBeGreaterThan(100);
+  });
+
+  it('--dry-run after some spend shows each budget: spent this period, left, whether the plan fits (--json the same)', async () => {
+    const s = await sandbox();
+    const dir = tempDir();
+    const store = path.join(dir, 'store.sqlite');
+    await runCli(['enrich', people(dir, 10, 'early', 'early.csv'), '-q'], { env: envOf(s, store) });
+    const spent = s.stats.creditsCharged;
+    const input = people(dir, 30);
+    const text = await runCli(['enrich', input, '--dry-run', '--budget', '300/day', '--budget', `${spent + 40}/month`], { env: envOf(s, store) });
+    expect(text.code).toBe(3);
+    expect(text.stdout).toContain(`Budget 300/day: ${spent} credits spent today`);
+    expect(text.stdout).toContain(`${300 - spent} left: it covers the credits needed`);
+    expect(text.stdout).toContain(`Budget ${spent + 40}/month: ${spent} credits spent this month`);
+    expect(text.stdout).toContain('40 left: it does NOT cover the credits needed; the run would stop at --budget');
+    const json = await runCli(['enrich', input, '--dry-run', '--json', '--budget', '300/day'], { env: envOf(s, store) });
+    expect(json.code).toBe(0);
+    const plan = JSON.parse(json.stdout) as { budgets: Array<Record<string, unknown>> };
+    expect(plan.budgets).toEqual([{ budget: '300/day', credits: 300, per: 'day', spent, left: 300 - spent, period: new Date().toISOString().slice(0, 10), fits: true }]);
+    expect(s.stats.creditsCharged).toBe(spent);
+  });
+
+  it('a run whose keys are all stored exits 0 under an exhausted day budget', async () => {
+    const s = await sandbox();
+    const dir = tempDir();
+    const store = path.join(dir, 'store.sqlite');
+    const input = people(dir, 20);
+    expect((await runCli(['enrich', input, '-q'], { env: envOf(s, store) })).code).toBe(0);
+    const requests = s.stats.requests;
+    const r = await runCli(['enrich', input, '-q', '--budget', '10/day'], { env: envOf(s, store) });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(s.stats.requests).toBe(requests);
+  });
+
+  it.each(['10/week', '-5/day', 'abc'])('--budget %s: exit 1, one line naming the forms, no lookup', async (value) => {
+    const s = await sandbox();
+    const dir = tempDir();
+    const r = await runCli(['enrich', people(dir, 5), `--budget=${value}`], { env: envOf(s, path.join(dir, 'store.sqlite')) });
+    expect(r.code).toBe(1);
+    expect(lines(r.stderr)).toEqual([`lead-enrich: Invalid option --budget: must be N (credits for this run), N/day or N/month (a UTC day or month), N a whole number, such as 2000/day; repeat it for several, got '${value}'`]);
+    expect(s.stats.requests).toBe(0);
+  });
+});
+
+describe('periods rolling over (the run on an injected clock)', () => {
+  it.each([
+    ['day', '2026-03-14T23:50:00Z', '2026-03-15T00:10:00Z'],
+    ['month', '2026-03-31T23:50:00Z', '2026-04-01T00:10:00Z'],
+  ] as const)('a new %s may spend again', async (per, before, after) => {
+    const s = await sandbox();
+    const dir = tempDir();
+    const clock = { now: Date.parse(before) };
+    const options = { input: people(dir, 30), baseUrl: s.baseUrl, token: s.token, store: path.join(dir, 'store.sqlite'), budget: `60/${per}`, tuning: { now: () => clock.now } };
+    const first = await enrich(options);
+    expect(first.stoppedBy).toBe('budget');
+    const charged = s.stats.creditsCharged;
+    expect(charged).toBeLessThanOrEqual(60);
+    expect(first.budgets[0]).toMatchObject({ budget: `60/${per}`, stopped: true, period: new Date(clock.now).toISOString().slice(0, per === 'day' ? 10 : 7), resetsAt: new Date(Date.parse(after) - 600_000).toISOString() });
+    expect((await enrich(options)).stoppedBy).toBe('budget');
+    expect(s.stats.creditsCharged).toBeLessThan(charged + 8);
+    clock.now = Date.parse(after);
+    const next = await enrich(options);
+    expect(s.stats.creditsCharged).toBeGreaterThan(charged + 40);
+    expect(next.budgets[0]).toMatchObject({ period: after.slice(0, per === 'day' ? 10 : 7) });
+  });
+});
+
+describe('the ledger', () => {
+  it('store spend and --json match what the server charged through the store', async () => {
+    const s = await sandbox();
+    const dir = tempDir();
+    const store = path.join(dir, 'store.sqlite');
+    await runCli(['enrich', people(dir, 25), '-q'], { env: envOf(s, store) });
+    await runCli(['enrich', people(dir, 15, 'q', 'more.csv'), '-q'], { env: envOf(s, store) });
+    const json = await spendJson(store);
+    const today = new Date().toISOString();
+    expect(json.days).toEqual([{ day: today.slice(0, 10), credits: s.stats.creditsCharged, calls: 40 }]);
+    expect(json.months).toEqual([{ month: today.slice(0, 7), credits: s.stats.creditsCharged, calls: 40 }]);
+    const text = await runCli(['store', 'spend', '--store', store]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(`${today.slice(0, 10)}  ${json.days[0]!.credits} credits  (${json.days[0]!.calls} charged lookups)`);
+  });
+
+  it('a run killed with SIGKILL after 20 charged lookups: store spend counts them, within the calls in flight', async () => {
+    const s = await sandbox({ latencyMs: [20, 40] });
+    const dir = tempDir();
+    const store = path.join(dir, 'store.sqlite');
+    const child = spawnCli(['enrich', people(dir, 200), '-q', '--concurrency', '2'], { env: envOf(s, store) });
+    while (s.stats.charges.size < 20) await new Promise((resolve) => setTimeout(resolve, 5));
+    child.kill('SIGKILL');
+    await child.result;
+    const charged = s.stats.creditsCharged;
+    const recorded = total((await spendJson(store)).days);
+    expect(recorded).toBeLessThanOrEqual(charged);
+    expect(recorded).toBeGreaterThanOrEqual(charged - 2 * 8);
+    expect(recorded).toBeGreaterThanOrEqual(20 * 4 - 2 * 8);
+  });
+
+  it('the run report shows the budgets, the one that stopped the run and when it resets', async () => {
+    const s = await sandbox();
+    const dir = tempDir();
+    const store = path.join(dir, 'store.sqlite');
+    const summary = await enrich({ input: people(dir, 40), baseUrl: s.baseUrl, token: s.token, store, budget: ['120/day', '5000/month'], report: path.join(dir, 'r.json') });
+    expect(exitStatusOf(summary)).toBe(3);
+    const report = JSON.parse(fs.readFileSync(path.join(dir, 'r.json'), 'utf8')) as { budgets: Array<Record<string, unknown>> };
+    const day = new Date().toISOString().slice(0, 10);
+    expect(report.budgets).toEqual([
+      { budget: '120/day', per: 'day', credits: 120, spent: s.stats.creditsCharged, left: 120 - s.stats.creditsCharged, period: day, stopped: true, resetsAt: `${new Date(Date.parse(day) + 86_400_000).toISOString()}` },
+      { budget: '5000/month', per: 'month', credits: 5000, spent: s.stats.creditsCharged, left: 5000 - s.stats.creditsCharged, period: day.slice(0, 7), stopped: false, resetsAt: null },
+    ]);
+    expect(summary.budgets.map((b) => b.stopped)).toEqual([true, false]);
+    const html = htmlReport(report as unknown as RunReport);
+    expect(html).toContain('<h2>Budgets</h2>');
+    expect(html).toContain(`<code>--budget 120/day</code>`);
+    expect(html).toContain(`stopped the run; resets ${new Date(Date.parse(day) + 86_400_000).toISOString().slice(0, 10)} 00:00:00 UTC`);
+  });
+});
+
+describe('workers on one Redis', () => {
+  let redis: RedisServer | undefined;
+  afterEach(async () => {
+    await redis?.stop();
+    redis = undefined;
+  });
+
+  // REDIS_MISSING: no redis-server on PATH here (.ci/run installs it).
+  it.skipIf(REDIS_MISSING)('two workers with --budget 300/day, each needing ~400, stay within 300 between them; each store records its own', async () => {
+    redis = await startRedis();
+    const s = await sandbox({ latencyMs: [5, 15] });
+    const dir = tempDir();
+    const stores = ['a', 'b'].map((tag) => path.join(dir, `${tag}.sqlite`));
+    const runs = ['a', 'b'].map((tag, i) =>
+      spawnCli(['enrich', people(dir, 70, tag, `${tag}.csv`), '-q', '--budget', '300/day', '--redis', redis!.url, '--concurrency', '4'], { env: envOf(s, stores[i]!) }),
+    );
+    const results = await Promise.all(runs.map((run) => run.result));
+    expect(results.map((result) => result.code)).toEqual([3, 3]);
+    expect(s.stats.creditsCharged).toBeLessThanOrEqual(300);
+    expect(s.stats.creditsCharged).toBeGreaterThan(300 - 9 * 8);
+    const recorded = total((await spendJson(stores[0]!)).days) + total((await spendJson(stores[1]!)).days);
+    expect(recorded).toBe(s.stats.creditsCharged);
+    // The same budget, again that day: Redis remembers what both spent (and holds the rest to it).
+    // One lookup at a time: it stops with less than a lookup's worst case left, none of its own in flight.
+    const again = await runCli(['enrich', people(dir, 40, 'c', 'c.csv'), '-q', '--budget', '300/day', '--redis', redis.url, '--concurrency', '1'], { env: envOf(s, path.join(dir, 'c.sqlite')) });
+    expect(again.code).toBe(3);
+    expect(again.stderr).toContain(`(${s.stats.creditsCharged} of 300 credits spent on`);
+    const plan = await runCli(['enrich', people(dir, 10, 'd', 'd.csv'), '--dry-run', '--budget', '300/day', '--redis', redis.url], { env: envOf(s, path.join(dir, 'd.sqlite')) });
+    expect(plan.code).toBe(3);
+    expect(plan.stdout).toContain(`Budget 300/day: ${s.stats.creditsCharged} credits spent today`);
+  });
+});
