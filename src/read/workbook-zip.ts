@@ -1,61 +1,171 @@
-// A workbook's zip read from its central directory (unzipper's Open.file), so that its parts are
-// read in the order we need them, wherever the writer put them: the sheet list, the styles and the
-// shared strings before the worksheet, and nothing else. Reading the zip front to back (exceljs's
-// streaming WorkbookReader, over unzipper's Parse) loses parts that come after some entries: a
-// workbook written by xlsx-populate (a hyperlink's sheet1.xml.rels between the worksheets, the
-// shared strings last) ended after the worksheets, silently, and every text cell read as empty.
-// The workbook output reads the input's other parts through it too, to copy them.
+// A workbook's zip read from its central directory (yauzl: Zip64, each entry's inflated size held
+// to what the directory says), so that its parts are read in the order we need them, wherever the
+// writer put them: the sheet list, the styles and the shared strings before the worksheet, and
+// nothing else. Reading the zip front to back (exceljs's streaming WorkbookReader) loses parts that
+// come after some entries: a workbook written by xlsx-populate (a hyperlink's sheet1.xml.rels
+// between the worksheets, the shared strings last) ended after the worksheets, silently, and every
+// text cell read as empty. The workbook output copies the input's other parts through it too.
+//
+// The file is opened once and read through that one descriptor until the run ends: a workbook
+// saved again meanwhile (Excel writes a new file and renames it over the old one) leaves what the
+// run reads, and what the output copies, as it was when the run began. identity() tells when the
+// path names another file since, or the file itself was written to.
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Readable } from 'node:stream';
+import { PassThrough, pipeline, type Readable } from 'node:stream';
+import type { Entry, ZipFile } from 'yauzl';
 
-/** One part of the zip (unzipper 0.12's directory entry, as this module uses it). */
-interface ZipEntry {
-  path: string;
-  type: 'File' | 'Directory';
-  stream(): Readable;
+/** A part as the zip's directory describes it, for a copy of its stored bytes as they are. */
+export interface ZipPart {
+  /** Its name as the zip spells it. */
+  name: string;
+  /** 0 stored, 8 deflated; any other method is one we cannot read. */
+  method: number;
+  crc32: number;
+  compressedSize: number;
+  size: number;
+  encrypted: boolean;
 }
 
-interface Unzipper {
-  Open: { file(path: string): PromiseLike<{ files: ZipEntry[] }> };
+/** What a file was when it was opened: a changed one is told by these. */
+interface Identity {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
 }
 
-let loaded: Unzipper | undefined;
+/** Compression methods by number (APPNOTE.TXT §4.4.5), to name the one a part uses. */
+const METHODS: Record<number, string> = { 1: 'Shrink', 6: 'Implode', 9: 'Deflate64', 12: 'BZIP2', 14: 'LZMA', 93: 'Zstandard', 95: 'XZ', 98: 'PPMd' };
 
-/** unzipper, loaded only by runs that read a workbook. */
-function unzipper(): Unzipper {
-  loaded ??= createRequire(import.meta.url)('unzipper') as Unzipper;
+export function methodName(method: number): string {
+  return METHODS[method] ? `method ${method} (${METHODS[method]})` : `method ${method}`;
+}
+
+type Yauzl = typeof import('yauzl');
+let loaded: Yauzl | undefined;
+
+/** yauzl, loaded only by runs that read a workbook. */
+function yauzl(): Yauzl {
+  loaded ??= createRequire(import.meta.url)('yauzl') as Yauzl;
   return loaded;
 }
 
-export class WorkbookZip {
-  readonly #parts: Map<string, ZipEntry>;
+const identityOf = (stats: fs.Stats): Identity => ({ dev: stats.dev, ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs });
+const sameIdentity = (a: Identity, b: Identity): boolean => a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
 
-  private constructor(parts: Map<string, ZipEntry>) {
+export class WorkbookZip {
+  readonly file: string;
+  readonly #zip: ZipFile;
+  readonly #fd: number;
+  readonly #identity: Identity;
+  readonly #parts: Map<string, Entry>;
+  /** The reader and the workbook output share one zip: closed when the last lets it go. */
+  #holders = 1;
+
+  private constructor(file: string, zip: ZipFile, fd: number, identity: Identity, parts: Map<string, Entry>) {
+    this.file = file;
+    this.#zip = zip;
+    this.#fd = fd;
+    this.#identity = identity;
     this.#parts = parts;
   }
 
-  /** Reads the zip's central directory (a few KiB at its end); rejects when the file is no zip. */
+  /** Reads the zip's central directory (at its end); rejects when the file is no zip. */
   static async open(file: string): Promise<WorkbookZip> {
-    const directory = await unzipper().Open.file(file);
-    const parts = new Map<string, ZipEntry>();
-    // Names are compared without case: some writers spell [Content_Types].xml or xl/ otherwise.
-    for (const entry of directory.files) if (entry.type === 'File') parts.set(entry.path.replace(/^\/+/, '').toLowerCase(), entry);
-    return new WorkbookZip(parts);
+    const fd = fs.openSync(file, 'r');
+    let zip: ZipFile | undefined;
+    try {
+      const identity = identityOf(fs.fstatSync(fd));
+      zip = await yauzl().fromFdPromise(fd, { lazyEntries: true, autoClose: false, validateEntrySizes: true });
+      const parts = new Map<string, Entry>();
+      // Names are compared without case: some writers spell [Content_Types].xml or xl/ otherwise.
+      for await (const entry of zip.eachEntry()) {
+        if (!entry.fileName.endsWith('/')) parts.set(entry.fileName.replace(/^\/+/, '').toLowerCase(), entry);
+      }
+      return new WorkbookZip(file, zip, fd, identity, parts);
+    } catch (error) {
+      if (zip) zip.close();
+      else fs.closeSync(fd);
+      throw error;
+    }
   }
 
   /** Every part's path as the zip spells it, in the zip's order. */
   paths(): string[] {
-    return [...this.#parts.values()].map((entry) => entry.path.replace(/^\/+/, ''));
+    return [...this.#parts.values()].map((entry) => entry.fileName.replace(/^\/+/, ''));
   }
 
   has(path: string): boolean {
     return this.#parts.has(path.toLowerCase());
   }
 
+  /** The part as the directory describes it, or undefined when the zip has no such part. */
+  part(path: string): ZipPart | undefined {
+    const entry = this.#parts.get(path.toLowerCase());
+    if (!entry) return undefined;
+    const { fileName, compressionMethod, crc32, compressedSize, uncompressedSize } = entry;
+    return { name: fileName.replace(/^\/+/, ''), method: compressionMethod, crc32, compressedSize, size: uncompressedSize, encrypted: entry.isEncrypted() };
+  }
+
   /** The part's bytes as they are inflated, or undefined when the zip has no such part. */
   stream(path: string): Readable | undefined {
-    return this.#parts.get(path.toLowerCase())?.stream();
+    const entry = this.#parts.get(path.toLowerCase());
+    if (!entry) return undefined;
+    if (!entry.canDecodeFileData()) {
+      const why = entry.isEncrypted() ? 'is encrypted' : `is compressed with ${methodName(entry.compressionMethod)}, which cannot be read`;
+      return failing(new Error(`its part ${entry.fileName} ${why}`));
+    }
+    return this.#open(entry, {});
   }
+
+  /** The part's bytes as the zip stores them (deflated or not), for a copy that does not inflate them. */
+  stored(path: string): Readable | undefined {
+    const entry = this.#parts.get(path.toLowerCase());
+    return entry ? this.#open(entry, { decodeFileData: false }) : undefined;
+  }
+
+  #open(entry: Entry, options: { decodeFileData?: boolean }): Readable {
+    const out = new PassThrough();
+    this.#zip.openReadStream(entry, options, (error, stream) => {
+      if (error) out.destroy(error);
+      else pipeline(stream, out, () => {});
+    });
+    return out;
+  }
+
+  /**
+   * Whether the file is still what was opened: 'replaced' when its path now names another file
+   * (saved again: what is read here is still the file as it was), 'modified' when the file itself
+   * was written to since (what is read here may no longer be what was read before).
+   */
+  changes(): 'replaced' | 'modified' | undefined {
+    try {
+      if (!sameIdentity(identityOf(fs.fstatSync(this.#fd)), this.#identity)) return 'modified';
+      return sameIdentity(identityOf(fs.statSync(this.file)), this.#identity) ? undefined : 'replaced';
+    } catch {
+      // The descriptor is closed (the run is over) or the path is gone: no longer the file opened.
+      return 'replaced';
+    }
+  }
+
+  /** One more user of the zip, who closes it too. */
+  hold(): this {
+    this.#holders += 1;
+    return this;
+  }
+
+  /** Lets the zip go: the file is closed when its last user did, once its streams have ended (or were destroyed). */
+  close(): void {
+    this.#holders -= 1;
+    if (this.#holders === 0) this.#zip.close();
+  }
+}
+
+function failing(error: Error): Readable {
+  const out = new PassThrough();
+  process.nextTick(() => out.destroy(error));
+  return out;
 }
 
 /**

@@ -24,15 +24,20 @@ export async function prepare(settings: EnrichSettings, resources: Resources): P
   // A CSV of one lookup kind without --with writes only the answer's own columns: the store may hand
   // them over as cells (no JSON.parse). JSONL, a waterfall, --with and a `lead.MEMBER` field need the parsed answers.
   const cellsOnly = settings.format === 'csv' && settings.extras.length === 0 && input.targets.length === 1 && !settings.fields?.some(isMemberField);
-  return openRun(settings, resources, {
+  const made: { writer?: RowWriter } = {};
+  const run = await openRun(settings, resources, {
     input,
     storedForm: cellsOnly ? 'cells' : 'data',
     writer: () => {
       const writer = openWriter(settings, input);
       resources.onFailure(() => writer.abort());
+      made.writer = writer;
       return writer;
     },
   });
+  // A workbook output's parts are checked and copied now: what could stop it is found before the first lookup.
+  await made.writer?.ready();
+  return run;
 }
 
 /**
@@ -74,6 +79,7 @@ function openWriter(settings: EnrichSettings, input: RunInput): RowWriter {
     bom: input.source.outputBom,
     headerLine: input.headerLine,
     sheet: input.source,
+    warn: settings.warn,
     ...(settings.stdout ? { stdout: settings.stdout } : {}),
   });
 }
