@@ -8,12 +8,16 @@
 //
 // The file is opened once and read through that one descriptor until the run ends: a workbook
 // saved again meanwhile (Excel writes a new file and renames it over the old one) leaves what the
-// run reads, and what the output copies, as it was when the run began. identity() tells when the
+// run reads, and what the output copies, as it was when the run began. changes() tells when the
 // path names another file since, or the file itself was written to.
+//
+// yauzl asks for the directory's records and each part's header in reads of a few dozen bytes:
+// they are answered from one block of the file read at a time (a workbook of 66,000 parts took a
+// minute of small reads), as are the bytes of a small part; a larger one is streamed.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import { PassThrough, pipeline, type Readable } from 'node:stream';
-import type { Entry, ZipFile } from 'yauzl';
+import { PassThrough, pipeline, Readable } from 'node:stream';
+import type { Entry, RandomAccessReader, ZipFile } from 'yauzl';
 
 /** A part as the zip's directory describes it, for a copy of its stored bytes as they are. */
 export interface ZipPart {
@@ -51,21 +55,80 @@ function yauzl(): Yauzl {
   return loaded;
 }
 
+/** The bytes read from the file at once, and the largest part read from them rather than streamed. */
+const BLOCK = 1024 * 1024;
+
+/** yauzl's reader, with the block's bytes at hand for the parts we copy as they are stored. */
+interface BlockReader extends RandomAccessReader {
+  bytes(position: number, length: number): Buffer;
+  _readStreamForRange(start: number, end: number): Readable;
+}
+
+/** A reader of the file through its descriptor, a block at a time. */
+function blockReader(fd: number): BlockReader {
+  class Reader extends yauzl().RandomAccessReader implements BlockReader {
+    #block = Buffer.alloc(0);
+    #blockAt = 0;
+
+    /** `length` bytes at `position` (fewer at the file's end). */
+    bytes(position: number, length: number): Buffer {
+      const from = position - this.#blockAt;
+      if (from >= 0 && from + length <= this.#block.length) return this.#block.subarray(from, from + length);
+      // A new buffer each time: the parts handed out before keep theirs.
+      const block = Buffer.allocUnsafe(Math.max(length, BLOCK));
+      const read = fs.readSync(fd, block, 0, block.length, position);
+      this.#block = block.subarray(0, read);
+      this.#blockAt = position;
+      return this.#block.subarray(0, Math.min(length, read));
+    }
+
+    override read(buffer: Buffer, offset: number, length: number, position: number, callback: (err: Error | null, bytesRead?: number) => void): void {
+      let bytes: Buffer;
+      try {
+        bytes = this.bytes(position, length);
+      } catch (error) {
+        queueMicrotask(() => callback(error as Error));
+        return;
+      }
+      bytes.copy(buffer, offset);
+      queueMicrotask(() => callback(null, bytes.length));
+    }
+
+    override _readStreamForRange(start: number, end: number): Readable {
+      if (end - start > BLOCK) return fs.createReadStream('', { fd, start, end: end - 1, autoClose: false });
+      const bytes = this.bytes(start, end - start);
+      return new Readable({
+        read() {
+          this.push(bytes);
+          this.push(null);
+        },
+      });
+    }
+
+    override close(callback: (err: Error | null) => void): void {
+      fs.close(fd, callback);
+    }
+  }
+  return new Reader();
+}
+
 const identityOf = (stats: fs.Stats): Identity => ({ dev: stats.dev, ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs });
 const sameIdentity = (a: Identity, b: Identity): boolean => a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
 
 export class WorkbookZip {
   readonly file: string;
   readonly #zip: ZipFile;
+  readonly #reader: BlockReader;
   readonly #fd: number;
   readonly #identity: Identity;
   readonly #parts: Map<string, Entry>;
   /** The reader and the workbook output share one zip: closed when the last lets it go. */
   #holders = 1;
 
-  private constructor(file: string, zip: ZipFile, fd: number, identity: Identity, parts: Map<string, Entry>) {
+  private constructor(file: string, zip: ZipFile, reader: BlockReader, fd: number, identity: Identity, parts: Map<string, Entry>) {
     this.file = file;
     this.#zip = zip;
+    this.#reader = reader;
     this.#fd = fd;
     this.#identity = identity;
     this.#parts = parts;
@@ -77,13 +140,14 @@ export class WorkbookZip {
     let zip: ZipFile | undefined;
     try {
       const identity = identityOf(fs.fstatSync(fd));
-      zip = await yauzl().fromFdPromise(fd, { lazyEntries: true, autoClose: false, validateEntrySizes: true });
+      const reader = blockReader(fd);
+      zip = await yauzl().fromRandomAccessReaderPromise(reader, identity.size, { lazyEntries: true, autoClose: false, validateEntrySizes: true });
       const parts = new Map<string, Entry>();
       // Names are compared without case: some writers spell [Content_Types].xml or xl/ otherwise.
       for await (const entry of zip.eachEntry()) {
         if (!entry.fileName.endsWith('/')) parts.set(entry.fileName.replace(/^\/+/, '').toLowerCase(), entry);
       }
-      return new WorkbookZip(file, zip, fd, identity, parts);
+      return new WorkbookZip(file, zip, reader, fd, identity, parts);
     } catch (error) {
       if (zip) zip.close();
       else fs.closeSync(fd);
@@ -116,22 +180,29 @@ export class WorkbookZip {
       const why = entry.isEncrypted() ? 'is encrypted' : `is compressed with ${methodName(entry.compressionMethod)}, which cannot be read`;
       return failing(new Error(`its part ${entry.fileName} ${why}`));
     }
-    return this.#open(entry, {});
-  }
-
-  /** The part's bytes as the zip stores them (deflated or not), for a copy that does not inflate them. */
-  stored(path: string): Readable | undefined {
-    const entry = this.#parts.get(path.toLowerCase());
-    return entry ? this.#open(entry, { decodeFileData: false }) : undefined;
-  }
-
-  #open(entry: Entry, options: { decodeFileData?: boolean }): Readable {
     const out = new PassThrough();
-    this.#zip.openReadStream(entry, options, (error, stream) => {
+    this.#zip.openReadStream(entry, (error, stream) => {
       if (error) out.destroy(error);
       else pipeline(stream, out, () => {});
     });
     return out;
+  }
+
+  /**
+   * The part's bytes as the zip stores them (deflated or not), for a copy that does not inflate
+   * them: read past its local header straight from the file (a workbook's many small parts would
+   * each cost a chain of streams), within the file's bounds.
+   */
+  stored(path: string): Readable | undefined {
+    const entry = this.#parts.get(path.toLowerCase());
+    if (!entry) return undefined;
+    const at = entry.relativeOffsetOfLocalHeader;
+    const header = this.#reader.bytes(at, 30);
+    if (header.length < 30 || header.readUInt32LE(0) !== 0x04034b50) return failing(new Error(`its part ${entry.fileName} has no local header where its directory says`));
+    const start = at + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
+    const end = start + entry.compressedSize;
+    if (end > this.#identity.size) return failing(new Error(`the file ends before its part ${entry.fileName} does (cut short?)`));
+    return this.#reader._readStreamForRange(start, end);
   }
 
   /**

@@ -41,8 +41,12 @@ export function openSink(target: string | Writable, stdout: Writable): Sink {
   }
 }
 
-/** Temporary files of earlier runs that were killed (their process is gone) are removed. */
-function removeStalePartials(final: string): void {
+/**
+ * Temporary files of earlier runs on `final` that are gone (killed, or failed before they could
+ * clean up: their process is no longer alive) are removed. Called when a run takes the output's
+ * lock, and again when it opens the output.
+ */
+export function removeStalePartials(final: string): void {
   const prefix = `.${path.basename(final)}.`;
   let names: string[];
   try {
@@ -55,7 +59,11 @@ function removeStalePartials(final: string): void {
     const middle = name.startsWith(prefix) && name.endsWith('.partial') ? /^(\d+)(\.[0-9a-f]+)?$/.exec(name.slice(prefix.length, -'.partial'.length)) : null;
     const pid = middle ? Number(middle[1]) : NaN;
     if (!Number.isInteger(pid) || pid === process.pid || isAlive(pid)) continue;
-    fs.rmSync(path.join(path.dirname(final), name), { force: true });
+    try {
+      fs.rmSync(path.join(path.dirname(final), name), { force: true });
+    } catch {
+      // Not ours to remove (another user's folder): left as it is.
+    }
   }
 }
 
