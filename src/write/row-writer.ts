@@ -10,7 +10,7 @@ import type { FinishedRow } from '../core/rows.js';
 import type { ColumnSet } from './columns.js';
 import { csvLines, escapeFormula } from './csv-lines.js';
 import { jsonRow } from './json-row.js';
-import { openSink, whyNotWritable, type Sink } from './sinks.js';
+import { assertNotFolder, openSink, whyNotWritable, type Sink } from './sinks.js';
 import { LeadEnrichError, UnwritableOutputError } from '../api/errors.js';
 import { toBytes, type CsvSource } from '../read/index.js';
 import { WorkbookOutput } from './workbook-output.js';
@@ -225,10 +225,27 @@ export class RowWriter implements RowSink {
     } finally {
       for (const unwatch of this.#unwatch.splice(0)) unwatch();
     }
-    for (const sink of [this.#err, this.#out]) {
-      if (sink?.temp && sink.final) fs.renameSync(sink.temp, sink.final);
-    }
+    this.#rename();
     return { output: this.#out.final, errors: this.#err?.final };
+  }
+
+  /** The complete files into place; one that cannot be (a folder made at its path meanwhile) leaves no temporary file. */
+  #rename(): void {
+    let final: string | undefined;
+    try {
+      // Both checked before either is renamed: the sidecar never appears without its output.
+      for (const sink of [this.#err, this.#out]) {
+        final = sink?.final;
+        if (sink?.temp && final) assertNotFolder(final);
+      }
+      for (const sink of [this.#err, this.#out]) {
+        final = sink?.final;
+        if (sink?.temp && final) fs.renameSync(sink.temp, final);
+      }
+    } catch (error) {
+      for (const sink of [this.#out, this.#err]) if (sink) this.#discard(sink);
+      throw new UnwritableOutputError(`Cannot write ${final}: ${whyNotWritable(error)}; ${STORED}`, { cause: error });
+    }
   }
 
   async #finish(sink: Sink): Promise<void> {
@@ -276,11 +293,10 @@ function filledCells(cells: readonly string[], filled: ReadonlyMap<number, strin
 function notCompleted(error: unknown, what: string): Error {
   if (error instanceof LeadEnrichError) return error;
   const why = error instanceof Error ? error.message : String(error);
-  return new UnwritableOutputError(
-    `Cannot complete the ${what}: ${why}; the answers received are kept in the store: run the same command again to write them without paying again`,
-    { cause: error },
-  );
+  return new UnwritableOutputError(`Cannot complete the ${what}: ${why}; ${STORED}`, { cause: error });
 }
+
+const STORED = 'the answers received are kept in the store: run the same command again to write them without paying again';
 
 /** `output /data/x.csv`: a file's path is named; standard output and a caller's stream are not. */
 function named(what: string, target: string | Writable | undefined): string {

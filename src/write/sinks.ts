@@ -28,6 +28,8 @@ export function openSink(target: string | Writable, stdout: Writable): Sink {
   const temp = path.join(path.dirname(final), `.${path.basename(final)}.${process.pid}.${randomBytes(8).toString('hex')}.partial`);
   removeStalePartials(final);
   try {
+    // Found now, before the first lookup, rather than when the complete file is renamed into place.
+    assertNotFolder(final);
     fs.mkdirSync(path.dirname(final), { recursive: true });
     const fd = fs.openSync(temp, 'wx', 0o644);
     const file = fs.createWriteStream(temp, { fd });
@@ -65,6 +67,11 @@ export function removeStalePartials(final: string): void {
       // Not ours to remove (another user's folder): left as it is.
     }
   }
+}
+
+/** A folder where the output is to be renamed: rename() would fail with EISDIR; said the same way before. */
+export function assertNotFolder(final: string): void {
+  if (fs.statSync(final, { throwIfNoEntry: false })?.isDirectory()) throw Object.assign(new Error(`${final} is a folder`), { code: 'EISDIR' });
 }
 
 /** What an operating-system error means for a path to write, in words (not ENOTDIR). */
