@@ -58,9 +58,9 @@ class RowsSeen {
 
   row(r: string | undefined): void {
     const number = r === undefined ? this.#row + 1 : Number(r);
-    if (!Number.isInteger(number) || number < 1) throw this.#refuse(`a row of it is numbered '${r}', which is no row number`);
-    if (number <= this.#row) throw this.#refuse(`its rows are out of order (row ${number} comes after row ${this.#row}), and the output keeps each row at its number`);
-    if (number > MAX_ROWS) throw this.#refuse(`its row ${number} lies past row 1,048,576, the last a worksheet has`);
+    if (!Number.isInteger(number) || number < 1) throw this.#refuse(`its sheet has a row numbered '${r}', which is no row number`);
+    if (number <= this.#row) throw this.#refuse(`its sheet has its rows out of order (row ${number} comes after row ${this.#row}), and the output keeps each row at its number`);
+    if (number > MAX_ROWS) throw this.#refuse(`its sheet has a row ${number}, past row 1,048,576, the last a worksheet has`);
     this.#row = number;
     this.#column = 0;
   }
