@@ -10,40 +10,18 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
-import type { Sandbox } from '../../src/sandbox/server.js';
 import { lines, runCli, spawnCli } from '../helpers/cli.js';
-import { makeTempDir, readCsvObjects } from '../helpers/files.js';
+import { readCsvObjects } from '../helpers/files.js';
 import { hasSoffice } from '../helpers/soffice.js';
 import { readByExceljs, readByLibreOffice, zipPart } from '../helpers/workbook-read.js';
 import { bookOf, textCell } from '../helpers/zip.js';
-import { closeAll, envFor, expectNoCrash, sandbox, until } from './reliability/support.js';
+import { envFor, expectNoCrash, sandbox, until } from './reliability/support.js';
+import { leftIn, unstamped, workbookRuns } from './workbook-runs.js';
 
-let s: Sandbox;
-beforeAll(async () => {
-  s = await sandbox({ credits: 1_000_000 });
-});
-afterAll(closeAll);
-
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = makeTempDir('lead-enrich-paid-');
-  dirs.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-/** Lookups the sandbox has answered so far. */
-const lookups = (): number => s.stats.byOperation.lookup_email ?? 0;
-
-/** A stderr line without the timestamp a run outside a terminal puts first. */
-const unstamped = (line: string): string => line.replace(/^\d{4}-\d\d-\d\dT[\d:.]+Z /, '');
-
-/** The files a run left in `dir`, hidden ones (temporary files, locks) included. */
-const leftIn = (dir: string): string[] => fs.readdirSync(dir).sort();
+const runs = workbookRuns('lead-enrich-paid-');
+const { tempDir, lookups } = runs;
 
 const PHONE = 4155550123;
 
@@ -64,7 +42,7 @@ describe('a cell that cannot be read as what its style says is kept as it is', (
     const dir = tempDir();
     const input = path.join(dir, 'phones.xlsx');
     fs.writeFileSync(input, phoneBook(3000, [2, 2500]));
-    const result = await runCli(['enrich', input, '--fields', 'lead_name', '-q'], { env: envFor(s, dir), timeoutMs: 120_000 });
+    const result = await runCli(['enrich', input, '--fields', 'lead_name', '-q'], { env: envFor(runs.sandbox(), dir), timeoutMs: 120_000 });
     expectNoCrash(result);
     expect(result.code, result.stderr).toBe(0);
     const output = path.join(dir, 'phones.enriched.xlsx');
@@ -78,7 +56,7 @@ describe('a cell that cannot be read as what its style says is kept as it is', (
     const xml = zipPart(output, 'xl/worksheets/sheet1.xml')!.toString('utf8');
     for (const r of [2, 2500]) expect(xml).toMatch(new RegExp(`<c r="B${r}" s="\\d+"><v>${PHONE}</v></c>`));
     // A CSV of the same input holds the number's digits.
-    const csv = await runCli(['enrich', input, '--fields', 'lead_name', '-q', '-o', path.join(dir, 'phones.csv')], { env: envFor(s, dir) });
+    const csv = await runCli(['enrich', input, '--fields', 'lead_name', '-q', '-o', path.join(dir, 'phones.csv')], { env: envFor(runs.sandbox(), dir) });
     expect(csv.code, csv.stderr).toBe(0);
     const records = readCsvObjects(path.join(dir, 'phones.csv'));
     expect(records).toHaveLength(3000);
@@ -94,7 +72,7 @@ describe('a cell that cannot be read as what its style says is kept as it is', (
     const dir = tempDir();
     const input = path.join(dir, 'phones.xlsx');
     fs.writeFileSync(input, phoneBook(30, [2, 25]));
-    expect((await runCli(['enrich', input, '--fields', 'lead_name', '-q'], { env: envFor(s, dir) })).code).toBe(0);
+    expect((await runCli(['enrich', input, '--fields', 'lead_name', '-q'], { env: envFor(runs.sandbox(), dir) })).code).toBe(0);
     const rows = readByLibreOffice(path.join(dir, 'phones.enriched.xlsx'), dir);
     expect(rows[0]).toEqual(['email', 'phone', 'called', 'lead_status', 'lead_name']);
     for (const r of [2, 25]) expect(rows[r - 1]!.slice(0, 3)).toEqual([`p${r}@acme.example`, String(PHONE), '#N/A']);
@@ -109,7 +87,7 @@ describe('what could stop the workbook is found before the first lookup', () => 
     // Method 12 is BZIP2: Excel writes deflate only.
     fs.writeFileSync(input, bookOf(`<sheetData>${rows}</sheetData>`, { extra: [['xl/media/image1.bin', Buffer.alloc(64, 1), 12]] }));
     const before = lookups();
-    const result = await runCli(['enrich', input], { env: envFor(s, dir) });
+    const result = await runCli(['enrich', input], { env: envFor(runs.sandbox(), dir) });
     expectNoCrash(result);
     expect(result.code).toBe(1);
     expect(lines(result.stderr)).toEqual([
@@ -118,7 +96,7 @@ describe('what could stop the workbook is found before the first lookup', () => 
     expect(lookups()).toBe(before);
     expect(leftIn(dir)).toEqual(['packed.xlsx', 'store.sqlite']);
     // As CSV, the same workbook is enriched.
-    const csv = await runCli(['enrich', input, '-q', '-o', path.join(dir, 'packed.csv')], { env: envFor(s, dir) });
+    const csv = await runCli(['enrich', input, '-q', '-o', path.join(dir, 'packed.csv')], { env: envFor(runs.sandbox(), dir) });
     expect(csv.code, csv.stderr).toBe(0);
   });
 
@@ -129,7 +107,7 @@ describe('what could stop the workbook is found before the first lookup', () => 
     // Stored, not deflated (method 0, as some writers store images): copied as stored too.
     const extra = Array.from({ length: 66_000 }, (_, i) => [`customXml/item${i}.xml`, `<item n="${i}"/>`, 0] as const);
     fs.writeFileSync(input, bookOf(`<sheetData>${rows}</sheetData>`, { extra }));
-    const result = await runCli(['enrich', input, '-q', '--fields', 'lead_name'], { env: envFor(s, dir), timeoutMs: 120_000 });
+    const result = await runCli(['enrich', input, '-q', '--fields', 'lead_name'], { env: envFor(runs.sandbox(), dir), timeoutMs: 120_000 });
     expectNoCrash(result);
     expect(result.code, result.stderr).toBe(0);
     const output = path.join(dir, 'parts.enriched.xlsx');
@@ -225,7 +203,7 @@ describe('while the run works', () => {
     fs.writeFileSync(input, contactsBook(2));
     fs.mkdirSync(path.join(dir, 'out.xlsx'));
     const before = lookups();
-    const result = await runCli(['enrich', input, '-o', path.join(dir, 'out.xlsx')], { env: envFor(s, dir) });
+    const result = await runCli(['enrich', input, '-o', path.join(dir, 'out.xlsx')], { env: envFor(runs.sandbox(), dir) });
     expectNoCrash(result);
     expect(result.code).toBe(1);
     expect(lines(result.stderr)).toEqual([`lead-enrich: Cannot write ${path.join(dir, 'out.xlsx')}: it is a folder; choose another path with -o / --errors`]);

@@ -9,33 +9,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/server.js';
+import { describe, expect, it } from 'vitest';
 import { lines, runCli } from '../helpers/cli.js';
-import { makeTempDir } from '../helpers/files.js';
 import { hasSoffice } from '../helpers/soffice.js';
 import { readByExceljs, readByLibreOffice, zipPart } from '../helpers/workbook-read.js';
 import { bookOf, textCell } from '../helpers/zip.js';
-import { closeAll, envFor, expectNoCrash, sandbox } from './reliability/support.js';
+import { envFor, expectNoCrash } from './reliability/support.js';
+import { leftIn, unstamped, workbookRuns } from './workbook-runs.js';
 
-let s: Sandbox;
-beforeAll(async () => {
-  s = await sandbox({ credits: 1_000_000 });
-});
-afterAll(closeAll);
+const runs = workbookRuns('lead-enrich-holds-');
+const { tempDir, lookups } = runs;
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = makeTempDir('lead-enrich-holds-');
-  dirs.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-const lookups = (): number => s.stats.byOperation.lookup_email ?? 0;
-const unstamped = (line: string): string => line.replace(/^\d{4}-\d\d-\d\dT[\d:.]+Z /, '');
 const STATUS = /^(found|not_found)$/;
 
 /** Writes `sheet` (the worksheet's content) as `name` in a fresh folder; enriches it with lead_name; the output's first sheet. */
@@ -43,7 +27,7 @@ async function enrichBook(sheet: string, args: string[] = [], name = 'book.xlsx'
   const dir = tempDir();
   const input = path.join(dir, name);
   fs.writeFileSync(input, bookOf(sheet));
-  const result = await runCli(['enrich', input, '--fields', 'lead_name', ...args], { env: envFor(s, dir) });
+  const result = await runCli(['enrich', input, '--fields', 'lead_name', ...args], { env: envFor(runs.sandbox(), dir) });
   expectNoCrash(result);
   return { dir, input, output: path.join(dir, name.replace(/\.xlsx$/, '.enriched.xlsx')), stderr: result.stderr, code: result.code };
 }
@@ -140,7 +124,7 @@ describe('the cells the sheet holds', () => {
         `lead-enrich: Cannot write the workbook of ${run.input}: its sheet uses column ${last === 'XFC' ? 16_383 : 16_384} (${last}1), and the 2 columns the run adds after it would lie past column XFD (16384), the last a worksheet has; write CSV instead (-o FILE.csv), or choose fewer columns with --fields`,
       ]);
       expect(lookups()).toBe(before);
-      expect(fs.readdirSync(run.dir).sort()).toEqual(['book.xlsx', 'store.sqlite']);
+      expect(leftIn(run.dir)).toEqual(['book.xlsx', 'store.sqlite']);
     }
   });
 
@@ -153,7 +137,7 @@ describe('the cells the sheet holds', () => {
       `lead-enrich: Cannot write the workbook of ${run.input}: its sheet has its rows out of order (row 3 comes after row 1048576), and the output keeps each row at its number; open it in Excel or LibreOffice and save it again, or write CSV instead (-o FILE.csv)`,
     ]);
     expect(lookups()).toBe(before);
-    expect(fs.readdirSync(run.dir).sort()).toEqual(['book.xlsx', 'store.sqlite']);
+    expect(leftIn(run.dir)).toEqual(['book.xlsx', 'store.sqlite']);
   });
 
   it('--skip-lines 2: the header is the row after the two title rows, which the output keeps as they were', async () => {
@@ -171,7 +155,7 @@ describe('the cells the sheet holds', () => {
     expect(read.getCell('C4').value).toMatch(STATUS);
     expect(read.views[0]).toMatchObject({ state: 'frozen', ySplit: 3 });
     // Without it, the first row is the header, which has no key column.
-    const plain = await runCli(['enrich', run.input, '-q', '-o', path.join(run.dir, 'plain.csv')], { env: envFor(s, run.dir) });
+    const plain = await runCli(['enrich', run.input, '-q', '-o', path.join(run.dir, 'plain.csv')], { env: envFor(runs.sandbox(), run.dir) });
     expect(plain.code).toBe(1);
   });
 });
@@ -181,7 +165,7 @@ describe('what a workbook cannot hold is said', () => {
     const dir = tempDir();
     const input = path.join(dir, 'long.csv');
     fs.writeFileSync(input, `email,note\nann@acme.example,${'x'.repeat(40_000)}\nbob@acme.example,short\n`);
-    const result = await runCli(['enrich', input, '-q', '--fields', 'lead_name', '-o', path.join(dir, 'long.xlsx')], { env: envFor(s, dir) });
+    const result = await runCli(['enrich', input, '-q', '--fields', 'lead_name', '-o', path.join(dir, 'long.xlsx')], { env: envFor(runs.sandbox(), dir) });
     expectNoCrash(result);
     expect(result.code, result.stderr).toBe(0);
     expect(lines(result.stderr).map(unstamped)).toEqual([
@@ -196,7 +180,7 @@ describe('what a workbook cannot hold is said', () => {
     const dir = tempDir();
     const input = path.join(dir, 'latin.csv');
     fs.writeFileSync(input, Buffer.concat([Buffer.from('email,city\nann@acme.example,Montr'), Buffer.from([0xe9]), Buffer.from('al\n')]));
-    const result = await runCli(['enrich', input, '--encoding', 'utf-8', '--fields', 'lead_name', '-o', path.join(dir, 'out.xlsx')], { env: envFor(s, dir) });
+    const result = await runCli(['enrich', input, '--encoding', 'utf-8', '--fields', 'lead_name', '-o', path.join(dir, 'out.xlsx')], { env: envFor(runs.sandbox(), dir) });
     expectNoCrash(result);
     expect(result.code, result.stderr).toBe(0);
     const said = lines(result.stderr).map(unstamped);
