@@ -95,7 +95,7 @@ function blockReader(fd: number): BlockReader {
     }
 
     override _readStreamForRange(start: number, end: number): Readable {
-      if (end - start > BLOCK) return fs.createReadStream('', { fd, start, end: end - 1, autoClose: false });
+      if (end - start > BLOCK) return rangeStream(fd, start, end);
       const bytes = this.bytes(start, end - start);
       return new Readable({
         read() {
@@ -110,6 +110,32 @@ function blockReader(fd: number): BlockReader {
     }
   }
   return new Reader();
+}
+
+/**
+ * The bytes from `start` to `end` of the file, read through its descriptor a chunk at a time. Not
+ * fs.createReadStream: destroying one (a sheet read no further) closes the descriptor, which the
+ * zip's other readers share.
+ */
+function rangeStream(fd: number, start: number, end: number): Readable {
+  let at = start;
+  return new Readable({
+    read() {
+      const length = Math.min(64 * 1024, end - at);
+      if (length <= 0) {
+        this.push(null);
+        return;
+      }
+      fs.read(fd, Buffer.allocUnsafe(length), 0, length, at, (error, read, buffer) => {
+        if (error) this.destroy(error);
+        else if (read === 0) this.destroy(new Error('unexpected EOF'));
+        else {
+          at += read;
+          this.push(buffer.subarray(0, read));
+        }
+      });
+    },
+  });
 }
 
 const identityOf = (stats: fs.Stats): Identity => ({ dev: stats.dev, ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs });
@@ -202,22 +228,26 @@ export class WorkbookZip {
     const start = at + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
     const end = start + entry.compressedSize;
     if (end > this.#identity.size) return failing(new Error(`the file ends before its part ${entry.fileName} does (cut short?)`));
-    return this.#reader._readStreamForRange(start, end);
+    // yauzl's own: the file stays open while it is read, and it gives exactly these bytes.
+    return this.#reader.createReadStream({ start, end });
   }
 
   /**
-   * Whether the file is still what was opened: 'replaced' when its path now names another file
-   * (saved again: what is read here is still the file as it was), 'modified' when the file itself
-   * was written to since (what is read here may no longer be what was read before).
+   * Whether the file is still what was opened: 'replaced' when its path now names another file or
+   * none (saved again, moved: what is read here is still the file as it was), 'modified' when the
+   * file itself was written to since (what is read here may no longer be what was read before).
    */
   changes(): 'replaced' | 'modified' | undefined {
+    let now: fs.Stats;
     try {
-      if (!sameIdentity(identityOf(fs.fstatSync(this.#fd)), this.#identity)) return 'modified';
-      return sameIdentity(identityOf(fs.statSync(this.file)), this.#identity) ? undefined : 'replaced';
+      now = fs.fstatSync(this.#fd);
     } catch {
-      // The descriptor is closed (the run is over) or the path is gone: no longer the file opened.
-      return 'replaced';
+      // Closed: nothing is read through it any more.
+      return undefined;
     }
+    if (!sameIdentity(identityOf(now), this.#identity)) return 'modified';
+    const there = fs.statSync(this.file, { throwIfNoEntry: false });
+    return there && sameIdentity(identityOf(there), this.#identity) ? undefined : 'replaced';
   }
 
   /** One more user of the zip, who closes it too. */

@@ -47,6 +47,10 @@ export async function prepare(settings: EnrichSettings, resources: Resources): P
 async function openInput(settings: EnrichSettings, resources: Resources): Promise<RunInput> {
   const read = await openSource(settings.input, readOptionsOf(settings));
   resources.onFailure(() => read.destroy());
+  // A workbook output copies the input's parts from the zip the reader opened: kept open for it
+  // even when the reader is done first (--limit stops it while the key columns are found).
+  const zip = settings.format === 'xlsx' ? read.workbook?.zip.hold() : undefined;
+  if (zip) resources.defer(() => zip.close());
   const { targets, headerLine, source } = await keyColumns(read, { by: settings.by, columns: settings.columns, header: settings.header, inputName: inputName(settings.input), warn: settings.warn });
   const header = source.header.map(fromBytes);
   const domainColumn = headerLine ? domainColumnFor(header, targets, settings.extras) : undefined;

@@ -114,7 +114,7 @@ export class WorkbookOutput {
       throw new UnreadableInputError(`${zip.file} was written to ${when}: run the same command again once it is saved`);
     }
     this.#changeSaid = true;
-    const what = change === 'modified' ? 'was written to' : 'was saved again';
+    const what = change === 'modified' ? 'was written to' : 'was saved again (or moved)';
     this.#options.warn?.(`${zip.file} ${what} ${when}: the outputs hold the workbook as the run read it; run the same command again for the new one (stored answers are not paid again)`);
   }
 

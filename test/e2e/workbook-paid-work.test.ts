@@ -172,7 +172,7 @@ describe('while the run works', () => {
     expectNoCrash(result);
     expect(result.code, result.stderr).toBe(0);
     expect(lines(result.stderr).map(unstamped)).toEqual([
-      `lead-enrich: ${input} was saved again while the run worked: the outputs hold the workbook as the run read it; run the same command again for the new one (stored answers are not paid again)`,
+      `lead-enrich: ${input} was saved again (or moved) while the run worked: the outputs hold the workbook as the run read it; run the same command again for the new one (stored answers are not paid again)`,
     ]);
     const sheet = (await readByExceljs(path.join(dir, 'contacts.enriched.xlsx'))).worksheets[0]!;
     expect(sheet.getColumn(1).values.slice(2)).toEqual(Array.from({ length: 15 }, (_, i) => `c${i + 1}@acme.example`));
@@ -195,6 +195,23 @@ describe('while the run works', () => {
     expectNoCrash(result);
     expect(result.code).toBe(1);
     expect(leftIn(dir)).toEqual([partial(process.pid), 'contacts.xlsx', 'store.sqlite']);
+  });
+
+  it('--limit --no-header on a sheet of 1.5 MB (more rows than the reader reads at once): the workbook output made from the input as it was read', async () => {
+    const dir = tempDir();
+    const input = path.join(dir, 'contacts.xlsx');
+    // No header: the key column is found from the first batch of rows, which --limit cuts (the
+    // reader stops before the output opens); a sheet over a MiB is read in a stream the cut destroys.
+    let xml = '';
+    for (let r = 1; r <= 1500; r += 1) xml += `<row r="${r}">${textCell(`A${r}`, `c${r}@acme.example`)}${textCell(`B${r}`, 'n'.repeat(1000))}</row>`;
+    fs.writeFileSync(input, bookOf(`<sheetData>${xml}</sheetData>`));
+    const result = await runCli(['enrich', input, '--no-header', '--limit', '5', '--fields', 'lead_name'], { env: envFor(runs.sandbox(), dir) });
+    expectNoCrash(result);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).not.toMatch(/saved again|written to|Cannot/);
+    const sheet = (await readByExceljs(path.join(dir, 'contacts.enriched.xlsx'))).worksheets[0]!;
+    expect(sheet.getColumn(1).values.slice(1)).toEqual(Array.from({ length: 5 }, (_, i) => `c${i + 1}@acme.example`));
+    expect(sheet.getColumn(3).values.slice(1)).toEqual(Array.from({ length: 5 }, () => expect.stringMatching(/^(found|not_found)$/)));
   });
 
   it('an output path that is a folder: refused in one line before the first lookup', async () => {
