@@ -33,11 +33,8 @@ const lazyRequires = {
   },
 };
 
-/**
- * Packages a dependency names and we never make it load: debug's colours (in a try), and the S3
- * client of unzipper's `Open.s3_v3`, which lead-enrich never calls (it opens local files only).
- */
-const OPTIONAL = new Set(['supports-color', '@aws-sdk/client-s3']);
+/** Packages a dependency names and we never make it load: debug's colours (in a try). */
+const OPTIONAL = new Set(['supports-color']);
 
 /** Warnings that do not matter here; any other one fails the build. */
 function onLog(level, log, handle) {

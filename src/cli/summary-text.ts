@@ -144,7 +144,7 @@ function summaryLines(s: EnrichSummary, outcome: string): string[] {
   if (codes.errors) lines.push(`Error codes: ${codes.errors}`);
   if (codes.skipped) lines.push(`Skipped (not errors): ${codes.skipped}`);
   if (s.foundBy && Object.keys(s.foundBy).length > 1) lines.push(`Found by: ${Object.entries(s.foundBy).map(([kind, n]) => `${kind} ${n}`).join(', ')}`);
-  if (s.invalidUtf8Cells > 0) lines.push(`Input cells with bytes that are not UTF-8 (copied unchanged): ${s.invalidUtf8Cells}`);
+  if (s.invalidUtf8Cells > 0) lines.push(invalidUtf8Line(s));
   if (s.partial) lines.push(`Partial: --limit ${s.limit}: the outputs hold the first ${s.limit} data rows of the input only`);
   if (s.output && s.output !== '-') lines.push(`Output: ${s.output}`);
   if (s.errorsFile) lines.push(`Errors and skipped rows: ${s.errorsFile}`);
@@ -188,4 +188,11 @@ function fillLine(s: EnrichSummary): string | undefined {
   const share = (n: number) => (found > 0 ? `${Math.round((100 * n) / found)} %` : '-');
   const parts = rates.length ? `Fill rate of the ${found === 1 ? 'row' : `${found} rows`} found: ${rates.map(([name, n]) => `${name} ${share(n)}`).join(', ')}` : 'Fill rate: no column an answer fills';
   return filled.length ? `${parts}; cells filled: ${filled.map(([column, n]) => `${column} ${n}`).join(', ')}` : parts;
+}
+
+/** Cells with bytes that are not UTF-8: copied unchanged into CSV; a JSON Lines or workbook output holds text, U+FFFD in their place. */
+function invalidUtf8Line(s: EnrichSummary): string {
+  if (s.outputFormat === 'csv') return `Input cells with bytes that are not UTF-8 (copied unchanged): ${s.invalidUtf8Cells}`;
+  const output = s.outputFormat === 'xlsx' ? 'workbook' : 'JSON Lines output';
+  return `Input cells with bytes that are not UTF-8: ${s.invalidUtf8Cells} (each such byte is U+FFFD in the ${output}, which holds text only; copied unchanged into the error sidecar, and into a CSV output: -o FILE.csv)`;
 }

@@ -23,6 +23,8 @@ import { RecordEstimate, type RecordCount } from './record-estimate.js';
 import { Utf8Watch } from './utf8-watch.js';
 import { afterLines, firstLines, titleLineCount } from './title-lines.js';
 import { TextTail, TrailingBlock, withoutFooter } from './report-footer.js';
+import type { SheetRow } from './sheet-rows.js';
+import type { WorkbookZip } from './workbook-zip.js';
 
 /** "ignored 2 title lines above the header ("Exported from HubSpot ...")": said once, with the way to say it. */
 function titlesLine(titles: string[], count: number): string {
@@ -88,6 +90,10 @@ export interface CsvSource {
 export interface SheetOrigin {
   file: string;
   part: string;
+  /** The input's zip, open until the source ends: a workbook output holds it (WorkbookZip.hold) to copy its parts. */
+  zip: WorkbookZip;
+  /** The rows --skip-lines set aside above the header, as the sheet holds them. */
+  above: readonly SheetRow[];
   row(record: readonly string[]): number | undefined;
 }
 

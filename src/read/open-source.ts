@@ -26,7 +26,7 @@ async function openWhole(input: string | Readable, options: Omit<SourceOptions, 
   if (typeof input === 'string' && input !== '-' && isWorkbookFile(input)) {
     // Loaded only for a workbook: its zip and XML libraries cost start-up time.
     const { openWorkbook } = await import('./open-workbook.js');
-    return openWorkbook(input, { sheet, header: options.header });
+    return openWorkbook(input, { sheet, header: options.header, skipLines: options.skipLines });
   }
   if (sheet !== undefined) {
     const name = typeof input === 'string' ? (input === '-' ? 'standard input' : input) : 'the input stream';

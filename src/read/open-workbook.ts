@@ -24,6 +24,8 @@ export interface WorkbookOptions {
   sheet?: string | undefined;
   /** The first row that holds anything is the header (default true). */
   header?: boolean | undefined;
+  /** --skip-lines: the sheet's rows 1 to N are not the table; the header is the first row after them that holds anything. */
+  skipLines?: number | undefined;
   /** Bounds on what the workbook may make the read hold (default WORKBOOK_LIMITS): tests lower them. */
   limits?: Partial<WorkbookLimits> | undefined;
 }
@@ -74,8 +76,9 @@ function chosenSheet(sheets: readonly SheetEntry[], wanted: string | undefined, 
 function workbookFailure(input: string, error: unknown): Error {
   if (error instanceof ConfigError || error instanceof UnreadableInputError) return error;
   const message = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ');
-  // unzipper's word for a zip cut short.
-  const why = message === 'FILE_ENDED' ? 'the file ends before the workbook does (cut short?)' : message;
+  // yauzl's words for a zip cut short: its directory or a part's data lies past the file's end.
+  const cut = /end of central directory record signature not found|overflows file bounds|unexpected EOF/i.test(message);
+  const why = cut ? 'the file ends before the workbook does (cut short?)' : message;
   return new UnreadableInputError(`Cannot read the workbook ${input}: ${why}; open it in Excel or LibreOffice and save it again as .xlsx (or as CSV)`, { cause: error });
 }
 
@@ -83,6 +86,7 @@ interface OpenedSheet {
   name: string;
   /** The worksheet's path in the zip. */
   part: string;
+  zip: WorkbookZip;
   rows: AsyncGenerator<SheetRow[]>;
   info: () => SheetRowsInfo | undefined;
   /** Stops reading the worksheet. */
@@ -90,8 +94,17 @@ interface OpenedSheet {
 }
 
 async function openSheet(guard: SheetGuard, wanted: string | undefined): Promise<OpenedSheet> {
+  const zip = await WorkbookZip.open(guard.input);
+  try {
+    return await sheetOf(zip, guard, wanted);
+  } catch (error) {
+    zip.close();
+    throw error;
+  }
+}
+
+async function sheetOf(zip: WorkbookZip, guard: SheetGuard, wanted: string | undefined): Promise<OpenedSheet> {
   const { input } = guard;
-  const zip = await WorkbookZip.open(input);
   const parts = await workbookParts(zip, guard);
   const name = chosenSheet(parts.sheets, wanted, input);
   const rId = parts.sheets.find((sheet) => sheet.name === name)?.rId;
@@ -117,26 +130,46 @@ async function openSheet(guard: SheetGuard, wanted: string | undefined): Promise
   };
   let info: SheetRowsInfo | undefined;
   xml.on('error', () => {}); // its failure reaches the row loop through the iterator
-  return { name, part, rows: sheetRows(xml, context, guard, (i) => (info = i)), info: () => info, finish: () => void xml.destroy() };
+  let finished = false;
+  const finish = (): void => {
+    if (finished) return;
+    finished = true;
+    xml.destroy();
+    zip.close();
+  };
+  return { name, part, zip, rows: sheetRows(xml, context, guard, (i) => (info = i)), info: () => info, finish };
 }
 
 /** Reads `input`, an .xlsx file, as a CsvSource whose records are the sheet's rows as text. */
 export async function openWorkbook(input: string, options: WorkbookOptions = {}): Promise<CsvSource> {
   const totalBytes = fs.statSync(input).size;
+  const skip = options.skipLines ?? 0;
   let sheet: OpenedSheet | undefined;
-  let first: SheetRow[] | undefined;
+  let start: { above: SheetRow[]; first: SheetRow[] | undefined };
   try {
     sheet = await openSheet({ input, limits: { ...WORKBOOK_LIMITS, ...options.limits } }, options.sheet);
-    first = await nextRows(sheet);
+    start = await rowsAfter(sheet, skip);
   } catch (error) {
     sheet?.finish();
     throw workbookFailure(input, error);
   }
-  if (first === undefined) {
+  if (start.first === undefined) {
     sheet.finish();
-    throw new UnreadableInputError(`${input}: the sheet '${sheet.name}' is empty (no cell holds anything): give ${optionWord('sheet')} with the sheet of contacts`);
+    const below = skip > 0 ? ` below row ${skip} (${optionWord('skipLines')} ${skip})` : '';
+    throw new UnreadableInputError(`${input}: the sheet '${sheet.name}' is empty${below} (no cell holds anything): give ${optionWord('sheet')} with the sheet of contacts`);
   }
-  return workbookSource(input, sheet, first, options.header ?? true, totalBytes);
+  return workbookSource(input, sheet, { above: start.above, first: start.first }, options.header ?? true, totalBytes);
+}
+
+/** --skip-lines N: the rows numbered up to N are set aside (a workbook output keeps them as they are); the first batch after them. */
+async function rowsAfter(sheet: OpenedSheet, skip: number): Promise<{ above: SheetRow[]; first: SheetRow[] | undefined }> {
+  const above: SheetRow[] = [];
+  for (let batch = await nextRows(sheet); batch !== undefined; batch = await nextRows(sheet)) {
+    const at = batch.findIndex((row) => row.number > skip);
+    if (at !== -1) return { above: [...above, ...batch.slice(0, at)], first: batch.slice(at) };
+    above.push(...batch);
+  }
+  return { above, first: undefined };
 }
 
 async function nextRows(sheet: OpenedSheet): Promise<SheetRow[] | undefined> {
@@ -144,7 +177,8 @@ async function nextRows(sheet: OpenedSheet): Promise<SheetRow[] | undefined> {
   return next.done ? undefined : next.value;
 }
 
-function workbookSource(input: string, sheet: OpenedSheet, first: SheetRow[], header: boolean, totalBytes: number): CsvSource {
+function workbookSource(input: string, sheet: OpenedSheet, start: { above: SheetRow[]; first: SheetRow[] }, header: boolean, totalBytes: number): CsvSource {
+  const { first } = start;
   // Each record's cells as the sheet holds them, for as long as the record itself lives.
   const typed = new WeakMap<readonly string[], SheetRow>();
   const record = (row: SheetRow): string[] => {
@@ -217,16 +251,20 @@ function workbookSource(input: string, sheet: OpenedSheet, first: SheetRow[], he
     sheetCells: (cells) => typed.get(cells)?.cells,
     // The workbook output keeps each row where the sheet had it (hyperlinks, merged cells and
     // other sheets' formulas point at rows by number) and copies the workbook's other parts.
-    workbook: { file: input, part: sheet.part, row: (cells) => typed.get(cells)?.number },
+    workbook: { file: input, part: sheet.part, zip: sheet.zip, above: start.above, row: (cells) => typed.get(cells)?.number },
   };
 }
 
 /** The names of a workbook's sheets, in order (shell completion of --sheet). */
 export async function sheetNamesOf(input: string): Promise<string[]> {
+  let zip: WorkbookZip | undefined;
   try {
-    const parts = await workbookParts(await WorkbookZip.open(input), { input, limits: WORKBOOK_LIMITS });
+    zip = await WorkbookZip.open(input);
+    const parts = await workbookParts(zip, { input, limits: WORKBOOK_LIMITS });
     return parts.sheets.map((sheet) => sheet.name);
   } catch (error) {
     throw workbookFailure(input, error);
+  } finally {
+    zip?.close();
   }
 }

@@ -2,7 +2,9 @@
 // strings as they are, whole numbers without exponent or `.0`, other numbers as their shortest
 // exact decimal, dates as ISO 8601, booleans TRUE/FALSE, a formula as its last computed value,
 // an error as its code (`#N/A`), an empty cell as ''. The value itself is kept beside the text,
-// so that a workbook output can write numbers as numbers and dates as dates.
+// so that a workbook output can write numbers as numbers and dates as dates, and a formula with
+// it. A cell that cannot be read as what its style says is kept as it is: a number out of Excel's
+// date range in a date-styled cell (a phone number, which Excel shows as #####) stays that number.
 
 /** What a cell holds: a date is a Date of its wall-clock time in UTC; an error its code. */
 export type SheetValue = string | number | boolean | Date | { error: string } | null;
@@ -12,6 +14,14 @@ export interface SheetCell {
   /** The cell's number format (`yyyy-mm-dd`, `0.00`), kept for a workbook output. */
   numFmt: string | undefined;
   text: string;
+  /** A formula's cell: its `<f>` element (the value is its last computed one, if any). */
+  formula?: Formula | undefined;
+}
+
+/** A cell's `<f>` element as the sheet has it: its attributes (shared, array: t, ref, si) and text. */
+export interface Formula {
+  attributes: Record<string, string>;
+  text: string;
 }
 
 /** A cell as the sheet's XML gives it (ECMA-376 §18.3.1.4): its type, its value, whether it is a formula's. */
@@ -20,7 +30,7 @@ export interface RawCell {
   type: string | undefined;
   /** The `<v>` text, or the text of an inline string. */
   text: string;
-  formula: boolean;
+  formula: Formula | undefined;
 }
 
 export interface CellContext {
@@ -31,8 +41,13 @@ export interface CellContext {
 
 export const EMPTY_CELL: SheetCell = { value: null, numFmt: undefined, text: '' };
 
-/** The cell as value and text. */
+/** The cell as value and text, its formula with it. */
 export function sheetCell(raw: RawCell, style: number, context: CellContext): SheetCell {
+  const cell = cellValue(raw, style, context);
+  return raw.formula ? { ...cell, formula: raw.formula } : cell;
+}
+
+function cellValue(raw: RawCell, style: number, context: CellContext): SheetCell {
   const numFmt = context.numFmt(style);
   switch (raw.type) {
     case 's':
@@ -74,7 +89,7 @@ function numberCell(text: string, numFmt: string | undefined, date1904: boolean)
   if (!Number.isFinite(number)) return textCell(text, numFmt);
   // LibreOffice stores booleans (and formulas like =A1>0) as 1/0 formatted "TRUE";"TRUE";"FALSE".
   if (numFmt !== undefined && BOOLEAN_FORMAT.test(numFmt)) return booleanCell(number !== 0, numFmt);
-  if (numFmt !== undefined && isDateFormat(numFmt)) return serialDateCell(number, numFmt, date1904);
+  if (numFmt !== undefined && isDateFormat(numFmt) && inDateRange(number, date1904)) return serialDateCell(number, numFmt, date1904);
   return { value: number, numFmt, text: decimalText(number) };
 }
 
@@ -99,6 +114,14 @@ function showsDate(numFmt: string): boolean {
 }
 
 const DAY_MS = 86_400_000;
+
+/** Serial 2958466 is 10000-01-01 in the 1900 system, 1462 days later in the 1904 one: past Excel's last date. */
+const DATE_END = { 1900: 2_958_466, 1904: 2_958_466 - 1462 };
+
+/** A serial Excel shows as a date: from 0 to its last day, 9999-12-31 (a negative one or any later shows as #####). */
+function inDateRange(serial: number, date1904: boolean): boolean {
+  return serial >= 0 && serial < DATE_END[date1904 ? 1904 : 1900];
+}
 
 /**
  * A serial date (days since the workbook's epoch, the time as the fraction) as the UTC Date of

@@ -7,10 +7,15 @@ import { WorkbookZip } from './workbook-zip.js';
 
 export async function otherSheetHeaders(file: string, except: string): Promise<Array<{ name: string; header: string[] }>> {
   const zip = await WorkbookZip.open(file);
-  const book = zip.stream('xl/workbook.xml');
-  if (!book) return [];
+  let sheets: Array<{ name: string }> = [];
+  try {
+    const book = zip.stream('xl/workbook.xml');
+    if (book) sheets = parseWorkbook(await partText(book)).sheets;
+  } finally {
+    zip.close();
+  }
   const headers: Array<{ name: string; header: string[] }> = [];
-  for (const { name } of parseWorkbook(await partText(book)).sheets) {
+  for (const { name } of sheets) {
     if (name === except) continue;
     try {
       const source = await openWorkbook(file, { sheet: name });

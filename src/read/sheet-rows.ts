@@ -54,6 +54,8 @@ class SheetParser {
   /** Inside <v>, or a <t> of an inline string outside its phonetic reading (<rPh>). */
   #capturing = false;
   #phonetic = false;
+  /** Inside the cell's <f>: its text is the formula's. */
+  #inFormula = false;
 
   constructor(context: CellContext, guard: SheetGuard) {
     this.#context = context;
@@ -67,12 +69,8 @@ class SheetParser {
       this.#bound.tag();
       this.#close(localName(tag.name));
     });
-    this.#parser.on('text', (text) => {
-      if (this.#capturing && this.#cell) this.#cell.raw.text += text;
-    });
-    this.#parser.on('cdata', (text) => {
-      if (this.#capturing && this.#cell) this.#cell.raw.text += text;
-    });
+    this.#parser.on('text', (text) => this.#text(text));
+    this.#parser.on('cdata', (text) => this.#text(text));
   }
 
   write(text: string): void {
@@ -90,6 +88,12 @@ class SheetParser {
     return rows;
   }
 
+  #text(text: string): void {
+    if (!this.#cell) return;
+    if (this.#capturing) this.#cell.raw.text += text;
+    else if (this.#inFormula) this.#cell.raw.formula!.text += text;
+  }
+
   #open(tag: SaxesTagPlain): void {
     const name = localName(tag.name);
     const attributes = tag.attributes as Record<string, string>;
@@ -97,11 +101,12 @@ class SheetParser {
       this.#column = attributes.r ? columnOf(attributes.r) : this.#column + 1;
       // Before the row is padded up to it: column ZZZZ would be half a million empty cells.
       if (this.#column > MAX_COLUMNS) throw columnOverLimit(this.#guard.input, attributes.r ?? '', this.#column);
-      this.#cell = { raw: { type: attributes.t, text: '', formula: false }, style: Number(attributes.s ?? 0) };
+      this.#cell = { raw: { type: attributes.t, text: '', formula: undefined }, style: Number(attributes.s ?? 0) };
     } else if (name === 'v' || (name === 't' && !this.#phonetic)) {
       this.#capturing = true;
     } else if (name === 'f' && this.#cell) {
-      this.#cell.raw.formula = true;
+      this.#cell.raw.formula = { attributes: { ...attributes }, text: '' };
+      this.#inFormula = true;
     } else if (name === 'rPh') {
       this.#phonetic = true;
     } else if (name === 'row') {
@@ -117,12 +122,15 @@ class SheetParser {
   #close(name: string): void {
     if (name === 'v' || name === 't') {
       this.#capturing = false;
+    } else if (name === 'f') {
+      this.#inFormula = false;
     } else if (name === 'rPh') {
       this.#phonetic = false;
     } else if (name === 'c' && this.#row && this.#cell) {
       const cell = sheetCell(this.#cell.raw, this.#cell.style, this.#context);
       this.#cell = undefined;
-      if (cell.text === '' && cell.value === null) return;
+      // A formula never computed (no cached value) is no empty cell: the output keeps it.
+      if (cell.text === '' && cell.value === null && !cell.formula) return;
       const cells = this.#row.cells;
       while (cells.length < this.#column - 1) cells.push(EMPTY_CELL);
       cells[this.#column - 1] = cell;

@@ -26,15 +26,20 @@ export async function prepare(settings: EnrichSettings, resources: Resources): P
   // A CSV of one lookup kind without --with writes only the answer's own columns: the store may hand
   // them over as cells (no JSON.parse). JSONL, a waterfall, --with and a `lead.MEMBER` field need the parsed answers.
   const cellsOnly = settings.format === 'csv' && settings.extras.length === 0 && input.targets.length === 1 && !settings.fields?.some(isMemberField);
-  return openRun(settings, resources, {
+  const made: { writer?: RowWriter } = {};
+  const run = await openRun(settings, resources, {
     input,
     storedForm: cellsOnly ? 'cells' : 'data',
     writer: () => {
       const writer = openWriter(settings, input);
       resources.onFailure(() => writer.abort());
+      made.writer = writer;
       return writer;
     },
   });
+  // A workbook output's parts are checked and copied now: what could stop it is found before the first lookup.
+  await made.writer?.ready();
+  return run;
 }
 
 /**
@@ -44,6 +49,10 @@ export async function prepare(settings: EnrichSettings, resources: Resources): P
 async function openInput(settings: EnrichSettings, resources: Resources): Promise<RunInput> {
   const read = await openSource(settings.input, readOptionsOf(settings));
   resources.onFailure(() => read.destroy());
+  // A workbook output copies the input's parts from the zip the reader opened: kept open for it
+  // even when the reader is done first (--limit stops it while the key columns are found).
+  const zip = settings.format === 'xlsx' ? read.workbook?.zip.hold() : undefined;
+  if (zip) resources.defer(() => zip.close());
   const { targets, headerLine, source } = await keyColumns(read, { by: settings.by, columns: settings.columns, header: settings.header, inputName: inputName(settings.input), warn: settings.warn });
   const header = source.header.map(fromBytes);
   const domainColumn = headerLine ? domainColumnFor(header, targets, settings.extras) : undefined;
@@ -83,6 +92,7 @@ function openWriter(settings: EnrichSettings, input: RunInput): RowWriter {
     bom: input.source.outputBom,
     headerLine: input.headerLine,
     sheet: input.source,
+    warn: settings.warn,
     ...(settings.stdout ? { stdout: settings.stdout } : {}),
   });
 }

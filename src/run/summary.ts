@@ -66,8 +66,14 @@ export interface EnrichSummary {
   lookupMs: number;
   /** Rows looked up per minute of `lookupMs` (0 when none was looked up). */
   rowsPerMinute: number;
-  /** Input cells holding bytes that are not valid UTF-8 (in a file read as UTF-8), copied through unchanged. */
+  /**
+   * Input cells holding bytes that are not valid UTF-8 (in a file read as UTF-8): copied through
+   * unchanged into a CSV output and the sidecar; a JSON Lines or workbook output holds text only,
+   * each such byte U+FFFD there.
+   */
   invalidUtf8Cells: number;
+  /** The enriched output's format. */
+  outputFormat: 'csv' | 'jsonl' | 'xlsx';
   /** Why lookups stopped early, if they did. */
   stoppedBy: StoppedBy | undefined;
   /**
@@ -179,6 +185,7 @@ export function summaryOf(run: RunState, metrics: RunMetrics, final: FinalFacts)
     lookupMs: path.lookupMs,
     rowsPerMinute: perMinute(metrics.rowsLookedUp, path.lookupMs),
     invalidUtf8Cells: metrics.invalidUtf8Cells,
+    outputFormat: settings.format,
     stoppedBy,
     budgets: final.budgets,
     apiUnavailableMs: path.apiUnavailableMs,

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { OutputLockedError, UnwritableOutputError } from '../api/errors.js';
 import { isAlive } from '../core/processes.js';
-import { OUTPUTS_GIVEN, whyNotWritable } from './sinks.js';
+import { OUTPUTS_GIVEN, removeStalePartials, whyNotWritable } from './sinks.js';
 
 const REFRESH_MS = 20_000;
 const STALE_MS = 3 * REFRESH_MS;
@@ -50,6 +50,8 @@ export class OutputLock {
     for (let attempt = 0; attempt < 3; attempt += 1) {
       try {
         fs.writeFileSync(file, `${JSON.stringify(me)}\n`, { flag: 'wx', mode: 0o644 });
+        // The output is ours now: what dead runs left of it goes, whether or not this run gets to write.
+        removeStalePartials(path.resolve(destination));
         return new OutputLock(file);
       } catch (error) {
         // Not a lock question (permissions, a read-only disk): said in words, as the writer would.

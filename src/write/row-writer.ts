@@ -11,8 +11,8 @@ import { jsonText } from '../core/terminal-text.js';
 import type { ColumnSet } from './columns.js';
 import { csvLines, escapeFormula } from './csv-lines.js';
 import { jsonRow } from './json-row.js';
-import { openSink, whyNotWritable, type Sink } from './sinks.js';
-import { UnwritableOutputError } from '../api/errors.js';
+import { assertNotFolder, openSink, whyNotWritable, type Sink } from './sinks.js';
+import { LeadEnrichError, UnwritableOutputError } from '../api/errors.js';
 import { toBytes, type CsvSource } from '../read/index.js';
 import { WorkbookOutput } from './workbook-output.js';
 
@@ -49,6 +49,8 @@ export interface WriterOptions {
   /** An .xlsx input's worksheet and typed cells, for a workbook output that keeps them. */
   sheet?: Pick<CsvSource, 'sheet' | 'sheetCells' | 'workbook'> | undefined;
   stdout?: Writable;
+  /** Where a note about the outputs goes (a workbook's cells cut to Excel's limit). */
+  warn?: ((line: string) => void) | undefined;
 }
 
 export class RowWriter implements RowSink {
@@ -102,6 +104,7 @@ export class RowWriter implements RowSink {
         sheetName: options.sheet?.sheet,
         sheetCells: options.sheet?.sheetCells,
         workbook: options.sheet?.workbook,
+        warn: options.warn,
       });
     } catch (error) {
       void this.abort();
@@ -129,6 +132,15 @@ export class RowWriter implements RowSink {
 
   #check(): void {
     if (this.#failure) throw this.#failure;
+  }
+
+  /**
+   * Resolves when the outputs are begun and nothing but their rows is left to write: a workbook's
+   * other parts checked and copied. The run waits for it before its first lookup.
+   */
+  async ready(): Promise<void> {
+    await this.#workbook?.ready();
+    this.#check();
   }
 
   /** The sidecar keeps the cells as read; the output, the cells --fill filled. */
@@ -195,7 +207,11 @@ export class RowWriter implements RowSink {
     });
   }
 
-  /** Ends both outputs and renames them into place: the sidecar first, the output last. */
+  /**
+   * Ends both outputs and renames them into place: the sidecar first, the output last. One that
+   * cannot be completed leaves no temporary file, and fails in one line that says where the
+   * answers are (the store) and how to have them written.
+   */
   async commit(): Promise<{ output: string | undefined; errors: string | undefined }> {
     if (this.#closed) throw new Error('writer already closed');
     this.#closed = true;
@@ -204,15 +220,34 @@ export class RowWriter implements RowSink {
       await Promise.all([this.#finish(this.#out), this.#err ? this.#finish(this.#err) : undefined]);
       this.#check();
     } catch (error) {
+      this.#workbook?.discard();
+      for (const sink of [this.#out, this.#err]) if (sink) this.#discard(sink);
       this.#check();
-      throw error;
+      throw notCompleted(error, named('output', this.#options.output));
     } finally {
       for (const unwatch of this.#unwatch.splice(0)) unwatch();
     }
-    for (const sink of [this.#err, this.#out]) {
-      if (sink?.temp && sink.final) fs.renameSync(sink.temp, sink.final);
-    }
+    this.#rename();
     return { output: this.#out.final, errors: this.#err?.final };
+  }
+
+  /** The complete files into place; one that cannot be (a folder made at its path meanwhile) leaves no temporary file. */
+  #rename(): void {
+    let final: string | undefined;
+    try {
+      // Both checked before either is renamed: the sidecar never appears without its output.
+      for (const sink of [this.#err, this.#out]) {
+        final = sink?.final;
+        if (sink?.temp && final) assertNotFolder(final);
+      }
+      for (const sink of [this.#err, this.#out]) {
+        final = sink?.final;
+        if (sink?.temp && final) fs.renameSync(sink.temp, final);
+      }
+    } catch (error) {
+      for (const sink of [this.#out, this.#err]) if (sink) this.#discard(sink);
+      throw new UnwritableOutputError(`Cannot write ${final}: ${whyNotWritable(error)}; ${STORED}`, { cause: error });
+    }
   }
 
   async #finish(sink: Sink): Promise<void> {
@@ -255,6 +290,15 @@ function filledCells(cells: readonly string[], filled: ReadonlyMap<number, strin
   for (const [column, value] of filled) out[column] = toBytes(escapeFormula(value));
   return out;
 }
+
+/** A failure to complete the outputs, as the run's one line (never an "unexpected failure"). */
+function notCompleted(error: unknown, what: string): Error {
+  if (error instanceof LeadEnrichError) return error;
+  const why = error instanceof Error ? error.message : String(error);
+  return new UnwritableOutputError(`Cannot complete the ${what}: ${why}; ${STORED}`, { cause: error });
+}
+
+const STORED = 'the answers received are kept in the store: run the same command again to write them without paying again';
 
 /** `output /data/x.csv`: a file's path is named; standard output and a caller's stream are not. */
 function named(what: string, target: string | Writable | undefined): string {

@@ -29,6 +29,8 @@ export function openSink(target: string | Writable, stdout: Writable): Sink {
   const temp = path.join(path.dirname(final), `.${path.basename(final)}.${process.pid}.${randomBytes(8).toString('hex')}.partial`);
   removeStalePartials(final);
   try {
+    // Found now, before the first lookup, rather than when the complete file is renamed into place.
+    assertNotFolder(final);
     fs.mkdirSync(path.dirname(final), { recursive: true });
     const fd = fs.openSync(temp, 'wx', 0o644);
     const file = fs.createWriteStream(temp, { fd });
@@ -45,8 +47,12 @@ export function openSink(target: string | Writable, stdout: Writable): Sink {
 /** Where the reader names the output and the sidecar. */
 export const OUTPUTS_GIVEN = (): string => said({ cli: 'with -o / --errors', library: 'for output / errors' });
 
-/** Temporary files of earlier runs that were killed (their process is gone) are removed. */
-function removeStalePartials(final: string): void {
+/**
+ * Temporary files of earlier runs on `final` that are gone (killed, or failed before they could
+ * clean up: their process is no longer alive) are removed. Called when a run takes the output's
+ * lock, and again when it opens the output.
+ */
+export function removeStalePartials(final: string): void {
   const prefix = `.${path.basename(final)}.`;
   let names: string[];
   try {
@@ -59,8 +65,17 @@ function removeStalePartials(final: string): void {
     const middle = name.startsWith(prefix) && name.endsWith('.partial') ? /^(\d+)(\.[0-9a-f]+)?$/.exec(name.slice(prefix.length, -'.partial'.length)) : null;
     const pid = middle ? Number(middle[1]) : NaN;
     if (!Number.isInteger(pid) || pid === process.pid || isAlive(pid)) continue;
-    fs.rmSync(path.join(path.dirname(final), name), { force: true });
+    try {
+      fs.rmSync(path.join(path.dirname(final), name), { force: true });
+    } catch {
+      // Not ours to remove (another user's folder): left as it is.
+    }
   }
+}
+
+/** A folder where the output is to be renamed: rename() would fail with EISDIR; said the same way before. */
+export function assertNotFolder(final: string): void {
+  if (fs.statSync(final, { throwIfNoEntry: false })?.isDirectory()) throw Object.assign(new Error(`${final} is a folder`), { code: 'EISDIR' });
 }
 
 /** What an operating-system error means for a path to write, in words (not ENOTDIR). */

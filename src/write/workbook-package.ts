@@ -1,14 +1,18 @@
 // What a workbook output is built around: the input workbook's own package (an .xlsx input: every
 // part but the enriched sheet copied as it is, so the other sheets keep their values, types,
 // shared strings, styles, hyperlinks and widths), or a fresh one-sheet package (a CSV input).
-// The enriched sheet's XML keeps the input sheet's own elements around its rows: column widths
-// and the like before them, hyperlinks, merged cells and the rest after them.
-import { StringDecoder } from 'node:string_decoder';
+// The enriched sheet's XML keeps the input sheet's own elements around its rows (sheet-frame.ts):
+// column widths and the like before them, hyperlinks, merged cells and the rest after them.
+import { pipeline, type Readable } from 'node:stream';
+import { UnreadableInputError, UnwritableOutputError } from '../api/errors.js';
 import type { SheetOrigin } from '../read/index.js';
+import { partBound, partOverLimit, WORKBOOK_LIMITS } from '../read/workbook-limits.js';
 import { parseRelationships, parseWorkbook, partOfType, partText, RELATIONSHIP } from '../read/workbook-parts.js';
-import { WorkbookZip, workbookPartPath } from '../read/workbook-zip.js';
+import { methodName, workbookPartPath, type WorkbookZip, type ZipPart } from '../read/workbook-zip.js';
+import { frameSheet, type SheetFrame } from './sheet-frame.js';
 import { xmlAttribute } from './sheet-xml.js';
 import { FRESH_STYLES } from './workbook-styles.js';
+import { ENTRY_LIMIT } from './zip-writer.js';
 
 const MAIN = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
 const PACKAGE_RELS = 'http://schemas.openxmlformats.org/package/2006/relationships';
@@ -18,17 +22,16 @@ const CONTENT_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetm
 export interface WorkbookPackage {
   /** The enriched sheet's part. */
   sheetPart: string;
-  /** Its XML before <sheetData> and after it, and the namespace prefix its elements use. */
-  head: string;
-  tail: string;
-  prefix: string;
+  /** Its XML around its rows, the namespace prefix its elements use, the last column its rows use. */
+  frame: SheetFrame;
   styles: string;
   stylesPart: string;
   date1904: boolean;
   /** Parts written as given here (content types, relationships). */
   fixed: Array<[string, string]>;
-  /** Parts copied from the input as they are. */
-  copies: string[];
+  /** Parts copied from the input as they are stored (deflated or not), checked before the first lookup. */
+  copies: ZipPart[];
+  /** The input's zip, held until the output is complete (WorkbookZip.hold). */
   zip: WorkbookZip | undefined;
 }
 
@@ -41,11 +44,10 @@ export function freshPackage(sheetName: string): WorkbookPackage {
   const rels = `${XML_DECLARATION}<Relationships xmlns="${PACKAGE_RELS}"><Relationship Id="rId1" Type="${RELATIONSHIP}officeDocument" Target="xl/workbook.xml"/></Relationships>`;
   const book = `${XML_DECLARATION}<workbook xmlns="${MAIN}" xmlns:r="${RELATIONSHIP.slice(0, -1)}"><sheets><sheet name="${xmlAttribute(sheetName)}" sheetId="1" r:id="rId1"/></sheets></workbook>`;
   const bookRels = `${XML_DECLARATION}<Relationships xmlns="${PACKAGE_RELS}"><Relationship Id="rId1" Type="${RELATIONSHIP}worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="${RELATIONSHIP}styles" Target="styles.xml"/></Relationships>`;
+  const head = `${XML_DECLARATION}<worksheet xmlns="${MAIN}" xmlns:r="${RELATIONSHIP.slice(0, -1)}">`;
   return {
     sheetPart: 'xl/worksheets/sheet1.xml',
-    head: `${XML_DECLARATION}<worksheet xmlns="${MAIN}" xmlns:r="${RELATIONSHIP.slice(0, -1)}">`,
-    tail: '</worksheet>',
-    prefix: '',
+    frame: { head, tail: '</worksheet>', spans: { viewsAt: head.length }, prefix: '', lastColumn: 0, lastColumnAt: '' },
     styles: FRESH_STYLES,
     stylesPart: 'xl/styles.xml',
     date1904: false,
@@ -55,41 +57,78 @@ export function freshPackage(sheetName: string): WorkbookPackage {
   };
 }
 
-/** The input workbook's package, the enriched sheet's part opened to take its head and tail. */
+/**
+ * The input workbook's package, from the zip the reader opened (the workbook as the run read it):
+ * its small parts edited, the enriched sheet framed, and every other part checked to be copied as
+ * it is stored, all before the first lookup. The zip is held until the output lets it go.
+ */
 export async function inputPackage(origin: SheetOrigin): Promise<WorkbookPackage> {
-  const zip = await WorkbookZip.open(origin.file);
+  const zip = origin.zip.hold();
+  try {
+    return await packageOf(zip, origin);
+  } catch (error) {
+    zip.close();
+    throw error;
+  }
+}
+
+async function packageOf(zip: WorkbookZip, origin: SheetOrigin): Promise<WorkbookPackage> {
+  const text = (part: string): Promise<string> => partText(boundedPart(zip, part));
   const relsPath = 'xl/_rels/workbook.xml.rels';
-  let bookRels = await partText(zip.stream(relsPath)!);
+  let bookRels = await text(relsPath);
   const rels = parseRelationships(bookRels);
-  const { date1904 } = parseWorkbook(await partText(zip.stream('xl/workbook.xml')!));
-  let types = await partText(zip.stream('[Content_Types].xml')!);
+  const { date1904 } = parseWorkbook(await text('xl/workbook.xml'));
+  let types = await text('[Content_Types].xml');
   const ownStyles = partOfType(rels, 'styles', workbookPartPath);
   const stylesPart = ownStyles ?? 'xl/styles.xml';
-  const styles = ownStyles && zip.has(ownStyles) ? await partText(zip.stream(ownStyles)!) : FRESH_STYLES;
+  const styles = ownStyles && zip.has(ownStyles) ? await text(ownStyles) : FRESH_STYLES;
   if (!ownStyles) {
     bookRels = bookRels.replace(/<\/(\w+:)?Relationships>/, `<$1Relationship Id="rIdLeadEnrichStyles" Type="${RELATIONSHIP}styles" Target="styles.xml"/>$&`);
     types = types.replace(/<\/(\w+:)?Types>/, `<$1Override PartName="/xl/styles.xml" ContentType="${CONTENT_TYPE}.styles+xml"/>$&`);
   }
   const edited = { types, bookRels };
-  // The calculation chain lists the formula cells of every sheet; the enriched sheet's formulas
-  // become their values, so the chain is dropped (Excel rebuilds it) rather than left wrong.
+  // The calculation chain lists the formula cells of every sheet, for Excel's own use: it is
+  // dropped (Excel rebuilds it) rather than left to disagree with the cells written.
   const calcChain = withoutPart(edited, 'calcChain');
   // The output is an .xlsx: a macro-enabled or template workbook (.xlsm, .xltx) becomes a plain
   // one, its macros left out (Excel refuses an .xlsx whose content type says macros).
   edited.types = edited.types.replace(/sheet\.(macroEnabled|template|macroEnabledTemplate)\.main\+xml/i, 'sheet.main+xml');
   const vbaPart = withoutPart(edited, 'vbaProject');
   const own = new Set(['[content_types].xml', relsPath, origin.part, stylesPart, calcChain, vbaPart].filter((p) => p !== undefined).map((p) => p.toLowerCase()));
-  const frame = await sheetFrame(zip, origin.part);
+  const frame = await frameSheet(zip.stream(origin.part)!, { input: origin.file, part: origin.part, limit: WORKBOOK_LIMITS.partBytes });
   return {
     sheetPart: origin.part,
-    ...frame,
+    frame,
     styles,
     stylesPart,
     date1904,
     fixed: [['[Content_Types].xml', edited.types], [relsPath, edited.bookRels]],
-    copies: zip.paths().filter((p) => !own.has(p.toLowerCase())),
+    copies: zip.paths().filter((p) => !own.has(p.toLowerCase())).map((p) => copyable(zip, p)),
     zip,
   };
+}
+
+/** A small part read whole, refused once it inflates past the bound of a part. */
+function boundedPart(zip: WorkbookZip, part: string): Readable {
+  const stream = zip.stream(part);
+  if (!stream) throw new UnreadableInputError(`${zip.file} has no part ${part}: open it in Excel or LibreOffice and save it again as .xlsx`);
+  const limits = WORKBOOK_LIMITS;
+  return pipeline(stream, partBound(limits.partBytes, () => partOverLimit(zip.file, part, limits)), () => {});
+}
+
+/**
+ * A part the output copies as the input stores it, deflated or not: one stored any other way
+ * (another compression method, encrypted) is refused by name, as is one too large for a zip
+ * without Zip64 entries, rather than written into an output that Excel cannot open.
+ */
+function copyable(zip: WorkbookZip, path: string): ZipPart {
+  const part = zip.part(path)!;
+  const refuse = (why: string): Error =>
+    new UnwritableOutputError(`Cannot write the workbook of ${zip.file}: its part ${part.name} ${why}; open it in Excel or LibreOffice and save it again, or write CSV instead (-o FILE.csv)`);
+  if (part.encrypted) throw refuse('is encrypted');
+  if (part.method !== 0 && part.method !== 8) throw refuse(`is compressed with ${methodName(part.method)}, which lead-enrich cannot copy (only deflate, as Excel writes)`);
+  if (part.size > ENTRY_LIMIT || part.compressedSize > ENTRY_LIMIT) throw refuse('is larger than 4 GiB');
+  return part;
 }
 
 /** Leaves a part out of the package, its relationship and content type with it; its path, if there was one. */
@@ -105,54 +144,24 @@ function withoutPart(edited: { types: string; bookRels: string }, type: string):
 }
 
 /**
- * The sheet's XML before its <sheetData> (the root element, column widths, views) and after it
- * (hyperlinks, merged cells, page setup...), read in one pass that keeps none of the rows.
+ * The input sheet's head for the output: no <dimension> (its size changes), the header row frozen
+ * in views of our own in place of the sheet's. Edited where its parser found these elements.
  */
-async function sheetFrame(zip: WorkbookZip, part: string): Promise<{ head: string; tail: string; prefix: string }> {
-  const decoder = new StringDecoder('utf8');
-  let head = '';
-  let prefix: string | undefined;
-  let body = '';
-  let tail: string | undefined;
-  for await (const chunk of zip.stream(part)!) {
-    const text = decoder.write(chunk as Buffer);
-    if (tail !== undefined) {
-      tail += text;
-    } else if (prefix === undefined) {
-      head += text;
-      const open = /<(\w+:)?sheetData\b[^>]*>/.exec(head);
-      if (!open) continue;
-      prefix = open[1] ?? '';
-      body = head.slice(open.index + open[0].length);
-      if (open[0].endsWith('/>')) tail = body;
-      head = head.slice(0, open.index);
-    } else {
-      body += text;
-    }
-    if (tail === undefined && prefix !== undefined) {
-      const close = body.indexOf(`</${prefix}sheetData>`);
-      if (close !== -1) tail = body.slice(close + `</${prefix}sheetData>`.length);
-      // Only the last few characters can begin the closing tag: the rows themselves are not kept.
-      else body = body.slice(-32);
-    }
+export function outputHead(frame: SheetFrame, headerRow: number | undefined): string {
+  const { head, spans, prefix: p } = frame;
+  const cuts: Array<[number, number, string]> = [];
+  if (spans.dimension) cuts.push([...spans.dimension, '']);
+  if (headerRow !== undefined) {
+    const views =
+      `<${p}sheetViews><${p}sheetView workbookViewId="0"><${p}pane ySplit="${headerRow}" topLeftCell="A${headerRow + 1}" activePane="bottomLeft" state="frozen"/>` +
+      `<${p}selection pane="bottomLeft"/></${p}sheetView></${p}sheetViews>`;
+    cuts.push(spans.views ? [...spans.views, views] : [spans.viewsAt, spans.viewsAt, views]);
   }
-  if (tail === undefined) throw new Error(`the worksheet ${part} has no <sheetData> that ends`);
-  return { head, tail: tail + decoder.end(), prefix: prefix ?? '' };
-}
-
-/** The input sheet's head for the output: no <dimension> (its size changes), the header row frozen. */
-export function outputHead(head: string, prefix: string, headerRow: number | undefined): string {
-  let out = head.replace(/<(\w+:)?dimension\b[^>]*\/>/, '');
-  if (headerRow === undefined) return out;
-  const p = prefix;
-  const views =
-    `<${p}sheetViews><${p}sheetView workbookViewId="0"><${p}pane ySplit="${headerRow}" topLeftCell="A${headerRow + 1}" activePane="bottomLeft" state="frozen"/>` +
-    `<${p}selection pane="bottomLeft"/></${p}sheetView></${p}sheetViews>`;
-  const existing = /<(\w+:)?sheetViews\b[^>]*?(\/>|>[\s\S]*?<\/(\w+:)?sheetViews>)/.exec(out);
-  if (existing) return out.slice(0, existing.index) + views + out.slice(existing.index + existing[0].length);
-  // Views come before the format properties and the columns (CT_Worksheet's order).
-  const next = /<(\w+:)?(sheetFormatPr|cols)\b/.exec(out);
-  const at = next ? next.index : out.length;
-  out = out.slice(0, at) + views + out.slice(at);
-  return out;
+  let out = '';
+  let at = 0;
+  for (const [start, end, text] of cuts.sort((a, b) => a[0] - b[0])) {
+    out += head.slice(at, start) + text;
+    at = end;
+  }
+  return out + head.slice(at);
 }

@@ -123,13 +123,13 @@ describe('enrich contacts.xlsx (CLI, sandbox)', () => {
     expect(ann.getCell(6).value).toEqual(new Date(Date.UTC(2026, 10, 24)));
     expect(ann.getCell(7).value).toEqual(new Date(Date.UTC(2026, 10, 24, 9, 30)));
     expect(ann.getCell(8).value).toBe(true);
-    // A formula's cached value, written as the value (not the formula: its references would move).
-    expect(ann.getCell(9).type).toBe(ExcelJS.ValueType.Number);
-    expect(ann.getCell(9).value).toBe(0.2);
+    // A formula kept, with its cached value: every cell keeps its row and column, so its references hold.
+    expect(ann.getCell(9).type).toBe(ExcelJS.ValueType.Formula);
+    expect(ann.getCell(9).value).toEqual({ formula: 'E4*2', result: 0.2 });
     // The input's hyperlink, kept as a hyperlink.
     expect(ann.getCell(10).value).toMatchObject({ text: 'acme.example', hyperlink: expect.stringContaining('acme.example') });
     const bob = sheet.getRow(BOB);
-    expect(bob.getCell(9).value).toEqual({ error: '#DIV/0!' });
+    expect(bob.getCell(9).value).toEqual({ formula: '1/0', result: { error: '#DIV/0!' } });
     expect(bob.getCell(10).type).toBe(ExcelJS.ValueType.Null);
     expect(bob.getCell(11).type).toBe(ExcelJS.ValueType.String);
     expect(bob.getCell(11).value).toBe('=SUM(1,2) is not a formula here');
