@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { OutputLockedError, UnwritableOutputError } from '../api/errors.js';
 import { isAlive } from '../core/processes.js';
-import { OUTPUTS_GIVEN, removeStalePartials, whyNotWritable } from './sinks.js';
+import { OUTPUTS_GIVEN } from './output-words.js';
+import { removeStalePartials, whyNotWritable } from './sinks.js';
 
 const REFRESH_MS = 20_000;
 const STALE_MS = 3 * REFRESH_MS;

@@ -8,7 +8,8 @@
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { UnwritableOutputError } from '../api/errors.js';
 import { MAX_COLUMNS } from '../read/workbook-limits.js';
-import { optionAsked, optionWord } from '../options/option-table.js';
+import { optionWord } from '../options/option-table.js';
+import { CSV_INSTEAD } from './output-words.js';
 
 /** Where an element of the head lies in it: [its `<`, just past its end]. */
 type Span = [start: number, end: number];
@@ -184,7 +185,7 @@ class FrameReader {
 /** The frame of a worksheet of `input`, from its inflated bytes; refused in one line when the output could not keep its rows. */
 export async function frameSheet(chunks: AsyncIterable<Buffer | string>, where: { input: string; part: string; limit: number }): Promise<SheetFrame> {
   const refuse = (why: string): Error =>
-    new UnwritableOutputError(`Cannot write the workbook of ${where.input}: ${why.replace('its worksheet', `its worksheet ${where.part}`)}; open it in Excel or LibreOffice and save it again, or write CSV instead (-o FILE.csv)`);
+    new UnwritableOutputError(`Cannot write the workbook of ${where.input}: ${why.replace('its worksheet', `its worksheet ${where.part}`)}; open it in Excel or LibreOffice and save it again, or ${CSV_INSTEAD()}`);
   const reader = new FrameReader(refuse);
   const decoder = new TextDecoder('utf-8');
   for await (const chunk of chunks) reader.write(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }), where.limit);
@@ -197,6 +198,6 @@ export function checkRoom(frame: Pick<SheetFrame, 'lastColumn' | 'lastColumnAt'>
   if (Math.max(frame.lastColumn, width) + added <= MAX_COLUMNS) return;
   const used = frame.lastColumn >= width ? `its sheet uses column ${frame.lastColumn} (${frame.lastColumnAt})` : `its header has ${width} columns`;
   throw new UnwritableOutputError(
-    `Cannot write the workbook of ${input}: ${used}, and the ${added} columns the run adds after it would lie past column XFD (${MAX_COLUMNS}), the last a worksheet has; write CSV instead (${optionAsked('output', 'FILE.csv', 'a file ending .csv')}), or choose fewer columns with ${optionWord('fields')}`,
+    `Cannot write the workbook of ${input}: ${used}, and the ${added} columns the run adds after it would lie past column XFD (${MAX_COLUMNS}), the last a worksheet has; ${CSV_INSTEAD()}, or choose fewer columns with ${optionWord('fields')}`,
   );
 }

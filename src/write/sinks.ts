@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import { said } from '../api/caller-words.js';
+import { OUTPUTS_GIVEN } from './output-words.js';
 import { UnwritableOutputError } from '../api/errors.js';
 import { isAlive } from '../core/processes.js';
 
@@ -43,9 +43,6 @@ export function openSink(target: string | Writable, stdout: Writable): Sink {
     throw new UnwritableOutputError(`Cannot write ${target}: ${whyNotWritable(error)}; choose another path ${OUTPUTS_GIVEN()}`);
   }
 }
-
-/** Where the reader names the output and the sidecar. */
-export const OUTPUTS_GIVEN = (): string => said({ cli: 'with -o / --errors', library: 'for output / errors' });
 
 /**
  * Temporary files of earlier runs on `final` that are gone (killed, or failed before they could

@@ -20,6 +20,7 @@ import { MAX_CELL_CHARS, rowXml, type OutCell, type RowStyles } from './sheet-xm
 import type { WorkbookPackage } from './workbook-package.js';
 import { WorkbookStyles } from './workbook-styles.js';
 import { ZipWriter, type ZipEntry } from './zip-writer.js';
+import { CSV_INSTEAD } from './output-words.js';
 
 export interface WorkbookOutputOptions {
   /** Where the workbook's bytes go: the temporary file, a caller's stream, or stdout (not ended here). */
@@ -68,7 +69,7 @@ export class WorkbookOutput {
       if (error instanceof LeadEnrichError) throw error;
       // The input's parts could not be read as they were copied (a damaged zip).
       const why = error instanceof Error ? error.message : String(error);
-      throw new UnwritableOutputError(`Cannot write the workbook: ${why}; write CSV instead (-o FILE.csv), or save the input again as .xlsx`, { cause: error });
+      throw new UnwritableOutputError(`Cannot write the workbook: ${why}; ${CSV_INSTEAD()}, or save the input again as .xlsx`, { cause: error });
     });
     // A failure reaches the run through ready(), drained() or finish(); never an unhandled rejection.
     this.#ready.catch(() => {});
@@ -213,7 +214,7 @@ export class WorkbookOutput {
 
 function tooManyRows(): UnwritableOutputError {
   return new UnwritableOutputError(
-    `Cannot write the workbook: it would hold more than ${MAX_ROWS.toLocaleString('en-US')} rows, the most a worksheet has; write CSV instead (-o FILE.csv): the answers received are kept in the store, and the same command with -o FILE.csv writes them without paying again`,
+    `Cannot write the workbook: it would hold more than ${MAX_ROWS.toLocaleString('en-US')} rows, the most a worksheet has; ${CSV_INSTEAD()}: the answers received are kept in the store, and the same command with -o FILE.csv writes them without paying again`,
   );
 }
 

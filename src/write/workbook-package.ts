@@ -13,6 +13,7 @@ import { frameSheet, type SheetFrame } from './sheet-frame.js';
 import { xmlAttribute } from './sheet-xml.js';
 import { FRESH_STYLES } from './workbook-styles.js';
 import { ENTRY_LIMIT } from './zip-writer.js';
+import { CSV_INSTEAD } from './output-words.js';
 
 const MAIN = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
 const PACKAGE_RELS = 'http://schemas.openxmlformats.org/package/2006/relationships';
@@ -124,7 +125,7 @@ function boundedPart(zip: WorkbookZip, part: string): Readable {
 function copyable(zip: WorkbookZip, path: string): ZipPart {
   const part = zip.part(path)!;
   const refuse = (why: string): Error =>
-    new UnwritableOutputError(`Cannot write the workbook of ${zip.file}: its part ${part.name} ${why}; open it in Excel or LibreOffice and save it again, or write CSV instead (-o FILE.csv)`);
+    new UnwritableOutputError(`Cannot write the workbook of ${zip.file}: its part ${part.name} ${why}; open it in Excel or LibreOffice and save it again, or ${CSV_INSTEAD()}`);
   if (part.encrypted) throw refuse('is encrypted');
   if (part.method !== 0 && part.method !== 8) throw refuse(`is compressed with ${methodName(part.method)}, which lead-enrich cannot copy (only deflate, as Excel writes)`);
   if (part.size > ENTRY_LIMIT || part.compressedSize > ENTRY_LIMIT) throw refuse('is larger than 4 GiB');

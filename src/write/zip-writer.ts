@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import { crc32, createDeflateRaw, type DeflateRaw } from 'node:zlib';
 import { UnwritableOutputError } from '../api/errors.js';
+import { CSV_INSTEAD } from './output-words.js';
 
 const LOCAL_HEADER = 0x04034b50;
 const DATA_DESCRIPTOR = 0x08074b50;
@@ -27,7 +28,7 @@ const LIMIT = 0xffff_ffff;
 const MAX_ENTRIES = 0xffff;
 /** The largest entry a zip without Zip64 entries holds, compressed or not. */
 export const ENTRY_LIMIT = LIMIT;
-const TOO_LARGE = 'Cannot write the workbook: its sheet would be larger than 4 GiB, more than a zip entry holds; write CSV instead (-o FILE.csv)';
+const TOO_LARGE = (): string => `Cannot write the workbook: its sheet would be larger than 4 GiB, more than a zip entry holds; ${CSV_INSTEAD()}`;
 
 interface Written {
   name: Buffer;
@@ -78,7 +79,7 @@ export class ZipEntry {
     if (bytes.length === 0) return true;
     this.#crc = crc32(bytes, this.#crc);
     this.#size += bytes.length;
-    if (this.#size > LIMIT) throw new UnwritableOutputError(TOO_LARGE);
+    if (this.#size > LIMIT) throw new UnwritableOutputError(TOO_LARGE());
     return this.#deflate.write(bytes);
   }
 
@@ -129,7 +130,7 @@ export class ZipWriter {
     const close = async (): Promise<void> => {
       const { crc, size, compressed } = await entry.close();
       this.#open = undefined;
-      if (compressed > LIMIT) throw new UnwritableOutputError(TOO_LARGE);
+      if (compressed > LIMIT) throw new UnwritableOutputError(TOO_LARGE());
       this.#emit(dataDescriptor(crc, compressed, size));
       this.#written.push({ name: nameBytes, flags: DESCRIPTOR_FLAGS, method: DEFLATE, crc, compressed, size, offset });
     };

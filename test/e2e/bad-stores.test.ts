@@ -174,7 +174,7 @@ describe('store export into the store itself', () => {
       if (!fs.existsSync(into)) fs.writeFileSync(into, '');
       const r = spawnSync('sh', ['-c', `"$0" "$1" store export --store "$2" >> "$3"`, process.execPath, CLI_PATH, file, into], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME } });
       expect(r.status).toBe(1);
-      expect(r.stderr).toBe(`lead-enrich: Refusing to write into the result store's own file: stdout is ${into}; send it to another file (lead-enrich store export > answers.jsonl)\n`);
+      expect(r.stderr).toBe(`lead-enrich: Refusing to write into the result store's own file: stdout is ${into}; send it to another file (lead-enrich store export > answers.jsonl) (code: config)\n`);
     }
     expect(fs.readFileSync(file).equals(before)).toBe(true);
     expect((await runCli(['store', 'check', '--store', file])).stdout).toMatch(/is sound/);

@@ -17,7 +17,7 @@ describe("the command line's words", () => {
     fs.writeFileSync(path.join(dir, 'names.csv'), 'name,phone\nAnn,1\n');
     const r = await runCli(['enrich', 'names.csv', '--sandbox'], { cwd: dir });
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('lead-enrich: No lookup column found in the header (name, phone): pass --by email|url|domain and --column NAME (or, when the header is not the first line, --skip-lines N)\n');
+    expect(r.stderr).toBe('lead-enrich: No lookup column found in the header (name, phone): pass --by email|url|domain and --column NAME (or, when the header is not the first line, --skip-lines N) (code: config)\n');
   });
 
   it('a run stopped at --max-errors: the sidecar names the flag', async () => {

@@ -15,7 +15,8 @@ const startSandbox = sandboxesPerTest();
 
 function expectRefused(r: { code: number | null; stderr: string }, line: string): void {
   expect(r.code, r.stderr).toBe(1);
-  expect(lines(r.stderr)).toEqual([line]);
+  // A refusal of the configuration's: one line, with its stable code.
+  expect(lines(r.stderr)).toEqual([`${line} (code: config)`]);
 }
 
 describe('the configuration is never an output', () => {
@@ -58,7 +59,7 @@ describe('the configuration is never an output', () => {
       const before = fs.readFileSync(into);
       const r = spawnSync('sh', ['-c', `"$0" "$1" enrich "$2" --config "$3" -o - >> "$4"`, process.execPath, CLI_PATH, input, config, into], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir, LEAD_ENRICH_STORE: store } });
       expect(r.status, r.stderr).toBe(1);
-      expect(r.stderr).toBe(`lead-enrich: Refusing to write the rows into ${named} (${into}): stdout is that file; send them to another file\n`);
+      expect(r.stderr).toBe(`lead-enrich: Refusing to write the rows into ${named} (${into}): stdout is that file; send them to another file (code: config)\n`);
       expect(fs.readFileSync(into).equals(before)).toBe(true);
     }
   });
@@ -116,7 +117,7 @@ describe.skipIf(!HAS_SCRIPT)('a workbook on stdout', { meta: { skipReason: 'no u
       child.once('close', (code) => resolve({ code, text }));
     });
     expect(screen.code).toBe(1);
-    expect(screen.text.trim()).toBe('lead-enrich: Refusing to write an .xlsx workbook to a terminal: send stdout to a file (> out.xlsx), or give -o out.xlsx');
+    expect(screen.text.trim()).toBe('lead-enrich: Refusing to write an .xlsx workbook to a terminal: send stdout to a file (> out.xlsx), or give -o out.xlsx (code: config)');
     expect(sb.stats.requests).toBe(0);
     const piped = await runCli(['enrich', input, '-o', '-', '--format', 'xlsx', '-q'], { env });
     expect(piped.code, piped.stderr).toBe(0);

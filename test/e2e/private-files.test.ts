@@ -27,7 +27,9 @@ async function accountWith(config: string, env: Record<string, string> = {}): Pr
   const started = Date.now();
   const r = await runCli(['account', '--config', config], { env, timeoutMs: 20_000 });
   expect(lines(r.stderr), r.stderr).toHaveLength(1);
-  return { code: r.code, line: r.stderr.trim(), ms: Date.now() - started };
+  // Every refusal here is the configuration's: its line ends with that stable code, said once here.
+  expect(r.stderr.trim()).toMatch(/ \(code: config\)$/);
+  return { code: r.code, line: r.stderr.trim().replace(/ \(code: config\)$/, ''), ms: Date.now() - started };
 }
 
 describe.runIf(POSIX)('not a regular file, or too large: refused at once, before it is read', { meta: { skipReason: 'Windows: no devices, FIFOs or mode bits of this kind' } }, () => {
@@ -100,7 +102,7 @@ describe.runIf(POSIX)('a config or token file others can change (StrictModes)', 
     fs.chmodSync(file, 0o666);
     const r = await runCli(['account'], { env: { XDG_CONFIG_HOME: home } });
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`lead-enrich: Refusing the config file ${file}: its mode is 0666, so everyone can change it (ssh refuses such a file too); run: chmod go-w ${file}\n`);
+    expect(r.stderr).toBe(`lead-enrich: Refusing the config file ${file}: its mode is 0666, so everyone can change it (ssh refuses such a file too); run: chmod go-w ${file} (code: config)\n`);
   });
 
   it('a tokenFile of mode 666 is refused', async () => {

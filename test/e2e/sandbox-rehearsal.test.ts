@@ -58,10 +58,10 @@ describe('lead-enrich sandbox, the same token at every start', () => {
   it('refuses --token with --token-file, and a latency it cannot read, in one line each', async () => {
     const both = await runCli(['sandbox', '--token', 'a-token-0123456789', '--token-file', path.join(tempDir(), 'token')]);
     expect(both.code).toBe(1);
-    expect(both.stderr).toBe('lead-enrich: Invalid option --token-file: contradicts --token; give one of them\n');
+    expect(both.stderr).toBe('lead-enrich: Invalid option --token-file: contradicts --token; give one of them (code: config)\n');
     const latency = await runCli(['sandbox', '--latency', '100-50']);
     expect(latency.code).toBe(1);
-    expect(latency.stderr).toBe("lead-enrich: Invalid option --latency: must be MS or MIN-MAX in ms with MIN <= MAX, such as 50-150, got '100-50'\n");
+    expect(latency.stderr).toBe("lead-enrich: Invalid option --latency: must be MS or MIN-MAX in ms with MIN <= MAX, such as 50-150, got '100-50' (code: config)\n");
   });
 });
 

@@ -173,12 +173,12 @@ describe('a value typed on stdin', () => {
     expect(lines(r.stderr)).toHaveLength(1);
     expect(r.stderr.length).toBeLessThan(300);
     expect(r.stderr).not.toMatch(RAW_CONTROL);
-    expect(r.stderr).toMatch(/^lead-enrich: Invalid email on standard input: its first line is longer than 64 KiB, beginning '\\x1b\]52;c;SGVsbG8=\\x07\\x1b\[2J\\u009b2Jaaa+'\.\.\.; no request was made\n$/);
+    expect(r.stderr).toMatch(/^lead-enrich: Invalid email on standard input: its first line is longer than 64 KiB, beginning '\\x1b\]52;c;SGVsbG8=\\x07\\x1b\[2J\\u009b2Jaaa+'\.\.\.; no request was made \(code: invalid_input\)\n$/);
   });
 
   it('an invalid value is echoed cut to 200 characters, with its length', async () => {
     const r = await runCli(['lookup', 'email', '-', '--sandbox'], { input: `${'b'.repeat(5000)}@acme.com\n` });
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`lead-enrich: Invalid email '${'b'.repeat(200)}…' (5,009 characters): email is longer than 254 characters; no request was made\n`);
+    expect(r.stderr).toBe(`lead-enrich: Invalid email '${'b'.repeat(200)}…' (5,009 characters): email is longer than 254 characters; no request was made (code: invalid_input)\n`);
   });
 });

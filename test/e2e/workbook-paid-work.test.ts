@@ -91,7 +91,7 @@ describe('what could stop the workbook is found before the first lookup', () => 
     expectNoCrash(result);
     expect(result.code).toBe(1);
     expect(lines(result.stderr)).toEqual([
-      `lead-enrich: Cannot write the workbook of ${input}: its part xl/media/image1.bin is compressed with method 12 (BZIP2), which lead-enrich cannot copy (only deflate, as Excel writes); open it in Excel or LibreOffice and save it again, or write CSV instead (-o FILE.csv)`,
+      `lead-enrich: Cannot write the workbook of ${input}: its part xl/media/image1.bin is compressed with method 12 (BZIP2), which lead-enrich cannot copy (only deflate, as Excel writes); open it in Excel or LibreOffice and save it again, or write CSV instead (-o FILE.csv) (code: unwritable_output)`,
     ]);
     expect(lookups()).toBe(before);
     expect(leftIn(dir)).toEqual(['packed.xlsx', 'store.sqlite']);
@@ -145,7 +145,7 @@ describe('while the run works', () => {
     expectNoCrash(result);
     expect(result.code).toBe(1);
     expect(lines(result.stderr)).toEqual([
-      `lead-enrich: Cannot write ${output}: it is a folder; the answers received are kept in the store: run the same command again to write them without paying again`,
+      `lead-enrich: Cannot write ${output}: it is a folder; the answers received are kept in the store: run the same command again to write them without paying again (code: unwritable_output)`,
     ]);
     expect(leftIn(dir)).toEqual(['contacts.enriched.xlsx', 'contacts.xlsx', 'store.sqlite']);
     expect(leftIn(output)).toEqual(['notes.txt']);
@@ -223,7 +223,7 @@ describe('while the run works', () => {
     const result = await runCli(['enrich', input, '-o', path.join(dir, 'out.xlsx')], { env: envFor(runs.sandbox(), dir) });
     expectNoCrash(result);
     expect(result.code).toBe(1);
-    expect(lines(result.stderr)).toEqual([`lead-enrich: Cannot write ${path.join(dir, 'out.xlsx')}: it is a folder; choose another path with -o / --errors`]);
+    expect(lines(result.stderr)).toEqual([`lead-enrich: Cannot write ${path.join(dir, 'out.xlsx')}: it is a folder; choose another path with -o / --errors (code: unwritable_output)`]);
     expect(lookups()).toBe(before);
     expect(leftIn(dir)).toEqual(['contacts.xlsx', 'out.xlsx', 'store.sqlite']);
   });

@@ -121,7 +121,7 @@ describe('the cells the sheet holds', () => {
       const run = await enrichBook(rows(last));
       expect(run.code).toBe(1);
       expect(lines(run.stderr)).toEqual([
-        `lead-enrich: Cannot write the workbook of ${run.input}: its sheet uses column ${last === 'XFC' ? 16_383 : 16_384} (${last}1), and the 2 columns the run adds after it would lie past column XFD (16384), the last a worksheet has; write CSV instead (-o FILE.csv), or choose fewer columns with --fields`,
+        `lead-enrich: Cannot write the workbook of ${run.input}: its sheet uses column ${last === 'XFC' ? 16_383 : 16_384} (${last}1), and the 2 columns the run adds after it would lie past column XFD (16384), the last a worksheet has; write CSV instead (-o FILE.csv), or choose fewer columns with --fields (code: unwritable_output)`,
       ]);
       expect(lookups()).toBe(before);
       expect(leftIn(run.dir)).toEqual(['book.xlsx', 'store.sqlite']);
@@ -134,7 +134,7 @@ describe('the cells the sheet holds', () => {
     const run = await enrichBook(sheet);
     expect(run.code).toBe(1);
     expect(lines(run.stderr)).toEqual([
-      `lead-enrich: Cannot write the workbook of ${run.input}: its sheet has its rows out of order (row 3 comes after row 1048576), and the output keeps each row at its number; open it in Excel or LibreOffice and save it again, or write CSV instead (-o FILE.csv)`,
+      `lead-enrich: Cannot write the workbook of ${run.input}: its sheet has its rows out of order (row 3 comes after row 1048576), and the output keeps each row at its number; open it in Excel or LibreOffice and save it again, or write CSV instead (-o FILE.csv) (code: unwritable_output)`,
     ]);
     expect(lookups()).toBe(before);
     expect(leftIn(run.dir)).toEqual(['book.xlsx', 'store.sqlite']);
