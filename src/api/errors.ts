@@ -282,3 +282,13 @@ export function isTransient(error: unknown): boolean {
     error instanceof BadResponseError
   );
 }
+
+/**
+ * Failures that say the API itself is down (a 5xx, "failed" at 200, a reset or refused connection,
+ * a timeout), not that this answer went wrong: a 429 is the rate gate's, and a body that is not
+ * what the interface says (bad_response) is the request's own. The breaker waits these out; a
+ * command that ends with one exits 2, never 1 (docs/cli-contract.md, "Every night, unattended").
+ */
+export function isOutage(error: unknown): boolean {
+  return isTransient(error) && !(error instanceof RateLimitedError) && !(error instanceof BadResponseError);
+}

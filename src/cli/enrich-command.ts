@@ -17,6 +17,7 @@ import { FLAG_NAMES, LIBRARY_NAMES, argName, defaultOf, row as rowOf, type FlagA
 import { flagOptions } from './flag-options.js';
 import { examplesText } from './help-examples.js';
 import { writeOutcome, type CliIo } from './io.js';
+import { tellFatal } from './fatal.js';
 import { VERSION } from './version.js';
 import { openTarget, TARGET_FLAGS, targetOptions, type Target } from './target.js';
 import { STDIN_ARGUMENT } from './stdin-argument.js';
@@ -215,7 +216,8 @@ async function confirmed(io: CliIo, options: EnrichOptions, above: number): Prom
   const lookups = `${estimate.more ? 'at least ' : ''}${estimate.lookups} lookups not stored yet`;
   const answer = await askOnTerminal(`This run may spend more than ${above} credits (${lookups}, up to ${PUBLISHED_FOUND_COST} credits each). Start it? [y/N] `);
   if (answer !== undefined && saidYes(answer)) return true;
-  io.err(`lead-enrich: not started: nothing was looked up (--yes skips this question; confirmAbove in the config file sets its threshold, now ${above})`);
+  const message = `not started: nothing was looked up (--yes skips this question; confirmAbove in the config file sets its threshold, now ${above})`;
+  await tellFatal(io, { status: 1, code: 'not_confirmed', message, line: message });
   io.setStatus(1);
   return false;
 }

@@ -2,7 +2,8 @@
 // its stable code, `lead-enrich: <message> (code: <code>)`, and with --json one JSON object,
 // `{ exitCode, version, error: { code, message } }` (docs/cli-contract.md, "Every night,
 // unattended"). Imports nothing that needs a recent Node.js: the version check uses it too.
-import { LeadEnrichError } from '../api/errors.js';
+import { LeadEnrichError, isOutage } from '../api/errors.js';
+import { isUnknownHost } from '../api/network-errors.js';
 import { terminalText } from '../core/terminal-text.js';
 import { writeOutcome, type CliIo } from './io.js';
 
@@ -28,8 +29,11 @@ export function fatalOf(error: unknown, usage: (error: unknown) => boolean): Fat
   }
   if (error instanceof LeadEnrichError) {
     const message = oneLine(error.message);
-    // Stopped by a signal before anything could be written: the interrupted status all the same.
-    return { status: error.code === 'interrupted' ? 130 : 1, code: error.code, message, line: message };
+    // Stopped by a signal before anything could be written: the interrupted status all the same. An
+    // API that is down (a command's one call, a dry run's account read) is 2, never 1: waiting may
+    // mend it, as it may a run's; a host that does not exist is an address to fix.
+    const down = isOutage(error) && !isUnknownHost(error);
+    return { status: error.code === 'interrupted' ? 130 : down ? 2 : 1, code: error.code, message, line: message };
   }
   const message = oneLine(error instanceof Error ? error.message : String(error));
   return { status: 1, code: 'unexpected', message, line: `unexpected failure: ${message}. Set LEAD_ENRICH_DEBUG=1 for details and please report it.` };

@@ -124,6 +124,21 @@ describe.concurrent('--json always answers: one JSON object with exitCode and ve
     expect(summary.status.skipped).toBeGreaterThan(100);
   }, 40_000);
 
+  it('an API down for a command that makes one call (a dry run, account): exit 2, never 1, its JSON and its code', async () => {
+    const s = await sandbox();
+    const dir = makeTempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(3, 'down-once').map((k) => [k])]);
+    s.setOutage({ kind: 'error503', scope: 'all' });
+    for (const args of [['enrich', input, '--dry-run', '--refresh', '--json'], ['account', '--json']]) {
+      const r = await runCli(args, { env: envFor(s, dir) });
+      expectNoCrash(r);
+      expect(r.code, r.stderr).toBe(2);
+      const outcome = JSON.parse(r.stdout);
+      expect(outcome).toMatchObject({ exitCode: 2, version, error: { code: 'server_error' } });
+      expect(lines(r.stderr).at(-1)).toMatch(/ \(code: server_error\)$/);
+    }
+  }, 40_000);
+
   it('SIGINT while the start waits for an API that is down: exit 130 at once, every row written, its JSON', async () => {
     const s = await sandbox();
     const dir = makeTempDir();

@@ -12,7 +12,7 @@
 // failed, and only when the failures came from at least MANY_KEYS different keys (closed → open →
 // half-open with one probe, as resilience4j and Polly do). Any answer the API gives — a lead, a
 // miss, a 400, a 429 — shows it is up.
-import { ApiUnavailableError, BadResponseError, LeadEnrichError, RateLimitedError, isTransient } from '../../api/errors.js';
+import { ApiUnavailableError, LeadEnrichError, isOutage } from '../../api/errors.js';
 import { isUnknownHost } from '../../api/network-errors.js';
 import type { Clock } from '../../core/clock.js';
 import { DEFAULTS } from '../../options/defaults.js';
@@ -252,15 +252,6 @@ export class CircuitBreaker {
   #unavailable(): ApiUnavailableError {
     return new ApiUnavailableError(`not looked up: the API was unavailable for longer than the patience (${Math.round(this.#settings.patienceMs / 1000)} s)`);
   }
-}
-
-/**
- * Failures that say the API itself is down (a 5xx, "failed" at 200, a reset or refused connection,
- * a timeout), not that this answer went wrong: a 429 is the rate gate's, and a body that is not
- * what the interface says (bad_response) is the request's own.
- */
-function isOutage(error: unknown): boolean {
-  return isTransient(error) && !(error instanceof RateLimitedError) && !(error instanceof BadResponseError);
 }
 
 /** The API answered, if with a refusal (400, 401, 402, 429, a bad body at some status): it is up. */
