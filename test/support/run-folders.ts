@@ -1,0 +1,51 @@
+// The run's own temporary folder (the TMPDIR of every test and of the processes they start), named
+// for the vitest process that owns it: `lead-enrich-suite-<pid>.<start>-XXXXXX`, <start> being
+// when that process started (clock ticks since boot, from /proc; 0 where there is none), so that a
+// pid given out again to another process is not taken for the owner. A run killed before its
+// teardown leaves its folder behind: the next run removes the folders whose owner is gone.
+import fs from 'node:fs';
+import path from 'node:path';
+
+const PREFIX = 'lead-enrich-suite-';
+const NAME = /^lead-enrich-suite-(\d+)\.(\d+)-/;
+
+/**
+ * Field 22 of /proc/<pid>/stat (when the process started), or undefined where there is no such
+ * process, or only its zombie (a killed run's processes may stay zombies until reaped), or no /proc.
+ */
+export function startOf(pid: number): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command name, which is in parentheses and may hold spaces: the 3rd field on.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[0] === 'Z' ? undefined : fields[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/** A new run folder in `outer`, owned by this process. */
+export function makeRunFolder(outer: string): string {
+  return fs.mkdtempSync(path.join(outer, `${PREFIX}${process.pid}.${startOf(process.pid) ?? '0'}-`));
+}
+
+/** Whether the run that owns `folder` (a run folder's path or name) has ended; false for any other name. */
+export function isDeadRun(folder: string): boolean {
+  const owner = NAME.exec(path.basename(folder));
+  if (!owner) return false;
+  const pid = Number(owner[1]);
+  if (fs.existsSync('/proc/self/stat')) return startOf(pid) !== owner[2];
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'EPERM';
+  }
+}
+
+/** Removes the run folders in `outer` whose run has ended; returns their names. */
+export function removeDeadRunFolders(outer: string): string[] {
+  const dead = fs.readdirSync(outer).filter((name) => name.startsWith(PREFIX) && isDeadRun(name));
+  for (const name of dead) fs.rmSync(path.join(outer, name), { recursive: true, force: true, maxRetries: 3 });
+  return dead;
+}
