@@ -42,14 +42,12 @@ function refuseFilesOutsideLayers(): void {
 
 /** Kills the processes of runs that were killed, removes their folders, and says what it did. */
 async function cleanUpDeadRuns(outerTmp: string): Promise<void> {
+  const say = (text: string) => process.stderr.write(`test/support/global-setup.ts: ${text}\n`);
   const killed = await killAll(suiteProcesses().filter((p) => isDeadRun(p.run)));
-  const removed = removeDeadRunFolders(outerTmp);
-  if (killed.length > 0) {
-    process.stderr.write(`test/support/global-setup.ts: ${killed.length} process(es) left running by a run that was killed before its teardown, killed now: ${killed.map(describeProcess).join(', ')}\n`);
-  }
-  if (removed.length > 0) {
-    process.stderr.write(`test/support/global-setup.ts: the temporary folder(s) of ${removed.length} run(s) killed before their teardown, removed: ${removed.join(', ')}\n`);
-  }
+  if (killed.length > 0) say(`${killed.length} process(es) left running by a run that was killed before its teardown, killed now: ${killed.map(describeProcess).join(', ')}`);
+  const { removed, failed } = removeDeadRunFolders(outerTmp);
+  if (removed.length > 0) say(`the temporary folder(s) of ${removed.length} run(s) killed before their teardown, removed: ${removed.join(', ')}`);
+  if (failed.length > 0) say(`the temporary folder(s) of ${failed.length} run(s) killed before their teardown could not be removed: ${failed.join('; ')}`);
 }
 
 export default async function setup(): Promise<() => Promise<void>> {

@@ -2,9 +2,11 @@
 // for the vitest process that owns it: `lead-enrich-suite-<pid>.<start>-XXXXXX`, <start> being
 // when that process started (clock ticks since boot, from /proc; 0 where there is none), so that a
 // pid given out again to another process is not taken for the owner. A run killed before its
-// teardown leaves its folder behind: the next run removes the folders whose owner is gone.
+// teardown leaves its folder behind: the next run removes the folders whose owner is gone, and
+// first unmounts what a test had mounted in one (the small disks of reliability/durability.test.ts).
 import fs from 'node:fs';
 import path from 'node:path';
+import { runChecked } from '../helpers/processes.js';
 
 const PREFIX = 'lead-enrich-suite-';
 const NAME = /^lead-enrich-suite-(\d+)\.(\d+)-/;
@@ -43,9 +45,32 @@ export function isDeadRun(folder: string): boolean {
   }
 }
 
-/** Removes the run folders in `outer` whose run has ended; returns their names. */
-export function removeDeadRunFolders(outer: string): string[] {
-  const dead = fs.readdirSync(outer).filter((name) => name.startsWith(PREFIX) && isDeadRun(name));
-  for (const name of dead) fs.rmSync(path.join(outer, name), { recursive: true, force: true, maxRetries: 3 });
-  return dead;
+/** The mount points inside `folder`, deepest first (from /proc/self/mounts; none where there is none). */
+function mountsIn(folder: string): string[] {
+  let table: string;
+  try {
+    table = fs.readFileSync('/proc/self/mounts', 'utf8');
+  } catch {
+    return [];
+  }
+  // The mount point is the second field, its spaces written as \040.
+  const points = table.split('\n').map((line) => (line.split(' ')[1] ?? '').replace(/\\040/g, ' '));
+  return points.filter((point) => point.startsWith(`${folder}${path.sep}`)).sort((a, b) => b.length - a.length);
+}
+
+/** Removes the run folders in `outer` whose run has ended: the names removed, and why others could not be. */
+export function removeDeadRunFolders(outer: string): { removed: string[]; failed: string[] } {
+  const removed: string[] = [];
+  const failed: string[] = [];
+  for (const name of fs.readdirSync(outer).filter((entry) => entry.startsWith(PREFIX) && isDeadRun(entry))) {
+    const folder = path.join(outer, name);
+    try {
+      for (const point of mountsIn(folder)) runChecked('umount', ['-l', point]);
+      fs.rmSync(folder, { recursive: true, force: true, maxRetries: 3 });
+      removed.push(name);
+    } catch (error) {
+      failed.push(`${name} (${(error as Error).message.trim()})`);
+    }
+  }
+  return { removed, failed };
 }
