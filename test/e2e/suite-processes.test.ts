@@ -1,12 +1,13 @@
 // The suite's own processes (test/helpers/processes.ts): what a test starts ends with it, the
 // processes it started in turn too, whether the test passed or failed, and what its code starts
-// after it ended (a test that timed out runs on) is killed at once; each carries the suite's mark,
-// by which the run's teardown finds any that got away (test/support/global-setup.ts).
+// after it ended (a test that timed out runs on) is killed at once; each carries the suite's mark
+// and is listed by the run, by which the run's teardown finds any that got away
+// (test/support/global-setup.ts).
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { start, withOwnProcesses, type Started } from '../helpers/processes.js';
-import { startOf } from '../support/run-folders.js';
-import { suiteProcesses } from '../support/suite-processes.js';
+import { start, startOf, withOwnProcesses, type Started } from '../helpers/processes.js';
+import { processesOf, suiteProcesses } from '../support/suite-processes.js';
+import { until } from './reliability/support.js';
 
 /** Whether `pid` is gone (or only a zombie: a killed process its parent has not reaped yet). */
 const gone = (pid: number) => startOf(pid) === undefined;
@@ -45,6 +46,14 @@ describe.skipIf(process.platform !== 'linux')('what a test starts', { meta: { sk
       late = new Promise((resolve) => setTimeout(() => resolve(start('sleep', ['30'], { stdin: 'ignore' })), 50));
     });
     expect((await (await late!).result).signal).toBe('SIGKILL');
+  });
+
+  it("is found by the run's list of what it started when its environment no longer shows the mark (redis-server writes its title over it)", async () => {
+    const child = start('sh', ['-c', 'exec env -i sleep 30'], { stdin: 'ignore' });
+    await until(() => suiteProcesses().every((p) => p.pid !== child.pid), 'the exec without the mark');
+    expect(processesOf([os.tmpdir()]).filter((p) => p.pid === child.pid)).toEqual([{ pid: child.pid, run: os.tmpdir(), command: 'sleep 30' }]);
+    child.kill('SIGKILL');
+    await child.result;
   });
 
   it('carries the mark of this run, by which the teardown finds it', async () => {

@@ -2,9 +2,11 @@
 // redis-server, LibreOffice. Each is started in a process group of its own, and the group is killed
 // when the test that started it ends (passed, failed or timed out; a process started outside a
 // test, in a beforeAll, when its test file ends): test/support/end-processes.ts, a setup file of
-// every project. Each carries SUITE_MARK in its environment, which its own children inherit: the
-// run's teardown (test/support/global-setup.ts) finds by it any process that outlived its test and
-// fails the run naming it, and the next run finds those of a run that was killed.
+// every project. Each carries SUITE_MARK in its environment, which its own children inherit, and
+// is listed with its start time in the run folder's STARTED file (redis-server writes its title
+// over its environment: the list still knows it): the run's teardown (test/support/global-setup.ts)
+// finds by them any process that outlived its test and fails the run naming it, and the next run
+// finds those of a run that was killed.
 //
 //   const child = start('npm', ['pack'], { cwd });      // a ChildProcess, plus:
 //   const text = child.output.stdout;                   // everything written so far, live
@@ -14,10 +16,30 @@
 //   const out = runChecked('openssl', args);           // the same, throwing when it fails
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 
 /** The variable every started process carries: its value is the run's temporary folder. */
 export const SUITE_MARK = 'LEAD_ENRICH_SUITE_PROCESS';
+/** The file in the run's temporary folder listing `<pid> <start>` of every process started. */
+export const STARTED = '.started-processes';
+
+/**
+ * Field 22 of /proc/<pid>/stat (when the process started, which tells it from a later process
+ * given the same pid), or undefined where there is no such process, or only its zombie (a killed
+ * process whose parent has not reaped it), or no /proc.
+ */
+export function startOf(pid: number): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command name, which is in parentheses and may hold spaces: the 3rd field on.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[0] === 'Z' ? undefined : fields[19];
+  } catch {
+    return undefined;
+  }
+}
 
 export interface StartOptions {
   cwd?: string;
@@ -113,6 +135,8 @@ export function start(command: string, args: string[], options: StartOptions = {
       done(null, null);
     });
   });
+  const start = child.pid === undefined ? undefined : startOf(child.pid);
+  if (start !== undefined) fs.appendFileSync(path.join(os.tmpdir(), STARTED), `${child.pid} ${start}\n`);
   const scope = scopes.getStore() ?? fileScope;
   scope.children.add(child);
   // Started by a test that has already ended (it timed out, and its code ran on): not let run.

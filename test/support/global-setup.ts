@@ -13,8 +13,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isDeadRun, makeRunFolder, removeDeadRunFolders } from './run-folders.js';
-import { describeProcess, killAll, suiteProcesses } from './suite-processes.js';
+import { deadRunFolders, isDeadRun, makeRunFolder, removeDeadRunFolders } from './run-folders.js';
+import { describeProcess, killAll, processesOf, suiteProcesses } from './suite-processes.js';
 
 const TEST_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const LAYERS = ['unit', 'integration', 'e2e'];
@@ -43,7 +43,8 @@ function refuseFilesOutsideLayers(): void {
 /** Kills the processes of runs that were killed, removes their folders, and says what it did. */
 async function cleanUpDeadRuns(outerTmp: string): Promise<void> {
   const say = (text: string) => process.stderr.write(`test/support/global-setup.ts: ${text}\n`);
-  const killed = await killAll(suiteProcesses().filter((p) => isDeadRun(p.run)));
+  const dead = [...new Set([...deadRunFolders(outerTmp), ...suiteProcesses().map((p) => p.run).filter(isDeadRun)])];
+  const killed = await killAll(processesOf(dead));
   if (killed.length > 0) say(`${killed.length} process(es) left running by a run that was killed before its teardown, killed now: ${killed.map(describeProcess).join(', ')}`);
   const { removed, failed } = removeDeadRunFolders(outerTmp);
   if (removed.length > 0) say(`the temporary folder(s) of ${removed.length} run(s) killed before their teardown, removed: ${removed.join(', ')}`);
@@ -58,7 +59,7 @@ export default async function setup(): Promise<() => Promise<void>> {
   process.env.TMPDIR = runTmp;
   return async () => {
     process.env.TMPDIR = outerTmp;
-    const running = await killAll(suiteProcesses().filter((p) => p.run === runTmp));
+    const running = await killAll(processesOf([runTmp]));
     const left = fs.readdirSync(runTmp).filter((name) => name.startsWith('lead-enrich-'));
     fs.rmSync(runTmp, { recursive: true, force: true, maxRetries: 3 });
     const problems: string[] = [];

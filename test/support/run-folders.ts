@@ -6,25 +6,10 @@
 // first unmounts what a test had mounted in one (the small disks of reliability/durability.test.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import { runChecked } from '../helpers/processes.js';
+import { runChecked, startOf } from '../helpers/processes.js';
 
 const PREFIX = 'lead-enrich-suite-';
 const NAME = /^lead-enrich-suite-(\d+)\.(\d+)-/;
-
-/**
- * Field 22 of /proc/<pid>/stat (when the process started), or undefined where there is no such
- * process, or only its zombie (a killed run's processes may stay zombies until reaped), or no /proc.
- */
-export function startOf(pid: number): string | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The fields after the command name, which is in parentheses and may hold spaces: the 3rd field on.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[0] === 'Z' ? undefined : fields[19];
-  } catch {
-    return undefined;
-  }
-}
 
 /** A new run folder in `outer`, owned by this process. */
 export function makeRunFolder(outer: string): string {
@@ -58,12 +43,17 @@ function mountsIn(folder: string): string[] {
   return points.filter((point) => point.startsWith(`${folder}${path.sep}`)).sort((a, b) => b.length - a.length);
 }
 
+/** The run folders in `outer` whose run has ended (their paths). */
+export function deadRunFolders(outer: string): string[] {
+  return fs.readdirSync(outer).filter((entry) => entry.startsWith(PREFIX) && isDeadRun(entry)).map((entry) => path.join(outer, entry));
+}
+
 /** Removes the run folders in `outer` whose run has ended: the names removed, and why others could not be. */
 export function removeDeadRunFolders(outer: string): { removed: string[]; failed: string[] } {
   const removed: string[] = [];
   const failed: string[] = [];
-  for (const name of fs.readdirSync(outer).filter((entry) => entry.startsWith(PREFIX) && isDeadRun(entry))) {
-    const folder = path.join(outer, name);
+  for (const folder of deadRunFolders(outer)) {
+    const name = path.basename(folder);
     try {
       for (const point of mountsIn(folder)) runChecked('umount', ['-l', point]);
       fs.rmSync(folder, { recursive: true, force: true, maxRetries: 3 });

@@ -1,14 +1,47 @@
-// The processes the suite started, found by the mark test/helpers/processes.ts gives each (their
-// children inherit it) in /proc: those of this run still running at its end, and those a killed
-// run left behind. Linux only (where /proc is): elsewhere none is found.
+// The processes the suite started, found in /proc by the mark test/helpers/processes.ts gives each
+// (their children inherit it), or by the run folder's list of what it started (pid and start
+// time): those of this run still running at its end, and those a killed run left behind. Linux
+// only (where /proc is): elsewhere none is found.
 import fs from 'node:fs';
-import { SUITE_MARK } from '../helpers/processes.js';
+import path from 'node:path';
+import { STARTED, SUITE_MARK, startOf } from '../helpers/processes.js';
 
 export interface SuiteProcess {
   pid: number;
   /** The run folder of the run that started it. */
   run: string;
   command: string;
+}
+
+/** The command line of `pid` ('' once gone). */
+function commandOf(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
+}
+
+/** The processes the run of `folder` listed as started that still run (the same pid and start time). */
+function listedIn(folder: string): SuiteProcess[] {
+  let listed: string;
+  try {
+    listed = fs.readFileSync(path.join(folder, STARTED), 'utf8');
+  } catch {
+    return [];
+  }
+  return listed
+    .split('\n')
+    .map((line) => line.split(' '))
+    .filter(([pid, start]) => pid !== undefined && start !== undefined && startOf(Number(pid)) === start)
+    .map(([pid]) => ({ pid: Number(pid), run: folder, command: commandOf(Number(pid)) }));
+}
+
+/** The processes of the runs of `folders` still running: marked, or listed as started by them. */
+export function processesOf(folders: string[]): SuiteProcess[] {
+  const found = new Map<number, SuiteProcess>();
+  for (const p of [...suiteProcesses().filter((q) => folders.includes(q.run)), ...folders.flatMap(listedIn)]) found.set(p.pid, p);
+  return [...found.values()];
 }
 
 /** Every process carrying the suite's mark (and readable: one of this user's). */
@@ -24,9 +57,7 @@ export function suiteProcesses(): SuiteProcess[] {
   for (const pid of pids) {
     try {
       const run = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((entry) => entry.startsWith(mark));
-      if (run === undefined) continue;
-      const command = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
-      found.push({ pid: Number(pid), run: run.slice(mark.length), command });
+      if (run !== undefined) found.push({ pid: Number(pid), run: run.slice(mark.length), command: commandOf(Number(pid)) });
     } catch {
       // gone since the listing, or another user's
     }
@@ -43,8 +74,7 @@ export async function killAll(processes: SuiteProcess[]): Promise<SuiteProcess[]
       // already gone
     }
   }
-  const pids = new Set(processes.map((p) => p.pid));
-  for (let waited = 0; waited < 2000 && suiteProcesses().some((p) => pids.has(p.pid)); waited += 50) {
+  for (let waited = 0; waited < 2000 && processes.some((p) => startOf(p.pid) !== undefined); waited += 50) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return processes;

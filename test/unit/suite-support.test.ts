@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isDeadRun, startOf } from '../support/run-folders.js';
+import { startOf } from '../helpers/processes.js';
+import { isDeadRun } from '../support/run-folders.js';
 
 const TEST_ROOT = path.resolve(import.meta.dirname, '..');
 
