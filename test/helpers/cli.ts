@@ -1,5 +1,6 @@
 // Runs the BUILT command line (`dist/cli/main.js`, so `npm run build` / `npx tsc -p .` first) as a
-// subprocess, the way users and CI scripts run it. Shared by every test file that drives the CLI.
+// subprocess, the way users and CI scripts run it (started through test/helpers/processes.ts: it
+// ends with the test that started it). Shared by every test file that drives the CLI.
 //
 //   const r = await runCli(['lookup', 'email', 'jane@acme.com'], { env: { LEAD_API_BASE_URL: sb.baseUrl, LEAD_API_TOKEN: sb.token } });
 //   expect(r.code).toBe(0);
@@ -40,7 +41,7 @@ export interface CliOptions {
   input?: string | Buffer;
   /** Working directory. Default: the repository root. */
   cwd?: string;
-  /** The process is killed with SIGKILL after this long (result.timedOut = true). Default 30000. */
+  /** The process (its group) is killed with SIGKILL after this long (result.timedOut = true). Default 30000. */
   timeoutMs?: number;
   /**
    * Starts as `sh` waiting for a line on stdin, then becomes the CLI (exec: the same process id)

@@ -135,8 +135,8 @@ export function start(command: string, args: string[], options: StartOptions = {
       done(null, null);
     });
   });
-  const start = child.pid === undefined ? undefined : startOf(child.pid);
-  if (start !== undefined) fs.appendFileSync(path.join(os.tmpdir(), STARTED), `${child.pid} ${start}\n`);
+  const startedAt = child.pid === undefined ? undefined : startOf(child.pid);
+  if (startedAt !== undefined) fs.appendFileSync(path.join(os.tmpdir(), STARTED), `${child.pid} ${startedAt}\n`);
   const scope = scopes.getStore() ?? fileScope;
   scope.children.add(child);
   // Started by a test that has already ended (it timed out, and its code ran on): not let run.
