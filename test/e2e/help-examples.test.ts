@@ -112,7 +112,7 @@ function shell(command: string, options: { terminalInput?: string } = {}): Promi
 
 /** A server example: it must come up, and stop cleanly on Ctrl-C. */
 async function serve(command: string): Promise<{ code: number | null; output: string }> {
-  const child = start('bash', ['-c', command], { cwd, env, stdin: 'ignore', timeoutMs: 60_000 });
+  const child = start('bash', ['-c', command], { cwd, env, stdin: 'ignore', timeoutMs: 60_000, ownGroup: true });
   let output = '';
   child.stdout!.on('data', (chunk: string) => (output += chunk));
   child.stderr!.on('data', (chunk: string) => (output += chunk));

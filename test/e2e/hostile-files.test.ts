@@ -12,6 +12,7 @@ import { openWorkbook } from '../../src/read/open-workbook.js';
 import type { WorkbookLimits } from '../../src/read/workbook-limits.js';
 import { escapeFormula } from '../../src/write/csv-lines.js';
 import { makeTempDir, readCsvObjects } from '../helpers/files.js';
+import { commandOf } from '../helpers/process-table.js';
 import { runChecked, runSync } from '../helpers/processes.js';
 import { accountOnlyServer } from '../helpers/servers.js';
 import { workbookOf } from '../helpers/zip.js';
@@ -106,15 +107,6 @@ describe('one endless line', () => {
     await expect(source).rejects.toThrow(/one-line\.csv: the first line runs on past 1000 bytes: not a CSV with line breaks/);
   });
 });
-
-/** The command line of process `pid` ('' once it is gone). */
-function commandOf(pid: number): string {
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-  } catch {
-    return '';
-  }
-}
 
 // Linux only: the planted names follow Linux's process ids and symlink rules.
 describe.skipIf(process.platform !== 'linux')('temporary files are created exclusively', { meta: { skipReason: 'process ids and links planted as on Linux only' } }, () => {

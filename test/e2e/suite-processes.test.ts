@@ -5,7 +5,8 @@
 // (test/support/global-setup.ts).
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { start, startOf, withOwnProcesses, type Started } from '../helpers/processes.js';
+import { startOf } from '../helpers/process-table.js';
+import { start, withOwnProcesses, type Started } from '../helpers/processes.js';
 import { processesOf, suiteProcesses } from '../support/suite-processes.js';
 import { until } from './reliability/support.js';
 
@@ -27,6 +28,20 @@ describe.skipIf(process.platform !== 'linux')('what a test starts', { meta: { sk
     });
     expect((await started!.shell.result).signal).toBe('SIGKILL');
     expect(gone(started!.sleeper)).toBe(true);
+  });
+
+  it("ends when its parent has exited before the test did (found by the test's mark)", async () => {
+    let sleeper = 0;
+    let shell: Started | undefined;
+    await withOwnProcesses(async () => {
+      // The shell ends at once; the sleep it started in the background lives on, holding the output.
+      shell = start('sh', ['-c', 'sleep 30 & echo $!'], { stdin: 'ignore', timeoutMs: Infinity });
+      await until(() => shell!.exitCode !== null, 'the shell to end');
+      sleeper = Number(shell.output.stdout.trim());
+      expect(gone(sleeper)).toBe(false);
+    });
+    expect((await shell!.result).code).toBe(0);
+    expect(gone(sleeper)).toBe(true);
   });
 
   it('ends when the test fails', async () => {

@@ -41,7 +41,7 @@ export interface CliOptions {
   input?: string | Buffer;
   /** Working directory. Default: the repository root. */
   cwd?: string;
-  /** The process (its group) is killed with SIGKILL after this long (result.timedOut = true). Default 30000. */
+  /** The process (with what it started) is killed with SIGKILL after this long (result.timedOut = true). Default 30000. */
   timeoutMs?: number;
   /**
    * Starts as `sh` waiting for a line on stdin, then becomes the CLI (exec: the same process id)

@@ -1,10 +1,14 @@
 // Every process a test starts goes through here: the CLI, node scripts, npm, sh, `script`,
-// redis-server, LibreOffice. Each is started in a process group of its own, and the group is killed
-// when the test that started it ends (passed, failed or timed out; a process started outside a
-// test, in a beforeAll, when its test file ends): test/support/end-processes.ts, a setup file of
-// every project. Each carries SUITE_MARK in its environment, which its own children inherit, and
-// is listed with its start time in the run folder's STARTED file (redis-server writes its title
-// over its environment: the list still knows it): the run's teardown (test/support/global-setup.ts)
+// redis-server, LibreOffice. When the test that started it ends (passed, failed or timed out; a
+// process started outside a test, in a beforeAll, when its test file ends: test/support/
+// end-processes.ts, a setup file of every project), whatever of it still runs is killed with
+// everything it started in turn: its descendants, found in /proc by their parents, and any process
+// carrying the test's mark (SUITE_TEST, inherited by children, even those whose parent has gone).
+// They stay in the test runner's process group and session: a session of their own (`detached`)
+// would also give each a CPU share of its own (Linux's autogroups), as large as the whole runner's,
+// and change the timing of every test on a loaded machine. Each also carries SUITE_MARK, and is
+// listed with its start time in the run folder's STARTED file (redis-server writes its title over
+// its environment: the list still knows it): the run's teardown (test/support/global-setup.ts)
 // finds by them any process that outlived its test and fails the run naming it, and the next run
 // finds those of a run that was killed.
 //
@@ -16,30 +20,19 @@
 //   const out = runChecked('openssl', args);           // the same, throwing when it fails
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { descendantsOf, environOf, processTable, startOf } from './process-table.js';
+
 
 /** The variable every started process carries: its value is the run's temporary folder. */
 export const SUITE_MARK = 'LEAD_ENRICH_SUITE_PROCESS';
+/** The variable every started process carries: its value names the test (or file) that started it. */
+export const SUITE_TEST = 'LEAD_ENRICH_SUITE_TEST';
 /** The file in the run's temporary folder listing `<pid> <start>` of every process started. */
 export const STARTED = '.started-processes';
-
-/**
- * Field 22 of /proc/<pid>/stat (when the process started, which tells it from a later process
- * given the same pid), or undefined where there is no such process, or only its zombie (a killed
- * process whose parent has not reaped it), or no /proc.
- */
-export function startOf(pid: number): string | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The fields after the command name, which is in parentheses and may hold spaces: the 3rd field on.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[0] === 'Z' ? undefined : fields[19];
-  } catch {
-    return undefined;
-  }
-}
 
 export interface StartOptions {
   cwd?: string;
@@ -48,8 +41,13 @@ export interface StartOptions {
   /** Written to stdin, which is then closed. Without it stdin stays open (a pipe) unless 'ignore'. */
   input?: string | Buffer;
   stdin?: 'pipe' | 'ignore';
-  /** The process group is killed with SIGKILL after this long (result.timedOut). Default 30000; Infinity: only with its test. */
+  /** Killed (with what it started) after this long (result.timedOut). Default 30000; Infinity: only with its test. */
   timeoutMs?: number;
+  /**
+   * In a process group and session of its own, for a test that signals the group as a terminal's
+   * Ctrl-C would (process.kill(-pid)). It then also gets a CPU share of its own (see above).
+   */
+  ownGroup?: boolean;
 }
 
 export interface ProcessResult {
@@ -71,6 +69,7 @@ export interface Started extends ChildProcess {
 
 /** The processes one test (or, outside tests, the test file) started. */
 class Scope {
+  readonly id = randomBytes(6).toString('hex');
   readonly children = new Set<Started>();
   ended = false;
 }
@@ -79,52 +78,38 @@ const scopes = new AsyncLocalStorage<Scope>();
 /** Children whose output has closed (and which have exited). */
 const closed = new WeakSet<ChildProcess>();
 
-/** The environment a started process gets: `env` (or this process's) and the suite's mark. */
-export function markedEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  return { ...env, [SUITE_MARK]: os.tmpdir() };
-}
-
-/** Kills the process group `child` leads (its children and theirs, unless they left the group). */
-function killGroup(child: ChildProcess): void {
-  if (child.pid === undefined) return;
-  try {
-    if (process.platform === 'win32') child.kill('SIGKILL');
-    else process.kill(-child.pid, 'SIGKILL');
-  } catch {
-    // ESRCH: the group has no process left
-  }
+/** The environment a started process gets: `env` (or this process's) and the suite's marks. */
+export function markedEnv(env: NodeJS.ProcessEnv = process.env, scope = scopes.getStore() ?? fileScope): NodeJS.ProcessEnv {
+  return { ...env, [SUITE_MARK]: os.tmpdir(), [SUITE_TEST]: scope.id };
 }
 
 /**
- * Starts `command` in a process group of its own and returns it at once, for tests that send
- * signals or read output while it runs; killed (the group) when its test ends.
+ * Kills `pids`, the processes they started (and so on), and every process carrying the mark of
+ * `scope`, found in /proc (where there is none, `pids` alone).
  */
-export function start(command: string, args: string[], options: StartOptions = {}): Started {
-  const child = spawn(command, args, {
-    cwd: options.cwd,
-    env: markedEnv(options.env),
-    stdio: [options.stdin ?? 'pipe', 'pipe', 'pipe'],
-    detached: process.platform !== 'win32',
-  }) as Started;
+function killWithDescendants(pids: number[], scope: Scope): void {
+  const table = processTable();
+  const mark = `${SUITE_TEST}=${scope.id}`;
+  const marked = table.filter((p) => environOf(p.pid).includes(mark)).map((p) => p.pid);
+  const roots = [...pids, ...marked];
+  for (const pid of new Set([...roots, ...descendantsOf(roots, table)])) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+}
+
+/** Collects the output of `child` (as `output`, live) and settles `result` when it has closed. */
+function collect(child: Started, command: string, timer: () => boolean): void {
   const output = { stdout: '', stderr: '' };
   child.output = output;
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
-  // A process that exits without reading its stdin makes our write fail with EPIPE: not a test failure.
-  child.stdin?.on('error', () => {});
-  if (options.input !== undefined) child.stdin?.end(options.input);
-
-  let timedOut = false;
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  const timer = Number.isFinite(timeoutMs)
-    ? setTimeout(() => {
-        timedOut = true;
-        killGroup(child);
-      }, timeoutMs)
-    : undefined;
   child.result = new Promise<ProcessResult>((resolve) => {
     const done = (code: number | null, signal: NodeJS.Signals | null): void => {
-      clearTimeout(timer);
+      const timedOut = timer();
       closed.add(child);
       resolve({ code, signal, stdout: output.stdout, stderr: output.stderr, timedOut });
     };
@@ -135,12 +120,40 @@ export function start(command: string, args: string[], options: StartOptions = {
       done(null, null);
     });
   });
+}
+
+/**
+ * Starts `command` and returns it at once, for tests that send signals or read output while it
+ * runs; killed, with what it started, when its test ends.
+ */
+export function start(command: string, args: string[], options: StartOptions = {}): Started {
+  const scope = scopes.getStore() ?? fileScope;
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: markedEnv(options.env, scope),
+    stdio: [options.stdin ?? 'pipe', 'pipe', 'pipe'],
+    detached: options.ownGroup === true,
+  }) as Started;
+  // A process that exits without reading its stdin makes our write fail with EPIPE: not a test failure.
+  child.stdin?.on('error', () => {});
+  if (options.input !== undefined) child.stdin?.end(options.input);
+  let timedOut = false;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timer = Number.isFinite(timeoutMs)
+    ? setTimeout(() => {
+        timedOut = true;
+        if (child.pid !== undefined) killWithDescendants([child.pid], scope);
+      }, timeoutMs)
+    : undefined;
+  collect(child, command, () => {
+    clearTimeout(timer);
+    return timedOut;
+  });
   const startedAt = child.pid === undefined ? undefined : startOf(child.pid);
   if (startedAt !== undefined) fs.appendFileSync(path.join(os.tmpdir(), STARTED), `${child.pid} ${startedAt}\n`);
-  const scope = scopes.getStore() ?? fileScope;
   scope.children.add(child);
   // Started by a test that has already ended (it timed out, and its code ran on): not let run.
-  if (scope.ended) killGroup(child);
+  if (scope.ended) endScope(scope);
   return child;
 }
 
@@ -177,7 +190,7 @@ export function runChecked(command: string, args: string[], options: Omit<StartO
 /**
  * Runs `body` (a test, with its hooks) so that the processes it starts are its own: when it
  * ends, those still running, or whose output is still open (a child of theirs holds it), are
- * killed with their group.
+ * killed with what they started.
  */
 export async function withOwnProcesses(body: () => Promise<unknown>): Promise<void> {
   const scope = new Scope();
@@ -196,12 +209,11 @@ export function endFileProcesses(): void {
 
 function endScope(scope: Scope): void {
   scope.ended = true;
-  for (const child of scope.children) {
-    // Once the leader has exited and its output has closed, its group is most likely empty, and
-    // its number may lead someone else's group by now: only a group known to be ours is killed
-    // (a child that left its output and lived on is what the run's teardown finds).
-    const running = child.exitCode === null && child.signalCode === null;
-    if (running || !closed.has(child)) killGroup(child);
-  }
+  const left = [...scope.children].filter((child) => !closed.has(child));
   scope.children.clear();
+  if (left.length === 0) return;
+  // A child that has exited is not killed by its pid (which may be another process's by now);
+  // what it started is found by the test's mark.
+  const running = left.filter((child) => child.pid !== undefined && child.exitCode === null && child.signalCode === null);
+  killWithDescendants(running.map((child) => child.pid!), scope);
 }

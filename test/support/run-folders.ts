@@ -6,7 +6,8 @@
 // first unmounts what a test had mounted in one (the small disks of reliability/durability.test.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import { runChecked, startOf } from '../helpers/processes.js';
+import { startOf } from '../helpers/process-table.js';
+import { runChecked } from '../helpers/processes.js';
 
 const PREFIX = 'lead-enrich-suite-';
 const NAME = /^lead-enrich-suite-(\d+)\.(\d+)-/;

@@ -4,22 +4,14 @@
 // only (where /proc is): elsewhere none is found.
 import fs from 'node:fs';
 import path from 'node:path';
-import { STARTED, SUITE_MARK, startOf } from '../helpers/processes.js';
+import { commandOf, environOf, processTable, startOf } from '../helpers/process-table.js';
+import { STARTED, SUITE_MARK } from '../helpers/processes.js';
 
 export interface SuiteProcess {
   pid: number;
   /** The run folder of the run that started it. */
   run: string;
   command: string;
-}
-
-/** The command line of `pid` ('' once gone). */
-function commandOf(pid: number): string {
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
-  } catch {
-    return '';
-  }
 }
 
 /** The processes the run of `folder` listed as started that still run (the same pid and start time). */
@@ -46,23 +38,11 @@ export function processesOf(folders: string[]): SuiteProcess[] {
 
 /** Every process carrying the suite's mark (and readable: one of this user's). */
 export function suiteProcesses(): SuiteProcess[] {
-  let pids: string[];
-  try {
-    pids = fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name));
-  } catch {
-    return [];
-  }
-  const found: SuiteProcess[] = [];
   const mark = `${SUITE_MARK}=`;
-  for (const pid of pids) {
-    try {
-      const run = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((entry) => entry.startsWith(mark));
-      if (run !== undefined) found.push({ pid: Number(pid), run: run.slice(mark.length), command: commandOf(Number(pid)) });
-    } catch {
-      // gone since the listing, or another user's
-    }
-  }
-  return found;
+  return processTable().flatMap(({ pid }) => {
+    const run = environOf(pid).find((entry) => entry.startsWith(mark));
+    return run === undefined ? [] : [{ pid, run: run.slice(mark.length), command: commandOf(pid) }];
+  });
 }
 
 /** Kills `processes` (SIGKILL) and waits, up to 2 s, until none of them is left; returns them. */

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startOf } from '../helpers/processes.js';
+import { startOf } from '../helpers/process-table.js';
 import { isDeadRun } from '../support/run-folders.js';
 
 const TEST_ROOT = path.resolve(import.meta.dirname, '..');
