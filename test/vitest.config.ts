@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const shared = {
-  setupFiles: ['test/support/remove-temp-dirs.ts'],
+  setupFiles: ['test/support/remove-temp-dirs.ts', 'test/support/end-processes.ts'],
 };
 
 // The end-to-end files mostly wait (rate windows, processes starting): with a core idle now,

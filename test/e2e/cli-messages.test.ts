@@ -2,7 +2,6 @@
 // did-you-mean naming what was typed, a missing input in a sentence, a column clash suggesting
 // only what works, a dry run's time in units that fit, what a tab-separated output named .csv says, and
 // shell completion for bash and zsh.
-import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { maskToken } from '../../src/api/mask-token.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { CLI_PATH, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { emails, writeCsv } from '../helpers/files.js';
+import { runChecked, runSync } from '../helpers/processes.js';
 
 let sandbox: Sandbox;
 let env: Record<string, string>;
@@ -209,12 +209,12 @@ describe("Excel's Unicode text (.txt, UTF-16, tab-separated)", () => {
 });
 
 /** util-linux's `script` (Debian: bsdutils), for a real 80-column pseudo-terminal. */
-const HAS_SCRIPT = spawnSync('script', ['--version'], { encoding: 'utf8' }).stdout?.includes('util-linux') ?? false;
+const HAS_SCRIPT = runSync('script', ['--version']).stdout?.includes('util-linux') ?? false;
 
 // Skipped only without util-linux `script`: .ci/run installs it (bsdutils), so CI runs it.
 describe.skipIf(!HAS_SCRIPT)('--help in an 80-column terminal', () => {
   it('puts each example command on a line of its own, whole, and labels the number options [number]', () => {
-    const r = spawnSync('script', ['-qec', `stty cols 80; node ${CLI_PATH} enrich --help`, '/dev/null'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm' } });
+    const r = runSync('script', ['-qec', `stty cols 80; node ${CLI_PATH} enrich --help`, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm' } });
     const help = r.stdout.replace(/\r/g, '');
     expect(r.status, help).toBe(0);
     for (const line of help.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
@@ -245,9 +245,8 @@ describe('lead-enrich completion', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('complete -o bashdefault -o default -F _lead-enrich_yargs_completions lead-enrich');
     const complete = (words: string[]) =>
-      execFileSync('bash', ['-c', `source <(lead-enrich completion bash); COMP_WORDS=(${words.join(' ')}); COMP_CWORD=${words.length - 1}; _lead-enrich_yargs_completions; printf '%s\\n' "\${COMPREPLY[@]}"`], {
+      runChecked('bash', ['-c', `source <(lead-enrich completion bash); COMP_WORDS=(${words.join(' ')}); COMP_CWORD=${words.length - 1}; _lead-enrich_yargs_completions; printf '%s\\n' "\${COMPREPLY[@]}"`], {
         env: { PATH: `${shim()}:${process.env.PATH}`, HOME: process.env.HOME },
-        encoding: 'utf8',
       }).trim();
     expect(complete(['lead-enrich', 'en'])).toBe('enrich');
     expect(complete(['lead-enrich', 'enrich', 'x.csv', '--colu'])).toBe('--column');
@@ -267,9 +266,8 @@ describe('lead-enrich completion', () => {
 
   it('completes the values of --by, --with, --format and a workbook\'s --sheet, offers no bogus --o, and leaves a path to the shell', async () => {
     const complete = (words: string[]) =>
-      execFileSync('bash', ['-c', `source <(lead-enrich completion bash); COMP_WORDS=(${words.join(' ')}); COMP_CWORD=${words.length - 1}; _lead-enrich_yargs_completions; printf '%s\\n' "\${COMPREPLY[@]}"`], {
+      runChecked('bash', ['-c', `source <(lead-enrich completion bash); COMP_WORDS=(${words.join(' ')}); COMP_CWORD=${words.length - 1}; _lead-enrich_yargs_completions; printf '%s\\n' "\${COMPREPLY[@]}"`], {
         env: { PATH: `${shim()}:${process.env.PATH}`, HOME: process.env.HOME },
-        encoding: 'utf8',
         cwd: dir,
       }).trim().split('\n');
     expect(complete(['lead-enrich', 'enrich', 'x.csv', '--by', "''"])).toEqual(['email', 'url', 'domain']);

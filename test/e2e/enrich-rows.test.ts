@@ -1,7 +1,6 @@
 // enrichRows (cli-contract.md, "Library"): rows already in memory or in a cursor, results in input
 // order, pulled only as fast as they are consumed, and a loop that breaks stops the lookups.
 // enrich() with streams in and out. Against the sandbox, counting requests server-side.
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
@@ -12,6 +11,7 @@ import { enrichRows, type RowResult } from '../../src/run/enrich-rows.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { sandboxesPerTest } from '../helpers/sandboxes.js';
 import { REPO_ROOT } from '../helpers/cli.js';
+import { run } from '../helpers/processes.js';
 
 const sandbox = sandboxesPerTest({ notFoundRate: 0 });
 const lookups = (s: Sandbox) => s.stats.byOperation.lookup_email ?? 0;
@@ -144,21 +144,9 @@ describe('enrichRows', () => {
       for await (const r of enrichRows(rows(), { baseUrl: ${JSON.stringify(s.baseUrl)}, token: ${JSON.stringify(s.token)}, store: ':memory:' })) if (++n === 3) break;
       console.log('broke after', n);
     `;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        resolve(null);
-      }, 15_000);
-      child.on('exit', (c) => {
-        clearTimeout(timer);
-        resolve(c);
-      });
-    });
-    expect(code).toBe(0);
-    expect(out).toContain('broke after 3');
+    const r = await run(process.execPath, ['--input-type=module', '-e', script], { stdin: 'ignore', timeoutMs: 15_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('broke after 3');
   }, 20_000);
 
   it('a 401 rejects the loop with the API error, after the rows before it', async () => {

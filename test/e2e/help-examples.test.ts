@@ -3,7 +3,6 @@
 // `lead-enrich` on the PATH, in a folder holding the files the examples name, against a sandbox
 // on 127.0.0.1 (LEAD_API_BASE_URL / LEAD_API_TOKEN, as the examples' descriptions say) and a
 // redis-server for the --redis example. Each must exit 0 and not end with "nothing to do".
-import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -13,6 +12,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { CLI_PATH, REPO_ROOT, tempDir } from '../helpers/cli.js';
 import { emails, writeCsv } from '../helpers/files.js';
 import { REDIS_MISSING, startRedis, type RedisServer } from '../helpers/redis.js';
+import { runSync, start } from '../helpers/processes.js';
 import { openSqliteFile } from '../helpers/sqlite.js';
 
 interface Example {
@@ -27,7 +27,7 @@ const helps = new Map<string, string>();
 function help(command: string[]): string {
   const known = helps.get(command.join(' '));
   if (known !== undefined) return known;
-  const r = spawnSync(process.execPath, [CLI_PATH, ...command, '--help'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+  const r = runSync(process.execPath, [CLI_PATH, ...command, '--help'], { env: { PATH: process.env.PATH, HOME: process.env.HOME } });
   expect(r.status, r.stderr).toBe(0);
   helps.set(command.join(' '), r.stdout);
   return r.stdout;
@@ -103,27 +103,20 @@ afterAll(async () => {
 /** Runs an example in bash (asynchronously: the sandbox answering it lives in this process). */
 function shell(command: string, options: { terminalInput?: string } = {}): Promise<{ code: number | null; output: string }> {
   const args = options.terminalInput === undefined ? ['-c', command] : ['-c', `script -qfec ${JSON.stringify(command)} /dev/null`];
-  const child = spawn('bash', args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = start('bash', args, { cwd, env, input: options.terminalInput ?? '', timeoutMs: 60_000 });
   let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stdin.end(options.terminalInput ?? '');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  return new Promise((resolve) =>
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    }),
-  );
+  child.stdout!.on('data', (chunk: string) => (output += chunk));
+  child.stderr!.on('data', (chunk: string) => (output += chunk));
+  return child.result.then(({ code }) => ({ code, output }));
 }
 
 /** A server example: it must come up, and stop cleanly on Ctrl-C. */
 async function serve(command: string): Promise<{ code: number | null; output: string }> {
-  const child = spawn('bash', ['-c', command], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = start('bash', ['-c', command], { cwd, env, stdin: 'ignore', timeoutMs: 60_000, ownGroup: true });
   let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+  child.stdout!.on('data', (chunk: string) => (output += chunk));
+  child.stderr!.on('data', (chunk: string) => (output += chunk));
+  const closed = child.result.then(({ code }) => code);
   const deadline = Date.now() + 15_000;
   while (!/Sandbox listening on/.test(output) && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   if (child.exitCode === null) process.kill(-child.pid!, 'SIGINT');
@@ -154,7 +147,7 @@ async function portFree(port: number): Promise<boolean> {
 
 /** What an example needs that this machine lacks (it is then not run, and the run says so), if anything. */
 function missingTool(example: Example): string | undefined {
-  const onPath = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+  const onPath = (command: string) => runSync('sh', ['-c', `command -v ${command}`]).status === 0;
   if (/--redis\b/.test(example.command)) return REDIS_MISSING;
   if (/\| jq /.test(example.command) && !onPath('jq')) return 'no jq on PATH (Debian: jq)';
   if (/asks first/.test(example.description) && !onPath('script')) return 'no util-linux script on PATH (Debian: bsdutils)';

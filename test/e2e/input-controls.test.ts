@@ -4,19 +4,19 @@
 // answer is stored working with the API gone, the stored answers out of the store, the config
 // file found by LEAD_ENRICH_CONFIG and in the user's config folder, and the question asked before
 // a costly run in a terminal (never without one).
-import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { CLI_PATH, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { emails, readCsvBytes, readCsvObjects, writeCsv } from '../helpers/files.js';
+import { runSync, start } from '../helpers/processes.js';
 
 const FIXTURES = path.join(REPO_ROOT, 'fixtures', 'input');
 const SALESFORCE = path.join(FIXTURES, 'salesforce-report-windows1252.csv');
 const HUBSPOT = path.join(FIXTURES, 'hubspot-export-title-lines.csv');
 /** util-linux's `script`, which gives a command a pseudo-terminal (Debian: bsdutils). */
-const HAS_SCRIPT = spawnSync('script', ['--version'], { encoding: 'utf8' }).stdout?.includes('util-linux') ?? false;
+const HAS_SCRIPT = runSync('script', ['--version']).stdout?.includes('util-linux') ?? false;
 
 let sandbox: Sandbox;
 let env: Record<string, string>;
@@ -241,18 +241,18 @@ describe('where the config file is found', () => {
 function underTerminal(args: string[], extra: Record<string, string>, answer: string): Promise<{ code: number | null; screen: string }> {
   const command = [process.execPath, CLI_PATH, ...args].map((arg) => `'${arg}'`).join(' ');
   return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', ...extra }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = start('script', ['-qfec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', ...extra }, timeoutMs: Infinity });
     let screen = '';
     let answered = false;
     const onData = (chunk: string) => {
       screen += chunk;
       if (!answered && /\[y\/N\]/.test(screen)) {
         answered = true;
-        child.stdin.write(answer);
+        child.stdin!.write(answer);
       }
     };
-    child.stdout.setEncoding('utf8').on('data', onData);
-    child.stderr.setEncoding('utf8').on('data', onData);
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, screen }));
   });

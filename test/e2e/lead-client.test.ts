@@ -1,7 +1,6 @@
 // The library's LeadClient (cli-contract.md, "Library"): single calls retry what the CLI retries
 // and share one rate limit paced evenly as in `enrich`, with the pipeline's own retry policy and
 // rate gate. Against the sandbox on 127.0.0.1; requests counted server-side (sandbox.stats).
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,6 +19,7 @@ import { enrich } from '../../src/run/enrich.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 import { emails, makeTempDir, writeCsv } from '../helpers/files.js';
 import { REPO_ROOT } from '../helpers/cli.js';
+import { run } from '../helpers/processes.js';
 
 const sandboxes: Sandbox[] = [];
 const clients: LeadClient[] = [];
@@ -227,18 +227,12 @@ describe('LeadClient: the process', () => {
       const answers = await Promise.all(keys.map((key) => client.lookupEmail(key)));
       console.log('answered ' + answers.length);
     `;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-      env: { PATH: process.env.PATH, BASE_URL: s.baseUrl, TOKEN: s.token },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const started = Date.now();
-    const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    clearTimeout(killer);
+    const { code, stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      env: { PATH: process.env.PATH, BASE_URL: s.baseUrl, TOKEN: s.token },
+      stdin: 'ignore',
+      timeoutMs: 10_000,
+    });
     expect(stderr).toBe('');
     expect(stdout.trim()).toBe('answered 3');
     expect(code).toBe(0);

@@ -4,7 +4,6 @@
 // nowhere; a certificate not trusted, a wrong proxy password, a proxy that is not there and a
 // refused port (waited for first: it may be a server restarting) each end the run with one line
 // that says what to check.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -18,6 +17,7 @@ import { readOption } from '../../src/options/option-table.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { emails, makeTempDir, writeCsv } from '../helpers/files.js';
+import { runChecked } from '../helpers/processes.js';
 import { SECRET, closeAll, expectNoSecret, expectRowsMatchSandbox, sandbox } from './reliability/support.js';
 
 const PASSWORD = 's3cr3t-Proxy-pw';
@@ -37,7 +37,7 @@ interface Network {
 
 /** A private CA and a server certificate for api.lead.test, 127.0.0.1 and 127.0.0.2. */
 function certificates(dir: string): { ca: string; key: Buffer; cert: Buffer } {
-  const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
+  const run = (...args: string[]) => runChecked('openssl', args, { cwd: dir });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   run('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=Test Corp Root CA');
   run('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', `/CN=${API_HOST}`);

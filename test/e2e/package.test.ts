@@ -4,13 +4,13 @@
 // child processes, by `import` and by `require`, and type-checked by `tsc` as a user's code is.
 // A missing `files` entry, export condition, export or type fails here, not in a user's build.
 // Needs the build (`npm run build`): the tarball is packed with --ignore-scripts.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { REPO_ROOT } from '../helpers/cli.js';
+import { run as runProcess, start } from '../helpers/processes.js';
 import { REDIS_MISSING, startRedis, type RedisServer } from '../helpers/redis.js';
 
 interface Run {
@@ -28,26 +28,19 @@ let packed: { files: string[] };
 let tmp: string;
 
 /** Runs `command` in the project; resolves with its output; killed after `timeoutMs`. */
-function run(command: string, args: string[], options: { env?: Record<string, string>; timeoutMs?: number; report?: false } = {}): Promise<Run> {
+async function run(command: string, args: string[], options: { env?: Record<string, string>; timeoutMs?: number; report?: false } = {}): Promise<Run> {
   const reportFile = path.join(project, `report-${Math.random().toString(36).slice(2)}.json`);
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env };
-  const child = spawn(command, options.report === false ? args : [...args, reportFile], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
+  const child = start(command, options.report === false ? args : [...args, reportFile], { cwd: project, env, stdin: 'ignore', timeoutMs: options.timeoutMs ?? 30_000 });
   let brokeAt: number | undefined;
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    if (brokeAt === undefined && stdout.includes('broke')) brokeAt = Date.now();
+  child.stdout!.on('data', () => {
+    if (brokeAt === undefined && child.output.stdout.includes('broke')) brokeAt = Date.now();
   });
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      const report = fs.existsSync(reportFile) ? JSON.parse(fs.readFileSync(reportFile, 'utf8')) : {};
-      resolve({ code, stdout, stderr, report, exitAfterBreakMs: brokeAt === undefined ? undefined : Date.now() - brokeAt });
-    });
-  });
+  const exitedAt = new Promise<number>((resolve) => child.once('exit', () => resolve(Date.now())));
+  const { code, stdout, stderr } = await child.result;
+  const exitAfterBreakMs = brokeAt === undefined ? undefined : (await exitedAt) - brokeAt;
+  const report = fs.existsSync(reportFile) ? JSON.parse(fs.readFileSync(reportFile, 'utf8')) : {};
+  return { code, stdout, stderr, report, exitAfterBreakMs };
 }
 
 function newestMtime(dir: string): number {
@@ -83,21 +76,16 @@ async function packIntoProject(): Promise<void> {
     throw new Error('dist/ is older than src/: run `npm run build` before this test');
   }
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lead-enrich-package-'));
-  const pack = await new Promise<string>((resolve, reject) => {
-    const child = spawn('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', tmp], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`npm pack exited ${code}`))));
-  });
-  const info = packInfo(pack);
+  // No request to a registry: npm's own update check is off.
+  const pack = await runProcess('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', tmp], { cwd: REPO_ROOT, env: { ...process.env, npm_config_update_notifier: 'false' }, timeoutMs: 120_000 });
+  if (pack.code !== 0) throw new Error(`npm pack exited ${pack.code}: ${pack.stderr}`);
+  const info = packInfo(pack.stdout);
   packed = { files: info.files.map((f) => f.path) };
   project = path.join(tmp, 'project');
   const installed = path.join(project, 'node_modules', 'lead-enrich');
   fs.mkdirSync(installed, { recursive: true });
-  await new Promise<void>((resolve, reject) => {
-    const tar = spawn('tar', ['-xzf', path.join(tmp, info.filename), '-C', installed, '--strip-components=1'], { stdio: 'ignore' });
-    tar.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`tar exited ${code}`))));
-  });
+  const tar = await runProcess('tar', ['-xzf', path.join(tmp, info.filename), '-C', installed, '--strip-components=1']);
+  if (tar.code !== 0) throw new Error(`tar exited ${tar.code}: ${tar.stderr}`);
   // The dependencies a registry install would bring, linked. Of the type packages only
   // @types/node, as a user's project has: the package's types must not need our devDependencies.
   const modules = fs.realpathSync(path.join(REPO_ROOT, 'node_modules'));

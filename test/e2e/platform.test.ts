@@ -1,13 +1,13 @@
 // The platform (issue 27): the store on node:sqlite, no warning on any supported Node, one clear
 // line on an older one, and a store written by the better-sqlite3 versions still answering.
 // CI runs this file on Node 22, 24 and 26 (.ci/run), each with the CLI on that same Node.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { unsupportedNode } from '../../src/core/node-version.js';
 import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { runChecked, runSync } from '../helpers/processes.js';
 
 const FIXTURE_STORE = path.join(REPO_ROOT, 'fixtures', 'stores', 'v3-better-sqlite3.sqlite');
 
@@ -24,14 +24,7 @@ describe('the Node.js versions', () => {
   // behind the Node it runs the tests on, so it runs in CI.
   const older = olderNodeOnPath();
   it.skipIf(older === undefined)(`an older Node (${older?.version ?? 'none on PATH'}) gets one line naming the versions, exit 1, no stack`, { meta: { skipReason: 'no Node older than 22 on PATH' } }, () => {
-    let status = 0;
-    let stderr = '';
-    try {
-      execFileSync(older!.path, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'enrich', 'fixtures/contacts.csv', '--sandbox'], { cwd: REPO_ROOT, stdio: 'pipe' });
-    } catch (error) {
-      status = (error as { status: number }).status;
-      stderr = String((error as { stderr: Buffer }).stderr);
-    }
+    const { status, stderr } = runSync(older!.path, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'enrich', 'fixtures/contacts.csv', '--sandbox'], { cwd: REPO_ROOT });
     expect(status).toBe(1);
     expect(stderr).toBe(`lead-enrich: Node.js 22.16 or a later 22, or 24 or later, is needed (22, 24 or 26), this is ${older!.version.slice(1)}: install a supported Node.js and run it again (code: unsupported_node)\n`);
   });
@@ -94,7 +87,7 @@ function olderNodeOnPath(): { path: string; version: string } | undefined {
     const candidate = path.join(dir, 'node');
     try {
       if (fs.realpathSync(candidate) === self) continue;
-      const version = execFileSync(candidate, ['--version'], { encoding: 'utf8' }).trim();
+      const version = runChecked(candidate, ['--version']).trim();
       if (Number(version.slice(1).split('.')[0]) < 22) return { path: candidate, version };
     } catch {
       // not there, or not runnable

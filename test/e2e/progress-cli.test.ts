@@ -4,12 +4,12 @@
 // going back and 100 at the end, every ETA with a unit, no terminal line wider than the terminal,
 // colour in a terminal and none in a pipe or with NO_COLOR.
 // Paced by a sandbox whose rate window is one second (--rate-window 1000): a few seconds a run.
-import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { CLI_PATH, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { runSync, start } from '../helpers/processes.js';
 import { unevenContacts } from '../helpers/uneven-rows.js';
 
 const ROWS = 2500;
@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 /** util-linux's `script` (Debian: bsdutils), which gives a command a pseudo-terminal; macOS's takes other flags. */
-const HAS_SCRIPT = spawnSync('script', ['--version'], { encoding: 'utf8' }).stdout?.includes('util-linux') ?? false;
+const HAS_SCRIPT = runSync('script', ['--version']).stdout?.includes('util-linux') ?? false;
 
 const ESCAPES = /\x1b\[[0-9;?]*[A-Za-z]/g;
 const WITH_UNIT = /^(\d+h )?(\d+m )?\d+[hms]$|^\d+h \d+m$|^\d+m \d+s$/;
@@ -63,7 +63,7 @@ function underTerminal(
 ): Promise<{ code: number | null; screen: string; pieces: Array<{ at: number; text: string }> }> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: REPO_ROOT, env: env({ TERM: 'xterm-256color', ...extra }, server), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = start('script', ['-qfec', command, '/dev/null'], { cwd: REPO_ROOT, env: env({ TERM: 'xterm-256color', ...extra }, server), stdin: 'ignore', timeoutMs: Infinity });
     let screen = '';
     const pieces: Array<{ at: number; text: string }> = [];
     const take = (chunk: string): void => {
@@ -71,8 +71,8 @@ function underTerminal(
       pieces.push({ at: Date.now() - started, text: chunk });
       onScreen(screen);
     };
-    child.stdout.setEncoding('utf8').on('data', take);
-    child.stderr.setEncoding('utf8').on('data', take);
+    child.stdout!.on('data', take);
+    child.stderr!.on('data', take);
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, screen, pieces }));
   });

@@ -1,7 +1,6 @@
 // The library's examples are runnable: every ```js block of the README and of docs/ is run as a module (with
 // 'lead-enrich' and 'lead-enrich/sandbox' resolved to the built package) against the sandbox, in a folder holding the demo
 // contacts.csv, and must exit 0 and print something. An example that drifts from the API fails here.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -9,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { REPO_ROOT, tempDir } from '../helpers/cli.js';
 import { allCodeBlocks, codeBlocks, section } from '../helpers/docs.js';
+import { run } from '../helpers/processes.js';
 
 function libraryExamples(): string[] {
   return allCodeBlocks('js').map((block) => block.code);
@@ -40,15 +40,7 @@ describe('README Library examples', () => {
     const file = path.join(dir, 'example.mjs');
     fs.writeFileSync(file, code.replace(/from 'lead-enrich'/g, `from '${entry}'`).replace(/from 'lead-enrich\/sandbox'/g, `from '${sandboxEntry}'`));
     const env = { PATH: process.env.PATH, HOME: process.env.HOME, LEAD_API_BASE_URL: sandbox.baseUrl, LEAD_API_TOKEN: sandbox.token, LEAD_ENRICH_STORE: path.join(dir, 'store.sqlite') };
-    const child = spawn(process.execPath, [file], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const status = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => (child.kill('SIGKILL'), resolve(null)), 20_000);
-      child.on('exit', (c) => (clearTimeout(timer), resolve(c)));
-    });
+    const { code: status, stdout, stderr } = await run(process.execPath, [file], { cwd: dir, env, stdin: 'ignore', timeoutMs: 20_000 });
     expect(status, stderr).toBe(0);
     expect(stdout.trim().length, stderr).toBeGreaterThan(0);
   }, 30_000);

@@ -1,14 +1,15 @@
 // The single executable (`npm run build:exe`: exe/lead-enrich) where no Node is reachable: run with
-// an environment holding only a PATH without node on it and a fresh HOME, from a folder outside
-// the repository, it does what `node dist/cli/main.js` does. Skipped when the executable has not
-// been built (`npm test` does not build it; .ci/run builds it, then runs this file). Build it from
-// the current dist/ before running this file by hand.
-import { spawn } from 'node:child_process';
+// an environment holding only a PATH without node on it and a fresh HOME (and the suite's mark,
+// test/helpers/processes.ts), from a folder outside the repository, it does what
+// `node dist/cli/main.js` does. Skipped when the executable has not been built (`npm test` does
+// not build it; .ci/run builds it, then runs this file). Build it from the current dist/ before
+// running this file by hand.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_PATH, REPO_ROOT, tempDir } from '../helpers/cli.js';
+import { run as runProcess } from '../helpers/processes.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 
 const EXE = path.join(REPO_ROOT, 'exe', process.platform === 'win32' ? 'lead-enrich.exe' : 'lead-enrich');
@@ -29,14 +30,10 @@ function folder(): string {
 }
 
 /** Runs `command` in `cwd` with nothing but a PATH holding no node and a HOME in `cwd` (the store's). */
-function run(command: string[], cwd: string): Promise<Run> {
+async function run(command: string[], cwd: string): Promise<Run> {
   const env = { PATH: folder(), HOME: path.join(cwd, 'home') };
-  const child = spawn(command[0]!, command.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  const { code, stdout, stderr } = await runProcess(command[0]!, command.slice(1), { cwd, env, stdin: 'ignore', timeoutMs: 60_000 });
+  return { code, stdout, stderr };
 }
 
 /** A folder outside the repository holding the demo contacts file. */

@@ -3,7 +3,6 @@
 // cell as text. The input workbook was written by LibreOffice (fixtures/README.md), the outputs are
 // read back with exceljs's in-memory reader (another program than our writer and our reader) and,
 // where LibreOffice is installed, converted to CSV by LibreOffice.
-import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
@@ -14,7 +13,8 @@ import { columnsFor } from '../../src/write/columns.js';
 import { RowWriter } from '../../src/write/row-writer.js';
 import { CLI_PATH, lines, REPO_ROOT, runCli } from '../helpers/cli.js';
 import { makeTempDir, readCsvObjects } from '../helpers/files.js';
-import { hasSoffice } from '../helpers/soffice.js';
+import { run } from '../helpers/processes.js';
+import { hasSoffice, soffice } from '../helpers/soffice.js';
 import { expectedEmail } from './reliability/support.js';
 
 const WORKBOOK = path.join(REPO_ROOT, 'fixtures', 'input', 'workbook-types.xlsx');
@@ -232,7 +232,7 @@ describe('enrich contacts.xlsx (CLI, sandbox)', () => {
     if (!hasSoffice()) return context.skip('no LibreOffice (soffice) on PATH (Debian: libreoffice-calc)');
     const { dir, file } = copyWorkbook();
     expect((await runCli(['enrich', file, '--sandbox'])).code).toBe(0);
-    execFileSync('soffice', ['--headless', '--convert-to', 'csv:Text - txt - csv (StarCalc):44,34,76', '--outdir', dir, path.join(dir, 'contacts.enriched.xlsx')], { stdio: 'ignore', timeout: 60_000 });
+    await soffice(['--headless', '--convert-to', 'csv:Text - txt - csv (StarCalc):44,34,76', '--outdir', dir, path.join(dir, 'contacts.enriched.xlsx')], 60_000);
     // The two empty rows above the header are kept (LibreOffice writes them as lines of commas), the empty one between Ann and Bob too.
     const converted = path.join(dir, 'contacts.enriched.csv');
     fs.writeFileSync(converted, fs.readFileSync(converted, 'utf8').split('\n').filter((line) => !/^,*$/.test(line)).join('\n'));
@@ -300,13 +300,13 @@ describe('the workbook writer', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('a workbook on standard output into a pipe closed early (| head -c 4): exit 1 and one line, never a crash', () => {
+  it('a workbook on standard output into a pipe closed early (| head -c 4): exit 1 and one line, never a crash', async () => {
     const dir = makeTempDir('lead-enrich-xlsx-');
     const file = path.join(dir, 'book.xlsx');
     fs.copyFileSync(path.join(REPO_ROOT, 'fixtures', 'input', 'workbook-three-sheets.xlsx'), file);
     // A real pipe to a program that stops reading after four bytes, as a shell user has it.
     const args = [CLI_PATH, 'enrich', file, '--sheet', 'Contacts', '--sandbox', '--store', path.join(dir, 's.sqlite'), '--format', 'xlsx', '-o', '-', '--errors', path.join(dir, 'e.csv'), '-q'];
-    const result = spawnSync('sh', ['-c', '"$0" "$@" | head -c 4 > /dev/null; exit "${PIPESTATUS:-0}"', process.execPath, ...args], { encoding: 'utf8', timeout: 60_000 });
+    const result = await run('sh', ['-c', '"$0" "$@" | head -c 4 > /dev/null; exit "${PIPESTATUS:-0}"', process.execPath, ...args], { timeoutMs: 60_000 });
     expect(lines(result.stderr)).toEqual(['lead-enrich: Cannot write the output: EPIPE; the run stopped, and the answers it received are kept in the store for the next run (code: unwritable_output)']);
     fs.rmSync(dir, { recursive: true, force: true });
   });

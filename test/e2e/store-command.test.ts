@@ -1,6 +1,5 @@
 // `lead-enrich store stats|prune|clear`, driven through yargs with a capturing CliIo.
 // (src/cli/main.ts runs main() when imported, so the command module is mounted here directly.)
-import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +12,7 @@ import type { CliIo } from '../../src/cli/io.js';
 import { ResultStore } from '../../src/store/result-store.js';
 import { CLI_PATH, runCli } from '../helpers/cli.js';
 import { writeCsv } from '../helpers/files.js';
+import { run as runProcess, runSync } from '../helpers/processes.js';
 
 interface Captured {
   out: string;
@@ -381,23 +381,12 @@ describe('store clear: confirmation', () => {
   // A real terminal needs util-linux's `script` (it gives the CLI a pseudo-terminal). Skipped only
   // where it is missing (it is there on Debian and in CI); the no-terminal refusal and --yes are
   // tested above without it.
-  const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
+  const hasScript = runSync('script', ['--version']).status === 0;
 
   /** The built CLI in a real pseudo-terminal (util-linux `script`), `typed` sent as keystrokes. */
   function inTerminal(args: string[], typed: string): Promise<{ code: number | null; output: string }> {
     const command = [process.execPath, CLI_PATH, ...args].map((a) => `'${a}'`).join(' ');
-    const child = spawn('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: os.tmpdir() } });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stdin.end(typed);
-    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    return new Promise((resolve) =>
-      child.on('close', (code) => {
-        clearTimeout(killer);
-        resolve({ code, output });
-      }),
-    );
+    return runProcess('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: os.tmpdir() }, input: typed, timeoutMs: 20_000 }).then((r) => ({ code: r.code, output: r.stdout + r.stderr }));
   }
 
   // Skipped only without util-linux `script` (see hasScript above): runs here and in CI.

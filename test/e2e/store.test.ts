@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openSqliteFile } from '../helpers/sqlite.js';
+import { start } from '../helpers/processes.js';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { speakTo } from '../../src/api/caller-words.js';
@@ -295,20 +295,18 @@ describe('ResultStore: durability', () => {
       return dir;
     }
 
-    function runChild(dir: string, file: string, mode: 'kill' | 'exit'): Promise<NodeJS.Signals | number | null> {
-      return new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, [path.join(dir, 'child.mjs'), file, mode], {
-          stdio: ['ignore', 'pipe', 'inherit'],
-        });
-        child.on('error', reject);
-        child.on('exit', (code, signal) => resolve(signal ?? code));
-        child.stdout.on('data', (chunk: Buffer) => {
-          if (chunk.toString().includes('ready')) {
-            // Past the flush interval, then the hardest kill there is.
-            setTimeout(() => child.kill('SIGKILL'), 250);
-          }
-        });
-      });
+    async function runChild(dir: string, file: string, mode: 'kill' | 'exit'): Promise<NodeJS.Signals | number | null> {
+      const child = start(process.execPath, [path.join(dir, 'child.mjs'), file, mode], { stdin: 'ignore' });
+      const onData = () => {
+        if (!child.output.stdout.includes('ready')) return;
+        child.stdout!.off('data', onData);
+        // Past the flush interval, then the hardest kill there is.
+        setTimeout(() => child.kill('SIGKILL'), 250);
+      };
+      child.stdout!.on('data', onData);
+      const { code, signal, stderr } = await child.result;
+      if (stderr !== '') process.stderr.write(stderr);
+      return signal ?? code;
     }
 
     let childDir: string | undefined;

@@ -4,7 +4,6 @@
 // OpenDocument file (fixtures/README.md); the output is read back by two other programs: exceljs's
 // in-memory reader and, where it is installed, LibreOffice (converted to flat OpenDocument, whose
 // sheets, widths and links are compared with LibreOffice's reading of the input itself).
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
@@ -13,7 +12,7 @@ import { WorkbookZip } from '../../src/read/workbook-zip.js';
 import { ZipWriter } from '../../src/write/zip-writer.js';
 import { lines, REPO_ROOT, runCli } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/files.js';
-import { hasSoffice } from '../helpers/soffice.js';
+import { hasSoffice, soffice } from '../helpers/soffice.js';
 
 const BOOK = path.join(REPO_ROOT, 'fixtures', 'input', 'workbook-three-sheets.xlsx');
 
@@ -38,9 +37,9 @@ interface SheetAsRead {
 }
 
 /** LibreOffice's reading of a workbook: each sheet's column widths, link targets and cell texts. */
-function readByLibreOffice(file: string, dir: string): SheetAsRead[] {
+async function readByLibreOffice(file: string, dir: string): Promise<SheetAsRead[]> {
   const out = path.join(dir, `lo-${path.basename(file, '.xlsx')}`);
-  execFileSync('soffice', ['--headless', '--convert-to', 'fods', '--outdir', out, file], { stdio: 'ignore', timeout: 120_000 });
+  await soffice(['--headless', '--convert-to', 'fods', '--outdir', out, file], 120_000);
   const xml = fs.readFileSync(path.join(out, `${path.basename(file, '.xlsx')}.fods`), 'utf8');
   const widthOf = new Map([...xml.matchAll(/<style:style style:name="([^"]+)" style:family="table-column">\s*<style:table-column-properties[^>]*style:column-width="([^"]+)"/g)].map((m) => [m[1]!, m[2]!]));
   return xml.split('<table:table table:name="').slice(1).map((part) => {
@@ -91,8 +90,8 @@ describe('the workbook output keeps the whole workbook', () => {
     const { dir, file } = copyBook();
     const result = await runCli(['enrich', file, '--sandbox', '--sheet', 'Contacts', '--fields', 'lead_name']);
     expect(result.code, result.stderr).toBe(0);
-    const input = readByLibreOffice(file, dir);
-    const output = readByLibreOffice(path.join(dir, 'book.enriched.xlsx'), dir);
+    const input = await readByLibreOffice(file, dir);
+    const output = await readByLibreOffice(path.join(dir, 'book.enriched.xlsx'), dir);
     expect(output.map((sheet) => sheet.name)).toEqual(['About', 'Contacts', 'Notes']);
     expect(output.map((sheet) => sheet.links)).toEqual(input.map((sheet) => sheet.links));
     expect(output[0]).toEqual(input[0]);

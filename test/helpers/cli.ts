@@ -1,5 +1,6 @@
 // Runs the BUILT command line (`dist/cli/main.js`, so `npm run build` / `npx tsc -p .` first) as a
-// subprocess, the way users and CI scripts run it. Shared by every test file that drives the CLI.
+// subprocess, the way users and CI scripts run it (started through test/helpers/processes.ts: it
+// ends with the test that started it). Shared by every test file that drives the CLI.
 //
 //   const r = await runCli(['lookup', 'email', 'jane@acme.com'], { env: { LEAD_API_BASE_URL: sb.baseUrl, LEAD_API_TOKEN: sb.token } });
 //   expect(r.code).toBe(0);
@@ -15,10 +16,10 @@
 // output). `LEAD_ENRICH_STORE` points into a fresh temporary directory (removed when the process
 // ends) unless `options.env` names it. `options.env` is applied last; a value of `undefined`
 // removes the variable.
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { start, type ProcessResult, type Started } from './processes.js';
 import { makeTempDir } from './temp-dirs.js';
 
 /** The repository root (where package.json is). */
@@ -40,26 +41,20 @@ export interface CliOptions {
   input?: string | Buffer;
   /** Working directory. Default: the repository root. */
   cwd?: string;
-  /** The process is killed with SIGKILL after this long (result.timedOut = true). Default 30000. */
+  /** The process (with what it started) is killed with SIGKILL after this long (result.timedOut = true). Default 30000. */
   timeoutMs?: number;
+  /**
+   * Starts as `sh` waiting for a line on stdin, then becomes the CLI (exec: the same process id)
+   * once that line is written: a test knows the run's pid before the run does anything.
+   */
+  held?: boolean;
 }
 
-export interface CliResult {
-  /** Exit status, or null when the process was killed by a signal. */
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  /** True when the helper killed the process because `timeoutMs` ran out. */
-  timedOut: boolean;
-}
+/** Exit status (null when killed by a signal), signal, the output, and whether timeoutMs ran out. */
+export type CliResult = ProcessResult;
 
-export interface CliProcess extends ChildProcess {
-  /** Settles (never rejects) when the process has exited and its output is fully read. */
-  result: Promise<CliResult>;
-  /** Everything written so far; updated live. */
-  output: { stdout: string; stderr: string };
-}
+/** The CLI as a process (test/helpers/processes.ts): `result`, and `output` updated live. */
+export type CliProcess = Started;
 
 /** A fresh directory under os.tmpdir(), removed when the test file ends. */
 export function tempDir(prefix = 'lead-enrich-test-'): string {
@@ -92,37 +87,14 @@ function cleanEnv(extra: Record<string, string | undefined> | undefined): { env:
  */
 export function spawnCli(args: string[], options: CliOptions = {}): CliProcess {
   const { env, storeDir } = cleanEnv(options.env);
-  const child = spawn(CLI_COMMAND[0], [...CLI_COMMAND.slice(1), ...args], {
+  const command = options.held ? ['sh', '-c', 'read -r go && exec "$@"', 'sh', ...CLI_COMMAND, ...args] : [...CLI_COMMAND, ...args];
+  const child = start(command[0]!, command.slice(1), {
     cwd: options.cwd ?? REPO_ROOT,
     env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  }) as CliProcess;
-  const output = { stdout: '', stderr: '' };
-  child.output = output;
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
-  // A process that exits without reading its stdin makes our write fail with EPIPE: not a test failure.
-  child.stdin!.on('error', () => {});
-  if (options.input !== undefined) child.stdin!.end(options.input);
-
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    child.kill('SIGKILL');
-  }, options.timeoutMs ?? 30_000);
-  child.result = new Promise<CliResult>((resolve) => {
-    const done = (code: number | null, signal: NodeJS.Signals | null): void => {
-      clearTimeout(timer);
-      if (storeDir !== undefined) fs.rmSync(storeDir, { recursive: true, force: true });
-      resolve({ code, signal, stdout: output.stdout, stderr: output.stderr, timedOut });
-    };
-    // 'close' (not 'exit'): fires after stdout and stderr have been read to the end.
-    child.once('close', done);
-    child.once('error', (error) => {
-      output.stderr += `[spawnCli] ${error.message}\n`;
-      done(null, null);
-    });
+    input: options.input,
+    timeoutMs: options.timeoutMs,
   });
+  if (storeDir !== undefined) void child.result.then(() => fs.rmSync(storeDir, { recursive: true, force: true }));
   return child;
 }
 

@@ -1,8 +1,9 @@
 // A real redis-server on 127.0.0.1 for the tests of --redis (no mock). Where none is installed the
 // tests that need it are skipped with REDIS_MISSING as their reason, so that `npm test` needs only
 // Node and npm; `.ci/run` installs Debian's redis-server, so CI runs them.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import { runSync, start } from './processes.js';
 
 export interface RedisServer {
   url: string;
@@ -13,7 +14,7 @@ export interface RedisServer {
 
 /** Why the --redis tests cannot run here, or undefined when redis-server is on PATH. */
 export const REDIS_MISSING: string | undefined =
-  spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).error === undefined ? undefined : 'no redis-server on PATH (Debian: redis-server)';
+  runSync('redis-server', ['--version']).error === undefined ? undefined : 'no redis-server on PATH (Debian: redis-server)';
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -25,19 +26,17 @@ async function freePort(): Promise<number> {
 
 export async function startRedis(): Promise<RedisServer> {
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  // Killed with the test (or, started in a beforeAll, the test file) that started it, if not stopped before.
+  const child = start('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdin: 'ignore', timeoutMs: Infinity });
+  const output = (): string => child.output.stdout;
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start on port ${port}:\n${output}`)), 10_000);
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start on port ${port}:\n${output()}`)), 10_000);
     child.once('error', (error) => {
       clearTimeout(timer);
       reject(new Error(`Cannot run redis-server (${error.message}): install it (Debian: apt-get install redis-server)`));
     });
     child.stdout!.on('data', () => {
-      if (/Ready to accept connections/.test(output)) {
+      if (/Ready to accept connections/.test(output())) {
         clearTimeout(timer);
         resolve();
       }

@@ -1,6 +1,5 @@
 // The parts of durability on their own (issue 25): claims in the store's file (store-claims.ts),
 // the output lock (write/output-lock.ts), and what a run says it spent (lookup/credits.ts).
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,10 +10,11 @@ import { CreditGuard } from '../../src/lookup/credits.js';
 import { ResultStore } from '../../src/store/result-store.js';
 import { OutputLock } from '../../src/write/output-lock.js';
 import { makeTempDir } from '../helpers/files.js';
+import { runSync } from '../helpers/processes.js';
 
 /** A pid no process has: one that just exited. */
 function deadPid(): number {
-  return spawnSync(process.execPath, ['-e', '0']).pid!;
+  return runSync(process.execPath, ['-e', '0']).pid!;
 }
 
 describe('claims in the store', () => {

@@ -4,11 +4,17 @@
 // - gives the run a temporary folder of its own (TMPDIR, which the CLI helpers pass on to the
 //   processes they start), so that what this run leaves behind is told apart from what other runs
 //   on the same machine make at the same time, and fails the run if a `lead-enrich-*` folder made
-//   by a test is still there at the end. The folder itself is removed either way.
+//   by a test is still there at the end. The folder itself is removed either way;
+// - fails the run if a process a test started is still running at the end (each is killed with
+//   its test: test/helpers/processes.ts), naming it; it is killed then;
+// - before the run, kills what a run killed before its own teardown left running, and removes its
+//   folder, and says so.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { deadRunFolders, isDeadRun, makeRunFolder, removeDeadRunFolders } from './run-folders.js';
+import { describeProcess, killAll, processesOf, suiteProcesses } from './suite-processes.js';
 
 const TEST_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const LAYERS = ['unit', 'integration', 'e2e'];
@@ -34,17 +40,35 @@ function refuseFilesOutsideLayers(): void {
   }
 }
 
-export default function setup(): () => void {
+/** Kills the processes of runs that were killed, removes their folders, and says what it did. */
+async function cleanUpDeadRuns(outerTmp: string): Promise<void> {
+  const say = (text: string) => process.stderr.write(`test/support/global-setup.ts: ${text}\n`);
+  const dead = [...new Set([...deadRunFolders(outerTmp), ...suiteProcesses().map((p) => p.run).filter(isDeadRun)])];
+  const killed = await killAll(processesOf(dead));
+  if (killed.length > 0) say(`${killed.length} process(es) left running by a run that was killed before its teardown, killed now: ${killed.map(describeProcess).join(', ')}`);
+  const { removed, failed } = removeDeadRunFolders(outerTmp);
+  if (removed.length > 0) say(`the temporary folder(s) of ${removed.length} run(s) killed before their teardown, removed: ${removed.join(', ')}`);
+  if (failed.length > 0) say(`the temporary folder(s) of ${failed.length} run(s) killed before their teardown could not be removed: ${failed.join('; ')}`);
+}
+
+export default async function setup(): Promise<() => Promise<void>> {
   refuseFilesOutsideLayers();
   const outerTmp = os.tmpdir();
-  const runTmp = fs.mkdtempSync(path.join(outerTmp, 'lead-enrich-suite-'));
+  await cleanUpDeadRuns(outerTmp);
+  const runTmp = makeRunFolder(outerTmp);
   process.env.TMPDIR = runTmp;
-  return () => {
+  return async () => {
     process.env.TMPDIR = outerTmp;
+    const running = await killAll(processesOf([runTmp]));
     const left = fs.readdirSync(runTmp).filter((name) => name.startsWith('lead-enrich-'));
     fs.rmSync(runTmp, { recursive: true, force: true, maxRetries: 3 });
-    if (left.length > 0) {
-      throw new Error(`tests left ${left.length} temporary folder(s) behind: ${left.join(', ')}; each test must remove what it makes (test/helpers/temp-dirs.ts)`);
+    const problems: string[] = [];
+    if (running.length > 0) {
+      problems.push(`tests left ${running.length} process(es) running, killed now: ${running.map(describeProcess).join(', ')}; each test must start its processes through test/helpers/processes.ts, which ends them with the test`);
     }
+    if (left.length > 0) {
+      problems.push(`tests left ${left.length} temporary folder(s) behind: ${left.join(', ')}; each test must remove what it makes (test/helpers/temp-dirs.ts)`);
+    }
+    if (problems.length > 0) throw new Error(problems.join('; '));
   };
 }

@@ -3,12 +3,12 @@
 // and after kill -9. Every scenario runs the built CLI against the sandbox on 127.0.0.1, which
 // counts what it charged per key.
 import { DatabaseSync } from 'node:sqlite';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, spawnCli, type CliResult } from '../../helpers/cli.js';
 import { emails, makeTempDir, writeCsv } from '../../helpers/files.js';
+import { runChecked } from '../../helpers/processes.js';
 import { chargedTwice, closeAll, envFor, expectNoCrash, expectNoSecret, expectRowsMatchSandbox, lookupsSeen, sandbox, sigkill, until } from './support.js';
 
 afterAll(closeAll);
@@ -26,14 +26,14 @@ function lastLine(result: CliResult): string {
 function smallDisk(size: string): { dir: string; grow(size: string): void; unmount(): void } | undefined {
   const dir = makeTempDir('lead-enrich-disk-');
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
+    runChecked('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
   } catch {
     return undefined;
   }
   return {
     dir,
-    grow: (bigger) => execFileSync('mount', ['-o', `remount,size=${bigger}`, dir], { stdio: 'ignore' }),
-    unmount: () => execFileSync('umount', ['-l', dir], { stdio: 'ignore' }),
+    grow: (bigger) => void runChecked('mount', ['-o', `remount,size=${bigger}`, dir]),
+    unmount: () => void runChecked('umount', ['-l', dir]),
   };
 }
 

@@ -1,0 +1,80 @@
+// The suite's own processes (test/helpers/processes.ts): what a test starts ends with it, the
+// processes it started in turn too, whether the test passed or failed, and what its code starts
+// after it ended (a test that timed out runs on) is killed at once; each carries the suite's mark
+// and is listed by the run, by which the run's teardown finds any that got away
+// (test/support/global-setup.ts).
+import os from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { startOf } from '../helpers/process-table.js';
+import { start, withOwnProcesses, type Started } from '../helpers/processes.js';
+import { processesOf, suiteProcesses } from '../support/suite-processes.js';
+import { until } from './reliability/support.js';
+
+/** Whether `pid` is gone (or only a zombie: a killed process its parent has not reaped yet). */
+const gone = (pid: number) => startOf(pid) === undefined;
+
+/** A shell that starts `sleep 30` in the background, says its pid, and waits. */
+async function shellWithChild(): Promise<{ shell: Started; sleeper: number }> {
+  const shell = start('sh', ['-c', 'sleep 30 & echo $!; wait'], { stdin: 'ignore', timeoutMs: Infinity });
+  while (!shell.output.stdout.includes('\n')) await new Promise((resolve) => setTimeout(resolve, 5));
+  return { shell, sleeper: Number(shell.output.stdout.trim()) };
+}
+
+describe.skipIf(process.platform !== 'linux')('what a test starts', { meta: { skipReason: 'process groups and /proc as on Linux only' } }, () => {
+  it('ends when the test ends, with what it started', async () => {
+    let started: { shell: Started; sleeper: number } | undefined;
+    await withOwnProcesses(async () => {
+      started = await shellWithChild();
+    });
+    expect((await started!.shell.result).signal).toBe('SIGKILL');
+    expect(gone(started!.sleeper)).toBe(true);
+  });
+
+  it("ends when its parent has exited before the test did (found by the test's mark)", async () => {
+    let sleeper = 0;
+    let shell: Started | undefined;
+    await withOwnProcesses(async () => {
+      // The shell ends at once; the sleep it started in the background lives on, holding the output.
+      shell = start('sh', ['-c', 'sleep 30 & echo $!'], { stdin: 'ignore', timeoutMs: Infinity });
+      await until(() => shell!.exitCode !== null, 'the shell to end');
+      sleeper = Number(shell.output.stdout.trim());
+      expect(gone(sleeper)).toBe(false);
+    });
+    expect((await shell!.result).code).toBe(0);
+    expect(gone(sleeper)).toBe(true);
+  });
+
+  it('ends when the test fails', async () => {
+    let started: { shell: Started; sleeper: number } | undefined;
+    const failing = withOwnProcesses(async () => {
+      started = await shellWithChild();
+      throw new Error('the test failed');
+    });
+    await expect(failing).rejects.toThrow('the test failed');
+    expect((await started!.shell.result).signal).toBe('SIGKILL');
+    expect(gone(started!.sleeper)).toBe(true);
+  });
+
+  it("is killed at once when started after its test ended (a timed-out test's code running on)", async () => {
+    let late: Promise<Started> | undefined;
+    await withOwnProcesses(async () => {
+      late = new Promise((resolve) => setTimeout(() => resolve(start('sleep', ['30'], { stdin: 'ignore' })), 50));
+    });
+    expect((await (await late!).result).signal).toBe('SIGKILL');
+  });
+
+  it("is found by the run's list of what it started when its environment no longer shows the mark (redis-server writes its title over it)", async () => {
+    const child = start('sh', ['-c', 'exec env -i sleep 30'], { stdin: 'ignore' });
+    await until(() => suiteProcesses().every((p) => p.pid !== child.pid), 'the exec without the mark');
+    expect(processesOf([os.tmpdir()]).filter((p) => p.pid === child.pid)).toEqual([{ pid: child.pid, run: os.tmpdir(), command: 'sleep 30' }]);
+    child.kill('SIGKILL');
+    await child.result;
+  });
+
+  it('carries the mark of this run, by which the teardown finds it', async () => {
+    const child = start('sleep', ['30'], { stdin: 'ignore' });
+    expect(suiteProcesses().filter((p) => p.pid === child.pid)).toEqual([{ pid: child.pid, run: os.tmpdir(), command: 'sleep 30' }]);
+    child.kill('SIGKILL');
+    await child.result;
+  });
+});

@@ -1,0 +1,44 @@
+// The suite's own rules (test/support/, test/helpers/processes.ts): every process a test starts
+// goes through one helper, which ends it with its test; a run's temporary folder is told from a
+// dead run's by its owner's pid and start time, so that the next run removes only a dead run's.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startOf } from '../helpers/process-table.js';
+import { isDeadRun } from '../support/run-folders.js';
+
+const TEST_ROOT = path.resolve(import.meta.dirname, '..');
+
+function typescriptFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    return entry.isDirectory() ? typescriptFiles(full) : entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+describe('processes started by tests', () => {
+  it('are started through test/helpers/processes.ts only (no other file imports node:child_process but for types)', () => {
+    const importing = typescriptFiles(TEST_ROOT)
+      .filter((file) => /^import (?!type )[^;]*from 'node:child_process'/m.test(fs.readFileSync(file, 'utf8')))
+      .map((file) => path.relative(TEST_ROOT, file));
+    expect(importing).toEqual([path.join('helpers', 'processes.ts')]);
+  });
+});
+
+describe('run folders', () => {
+  const own = `lead-enrich-suite-${process.pid}.${startOf(process.pid) ?? '0'}-AbCdEf`;
+
+  it("this process's is alive; one named for a pid no process has, dead", () => {
+    expect(isDeadRun(own)).toBe(false);
+    expect(isDeadRun(`lead-enrich-suite-${2 ** 22 + 1}.12345-AbCdEf`)).toBe(true);
+  });
+
+  it.skipIf(process.platform !== 'linux')('one named for a live pid that started at another time (the pid given out again) is dead', { meta: { skipReason: 'start times are read from /proc (Linux)' } }, () => {
+    expect(isDeadRun(`lead-enrich-suite-${process.pid}.${Number(startOf(process.pid)) + 1}-AbCdEf`)).toBe(true);
+  });
+
+  it('a folder not named as a run folder (an older one, without its owner) is never taken for a dead run', () => {
+    expect(isDeadRun('lead-enrich-suite-AbCdEf')).toBe(false);
+    expect(isDeadRun(path.join('/tmp', 'lead-enrich-test-123.456-AbCdEf'))).toBe(false);
+  });
+});
