@@ -8,6 +8,7 @@
 // charged call is recorded there, budgets or not: what `store spend` lists.
 import { budgetText, isPeriodLimit, periodAt, periodWords, resetText, type BudgetLimit, type Period, type PeriodLimit } from '../core/budget-periods.js';
 import type { BillableOperation } from '../core/kinds.js';
+import { optionWord } from '../options/option-table.js';
 import type { Charge, HoldRefusal } from '../store/store-spend.js';
 
 /** Where the day and month budgets are held and the charges recorded: the store's file, or Redis. */
@@ -131,9 +132,9 @@ export async function standingOf(limit: BudgetLimit, ledger: Pick<SpendLedger, '
 
 /** The line said when a budget stops the run: which budget, what its period spent, when it starts again. */
 export function budgetStopLine(stop: BudgetStop): string {
-  const named = `--budget ${budgetText(stop.limit)}`;
+  const named = `${optionWord('budget')} ${budgetText(stop.limit)}`;
   const rows = 'the rows not looked up are written as skipped (budget)';
   const held = stop.held > 0 ? `, ${stop.held} more held by lookups in flight` : '';
-  if (!stop.period) return `No more lookups: the next one could have spent more than ${named} (${stop.spent} credits spent by this run${held}); ${rows}. Run the same command again (with a larger --budget) to finish`;
+  if (!stop.period) return `No more lookups: the next one could have spent more than ${named} (${stop.spent} credits spent by this run${held}); ${rows}. Run the same command again (with a larger ${optionWord('budget')}) to finish`;
   return `No more lookups: the next one could have spent more than ${named} (${stop.spent} of ${stop.limit.credits} credits spent ${periodWords(stop.period)}${held}); ${rows}; ${resetText(stop.period, stop.at)}: run the same command again then to finish`;
 }

@@ -3,6 +3,7 @@
 // RunStop (the caller's abort, a second interrupt, Redis lost).
 import type { Coordinator } from '../cluster/coordinator.js';
 import { formatDuration } from '../core/duration.js';
+import { optionWord } from '../options/option-table.js';
 import { budgetStopLine, type BudgetStop } from '../lookup/budget.js';
 import type { Availability } from '../lookup/request-path/breaker.js';
 import type { RunStop, StopReason } from './run-stop.js';
@@ -13,13 +14,13 @@ export function tellAvailability(event: Availability, settings: EnrichSettings, 
   const patience = formatDuration(settings.patienceMs);
   switch (event.kind) {
     case 'unavailable':
-      settings.tellAvailability(`The API is unavailable (${event.failure}): holding the rows, one request at a time until it answers, for up to --patience ${patience}`);
+      settings.tellAvailability(`The API is unavailable (${event.failure}): holding the rows, one request at a time until it answers, for up to ${optionWord('patience')} ${patience}`);
       return;
     case 'back':
       settings.tellAvailability(`The API is back after ${formatDuration(event.downMs)}: going on at full pace`);
       return;
     case 'gave_up':
-      settings.tellAvailability(`The API stayed unavailable for ${formatDuration(event.downMs)} (--patience ${patience}): the rows not looked up are skipped; the same command finishes the work later`);
+      settings.tellAvailability(`The API stayed unavailable for ${formatDuration(event.downMs)} (${optionWord('patience')} ${patience}): the rows not looked up are skipped; the same command finishes the work later`);
       stop.stop('api_unavailable');
       return;
   }

@@ -64,8 +64,9 @@ describe('budgets over the ledger', () => {
     // 18 spent: one more at 4 could pass 20.
     expect(await run.tryBegin('lookup_email', 4)).toBeUndefined();
     expect(run.stopped).toMatchObject({ limit: { credits: 20, per: 'day' }, spent: 18 });
+    // In a program's words (a library caller's run): the option as it passed it.
     expect(budgetStopLine(run.stopped!)).toBe(
-      'No more lookups: the next one could have spent more than --budget 20/day (18 of 20 credits spent on 2026-03-14 (UTC)); the rows not looked up are written as skipped (budget); the day resets at 00:00 UTC, in 5h 12m: run the same command again then to finish',
+      'No more lookups: the next one could have spent more than budget 20/day (18 of 20 credits spent on 2026-03-14 (UTC)); the rows not looked up are written as skipped (budget); the day resets at 00:00 UTC, in 5h 12m: run the same command again then to finish',
     );
     expect(await run.tryBegin('lookup_email', 2)).toBeDefined();
     const ledger = store.spend().ledger;
@@ -101,7 +102,7 @@ describe('budgets over the ledger', () => {
     // 908 spent this month: 92 left of the month, 192 of the day.
     expect(await run.tryBegin('lookup_email', 100)).toBeUndefined();
     expect(run.stopped?.limit).toEqual({ credits: 1000, per: 'month' });
-    expect(budgetStopLine(run.stopped!)).toContain('--budget 1000/month (908 of 1000 credits spent in 2026-03 (UTC))');
+    expect(budgetStopLine(run.stopped!)).toContain('budget 1000/month (908 of 1000 credits spent in 2026-03 (UTC))');
     expect(budgetStopLine(run.stopped!)).toContain('the month resets on 2026-04-01 at 00:00 UTC, in 16d 12h');
     store.close();
   });
@@ -133,7 +134,7 @@ describe('budgets over the ledger', () => {
     await run.finish((await run.tryBegin('lookup_email', 4))!, 8);
     expect(await run.tryBegin('lookup_email', 8)).toBeUndefined();
     expect(run.stopped).toMatchObject({ limit: { credits: 12, per: 'run' }, spent: 8, period: undefined });
-    expect(budgetStopLine(run.stopped!)).toContain('--budget 12 (8 credits spent by this run)');
+    expect(budgetStopLine(run.stopped!)).toContain('budget 12 (8 credits spent by this run)');
     store.close();
   });
 });
