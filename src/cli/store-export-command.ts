@@ -1,6 +1,7 @@
 // `lead-enrich store export` and `store show KEY`: the answers paid for, out of the store. Export
 // writes every entry to stdout, one per line (JSON Lines, or CSV), read one at a time from the
-// store; show prints what is stored for one key, normalized as a run would normalize it.
+// store (with --history, each followed by the key's earlier answers); show prints what is stored
+// for one key, normalized as a run would normalize it: its answers, newest first, with their dates.
 import { examplesText } from './help-examples.js';
 import type { CommandModule } from 'yargs';
 import { ConfigError } from '../api/errors.js';
@@ -11,6 +12,7 @@ import { openStoreFile } from './store-file.js';
 
 interface ExportArgs extends StoreArgs {
   format?: string | undefined;
+  history?: boolean | undefined;
 }
 
 interface ShowArgs extends StoreArgs {
@@ -19,9 +21,14 @@ interface ShowArgs extends StoreArgs {
 
 /** The columns of an export, in order (CSV header, JSON member names). */
 export const EXPORT_COLUMNS = ['key', 'operation', 'status', 'stored_at', 'answer'] as const;
+/** With --history (and in `store show`): when an earlier answer was replaced; null (empty) for the current one. */
+const REPLACED_AT = 'replaced_at';
 
-function exported(entry: StoreEntry) {
-  return { key: entry.key, operation: entry.op, status: entry.status, stored_at: new Date(entry.fetchedAt).toISOString(), answer: entry.data === null ? null : (JSON.parse(entry.data) as unknown) };
+const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+
+function exported(entry: StoreEntry, history = false) {
+  const row = { key: entry.key, operation: entry.op, status: entry.status, stored_at: iso(entry.fetchedAt)!, answer: entry.data === null ? null : (JSON.parse(entry.data) as unknown) };
+  return history ? { ...row, [REPLACED_AT]: iso(entry.replacedAt) } : row;
 }
 
 export function exportCommand(io: CliIo): CommandModule<object, ExportArgs> {
@@ -31,9 +38,11 @@ export function exportCommand(io: CliIo): CommandModule<object, ExportArgs> {
     builder: (yargs) =>
       storeOptions(yargs)
         .option('format', { type: 'string', requiresArg: true, describe: 'jsonl (one JSON object a line) or csv (the answer as JSON text in its cell)', defaultDescription: 'jsonl' })
+        .option('history', { type: 'boolean', describe: "each answer followed by the key's earlier answers, newest first, with replaced_at: when each was replaced (empty for the current one)" })
         .epilogue(
           examplesText([
             ['$0 store export > answers.jsonl', 'every answer paid for, as JSON Lines'],
+            ['$0 store export --history --format csv > history.csv', 'every answer each key was given, with when it was replaced'],
             ['$0 store export --format csv --sandbox > sandbox-answers.csv', "the sandbox's answers as CSV"],
           ]),
         ) as never,
@@ -45,11 +54,13 @@ export function exportCommand(io: CliIo): CommandModule<object, ExportArgs> {
       if (!storeExists(file)) throw new ConfigError(`No result store at ${file}: nothing to export (a run creates it; or pass --store PATH)`);
       const { csvLines } = await import('../write/csv-lines.js');
       const store = await openStoreFile(file, true);
+      const history = args.history ?? false;
       try {
-        if (format === 'csv') io.out(csvLines([[...EXPORT_COLUMNS]], '\n'));
-        for (const entry of store.entries({ service })) {
-          const row = exported(entry);
-          io.out(format === 'jsonl' ? `${JSON.stringify(row)}\n` : csvLines([[row.key, row.operation, row.status, row.stored_at, entry.data ?? '']], '\n'));
+        if (format === 'csv') io.out(csvLines([[...EXPORT_COLUMNS, ...(history ? [REPLACED_AT] : [])]], '\n'));
+        for (const entry of store.entries({ service, history })) {
+          const row = exported(entry, history);
+          const cells = [row.key, row.operation, row.status, row.stored_at, entry.data ?? '', ...(history ? [iso(entry.replacedAt) ?? ''] : [])];
+          io.out(format === 'jsonl' ? `${JSON.stringify(row)}\n` : csvLines([cells], '\n'));
         }
       } finally {
         store.close();
@@ -69,7 +80,7 @@ async function storedForms(raw: string): Promise<string[]> {
 export function showCommand(io: CliIo): CommandModule<object, ShowArgs> {
   return {
     command: 'show <key>',
-    describe: 'Print what is stored for one key (an email, profile URL or domain, normalized as a run would); exit 1 when nothing is',
+    describe: 'Print what is stored for one key (an email, profile URL or domain, normalized as a run would): its answers, newest first, with their dates; exit 1 when nothing is',
     builder: (yargs) =>
       storeOptions(yargs)
         .positional('key', { type: 'string', demandOption: true, describe: 'an email address, a profile URL or a domain' })
@@ -82,7 +93,7 @@ export function showCommand(io: CliIo): CommandModule<object, ShowArgs> {
       const store = await openStoreFile(file, true);
       let found: ReturnType<typeof exported>[] = [];
       try {
-        for (const form of await storedForms(key)) found = found.concat([...store.entries({ service, key: form })].map((e) => ({ service: e.service, ...exported(e) })));
+        for (const form of await storedForms(key)) found = found.concat([...store.entries({ service, key: form, history: true })].map((e) => ({ service: e.service, ...exported(e, true) })));
       } finally {
         store.close();
       }

@@ -46,6 +46,8 @@ export interface EnrichSettings {
   onlyMissing: string[] | undefined;
   /** --report: the run report's path (.html or .json). */
   report: string | undefined;
+  /** --changes: the CSV of what changed since the earlier answers; it adds lead_changed to the output. */
+  changes: string | undefined;
   /** --skip-lines: undefined, the title lines above the header are detected. */
   skipLines: number | undefined;
   /** --limit: only the first N data rows. */
@@ -109,16 +111,9 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
   const output = outputOf(options.output, input, format, shard);
   const errors = errorsOf(options.errors, output, input);
   const store = options.store instanceof ResultStore ? options.store : (read('store') ?? defaultStorePath());
-  // Its path is tried (and its folder made) in prepare, before the first lookup.
-  const report = read('report');
-  // Before anything is opened for writing or any request is made (docs/cli-contract.md, "Never overwritten").
-  assertDistinctFiles([
-    { option: '<input>', path: typeof input === 'string' ? input : undefined },
-    { option: '--output', path: typeof output === 'string' ? output : undefined },
-    { option: '--errors', path: typeof errors === 'string' ? errors : undefined },
-    { option: '--store', path: typeof store === 'string' ? store : store.path },
-    { option: '--report', path: report },
-  ]);
+  // The report's path is tried (and its folder made) in prepare, before the first lookup.
+  const files = { input, output, errors, store, report: read('report'), changes: read('changes') };
+  assertApart(files);
   const fill = read('fill');
   const overwrite = read('overwrite') ?? defaultOf('overwrite')!;
   if (overwrite && !fill) throw new ConfigError('Invalid option --overwrite: it replaces the cells --fill fills; give --fill too');
@@ -141,7 +136,8 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     fill,
     overwrite,
     onlyMissing: read('onlyMissing'),
-    report,
+    report: files.report,
+    changes: files.changes,
     skipLines: read('skipLines'),
     limit: read('limit'),
     commandLine: commandLineOf(options.commandLine),
@@ -173,6 +169,22 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     stdout: options.stdout,
     tuning: tuningOf(options.tuning ?? {}, doorOf(options, 'windowMs')),
   };
+}
+
+/**
+ * The input, the outputs and the store are different files: checked before anything is opened for
+ * writing or any request is made (docs/cli-contract.md, "Never overwritten").
+ */
+function assertApart(files: { input: unknown; output: unknown; errors: unknown; store: string | ResultStore; report: string | undefined; changes: string | undefined }): void {
+  const named = (file: unknown) => (typeof file === 'string' ? file : undefined);
+  assertDistinctFiles([
+    { option: '<input>', path: named(files.input) },
+    { option: '--output', path: named(files.output) },
+    { option: '--errors', path: named(files.errors) },
+    { option: '--store', path: typeof files.store === 'string' ? files.store : files.store.path },
+    { option: '--report', path: files.report },
+    { option: '--changes', path: files.changes },
+  ]);
 }
 
 /** The command line a report names: the caller's, else this process's own. */

@@ -20,7 +20,7 @@ export function checkColumnChoice(
     throw new ConfigError(`Invalid option --fields: this run adds no column named '${name}'${hint}; it adds ${known.join(', ')}`);
   }
   const prefix = choice.prefix ?? '';
-  const written = choice.fields ? ['lead_status', ...choice.fields.map((name) => (isMemberField(name) ? name.replaceAll('.', '_') : name))] : known;
+  const written = choice.fields ? ['lead_status', ...choice.fields.map((name) => (isMemberField(name) ? name.replaceAll('.', '_') : name)), ...(extras.changed ? ['lead_changed'] : [])] : known;
   const clash = written.map((name) => `${prefix}${name}`).find((name) => inputHeader.includes(name));
   if (clash !== undefined) {
     // Only --prefix always works: --fields keeps lead_status whatever it lists, and leaves out the

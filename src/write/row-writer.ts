@@ -14,6 +14,7 @@ import { openSink, whyNotWritable, type Sink } from './sinks.js';
 import { UnwritableOutputError } from '../api/errors.js';
 import { toBytes, type CsvSource } from '../read/index.js';
 import { WorkbookOutput } from './workbook-output.js';
+import { CHANGES_HEADER, changeLines } from './answer-changes.js';
 
 export { csvLines } from './csv-lines.js';
 export type { FinishedRow, RowStatus, Billing } from '../core/rows.js';
@@ -23,7 +24,7 @@ export interface RowSink {
   /** Takes rows in order; resolves when it can take more (back-pressure to the reader). */
   writeRows(rows: readonly FinishedRow[]): Promise<void> | undefined;
   /** The rows are all written: make the outputs complete. */
-  commit(): Promise<{ output: string | undefined; errors: string | undefined }>;
+  commit(): Promise<{ output: string | undefined; errors: string | undefined; changes?: string | undefined }>;
   /** The run failed: leave nothing that looks finished. */
   abort(): Promise<void>;
 }
@@ -33,6 +34,8 @@ export interface WriterOptions {
   output: string | Writable;
   /** Sidecar path or stream; undefined when the output is stdout and no --errors was given. */
   errors: string | Writable | undefined;
+  /** --changes: the file of what changed since the earlier answers (answer-changes.ts). */
+  changes?: string | undefined;
   format: 'csv' | 'jsonl' | 'xlsx';
   /** Input header, as byte strings. */
   header: string[];
@@ -54,6 +57,7 @@ export class RowWriter implements RowSink {
   readonly #options: WriterOptions;
   readonly #out: Sink;
   readonly #err: Sink | undefined;
+  readonly #changes: Sink | undefined;
   /** The output as a workbook (format xlsx), written into #out's stream. */
   readonly #workbook: WorkbookOutput | undefined;
   readonly #width: number;
@@ -71,12 +75,14 @@ export class RowWriter implements RowSink {
     this.#out = openSink(options.output, stdout);
     try {
       this.#err = options.errors === undefined ? undefined : openSink(options.errors, stdout);
+      this.#changes = options.changes === undefined ? undefined : openSink(options.changes, stdout);
     } catch (error) {
-      this.#discard(this.#out);
+      for (const sink of [this.#out, this.#err]) if (sink) this.#discard(sink);
       throw error;
     }
     this.#watch(this.#out, named('output', options.output));
     if (this.#err) this.#watch(this.#err, named('error sidecar', options.errors));
+    if (this.#changes) this.#watch(this.#changes, named('changes file', options.changes));
     this.#eol = options.recordDelimiter;
     this.#delimiter = options.delimiter;
     const bom = options.bom ? '\xef\xbb\xbf' : '';
@@ -88,6 +94,7 @@ export class RowWriter implements RowSink {
     if (this.#err) {
       this.#err.stream.write(bom + csvLines([['row', ...options.header, 'error_code', 'error_message']], this.#eol, this.#delimiter), 'latin1');
     }
+    this.#changes?.stream.write(bom + csvLines([CHANGES_HEADER], this.#eol, this.#delimiter), 'latin1');
   }
 
   #openWorkbook(options: WriterOptions): WorkbookOutput {
@@ -159,6 +166,7 @@ export class RowWriter implements RowSink {
     if (rows.length === 0) return undefined;
     let full = false;
     const failed: string[][] = [];
+    const changed: string[][] = [];
     let csv = '';
     const lines: string[] = [];
     this.#workbook?.addRows(rows);
@@ -167,8 +175,9 @@ export class RowWriter implements RowSink {
       if (this.#options.format === 'csv') {
         csv += this.#csvLine(row, row.filled ? filledCells(cells, row.filled) : cells);
       } else if (this.#options.format === 'jsonl') {
-        lines.push(`${JSON.stringify(jsonRow(row, this.#options.header))}\n`);
+        lines.push(`${JSON.stringify(jsonRow(row, this.#options.header, this.#changes !== undefined))}\n`);
       }
+      if (this.#changes && row.changes?.length) changed.push(...changeLines(row));
       if (this.#err && (row.status === 'error' || row.status === 'skipped')) {
         failed.push([String(row.row), ...cells, row.errorCode ?? '', toBytes(escapeFormula(row.errorMessage ?? ''))]);
       }
@@ -176,6 +185,7 @@ export class RowWriter implements RowSink {
     if (csv.length > 0) full = !this.#out.stream.write(csv, 'latin1') || full;
     if (lines.length > 0) full = !this.#out.stream.write(lines.join(''), 'utf8') || full;
     if (failed.length > 0) full = !this.#err!.stream.write(csvLines(failed, this.#eol, this.#delimiter), 'latin1') || full;
+    if (changed.length > 0) full = !this.#changes!.stream.write(csvLines(changed, this.#eol, this.#delimiter), 'latin1') || full;
     if (this.#workbook) full = this.#out.stream.writableNeedDrain || full;
     const zipped = this.#workbook?.drained();
     if (zipped) return Promise.all([zipped, full ? this.#drained() : undefined]).then(() => undefined);
@@ -184,7 +194,7 @@ export class RowWriter implements RowSink {
 
   async #drained(): Promise<void> {
     const waits: Promise<unknown>[] = [];
-    for (const sink of [this.#out, this.#err]) {
+    for (const sink of [this.#out, this.#err, this.#changes]) {
       if (sink?.stream.writableNeedDrain) waits.push(once(sink.stream, 'drain'));
     }
     await Promise.all(waits).catch((error: unknown) => {
@@ -193,13 +203,13 @@ export class RowWriter implements RowSink {
     });
   }
 
-  /** Ends both outputs and renames them into place: the sidecar first, the output last. */
-  async commit(): Promise<{ output: string | undefined; errors: string | undefined }> {
+  /** Ends the outputs and renames them into place: the sidecar and the changes first, the output last. */
+  async commit(): Promise<{ output: string | undefined; errors: string | undefined; changes: string | undefined }> {
     if (this.#closed) throw new Error('writer already closed');
     this.#closed = true;
     try {
       await this.#workbook?.finish();
-      await Promise.all([this.#finish(this.#out), this.#err ? this.#finish(this.#err) : undefined]);
+      await Promise.all([this.#out, this.#err, this.#changes].map((sink) => sink && this.#finish(sink)));
       this.#check();
     } catch (error) {
       this.#check();
@@ -207,10 +217,10 @@ export class RowWriter implements RowSink {
     } finally {
       for (const unwatch of this.#unwatch.splice(0)) unwatch();
     }
-    for (const sink of [this.#err, this.#out]) {
+    for (const sink of [this.#err, this.#changes, this.#out]) {
       if (sink?.temp && sink.final) fs.renameSync(sink.temp, sink.final);
     }
-    return { output: this.#out.final, errors: this.#err?.final };
+    return { output: this.#out.final, errors: this.#err?.final, changes: this.#changes?.final };
   }
 
   async #finish(sink: Sink): Promise<void> {
@@ -234,8 +244,7 @@ export class RowWriter implements RowSink {
     if (this.#closed) return;
     this.#closed = true;
     this.#workbook?.discard();
-    this.#discard(this.#out);
-    if (this.#err) this.#discard(this.#err);
+    for (const sink of [this.#out, this.#err, this.#changes]) if (sink) this.#discard(sink);
     for (const unwatch of this.#unwatch.splice(0)) unwatch();
   }
 
