@@ -16,7 +16,7 @@ export function checkColumnChoice(
   for (const name of choice.fields ?? []) {
     if (known.includes(name) || isMemberField(name)) continue;
     const extra = /^(mx|whois)_/.exec(name)?.[1];
-    const hint = extra ? `: add --with ${extra}` : didYouMean(name, known) ? ` (did you mean ${didYouMean(name, known)}?)` : '';
+    const hint = extra ? `: add --with ${extra}` : name === 'lead_changed' ? ': add --changes FILE' : didYouMean(name, known) ? ` (did you mean ${didYouMean(name, known)}?)` : '';
     throw new ConfigError(`Invalid option --fields: this run adds no column named '${name}'${hint}; it adds ${known.join(', ')}`);
   }
   const prefix = choice.prefix ?? '';

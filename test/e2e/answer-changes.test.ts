@@ -143,6 +143,15 @@ describe('a re-check against a sandbox where 30 % of the people changed jobs', (
     expect(fs.readFileSync(file('out4.csv'), 'utf8').split('\n')[0]).not.toContain('lead_changed');
     expect(fs.existsSync(file('changes.csv'))).toBe(true);
   });
+
+  it('store stats counts the earlier answers, and store prune removes them with the entries', async () => {
+    const stats = JSON.parse((await runCli(['store', 'stats', '--json'], { env })).stdout);
+    // Two looks again at every key (--refresh, then --max-age): two earlier answers each.
+    expect(stats).toMatchObject({ entries: people.length, earlierAnswers: 2 * people.length });
+    const pruned = await runCli(['store', 'prune', '--older-than', '0s'], { env });
+    expect(pruned.stdout).toBe(`Removed ${people.length} entries (and ${2 * people.length} earlier answers) older than 0s from ${file('store.sqlite')}; 0 left.\n`);
+    expect(JSON.parse((await runCli(['store', 'stats', '--json'], { env })).stdout)).toMatchObject({ entries: 0, earlierAnswers: 0 });
+  });
 });
 
 describe('--changes: its file and its column', () => {

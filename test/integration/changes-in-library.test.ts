@@ -111,6 +111,20 @@ describe('--with company: the company looked up again is compared under its doma
   });
 });
 
+describe('lead_changed and --fields', () => {
+  it('is always written last when --changes is given, wherever --fields names it, and is no field of a run without it', async () => {
+    const s = await sandbox();
+    const dir = makeTempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(3).map((e) => [e])]);
+    const options = { input, baseUrl: s.baseUrl, token: s.token, store: path.join(dir, 'store.sqlite') };
+    await enrich({ ...options, output: path.join(dir, 'out.csv'), fields: 'lead_changed,lead_name', changes: path.join(dir, 'changes.csv') });
+    expect(fs.readFileSync(path.join(dir, 'out.csv'), 'utf8').split('\n')[0]).toBe('email,lead_status,lead_name,lead_changed');
+    await expect(enrich({ ...options, output: path.join(dir, 'two.csv'), fields: 'lead_name,lead_changed' })).rejects.toThrow(
+      "this run adds no column named 'lead_changed': add --changes FILE;",
+    );
+  });
+});
+
 describe('the --changes file', () => {
   it('appears only complete: a run that fails leaves neither it nor a part of it', async () => {
     const s = await sandbox({ drift: 0.3, latencyMs: [30, 30] });
