@@ -2,21 +2,13 @@
 // `epoch` option of a restart) that share of found people answer a new title and company, and a
 // tenth as many answer not found; from (key, epoch) alone, so the pure sandboxAnswer predicts what
 // the server sends. With no drift every answer is as it always was.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Lead } from '../../src/api/types.js';
 import { sandboxAnswer } from '../../src/sandbox/data.js';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { sandboxesPerTest } from '../helpers/sandboxes.js';
 
-const open: Sandbox[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()));
-});
-
-async function sandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const s = await startSandbox({ port: 0, rpm: 60_000, ...options });
-  open.push(s);
-  return s;
-}
+const sandbox = sandboxesPerTest();
 
 const keys = Array.from({ length: 3_000 }, (_, i) => `person.${i}@company${i % 7}.com`);
 const leadOf = (key: string, options: { drift?: number; epoch?: number }) => {
