@@ -3,7 +3,7 @@
 // The sandbox has an entry of its own, `lead-enrich/sandbox` (src/sandbox/index.ts).
 export { enrich } from './run/enrich.js';
 export { enrichRows } from './run/enrich-rows.js';
-export type { EnrichRowsOptions, RowResult } from './run/enrich-rows.js';
+export type { EnrichRowsOptions, RowChange, RowResult } from './run/enrich-rows.js';
 export type { RowStatus, Billing } from './core/rows.js';
 export type { InputRow } from './read/rows-source.js';
 export type { EnrichOptions, EnrichProgress, EnrichTuning, Extra } from './run/enrich-options.js';

@@ -36,6 +36,8 @@ interface SandboxArgs {
   forbid?: string;
   dailyLimit?: number | string;
   variedPrices?: boolean;
+  drift?: string;
+  epoch?: string;
 }
 
 function numberOption(option: string, raw: unknown): number | undefined {
@@ -83,8 +85,8 @@ function outageOf(args: SandboxArgs): OutageOptions | undefined {
 /** The command line's flags as the sandbox's options. */
 function sandboxOptionsOf(args: SandboxArgs): SandboxOptions {
   const options: SandboxOptions = { host: args.host, port: numberOption('port', asTyped('port', args.port)) ?? 0 };
-  const numbers = { rpm: args.rpm, windowMs: args.windowMs, credits: args.credits, threshold: args.threshold, seed: args.seed, notFoundRate: args.notFoundRate, companiesPerDomain: args.companies, dailyLimit: args.dailyLimit };
-  const flags = { rpm: 'rpm', windowMs: 'window-ms', credits: 'credits', threshold: 'threshold', seed: 'seed', notFoundRate: 'not-found-rate', companiesPerDomain: 'companies', dailyLimit: 'daily-limit' };
+  const numbers = { rpm: args.rpm, windowMs: args.windowMs, credits: args.credits, threshold: args.threshold, seed: args.seed, notFoundRate: args.notFoundRate, companiesPerDomain: args.companies, dailyLimit: args.dailyLimit, drift: args.drift, epoch: args.epoch };
+  const flags = { rpm: 'rpm', windowMs: 'window-ms', credits: 'credits', threshold: 'threshold', seed: 'seed', notFoundRate: 'not-found-rate', companiesPerDomain: 'companies', dailyLimit: 'daily-limit', drift: 'drift', epoch: 'epoch' };
   for (const [key, raw] of Object.entries(numbers) as Array<[keyof typeof numbers, string | undefined]>) {
     const value = numberOption(flags[key], asTyped(flags[key], raw));
     if (value !== undefined) options[key] = value;
@@ -133,6 +135,8 @@ export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
         .option('forbid', { type: 'string', requiresArg: true, describe: 'operations answered 403 / code 1008, e.g. lookup_email,mx (default none)' })
         .option('daily-limit', { type: 'number', requiresArg: true, describe: 'keyed requests answered per day, then code 1017 (default: no limit)' })
         .option('varied-prices', { type: 'boolean', describe: 'person leads carry phones (+2 credits each); role addresses (info@, sales@, ...) cost 2' })
+        .option('drift', { type: 'number', requiresArg: true, describe: 'people change jobs: at each new epoch this share of found people answer a new title and company, a tenth as many not found (default 0)' })
+        .option('epoch', { type: 'number', requiresArg: true, describe: 'start at this epoch, as after N days of --drift: restart with --epoch 1, 2, ... to see answers change (default 0)' })
         .epilogue(
           examplesText([
             ['$0 sandbox --port 8080', 'serve on http://127.0.0.1:8080/v2'],
@@ -141,6 +145,7 @@ export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
             ['$0 sandbox --outage-after 20s --outage-for 1m', 'lookups answer 503 for a minute, 20 s after the start: watch a run wait, then go on'],
             ['$0 sandbox --not-found-shape code1027 --companies 3 --daily-limit 500', 'answer as the production service may: misses as code 1027, three companies per domain, a daily limit'],
             ['$0 sandbox --outage-after 0s --outage-kind hang', 'lookups never answer: a run gives up after --patience'],
+            ['$0 sandbox --drift 0.3 --epoch 1', 'a day after the start, 30 % of the people found have a new job: try --max-age or --refresh with --changes'],
           ]),
         ) as never,
     handler: async (args) => {

@@ -47,6 +47,7 @@ export function formatStoreStats(stats: ResultStoreStats, now: number = Date.now
     ...(service === undefined ? [] : [`${pad('Service')}${service} (its entries only; the size is the whole file's)`]),
     `${pad('Size')}${formatBytes(stats.sizeBytes)}`,
     `${pad('Entries')}${count(stats.entries)}`,
+    ...(stats.earlierAnswers > 0 ? [`${pad('Earlier')}${count(stats.earlierAnswers)} answers replaced by a newer one (store show KEY lists them)`] : []),
     ...breakdown('By operation', stats.byOperation, pad),
     ...breakdown('By service', stats.byService, pad),
     `${pad('Oldest')}${formatWhen(stats.oldest, now)}`,
@@ -63,6 +64,7 @@ function statsJson(stats: ResultStoreStats | undefined, file: string, service: s
     exists: stats !== undefined,
     sizeBytes: stats?.sizeBytes ?? 0,
     entries: stats?.entries ?? 0,
+    earlierAnswers: stats?.earlierAnswers ?? 0,
     byOperation: stats?.byOperation ?? {},
     byService: stats?.byService ?? {},
     oldest: stats?.oldest === undefined ? null : new Date(stats.oldest).toISOString(),
@@ -118,7 +120,7 @@ function pruneCommand(io: CliIo): CommandModule<object, PruneArgs> {
           type: 'string',
           requiresArg: true,
           demandOption: true,
-          describe: 'remove entries fetched longer ago than this: 30d, 12h, 1d12h... (units ms, s, m, h, d, w)',
+          describe: 'remove entries (and earlier answers) fetched longer ago than this: 30d, 12h, 1d12h... (units ms, s, m, h, d, w)',
         })
         .epilogue(
           examplesText([
@@ -138,14 +140,18 @@ function pruneCommand(io: CliIo): CommandModule<object, PruneArgs> {
         else io.out(noStoreLine(file, '; nothing to prune'));
         return;
       }
-      const { removed, remaining } = await withStore(file, false, (store) => ({
-        removed: store.prune(olderThanMs, service),
-        remaining: store.stats(service).entries,
-      }));
-      if (args.json) printJson(io, { path: file, ...scope, exists: true, removed, remaining });
+      // Earlier answers (history) fetched that long ago go too.
+      const { removed, remaining, removedEarlier } = await withStore(file, false, (store) => {
+        const earlier = store.stats(service).earlierAnswers;
+        const removed = store.prune(olderThanMs, service);
+        const after = store.stats(service);
+        return { removed, remaining: after.entries, removedEarlier: earlier - after.earlierAnswers };
+      });
+      if (args.json) printJson(io, { path: file, ...scope, exists: true, removed, remaining, removedEarlier });
       else {
+        const earlier = removedEarlier > 0 ? ` (and ${count(removedEarlier)} earlier ${removedEarlier === 1 ? 'answer' : 'answers'})` : '';
         io.out(
-          `Removed ${count(removed)} ${removed === 1 ? 'entry' : 'entries'}${ofService(service)} older than ${formatDuration(olderThanMs)} ` +
+          `Removed ${count(removed)} ${removed === 1 ? 'entry' : 'entries'}${earlier}${ofService(service)} older than ${formatDuration(olderThanMs)} ` +
             `from ${file}; ${count(remaining)} left.\n`,
         );
       }

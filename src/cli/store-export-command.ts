@@ -1,6 +1,7 @@
 // `lead-enrich store export` and `store show KEY`: the answers paid for, out of the store. Export
 // writes every entry to stdout, one per line (JSON Lines, or CSV), read one at a time from the
-// store; show prints what is stored for one key, normalized as a run would normalize it.
+// store (with --history, each followed by the key's earlier answers); show prints what is stored
+// for one key, normalized as a run would normalize it: its answers, newest first, with their dates.
 import { examplesText } from './help-examples.js';
 import type { CommandModule } from 'yargs';
 import { ConfigError } from '../api/errors.js';
@@ -14,6 +15,7 @@ import { refuseStdoutInto } from './stdout-file.js';
 
 interface ExportArgs extends StoreArgs {
   format?: string | undefined;
+  history?: boolean | undefined;
 }
 
 interface ShowArgs extends StoreArgs {
@@ -22,12 +24,17 @@ interface ShowArgs extends StoreArgs {
 
 /** The columns of an export, in order (CSV header, JSON member names). */
 export const EXPORT_COLUMNS = ['key', 'operation', 'status', 'stored_at', 'answer'] as const;
+/** With --history (and in `store show`): when an earlier answer was replaced; null (empty) for the current one. */
+const REPLACED_AT = 'replaced_at';
+
+const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 
 /** An entry as exported; undefined when its answer is not JSON (left out and counted: `store check` names it, a run looks it up again). */
-function exported(entry: StoreEntry) {
+function exported(entry: StoreEntry, history = false) {
   const answer = entry.data === null ? null : parsedOrUndefined(entry.data);
   if (answer === undefined) return undefined;
-  return { key: entry.key, operation: entry.op, status: entry.status, stored_at: new Date(entry.fetchedAt).toISOString(), answer };
+  const row = { key: entry.key, operation: entry.op, status: entry.status, stored_at: iso(entry.fetchedAt)!, answer };
+  return history ? { ...row, [REPLACED_AT]: iso(entry.replacedAt) } : row;
 }
 
 /** Said once after an export or a show that left out answers that are not JSON. */
@@ -43,9 +50,11 @@ export function exportCommand(io: CliIo): CommandModule<object, ExportArgs> {
     builder: (yargs) =>
       storeOptions(yargs)
         .option('format', { type: 'string', requiresArg: true, describe: 'jsonl (one JSON object a line) or csv (the answer as JSON text in its cell)', defaultDescription: 'jsonl' })
+        .option('history', { type: 'boolean', describe: "each answer followed by the key's earlier answers, newest first, with replaced_at: when each was replaced (empty for the current one)" })
         .epilogue(
           examplesText([
             ['$0 store export > answers.jsonl', 'every answer paid for, as JSON Lines'],
+            ['$0 store export --history --format csv > history.csv', 'every answer each key was given, with when it was replaced'],
             ['$0 store export --format csv --sandbox > sandbox-answers.csv', "the sandbox's answers as CSV"],
           ]),
         ) as never,
@@ -58,13 +67,14 @@ export function exportCommand(io: CliIo): CommandModule<object, ExportArgs> {
       refuseStdoutInto(file);
       const { csvLines } = await import('../write/csv-lines.js');
       const store = await openStoreFile(file, true);
+      const history = args.history ?? false;
       let leftOut = 0;
       try {
-        if (format === 'csv') io.out(csvLines([[...EXPORT_COLUMNS]], '\n'));
-        for (const entry of store.entries({ service })) {
-          const row = exported(entry);
+        if (format === 'csv') io.out(csvLines([[...EXPORT_COLUMNS, ...(history ? [REPLACED_AT] : [])]], '\n'));
+        for (const entry of store.entries({ service, history })) {
+          const row = exported(entry, history);
           if (row === undefined) leftOut += 1;
-          else io.out(format === 'jsonl' ? `${JSON.stringify(row)}\n` : csvLines([[row.key, row.operation, row.status, row.stored_at, entry.data ?? '']], '\n'));
+          else io.out(format === 'jsonl' ? `${JSON.stringify(row)}\n` : csvLines([[row.key, row.operation, row.status, row.stored_at, entry.data ?? '', ...(history ? [iso(entry.replacedAt) ?? ''] : [])]], '\n'));
         }
       } finally {
         store.close();
@@ -85,7 +95,7 @@ async function storedForms(raw: string): Promise<string[]> {
 export function showCommand(io: CliIo): CommandModule<object, ShowArgs> {
   return {
     command: 'show <key>',
-    describe: 'Print what is stored for one key (an email, profile URL or domain, normalized as a run would); exit 1 when nothing is',
+    describe: 'Print what is stored for one key (an email, profile URL or domain, normalized as a run would): its answers, newest first, with their dates; exit 1 when nothing is',
     builder: (yargs) =>
       storeOptions(yargs)
         .positional('key', { type: 'string', demandOption: true, describe: 'an email address, a profile URL or a domain' })
@@ -100,8 +110,8 @@ export function showCommand(io: CliIo): CommandModule<object, ShowArgs> {
       let leftOut = 0;
       try {
         for (const form of await storedForms(key)) {
-          for (const entry of store.entries({ service, key: form })) {
-            const row = exported(entry);
+          for (const entry of store.entries({ service, key: form, history: true })) {
+            const row = exported(entry, true);
             if (row === undefined) leftOut += 1;
             else found.push({ service: entry.service, ...row });
           }

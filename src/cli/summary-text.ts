@@ -140,6 +140,8 @@ function summaryLines(s: EnrichSummary, outcome: string): string[] {
   ];
   const fill = fillLine(s);
   if (fill) lines.push(fill);
+  const changed = changedLine(s);
+  if (changed) lines.push(changed);
   const codes = codesOf(s);
   if (codes.errors) lines.push(`Error codes: ${codes.errors}`);
   if (codes.skipped) lines.push(`Skipped (not errors): ${codes.skipped}`);
@@ -148,6 +150,7 @@ function summaryLines(s: EnrichSummary, outcome: string): string[] {
   if (s.partial) lines.push(`Partial: --limit ${s.limit}: the outputs hold the first ${s.limit} data rows of the input only`);
   if (s.output && s.output !== '-') lines.push(`Output: ${s.output}`);
   if (s.errorsFile) lines.push(`Errors and skipped rows: ${s.errorsFile}`);
+  if (s.changesFile) lines.push(`Changes: ${s.changesFile}`);
   if (s.report) lines.push(`Report: ${s.report}`);
   if (s.stoppedBy === 'credits') lines.push('Stopped early: the credit reserve was reached; add credits and run the same command again to finish.');
   const budgets = budgetsLine(s);
@@ -177,6 +180,14 @@ function unreadAccountLines(s: EnrichSummary): string[] {
 /** The run's rate: "600 RPM", or "100 per 400ms" for an account whose window is not a minute. */
 function rateOf(s: EnrichSummary): string {
   return s.windowMs === 60_000 ? `${s.rpm} RPM` : `${s.rpm} per ${formatDuration(s.windowMs)}`;
+}
+
+/** "Changed since the last answer: 9 of the 30 rows looked up again (lead_title 9, status 1)"; nothing when none was. */
+function changedLine(s: EnrichSummary): string | undefined {
+  const { compared, rows, fields } = s.changed ?? { compared: 0, rows: 0, fields: {} };
+  if (compared === 0) return undefined;
+  const each = Object.entries(fields).map(([field, n]) => `${field} ${n}`).join(', ');
+  return `Changed since the last answer: ${rows} of the ${compared === 1 ? 'row' : `${compared} rows`} looked up again${each ? ` (${each})` : ''}`;
 }
 
 /** The one line of fill rates: each added column's share of the found rows holding a value (and --fill's cells). */

@@ -17,6 +17,40 @@ export interface RowData {
   company?: CompanyLead | undefined;
 }
 
+/**
+ * The answer a key had before this run looked it up again (older than --max-age, or --refresh):
+ * what the new one is compared with (docs/cli-contract.md, "What changed since the last answer").
+ */
+export interface EarlierAnswer {
+  /** The key looked up again (the row's own, or the domain of a --with lookup). */
+  key: string;
+  /** Whether the earlier answer found something, and whether this run's does. */
+  found: boolean;
+  foundNow: boolean;
+  /** The API's `data` then; undefined when `same`. */
+  data: unknown;
+  /** When the earlier answer was fetched, and when this run's was (epoch ms). */
+  fetchedAt: number;
+  refetchedAt: number;
+  /** The new answer is the same answer: nothing can have changed. */
+  same?: boolean | undefined;
+}
+
+/** A row's lookups looked up again by this run, each with its earlier answer. */
+export type EarlierAnswers = { [part in 'lead' | 'mx' | 'whois' | 'company']?: EarlierAnswer | undefined };
+
+/** One field of a row whose cell changed since the earlier answer (a line of --changes). */
+export interface FieldChange {
+  /** `status` (found became not found, or the reverse), else the added column's name as --fields names it. */
+  field: string;
+  key: string;
+  /** The cells, as written (before formula escaping). */
+  before: string;
+  after: string;
+  beforeFetchedAt: number;
+  afterFetchedAt: number;
+}
+
 export interface FinishedRow {
   /** 1-based data row number in the input (docs/cli-contract.md, "The error sidecar"). */
   row: number;
@@ -50,6 +84,10 @@ export interface FinishedRow {
   errorMessage?: string | undefined;
   /** An `error` the store answered (a key refused before): no request of this run made it. */
   stored?: true | undefined;
+  /** The lookups of this row that this run looked up again, and what they answered before. */
+  earlier?: EarlierAnswers | undefined;
+  /** Set before the row is counted and written, when it has `earlier`: its changed fields ([] when none). */
+  changes?: FieldChange[] | undefined;
 }
 
 /**

@@ -146,6 +146,10 @@ export class BatchLookups {
       ...(whois?.kind === 'found' ? { whois: whois.data as WhoisResult } : {}),
       ...(firm?.kind === 'found' ? { company: (firm.data as { lead?: CompanyLead }).lead } : {}),
     };
+    // The --with lookups this run made again, with their earlier answers, beside the row's own.
+    for (const [extra, outcome] of [['mx', mx], ['whois', whois], ['company', firm]] as const) {
+      if (outcome && isAnswered(outcome) && outcome.earlier) (base.earlier ??= {})[extra] = outcome.earlier;
+    }
     // An extra that failed makes the row an error (the sidecar says which), as its own lookup would.
     for (const [name, outcome, of] of [['MX', mx, domain], ['Whois', whois, domain], ['Company', firm, company]] as const) {
       if (!outcome || isAnswered(outcome) || (base.status !== 'found' && base.status !== 'not_found')) continue;
@@ -165,9 +169,12 @@ function unplanned(cells: string[], row: number, planned: { kind: 'invalid' | 'n
 }
 
 function finished(cells: string[], row: number, outcome: LookupOutcome, data: RowData): FinishedRow {
-  return isAnswered(outcome)
-    ? { row, cells, status: outcome.kind, billing: outcome.billing, data, cellsRecord: outcome.cellsRecord }
-    : { row, cells, status: outcome.kind, billing: 'none', data, errorCode: outcome.code, errorMessage: outcome.message, ...(outcome.stored ? { stored: true } : {}) };
+  if (!isAnswered(outcome)) {
+    return { row, cells, status: outcome.kind, billing: 'none', data, errorCode: outcome.code, errorMessage: outcome.message, ...(outcome.stored ? { stored: true } : {}) };
+  }
+  const done: FinishedRow = { row, cells, status: outcome.kind, billing: outcome.billing, data, cellsRecord: outcome.cellsRecord };
+  if (outcome.earlier) done.earlier = { lead: outcome.earlier };
+  return done;
 }
 
 function leadOf(outcome: LookupOutcome): Lead | CompanyLead | undefined {

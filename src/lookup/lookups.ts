@@ -6,7 +6,8 @@ import { ApiUnavailableError, BadRequestError, DailyLimitError, ForbiddenError, 
 import type { CellsRenderer, ResultStore, StoredResult } from '../store/result-store.js';
 import type { KeyClaims } from './key-claims.js';
 import type { BillableOperation, CreditAccount } from './credits.js';
-import { API_UNAVAILABLE, DAILY_LIMIT, INTERRUPTED, asDuplicate, foundIn, refusedOutcome, type KeptAnswer, type LookupOutcome, type Unanswered } from './outcome.js';
+import { API_UNAVAILABLE, DAILY_LIMIT, INTERRUPTED, asDuplicate, foundIn, refusedOutcome, type Answered, type KeptAnswer, type LookupOutcome, type Unanswered } from './outcome.js';
+import type { EarlierAnswer } from '../core/rows.js';
 import type { StopControl } from './stop-control.js';
 import { GateStoppedError } from './rate/rate-gate.js';
 import { CreditRefusedError } from './request-path/with-credits.js';
@@ -45,6 +46,8 @@ export class Lookups {
   readonly #inFlight = new Map<string, Promise<LookupOutcome>>();
   readonly #shared: SharedLookup | undefined;
   readonly #prefetched = new Map<BillableOperation, { keys: Set<string>; answers: Map<string, StoredResult> }>();
+  /** Keys this run looked up again (the store had an answer): until one is, a duplicate has no earlier answer to ask for. */
+  #lookedUpAgain = 0;
 
   constructor(deps: LookupDeps) {
     this.#deps = deps;
@@ -92,12 +95,31 @@ export class Lookups {
     const stored = batch?.keys.has(key) ? batch.answers.get(key) : store.get(service, op, key, freshForMs);
     if (!stored || (refresh && stored.runId !== runId)) return undefined;
     if (stored.refused !== undefined) return { ...refusedOutcome(stored.refused), stored: true };
-    return {
+    const outcome: Answered = {
       kind: stored.found ? 'found' : 'not_found',
       data: stored.data,
       billing: stored.runId === runId ? 'duplicate' : 'cached',
       cellsRecord: stored.cellsRecord,
     };
+    // A key this run looked up again, met again: the same earlier answer as the row that fetched it.
+    if (outcome.billing === 'duplicate' && this.#lookedUpAgain > 0) outcome.earlier = this.#replaced(op, key, stored);
+    return outcome;
+  }
+
+  /** The answer this run's fetch of `key` (`now`) replaced (the store's history), if it replaced one. */
+  #replaced(op: BillableOperation, key: string, now: StoredResult): EarlierAnswer | undefined {
+    const { store, service } = this.#deps;
+    const replaced = store.replaced(service, op, key, now.fetchedAt);
+    return replaced && { key, found: replaced.found, foundNow: now.found, data: replaced.data, fetchedAt: replaced.fetchedAt, refetchedAt: now.fetchedAt, same: replaced.same };
+  }
+
+  /** The answer the store holds for a key about to be looked up again, whatever its age (none for a refused key). */
+  #before(op: BillableOperation, key: string): Omit<EarlierAnswer, 'refetchedAt' | 'foundNow'> | undefined {
+    const { store, service } = this.#deps;
+    const stored = store.get(service, op, key);
+    if (stored === undefined || stored.refused !== undefined) return undefined;
+    this.#lookedUpAgain += 1;
+    return { key, found: stored.found, data: stored.data, fetchedAt: stored.fetchedAt };
   }
 
   /**
@@ -119,10 +141,15 @@ export class Lookups {
 
   async #fetch(op: BillableOperation, key: string, soon = false): Promise<LookupOutcome> {
     try {
+      // Read before the request: a store that cannot be read costs nothing yet.
+      const before = this.#before(op, key);
       const data = await this.#deps.send(op, key, soon);
       const found = foundIn(op, data);
-      this.#keepReceived(op, key, { found, data });
-      return { kind: found ? 'found' : 'not_found', data, billing: found ? 'charged' : 'free' };
+      const fetchedAt = Date.now();
+      this.#keepReceived(op, key, { found, data, fetchedAt });
+      const outcome: Answered = { kind: found ? 'found' : 'not_found', data, billing: found ? 'charged' : 'free' };
+      if (before) outcome.earlier = { ...before, foundNow: found, refetchedAt: fetchedAt };
+      return outcome;
     } catch (error) {
       // The API refused the key (400): an answer about the key, kept like a miss until --max-age,
       // so that a re-run does not send it again (docs/cli-contract.md, "The file's problems are not the API's").

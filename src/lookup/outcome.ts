@@ -4,7 +4,7 @@ import { isLeadFound } from '../api/client.js';
 import { optionWord } from '../options/option-table.js';
 import type { BillableOperation } from './credits.js';
 
-import type { Billing } from '../core/rows.js';
+import type { Billing, EarlierAnswer } from '../core/rows.js';
 
 export type { Billing } from '../core/rows.js';
 
@@ -14,6 +14,8 @@ export interface Answered {
   billing: Billing;
   /** The answer's own columns as the store keeps them (write/stored-cells.ts), when the run wants cells, not parsed answers. */
   cellsRecord?: string | undefined;
+  /** This run looked the key up again: what it answered before. */
+  earlier?: EarlierAnswer | undefined;
 }
 export interface Unanswered {
   kind: 'error' | 'skipped';

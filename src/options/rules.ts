@@ -254,6 +254,12 @@ export const columnNames: Rule<string[]> = (raw) => {
 };
 
 /** `--report r.html` or `r.json`: the format is the file's extension. */
+/** --changes: a CSV file of its own; stdout carries the rows or the summary. */
+export const changesFile: Rule<string> = (raw) => {
+  if (typeof raw === 'string' && raw.trim() !== '' && raw.trim() !== '-') return raw.trim();
+  throw new RuleBroken('must be a file name (the changes are a CSV file of their own, never stdout)', raw);
+};
+
 export const reportFile: Rule<string> = (raw) => {
   if (typeof raw === 'string' && /\.(html?|json)$/i.test(raw.trim())) return raw.trim();
   throw new RuleBroken('must be a file name ending in .html or .json (the report\'s format)', raw);

@@ -75,6 +75,15 @@ function fillSection(r: RunReport): string {
   return `<section><h2>Fill rate per added column</h2><p class="muted">Of the ${f.foundRows === 1 ? 'row' : `${num(f.foundRows)} rows`} found, the share holding a value in each column.</p>${body}${filled}</section>`;
 }
 
+/** What changed since the earlier answers: only in a run that looked keys up again. */
+function changesSection(r: RunReport): string {
+  const c = r.changes;
+  if (!c || c.compared === 0) return '';
+  const rows = c.fields.map((f) => [`<code>${esc(f.field)}</code>`, num(f.rows), pct(f.rows / c.compared)]);
+  const list = rows.length ? table(['field', 'rows changed', 'share'], rows, new Set([1, 2])) : '<p class="muted">No answer changed.</p>';
+  return `<section><h2>What changed since the last answer</h2><p class="muted">${num(c.rows)} of the ${num(c.compared)} rows whose key was looked up again changed; per field, the rows it changed in.</p>${list}</section>`;
+}
+
 function withSection(r: RunReport): string {
   if (r.with.length === 0) return '';
   const rows = r.with.map((w) => [
@@ -161,6 +170,7 @@ ${outcome(r)}
 ${rowsSection(r)}
 ${matchSection(r)}
 ${fillSection(r)}
+${changesSection(r)}
 ${withSection(r)}
 ${creditsSection(r)}
 ${requestsSection(r)}

@@ -42,6 +42,12 @@ export interface RunReport {
   };
   /** Per added column an answer fills: the share of found rows where it is not empty. */
   fillRates: { foundRows: number; columns: Array<{ column: string; filled: number; rate: number | null }> };
+  /**
+   * What changed since the earlier answers: of the rows whose key was looked up again (`compared`:
+   * older than --max-age, or --refresh), the rows that changed, and per field (`status`, or a
+   * column's name as --fields names it) how many rows it changed in, most first.
+   */
+  changes: { compared: number; rows: number; fields: Array<{ field: string; rows: number }> };
   /** --fill: per input column, the fields that fill it and the cells filled. Empty without --fill. */
   filledCells: Array<{ column: string; fields: string[]; filled: number }>;
   /** Per --with operation, of the rows whose own lookup answered: statuses and billing. */

@@ -20,7 +20,7 @@ import { Resources } from './resources.js';
 import { loopOf, runRows } from './run-rows.js';
 
 /** The options of enrich() that mean something for rows in memory, and the names of array rows' cells. */
-export type EnrichRowsOptions = Omit<EnrichOptions, 'input' | 'output' | 'errors' | 'format' | 'delimiter' | 'encoding' | 'header' | 'sheet' | 'skipLines' | 'limit' | 'stdout'> & {
+export type EnrichRowsOptions = Omit<EnrichOptions, 'input' | 'output' | 'errors' | 'changes' | 'format' | 'delimiter' | 'encoding' | 'header' | 'sheet' | 'skipLines' | 'limit' | 'stdout'> & {
   /** The names of the cells when rows are arrays (objects name their own). */
   header?: readonly string[] | undefined;
 };
@@ -41,6 +41,23 @@ interface RowResultBase<T> {
   billing: Billing;
   /** With `fill`: the cells the answer filled, by column name (`{ Title: 'CTO' }`); undefined when none. `input` stays as given. */
   filled: Record<string, string> | undefined;
+  /**
+   * Present when this run looked the row's key up again (its stored answer was older than
+   * `maxAge`, or `refresh`): what changed since the earlier answer, `[]` when nothing did
+   * (docs/library.md, "What changed"). Absent for a row answered from the store or looked up for
+   * the first time.
+   */
+  changes?: RowChange[];
+}
+
+/**
+ * One changed field: `status` (found became not found, or the reverse), else the name of the
+ * column as `fields` names it (`lead_title`), with its cell before and after.
+ */
+export interface RowChange {
+  field: string;
+  before: string;
+  after: string;
 }
 
 /**
@@ -55,7 +72,7 @@ export type RowResult<T = InputRow> =
   | (RowResultBase<T> & { status: 'error' | 'skipped'; lead: undefined; error: RowError });
 
 /** enrich()'s options that are about files and streams: refused by enrichRows with why. */
-const FILE_OPTIONS = ['input', 'output', 'errors', 'format', 'delimiter', 'encoding', 'sheet', 'skipLines', 'limit', 'stdout'];
+const FILE_OPTIONS = ['input', 'output', 'errors', 'changes', 'format', 'delimiter', 'encoding', 'sheet', 'skipLines', 'limit', 'stdout'];
 const ROWS_OPTIONS = [...enrichOptionNames().filter((name) => !FILE_OPTIONS.includes(name)), 'header'];
 
 /**
@@ -135,5 +152,6 @@ function resultOf<T>(row: FinishedRow, source: RowsSource, run: RunState): RowRe
     billing: row.billing,
     error: row.errorCode === undefined ? undefined : new RowError(row.errorCode as ErrorCode, row.errorMessage ?? row.errorCode),
     filled: row.filled ? Object.fromEntries([...row.filled].map(([column, value]) => [fromBytes(source.header[column] ?? ''), value])) : undefined,
+    ...(row.changes ? { changes: row.changes.map(({ field, before, after }) => ({ field, before, after })) } : {}),
   } as RowResult<T>;
 }

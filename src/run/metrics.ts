@@ -3,11 +3,18 @@
 // written; everyone else reads it (the progress line, the summary). What the requests did is the
 // request path's own count (RequestPath.counts), not kept here.
 import type { LookupKind } from '../core/kinds.js';
-import type { Billing, FinishedRow, RowStatus } from '../core/rows.js';
+import type { Billing, FieldChange, FinishedRow, RowStatus } from '../core/rows.js';
 import { hasInvalidUtf8 } from '../read/index.js';
 import type { FillRates } from '../write/fill-rates.js';
 
 type ExtraName = 'mx' | 'whois' | 'company';
+
+/** Of the rows whose answer was compared with an earlier one (a key looked up again): how many changed, and how many per field. */
+export interface ChangeCounts {
+  compared: number;
+  rows: number;
+  fields: Record<string, number>;
+}
 
 /** Error codes that are the input's own (docs/cli-contract.md, "The file's problems are not the API's"). */
 export const FILE_PROBLEMS: ReadonlySet<string> = new Set(['invalid_input', 'bad_request']);
@@ -44,6 +51,7 @@ export class RunMetrics {
   /** --fill: cells filled, per input column index. */
   readonly #filled = new Map<number, number>();
   readonly #fillRates: FillRates | undefined;
+  readonly #changed: ChangeCounts = { compared: 0, rows: 0, fields: {} };
 
   constructor(kind: LookupKind | undefined, startedAt: number = Date.now(), fillRates?: FillRates) {
     this.#kind = kind;
@@ -85,6 +93,7 @@ export class RunMetrics {
       }
     }
     if (row.filled) for (const column of row.filled.keys()) this.#filled.set(column, (this.#filled.get(column) ?? 0) + 1);
+    if (row.changes) this.#compared(row.changes);
     if (row.errorCode) this.#errorCodes[row.errorCode] = (this.#errorCodes[row.errorCode] ?? 0) + 1;
     if (row.errorCode && row.status === 'skipped') this.#skipReasons[row.errorCode] = (this.#skipReasons[row.errorCode] ?? 0) + 1;
     if (row.status === 'error' && FILE_PROBLEMS.has(row.errorCode ?? '')) this.#fileErrors += 1;
@@ -98,6 +107,19 @@ export class RunMetrics {
     if (row.status !== 'found') return;
     if (kind) this.#foundBy[kind] = (this.#foundBy[kind] ?? 0) + 1;
     this.#fillRates?.count(row);
+  }
+
+  /** A row compared with its earlier answers: a field that changed for two of its lookups counts once. */
+  #compared(changes: readonly FieldChange[]): void {
+    const changed = this.#changed;
+    changed.compared += 1;
+    if (changes.length > 0) changed.rows += 1;
+    for (const field of new Set(changes.map((change) => change.field))) changed.fields[field] = (changed.fields[field] ?? 0) + 1;
+  }
+
+  /** What changed since the earlier answers (summary: `changed`). */
+  get changed(): Readonly<ChangeCounts> {
+    return this.#changed;
   }
 
   /** Rows in `error` for the file's own problem: a malformed key, or one the API refused (exit 5). */

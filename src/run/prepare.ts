@@ -64,6 +64,7 @@ function lockOutputs(settings: EnrichSettings, resources: Resources): void {
   const targets: Array<[string | unknown, string]> = [
     [settings.output, 'output'],
     [settings.errors, 'error sidecar'],
+    [settings.changes, 'changes file'],
   ];
   for (const [target, what] of targets) {
     if (typeof target !== 'string' || target === '-') continue;
@@ -84,6 +85,7 @@ function openWriter(settings: EnrichSettings, input: RunInput): RowWriter {
   return new RowWriter({
     output: settings.output,
     errors: settings.errors,
+    changes: settings.changes,
     format: settings.format,
     header: input.source.header,
     columns: input.columns,

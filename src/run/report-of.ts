@@ -83,6 +83,11 @@ export function reportOf(s: EnrichSummary, facts: ReportFacts): RunReport {
       foundRows: s.status.found,
       columns: Object.entries(s.fillRates).map(([column, filled]) => ({ column, filled, rate: rate(filled, s.status.found) })),
     },
+    changes: {
+      compared: s.changed.compared,
+      rows: s.changed.rows,
+      fields: Object.entries(s.changed.fields).sort((a, b) => b[1] - a[1]).map(([field, rows]) => ({ field, rows })),
+    },
     filledCells: Object.entries(s.filled).map(([column, filled]) => ({ column, fields: facts.fillFields[column] ?? [], filled })),
     with: s.lookup.with.map((operation) => ({
       operation,

@@ -15,6 +15,7 @@ import { batchLookupsFor } from './prepare.js';
 import type { RunState } from './open-run.js';
 import { batchesUntilIdle, IDLE_MS, inputName, isStreamInput } from './input-wait.js';
 import type { CellFill } from '../write/cell-fill.js';
+import type { AnswerChanges } from '../write/answer-changes.js';
 
 export interface RowLoop {
   source: CsvSource;
@@ -23,6 +24,8 @@ export interface RowLoop {
   metrics: RunMetrics;
   /** --fill: each row's filled cells, set before the row is counted and written. */
   fill: CellFill | undefined;
+  /** What changed since the earlier answers, set before the row is counted and written. */
+  changes: AnswerChanges | undefined;
   stop: RunStop;
   reorderWindow: number;
   /** After a halt, how long rows in flight may still finish. */
@@ -48,6 +51,7 @@ export function loopOf(run: RunState, metrics: RunMetrics, writer: RowSink): Row
     writer,
     metrics,
     fill: run.fill,
+    changes: run.changes,
     stop: run.stop,
     reorderWindow: settings.tuning.reorderWindow,
     drainTimeoutMs: settings.tuning.drainTimeoutMs,
@@ -107,6 +111,7 @@ async function flush(loop: RowLoop, window: OrderedWindow<FinishedRow>, all: boo
   for (;;) {
     const ready = window.takeReady();
     for (const row of ready) {
+      loop.changes?.apply(row);
       loop.fill?.apply(row);
       metrics.count(row);
     }

@@ -48,6 +48,8 @@ export interface EnrichSettings {
   onlyMissing: string[] | undefined;
   /** --report: the run report's path (.html or .json). */
   report: string | undefined;
+  /** --changes: the CSV of what changed since the earlier answers; it adds lead_changed to the output. */
+  changes: string | undefined;
   /** --skip-lines: undefined, the title lines above the header are detected. */
   skipLines: number | undefined;
   /** --limit: only the first N data rows. */
@@ -111,13 +113,14 @@ export function enrichOptionNames(): string[] {
  * overwritten"): no output over the input, over another output, or over the configuration the
  * command line read (the token is in it, or beside it).
  */
-function refuseSharedFiles(options: EnrichOptions, files: { input: unknown; output: unknown; errors: unknown; store: string | ResultStore; report: string | undefined }): void {
+function refuseSharedFiles(options: EnrichOptions, files: { input: unknown; output: unknown; errors: unknown; store: string | ResultStore; report: string | undefined; changes: string | undefined }): void {
   const named = (file: unknown) => (typeof file === 'string' ? file : undefined);
   const written = [
     { option: optionWord('output'), path: named(files.output) },
     { option: optionWord('errors'), path: named(files.errors) },
     { option: optionWord('store'), path: typeof files.store === 'string' ? files.store : files.store.path },
     { option: optionWord('report'), path: files.report },
+    { option: optionWord('changes'), path: files.changes },
   ];
   assertDistinctFiles([{ option: '<input>', path: named(files.input) }, ...written]);
   assertDistinctFiles([...configFilesOf(options), ...written]);
@@ -136,9 +139,9 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
   const output = outputOf(options.output, input, format, shard);
   const errors = errorsOf(options.errors, output, input);
   const store = options.store instanceof ResultStore ? options.store : (read('store') ?? defaultStorePath());
-  // Its path is tried (and its folder made) in prepare, before the first lookup.
-  const report = read('report');
-  refuseSharedFiles(options, { input, output, errors, store, report });
+  // The report's path is tried (and its folder made) in prepare, before the first lookup.
+  const files = { input, output, errors, store, report: read('report'), changes: read('changes') };
+  refuseSharedFiles(options, files);
   const fill = read('fill');
   const overwrite = read('overwrite') ?? defaultOf('overwrite')!;
   if (overwrite && !fill) throw new ConfigError(`Invalid option ${optionWord('overwrite')}: it replaces the cells ${optionWord('fill')} fills; give ${optionWord('fill')} too`);
@@ -161,7 +164,8 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     fill,
     overwrite,
     onlyMissing: read('onlyMissing'),
-    report,
+    report: files.report,
+    changes: files.changes,
     skipLines: read('skipLines'),
     limit: read('limit'),
     commandLine: commandLineOf(options.commandLine),

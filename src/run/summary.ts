@@ -3,7 +3,7 @@
 import type { EnrichProgress, Extra } from './enrich-options.js';
 import type { LookupKind, Shard } from '../plan/plan.js';
 import type { Billing, RowStatus } from '../core/rows.js';
-import type { RunMetrics } from './metrics.js';
+import type { ChangeCounts, RunMetrics } from './metrics.js';
 import type { StoppedBy } from './run-stop.js';
 import type { RunState } from './open-run.js';
 import type { BudgetStanding } from '../lookup/budget.js';
@@ -25,6 +25,14 @@ export interface EnrichSummary {
   fillRates: Record<string, number>;
   /** --fill: cells filled, per input column. */
   filled: Record<string, number>;
+  /**
+   * What changed since the earlier answers (docs/cli-contract.md, "What changed since the last
+   * answer"): of the `compared` rows (their key looked up again), the `rows` that changed, and per
+   * field (`status`, or a column's name as --fields names it) the rows where it changed.
+   */
+  changed: ChangeCounts;
+  /** --changes: the file that lists them, once complete. */
+  changesFile: string | undefined;
   /** How each --with operation went, of the rows whose own lookup answered. */
   withStatus: Partial<Record<Extra, Record<RowStatus, number>>>;
   rows: number;
@@ -135,7 +143,7 @@ function totalOf(run: RunState, metrics: RunMetrics): { totalRows: number | unde
 }
 
 export interface FinalFacts {
-  files: { output: string | undefined; errors: string | undefined };
+  files: { output: string | undefined; errors: string | undefined; changes?: string | undefined };
   balanceAfter: number;
   exact: boolean;
   budgets: SummaryBudget[];
@@ -160,6 +168,8 @@ export function summaryOf(run: RunState, metrics: RunMetrics, final: FinalFacts)
     answeredBy: metrics.answeredBy,
     fillRates: Object.fromEntries(Object.entries(metrics.fillRates).map(([name, n]) => [`${settings.prefix}${name}`, n])),
     filled: Object.fromEntries((run.fill?.targets ?? []).map((t) => [t.columnName, metrics.filled.get(t.column) ?? 0])),
+    changed: { ...metrics.changed, fields: { ...metrics.changed.fields } },
+    changesFile: final.files.changes,
     withStatus: metrics.extraStatus,
     rows: metrics.rows,
     limit: run.source.limited?.limit,

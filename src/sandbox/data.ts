@@ -17,7 +17,8 @@
  *    (not MX or Whois) also every key whose hash bucket falls below `notFoundRate` (default 0.1):
  *    bucket = first 4 bytes of sha1(normalized key) as an unsigned big-endian integer / 2^32.
  *    A Whois "not found" answers `whoisRecord: {}`.
- * 3. Otherwise found; the data is derived from sha1(normalized key) (leads.ts).
+ * 3. Otherwise found; the data is derived from sha1(normalized key) (leads.ts). With `drift`, a
+ *    person (email and URL lookups) may have moved since, or left (not found): drift.ts.
  *
  * `data` echoes the normalized key: email lookups `{ email_address, lead }`, domain lookups
  * `{ name, lead }`, URL lookups `{ lead }`.
@@ -25,6 +26,7 @@
 
 import { sandboxKeyRejection, type SandboxDataByOperation, type SandboxKeyOperation, type KeyRejectionReason } from './keys.js';
 import { companyLead, Digest, emailPersonLead, mxResult, urlPersonLead, whoisResult } from './leads.js';
+import { driftedPerson } from './drift.js';
 
 // The names this module has always offered, now defined beside it.
 export {
@@ -55,6 +57,10 @@ export type SandboxAnswer<O extends SandboxKeyOperation = SandboxKeyOperation> =
 export interface SandboxAnswerOptions {
   /** Fraction of ordinary reverse-lookup keys answered "not found" (hash bucket). Default 0.1. */
   notFoundRate?: number;
+  /** The share of found people who change jobs at each epoch (drift.ts). Default 0: none. */
+  drift?: number;
+  /** Epochs passed: the sandbox's nextDay() calls since its start, plus its `epoch` option. Default 0. */
+  epoch?: number;
 }
 
 export const DEFAULT_NOT_FOUND_RATE = 0.1;
@@ -69,6 +75,7 @@ export function sandboxAnswer<O extends SandboxKeyOperation>(
   options: SandboxAnswerOptions = {},
 ): SandboxAnswer<O> {
   const notFoundRate = options.notFoundRate ?? DEFAULT_NOT_FOUND_RATE;
+  const drift = { drift: options.drift ?? 0, epoch: options.epoch ?? 0 };
   const key = normalizedKey;
   const rejection = sandboxKeyRejection(op, key);
   if (rejection !== undefined) return { kind: 'rejected', reasons: [rejection] };
@@ -79,14 +86,12 @@ export function sandboxAnswer<O extends SandboxKeyOperation>(
   type A = SandboxAnswer<O>;
   switch (op as SandboxKeyOperation) {
     case 'lookup_email': {
-      if (marked || d.bucket() < notFoundRate) {
-        return { kind: 'not_found', data: { email_address: key, lead: {} } } as A;
-      }
-      return { kind: 'found', data: { email_address: key, lead: emailPersonLead(d, key) } } as A;
+      const lead = marked || d.bucket() < notFoundRate ? undefined : driftedPerson(emailPersonLead(d, key), key, drift);
+      return { kind: lead ? 'found' : 'not_found', data: { email_address: key, lead: lead ?? {} } } as A;
     }
     case 'lookup_url': {
-      if (marked || d.bucket() < notFoundRate) return { kind: 'not_found', data: { lead: {} } } as A;
-      return { kind: 'found', data: { lead: urlPersonLead(d, key) } } as A;
+      const lead = marked || d.bucket() < notFoundRate ? undefined : driftedPerson(urlPersonLead(d, key), key, drift);
+      return { kind: lead ? 'found' : 'not_found', data: { lead: lead ?? {} } } as A;
     }
     case 'lookup_domain': {
       if (marked || d.bucket() < notFoundRate) return { kind: 'not_found', data: { name: key, lead: {} } } as A;

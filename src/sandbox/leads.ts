@@ -251,6 +251,18 @@ function whoisRecord(d: Digest, domain: string): WhoisRecord {
   };
 }
 
+/**
+ * The person after a move (drift.ts): another title, at another company (one of the list's
+ * `.example` domains), both chosen by `d`; the rest of the lead stays.
+ */
+export function movedPerson(lead: Lead, d: Digest): Lead {
+  const title = pick(TITLES, TITLES.indexOf(lead.title as (typeof TITLES)[number]) + 1 + (d.u8(4) % (TITLES.length - 1)));
+  const stems = COMPANY_STEMS.filter((stem) => `${stem}.example` !== lead.company_domain);
+  const domain = `${pick(stems, d.u8(5))}.example`;
+  const companyName = sandboxCompanyName(domain);
+  return { ...lead, title, contructed_title: `${title} at ${companyName}`, company_name: companyName, company_domain: domain };
+}
+
 /** An email lookup's person: works at the email's domain. */
 export function emailPersonLead(d: Digest, email: string): Lead {
   return personLead(d, email.slice(email.indexOf('@') + 1), undefined);

@@ -43,6 +43,14 @@ export interface SandboxOptions {
   costs?: Partial<SandboxCosts>;
   /** Fraction of ordinary reverse-lookup keys that are (deterministically) not found. Default 0.1. */
   notFoundRate?: number;
+  /**
+   * People change jobs: at each epoch (each nextDay(), or `epoch` at the start) this share of
+   * found people answer a new title and company, and a tenth as many answer not found; from
+   * (key, epoch) alone (drift.ts). Default 0: every answer stays as it is.
+   */
+  drift?: number;
+  /** The epoch to start at, as if nextDay() had been called this many times (a restart). Default 0. */
+  epoch?: number;
   /** Per-request fault probabilities (sum <= 1). Default all 0. */
   faults?: Partial<Record<FaultKind, number>>;
   /** Seeds the PRNG for latency and faults. Default 1. */
@@ -93,6 +101,8 @@ export interface ResolvedSandboxOptions {
   latencyMs: [number, number];
   costs: SandboxCosts;
   notFoundRate: number;
+  drift: number;
+  epoch: number;
   faults: FaultRates;
   seed: number;
   outage: OutageOptions | undefined;
@@ -126,7 +136,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 const OPTION_KEYS = [
   'host', 'port', 'token', 'tokenFile', 'credits', 'threshold', 'rpm', 'windowMs', 'latencyMs', 'latency', 'costs',
-  'notFoundRate', 'faults', 'seed', 'rateLimitStyle', 'outage', 'notFoundShape', 'companiesPerDomain', 'forbidden', 'dailyLimit', 'variedPrices',
+  'notFoundRate', 'drift', 'epoch', 'faults', 'seed', 'rateLimitStyle', 'outage', 'notFoundShape', 'companiesPerDomain', 'forbidden', 'dailyLimit', 'variedPrices',
 ] as const;
 
 /** The service's shapes beyond the interface (service-shapes.ts), each off unless asked for. */
@@ -249,6 +259,9 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     throw invalid('notFoundRate', 'must be a number between 0 and 1', notFoundRate);
   }
 
+  const drift = o.drift ?? 0;
+  if (typeof drift !== 'number' || !Number.isFinite(drift) || drift < 0 || drift > 1) throw invalid('drift', 'must be a number between 0 and 1', drift);
+
   const seed = o.seed ?? SANDBOX_DEFAULTS.seed;
   if (typeof seed !== 'number' || !Number.isInteger(seed)) throw invalid('seed', 'must be an integer', seed);
 
@@ -265,6 +278,8 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     latencyMs: latency,
     costs,
     notFoundRate,
+    drift,
+    epoch: intOption('epoch', o.epoch, 0, 0),
     faults: validateFaults(o.faults),
     seed,
     outage: o.outage === undefined ? undefined : (resolveOutage(o.outage as OutageOptions, Date.now()), o.outage as OutageOptions),

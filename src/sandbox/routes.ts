@@ -90,18 +90,29 @@ function parseDomainBody(op: SandboxKeyOperation, text: string): { raw: string |
 export class SandboxRoutes {
   private readonly account: SandboxAccount;
   private readonly rpm: number;
-  private readonly answerOptions: SandboxAnswerOptions;
+  private readonly answerOptions: Required<Pick<SandboxAnswerOptions, 'notFoundRate' | 'drift' | 'epoch'>>;
   private readonly shapes: ServiceShapes;
   private readonly costs: SandboxCosts;
   /** Today's keyed requests, for the daily limit. */
   readonly today = new DailyCount();
 
-  constructor(account: SandboxAccount, options: { rpm: number; notFoundRate: number; shapes: ServiceShapes; costs: SandboxCosts }) {
+  constructor(account: SandboxAccount, options: { rpm: number; notFoundRate: number; drift: number; epoch: number; shapes: ServiceShapes; costs: SandboxCosts }) {
     this.account = account;
     this.rpm = options.rpm;
-    this.answerOptions = { notFoundRate: options.notFoundRate };
+    this.answerOptions = { notFoundRate: options.notFoundRate, drift: options.drift, epoch: options.epoch };
     this.shapes = options.shapes;
     this.costs = options.costs;
+  }
+
+  /** How many epochs have passed: people move (with drift) at each. */
+  get epoch(): number {
+    return this.answerOptions.epoch;
+  }
+
+  /** A new day: the daily limit's count starts again, and people may move (drift.ts). */
+  nextDay(): void {
+    this.today.nextDay();
+    this.answerOptions.epoch += 1;
   }
 
   /**

@@ -55,8 +55,13 @@ export interface Sandbox {
   setFaults(f: Partial<Record<FaultKind, number>>): void;
   /** Begins an outage (times counted from now), or ends the current one (undefined). */
   setOutage(outage: OutageOptions | undefined): void;
-  /** A new day for the daily limit (`dailyLimit`): the requests counted so far no longer count. */
+  /**
+   * A new day for the daily limit (`dailyLimit`): the requests counted so far no longer count. And
+   * a new epoch: with `drift`, that share of found people move (a new title and company) or leave.
+   */
   nextDay(): void;
+  /** Epochs passed: the `epoch` option, plus one per nextDay(). */
+  readonly epoch: number;
   /** Stops listening and destroys every open socket (hanging and keep-alive ones included). */
   close(): Promise<void>;
 }
@@ -257,7 +262,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       server.outage = outage === undefined ? undefined : resolveOutage(outage, Date.now());
     },
     nextDay(): void {
-      server.routes.today.nextDay();
+      server.routes.nextDay();
+    },
+    get epoch(): number {
+      return server.routes.epoch;
     },
     close(): Promise<void> {
       return server.close();

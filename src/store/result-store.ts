@@ -36,6 +36,7 @@ import { SCHEMA_VERSION as CURRENT_SCHEMA } from './schema.js';
 import { immediateTransaction, prepareRaw, type Database, type Statement } from './sqlite.js';
 import { pendingKey, setStored, storedOf, type ManyRow, type Pending, type ResultRow, type StoredResult } from './stored-result.js';
 import { readEntries, type StoreEntry } from './store-entries.js';
+import { AnswerHistory, type ReplacedAnswer } from './answer-history.js';
 import { readStats } from './store-stats.js';
 import { resolveOptions, type ResultStoreOptions, type ResultStoreStats, type StoreSettings } from './store-options.js';
 
@@ -48,6 +49,7 @@ export const SCHEMA_VERSION: number = CURRENT_SCHEMA;
 
 export type { AnswerCells, CellsRenderer } from './answer-cells.js';
 export type { StoredResult } from './stored-result.js';
+export type { ReplacedAnswer } from './answer-history.js';
 
 /** Keys per `IN (…)` query in getMany: large enough to amortize the call, small enough to prepare. */
 const GET_MANY_CHUNK = 100;
@@ -66,6 +68,7 @@ export class ResultStore {
   private closed = false;
   /** Committed service ids only (see writeBatch). */
   private readonly serviceIds = new Map<string, number>();
+  readonly #history: AnswerHistory;
 
   private readonly selectResult: Statement;
   private readonly selectServiceId: Statement;
@@ -78,6 +81,7 @@ export class ResultStore {
     this.path = filePath;
     this.options = options;
     this.readonly = options.readonly;
+    this.#history = new AnswerHistory(db);
     this.schedule = new CommitSchedule({
       intervalMs: options.flushIntervalMs,
       batchSize: options.flushBatchSize,
@@ -385,28 +389,39 @@ export class ResultStore {
     return storeRead(this.path, () => readStats(this.db, this.path, this.serviceFilter(service)));
   }
 
-  /** The entries one at a time (store export, store show): of `service` and/or `key` only, when given. */
-  entries(filter: { service?: string | undefined; key?: string | undefined } = {}): Generator<StoreEntry> {
+  /** The entries one at a time (store export, store show): of `service` and/or `key` only, when given; with `history`, each followed by its earlier answers. */
+  entries(filter: { service?: string | undefined; key?: string | undefined; history?: boolean | undefined } = {}): Generator<StoreEntry> {
     if (this.closed) throw closedError(this.path);
-    return storeReads(this.path, () => readEntries(this.db, { serviceId: this.serviceFilter(filter.service), key: filter.key }));
+    return storeReads(this.path, () => readEntries(this.db, { serviceId: this.serviceFilter(filter.service), key: filter.key }, filter.history ? this.#history : undefined));
   }
 
-  /** Delete entries fetched before now - olderThanMs (of `service` only, when given). Returns how many were deleted. */
+  /** The answer the fetch of (service, op, key) at `fetchedAt` replaced, if it replaced one (answer-history.ts). */
+  replaced(service: string, op: Operation, key: string, fetchedAt: number): ReplacedAnswer | undefined {
+    if (this.closed) throw closedError(this.path);
+    try {
+      // The trigger that keeps the replaced answer runs when the new one is committed.
+      if (this.pending.has(pendingKey(service, op, key))) this.flush();
+      const serviceId = this.lookupServiceId(service);
+      return serviceId === undefined ? undefined : this.#history.replaced(serviceId, op, key, fetchedAt);
+    } catch (error) {
+      throw storeFailure(this.path, 'read', error);
+    }
+  }
+
+  /** Delete entries and earlier answers fetched before now - olderThanMs (of `service` only, when given). Returns how many entries were deleted. */
   prune(olderThanMs: number, service?: string): number {
     if (!Number.isFinite(olderThanMs) || olderThanMs < 0) {
       throw new ConfigError(`Invalid prune age: must be a non-negative number of milliseconds, got '${olderThanMs}'`);
     }
     const only = this.serviceFilter(service);
     const cutoff = this.options.now() - olderThanMs;
-    if (only === undefined) return this.deleteWhere('DELETE FROM results WHERE fetched_at < ?', [cutoff]);
-    return this.deleteWhere('DELETE FROM results WHERE fetched_at < ? AND service_id = ?', [cutoff, only]);
+    return only === undefined ? this.deleteWhere('fetched_at < ?', [cutoff]) : this.deleteWhere('fetched_at < ? AND service_id = ?', [cutoff, only]);
   }
 
-  /** Delete every entry (of `service` only, when given). Returns how many were deleted. */
+  /** Delete every entry and earlier answer (of `service` only, when given). Returns how many entries were deleted. */
   clear(service?: string): number {
     const only = this.serviceFilter(service);
-    if (only === undefined) return this.deleteWhere('DELETE FROM results', []);
-    return this.deleteWhere('DELETE FROM results WHERE service_id = ?', [only]);
+    return only === undefined ? this.deleteWhere('1', []) : this.deleteWhere('service_id = ?', [only]);
   }
 
   /** The id to filter on for `service` (-1, which no row has, for a service never stored); undefined: all. */
@@ -416,13 +431,15 @@ export class ResultStore {
     return this.lookupServiceId(service) ?? -1;
   }
 
-  private deleteWhere(sql: string, params: Array<number | string>): number {
+  /** Deletes the current and earlier answers `where` says; returns how many current ones. */
+  private deleteWhere(where: string, params: Array<number | string>): number {
     if (this.closed) throw closedError(this.path);
     if (this.readonly) throw new Error(`The result store at ${this.path} was opened read-only`);
     this.flush();
     try {
-      const changes = Number(this.db.prepare(sql).run(...params).changes);
-      if (changes > 0) {
+      const changes = Number(this.db.prepare(`DELETE FROM results WHERE ${where}`).run(...params).changes);
+      const earlier = Number(this.db.prepare(`DELETE FROM history WHERE ${where}`).run(...params).changes);
+      if (changes + earlier > 0) {
         // Give the freed pages back to the file system (auto_vacuum = INCREMENTAL, set at creation),
         // then checkpoint so the shrink reaches the main file and the WAL is emptied.
         this.db.exec('PRAGMA incremental_vacuum');

@@ -119,6 +119,35 @@ const MIGRATIONS: ReadonlyArray<string | ((db: Database, upgrade: Upgrade) => vo
     PRIMARY KEY (owner, seq)
   ) WITHOUT ROWID;
   `,
+  // v8: every answer a key had before its current one (docs/cli-contract.md, "What changed since the
+  // last answer"). `results` keeps the current answer where reads find it fast; the trigger copies
+  // the answer a fetch replaces here, with when it was fetched and when it was replaced, so no
+  // write path has to remember to. An answer the new fetch repeats (`same` = 1) keeps no second
+  // copy of its data: its row says only that the key was checked then (about 150 bytes), so a
+  // key's store grows by a whole answer only when its answer changes. A new table, an index and a
+  // trigger: no stored row is read or rewritten, so the upgrade of a large store is instant.
+  // Ordinary rowid table, no unique key: a trigger's insert must never fail the commit of an answer.
+  `
+  CREATE TABLE history (
+    service_id  INTEGER NOT NULL,
+    op          TEXT    NOT NULL,
+    key         TEXT    NOT NULL,
+    fetched_at  INTEGER NOT NULL,
+    replaced_at INTEGER NOT NULL,
+    found       INTEGER NOT NULL,
+    same        INTEGER NOT NULL CHECK (same IN (0, 1)),
+    data        TEXT,
+    refused     TEXT
+  );
+  CREATE INDEX history_key ON history (service_id, op, key, replaced_at);
+  CREATE INDEX history_fetched_at ON history (fetched_at);
+  CREATE TRIGGER results_history AFTER UPDATE OF fetched_at ON results WHEN old.fetched_at IS NOT new.fetched_at
+  BEGIN
+    INSERT INTO history (service_id, op, key, fetched_at, replaced_at, found, same, data, refused)
+    SELECT old.service_id, old.op, old.key, old.fetched_at, new.fetched_at, old.found, same, CASE WHEN same THEN NULL ELSE old.data END, old.refused
+    FROM (SELECT old.found = new.found AND old.data IS new.data AND old.refused IS new.refused AS same);
+  END;
+  `,
 ];
 
 /** Rows rendered per statement while migrating: bounds the memory of a 1 M-entry store's upgrade. */

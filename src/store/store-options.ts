@@ -30,6 +30,8 @@ export interface ResultStoreOptions {
 /** What `store.stats()` returns (store-stats.ts reads it). */
 export interface ResultStoreStats {
   entries: number;
+  /** Answers keys had before their current ones (history: what `store show` lists after the current answer). */
+  earlierAnswers: number;
   byOperation: Record<string, number>;
   byService: Record<string, number>;
   oldest?: number;

@@ -32,7 +32,8 @@ export function readStats(db: Database, filePath: string, serviceId?: number): R
   const first = (sql: string) => (prepareRaw(db, sql).get(...params) as unknown as [number | null] | undefined)?.[0];
   const oldest = first(`SELECT min(fetched_at) FROM results${where}`);
   const newest = first(`SELECT max(fetched_at) FROM results${where}`);
-  const stats: ResultStoreStats = { entries, byOperation, byService, sizeBytes: sizeBytes(db, filePath), path: filePath };
+  const earlierAnswers = first(`SELECT count(*) FROM history${where}`) ?? 0;
+  const stats: ResultStoreStats = { entries, earlierAnswers, byOperation, byService, sizeBytes: sizeBytes(db, filePath), path: filePath };
   if (oldest !== null && oldest !== undefined) stats.oldest = oldest;
   if (newest !== null && newest !== undefined) stats.newest = newest;
   return stats;

@@ -24,7 +24,7 @@ export interface FillTarget {
 }
 
 /** The added columns a field may not be: they say how the run went, not what the answer holds. */
-const NOT_FIELDS: ReadonlySet<string> = new Set(['lead_status']);
+const NOT_FIELDS: ReadonlySet<string> = new Set(['lead_status', 'lead_changed']);
 
 /** The field as the run knows it, or a ConfigError with what it may be. */
 function fieldOf(field: string, known: readonly string[], prefix: string): string {

@@ -18,12 +18,12 @@ export function checkColumnChoice(
   for (const name of choice.fields ?? []) {
     if (known.includes(name) || isMemberField(name)) continue;
     const extra = /^(mx|whois)_/.exec(name)?.[1];
-    const hint = extra ? `: ${addWith(extra)}` : didYouMean(name, known) ? ` (did you mean ${didYouMean(name, known)}?)` : '';
+    const hint = extra ? `: ${addWith(extra)}` : name === 'lead_changed' ? `: add ${optionAsked('changes', 'FILE', 'a file')}` : didYouMean(name, known) ? ` (did you mean ${didYouMean(name, known)}?)` : '';
     throw new ConfigError(`Invalid option ${optionWord('fields')}: this run adds no column named '${name}'${hint}; it adds ${known.join(', ')}`);
   }
   const prefix = choice.prefix ?? '';
   if (choice.fields) refuseSameColumnTwice(choice.fields);
-  const written = choice.fields ? ['lead_status', ...choice.fields.map(fieldColumn)] : known;
+  const written = choice.fields ? ['lead_status', ...choice.fields.map(fieldColumn), ...(extras.changed ? ['lead_changed'] : [])] : known;
   const clash = written.map((name) => `${prefix}${name}`).find((name) => inputHeader.includes(name));
   if (clash !== undefined) {
     // Only --prefix always works: --fields keeps lead_status whatever it lists, and leaves out the

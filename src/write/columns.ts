@@ -94,6 +94,8 @@ export interface ColumnSet {
   status: string;
   /** The added columns after it, in order (after --prefix and --fields). */
   names: string[];
+  /** The same without --prefix: the names of fields (--fill, --changes). */
+  fields: string[];
   /** Their cells for a row, as text. */
   values(row: FinishedRow): string[];
   /**
@@ -164,6 +166,8 @@ export interface ColumnFlags {
   whois: boolean;
   company?: boolean;
   source?: boolean;
+  /** --changes: `lead_changed`, the fields that changed since the earlier answer, last (after --fields' choice). */
+  changed?: boolean;
 }
 
 const ownColumnsOf = (kind: LookupKind): readonly Column[] => (kind === 'domain' ? COMPANY_COLUMNS : PERSON_COLUMNS);
@@ -173,8 +177,8 @@ export function ownColumnNames(kind: LookupKind): string[] {
   return ownColumnsOf(kind).map(([name]) => name);
 }
 
-/** Added columns that say how the run went (status, source, billing), not what an answer holds. */
-export const BOOKKEEPING_COLUMNS: ReadonlySet<string> = new Set(['lead_status', 'lead_source', 'lead_billing', 'mx_billing', 'whois_billing', 'company_billing', 'company_status']);
+/** Added columns that say how the run went (status, source, billing, what changed), not what an answer holds. */
+export const BOOKKEEPING_COLUMNS: ReadonlySet<string> = new Set(['lead_status', 'lead_source', 'lead_billing', 'mx_billing', 'whois_billing', 'company_billing', 'company_status', 'lead_changed']);
 
 /** Every added column after `lead_status` for a lookup kind and its extras, in the default order. */
 function allColumns(kind: LookupKind, extras: ColumnFlags): RowColumn[] {
@@ -205,7 +209,7 @@ function allColumns(kind: LookupKind, extras: ColumnFlags): RowColumn[] {
 
 /** The names `--fields` may list for this run (without the prefix), in the default order. */
 export function addedColumnNames(kind: LookupKind, extras: ColumnFlags): string[] {
-  return ['lead_status', ...allColumns(kind, extras).map(([name]) => name)];
+  return ['lead_status', ...allColumns(kind, extras).map(([name]) => name), ...(extras.changed ? ['lead_changed'] : [])];
 }
 
 /** `lead.MEMBER` (a dotted path into the lead): a --fields name for any member of the answer, listed by the interface or not. */
@@ -232,15 +236,21 @@ function memberColumn(field: string): RowColumn {
   return [fieldColumn(field), value];
 }
 
+/** `lead_changed` (--changes): the fields that changed, joined with `;`; empty for a row not looked up again. */
+export const changedCell = (row: FinishedRow): string => row.changes?.map((change) => change.field).join(';') ?? '';
+const CHANGED_COLUMN: RowColumn = ['lead_changed', changedCell];
+
 export function columnsFor(kind: LookupKind, extras: ColumnFlags, choice: ColumnChoice = {}): ColumnSet {
   const all = allColumns(kind, extras);
   const prefix = choice.prefix ?? '';
   const pick = (name: string): RowColumn => (isMemberField(name) ? memberColumn(name) : all.find(([n]) => n === name)!);
-  const chosen = choice.fields ? choice.fields.filter((name) => name !== 'lead_status').map(pick) : all;
+  // lead_status and lead_changed are always written, wherever --fields names them.
+  const chosen = [...(choice.fields ? choice.fields.filter((name) => name !== 'lead_status' && name !== 'lead_changed').map(pick) : all), ...(extras.changed ? [CHANGED_COLUMN] : [])];
   const after = chosen.slice(ownColumnsOf(kind).length);
   return {
     status: `${prefix}lead_status`,
     names: chosen.map(([name]) => `${prefix}${name}`),
+    fields: chosen.map(([name]) => name),
     values: (row) => chosen.map(([, value]) => text(value(row))),
     ownLeading: choice.fields ? 0 : ownColumnsOf(kind).length,
     valuesAfterOwn: (row) => after.map(([, value]) => text(value(row))),

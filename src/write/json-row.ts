@@ -1,8 +1,12 @@
 import type { FinishedRow } from '../core/rows.js';
 import { fromBytes } from '../read/index.js';
+import { changedCell } from './columns.js';
 
-/** `--format jsonl`: the input as an object (duplicate header names get _2, _3; --fill's values in place) and the full results. */
-export function jsonRow(row: FinishedRow, header: string[]): Record<string, unknown> {
+/**
+ * `--format jsonl`: the input as an object (duplicate header names get _2, _3; --fill's values in
+ * place) and the full results; with --changes (`changed`), `lead_changed` as the CSV has it.
+ */
+export function jsonRow(row: FinishedRow, header: string[], changed = false): Record<string, unknown> {
   const input: Record<string, string> = {};
   // --fill: `input` holds the filled cells, and `filled` names them (by their key in `input`).
   const filled: Record<string, string> = {};
@@ -18,6 +22,7 @@ export function jsonRow(row: FinishedRow, header: string[]): Record<string, unkn
     lead_status: row.status,
     ...(row.source === undefined ? {} : { lead_source: row.source }),
     lead_billing: row.billing,
+    ...(changed ? { lead_changed: changedCell(row) } : {}),
     ...(row.extraBilling?.mx === undefined ? {} : { mx_billing: row.extraBilling.mx }),
     ...(row.extraBilling?.whois === undefined ? {} : { whois_billing: row.extraBilling.whois }),
     ...(row.companyStatus === undefined ? {} : { company_status: row.companyStatus }),

@@ -15,6 +15,7 @@ import { assertNotFolder, openSink, whyNotWritable, type Sink } from './sinks.js
 import { LeadEnrichError, UnwritableOutputError } from '../api/errors.js';
 import { toBytes, type CsvSource } from '../read/index.js';
 import { WorkbookOutput } from './workbook-output.js';
+import { CHANGES_HEADER, changeLines } from './answer-changes.js';
 
 export { csvLines } from './csv-lines.js';
 export type { FinishedRow, RowStatus, Billing } from '../core/rows.js';
@@ -24,7 +25,7 @@ export interface RowSink {
   /** Takes rows in order; resolves when it can take more (back-pressure to the reader). */
   writeRows(rows: readonly FinishedRow[]): Promise<void> | undefined;
   /** The rows are all written: make the outputs complete. */
-  commit(): Promise<{ output: string | undefined; errors: string | undefined }>;
+  commit(): Promise<{ output: string | undefined; errors: string | undefined; changes?: string | undefined }>;
   /** The run failed: leave nothing that looks finished. */
   abort(): Promise<void>;
 }
@@ -34,6 +35,8 @@ export interface WriterOptions {
   output: string | Writable;
   /** Sidecar path or stream; undefined when the output is stdout and no --errors was given. */
   errors: string | Writable | undefined;
+  /** --changes: the file of what changed since the earlier answers (answer-changes.ts). */
+  changes?: string | undefined;
   format: 'csv' | 'jsonl' | 'xlsx';
   /** Input header, as byte strings. */
   header: string[];
@@ -57,6 +60,7 @@ export class RowWriter implements RowSink {
   readonly #options: WriterOptions;
   readonly #out: Sink;
   readonly #err: Sink | undefined;
+  readonly #changes: Sink | undefined;
   /** The output as a workbook (format xlsx), written into #out's stream. */
   readonly #workbook: WorkbookOutput | undefined;
   readonly #width: number;
@@ -74,12 +78,14 @@ export class RowWriter implements RowSink {
     this.#out = openSink(options.output, stdout);
     try {
       this.#err = options.errors === undefined ? undefined : openSink(options.errors, stdout);
+      this.#changes = options.changes === undefined ? undefined : openSink(options.changes, stdout);
     } catch (error) {
-      this.#discard(this.#out);
+      for (const sink of [this.#out, this.#err]) if (sink) this.#discard(sink);
       throw error;
     }
     this.#watch(this.#out, named('output', options.output));
     if (this.#err) this.#watch(this.#err, named('error sidecar', options.errors));
+    if (this.#changes) this.#watch(this.#changes, named('changes file', options.changes));
     this.#eol = options.recordDelimiter;
     this.#delimiter = options.delimiter;
     const bom = options.bom ? '\xef\xbb\xbf' : '';
@@ -92,6 +98,7 @@ export class RowWriter implements RowSink {
     if (this.#err) {
       this.#err.stream.write(bom + csvLines([['row', ...options.header, 'error_code', 'error_message']], this.#eol, this.#delimiter), 'latin1');
     }
+    this.#changes?.stream.write(bom + csvLines([CHANGES_HEADER], this.#eol, this.#delimiter), 'latin1');
   }
 
   #openWorkbook(options: WriterOptions): WorkbookOutput {
@@ -173,6 +180,7 @@ export class RowWriter implements RowSink {
     if (rows.length === 0) return undefined;
     let full = false;
     const failed: string[][] = [];
+    const changed: string[][] = [];
     let csv = '';
     const lines: string[] = [];
     this.#workbook?.addRows(rows);
@@ -181,8 +189,9 @@ export class RowWriter implements RowSink {
       if (this.#options.format === 'csv') {
         csv += this.#csvLine(row, row.filled ? filledCells(cells, row.filled) : cells);
       } else if (this.#options.format === 'jsonl') {
-        lines.push(`${jsonText(jsonRow(row, this.#options.header))}\n`);
+        lines.push(`${jsonText(jsonRow(row, this.#options.header, this.#changes !== undefined))}\n`);
       }
+      if (this.#changes && row.changes?.length) changed.push(...changeLines(row));
       if (this.#err && needsAction(row)) {
         failed.push([String(row.row), ...cells, row.errorCode ?? '', toBytes(escapeFormula(row.errorMessage ?? ''))]);
       }
@@ -190,6 +199,7 @@ export class RowWriter implements RowSink {
     if (csv.length > 0) full = !this.#out.stream.write(csv, 'latin1') || full;
     if (lines.length > 0) full = !this.#out.stream.write(lines.join(''), 'utf8') || full;
     if (failed.length > 0) full = !this.#err!.stream.write(csvLines(failed, this.#eol, this.#delimiter), 'latin1') || full;
+    if (changed.length > 0) full = !this.#changes!.stream.write(csvLines(changed, this.#eol, this.#delimiter), 'latin1') || full;
     if (this.#workbook) full = this.#out.stream.writableNeedDrain || full;
     const zipped = this.#workbook?.drained();
     if (zipped) return Promise.all([zipped, full ? this.#drained() : undefined]).then(() => undefined);
@@ -198,7 +208,7 @@ export class RowWriter implements RowSink {
 
   async #drained(): Promise<void> {
     const waits: Promise<unknown>[] = [];
-    for (const sink of [this.#out, this.#err]) {
+    for (const sink of [this.#out, this.#err, this.#changes]) {
       if (sink?.stream.writableNeedDrain) waits.push(once(sink.stream, 'drain'));
     }
     await Promise.all(waits).catch((error: unknown) => {
@@ -208,44 +218,45 @@ export class RowWriter implements RowSink {
   }
 
   /**
-   * Ends both outputs and renames them into place: the sidecar first, the output last. One that
-   * cannot be completed leaves no temporary file, and fails in one line that says where the
-   * answers are (the store) and how to have them written.
+   * Ends the outputs and renames them into place: the sidecar and the changes first, the output
+   * last. One that cannot be completed leaves no temporary file, and fails in one line that says
+   * where the answers are (the store) and how to have them written.
    */
-  async commit(): Promise<{ output: string | undefined; errors: string | undefined }> {
+  async commit(): Promise<{ output: string | undefined; errors: string | undefined; changes: string | undefined }> {
     if (this.#closed) throw new Error('writer already closed');
     this.#closed = true;
     try {
       await this.#workbook?.finish();
-      await Promise.all([this.#finish(this.#out), this.#err ? this.#finish(this.#err) : undefined]);
+      await Promise.all([this.#out, this.#err, this.#changes].map((sink) => sink && this.#finish(sink)));
       this.#check();
     } catch (error) {
       this.#workbook?.discard();
-      for (const sink of [this.#out, this.#err]) if (sink) this.#discard(sink);
+      for (const sink of [this.#out, this.#err, this.#changes]) if (sink) this.#discard(sink);
       this.#check();
       throw notCompleted(error, named('output', this.#options.output));
     } finally {
       for (const unwatch of this.#unwatch.splice(0)) unwatch();
     }
     this.#rename();
-    return { output: this.#out.final, errors: this.#err?.final };
+    return { output: this.#out.final, errors: this.#err?.final, changes: this.#changes?.final };
   }
 
   /** The complete files into place; one that cannot be (a folder made at its path meanwhile) leaves no temporary file. */
   #rename(): void {
     let final: string | undefined;
     try {
-      // Both checked before either is renamed: the sidecar never appears without its output.
-      for (const sink of [this.#err, this.#out]) {
+      // All checked before any is renamed: the sidecar and the changes never appear without their output.
+      const sinks = [this.#err, this.#changes, this.#out];
+      for (const sink of sinks) {
         final = sink?.final;
         if (sink?.temp && final) assertNotFolder(final);
       }
-      for (const sink of [this.#err, this.#out]) {
+      for (const sink of sinks) {
         final = sink?.final;
         if (sink?.temp && final) fs.renameSync(sink.temp, final);
       }
     } catch (error) {
-      for (const sink of [this.#out, this.#err]) if (sink) this.#discard(sink);
+      for (const sink of [this.#out, this.#err, this.#changes]) if (sink) this.#discard(sink);
       throw new UnwritableOutputError(`Cannot write ${final}: ${whyNotWritable(error)}; ${STORED}`, { cause: error });
     }
   }
@@ -271,8 +282,7 @@ export class RowWriter implements RowSink {
     if (this.#closed) return;
     this.#closed = true;
     this.#workbook?.discard();
-    this.#discard(this.#out);
-    if (this.#err) this.#discard(this.#err);
+    for (const sink of [this.#out, this.#err, this.#changes]) if (sink) this.#discard(sink);
     for (const unwatch of this.#unwatch.splice(0)) unwatch();
   }
 

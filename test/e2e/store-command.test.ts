@@ -117,7 +117,7 @@ describe('store stats', () => {
     const file = path.join(tmpDir(), 'none.sqlite');
     const r = await run(['store', 'stats', '--store', file, '--json']);
     expect(JSON.parse(r.out)).toEqual({
-      path: file, exists: false, sizeBytes: 0, entries: 0, byOperation: {}, byService: {}, oldest: null, newest: null,
+      path: file, exists: false, sizeBytes: 0, entries: 0, earlierAnswers: 0, byOperation: {}, byService: {}, oldest: null, newest: null,
     });
   });
 
@@ -157,6 +157,7 @@ describe('store stats', () => {
       exists: true,
       sizeBytes: expect.any(Number),
       entries: 4,
+      earlierAnswers: 0,
       byOperation: { lookup_email: 2, mx: 1, lookup_domain: 1 },
       byService: { sandbox: 3, 'https://api.example.com/v2': 1 },
       oldest,
@@ -218,7 +219,7 @@ describe('store prune', () => {
       store.close();
     }
     const again = await run(['store', 'prune', '--older-than', '1d 12h', '--store', file, '--json']);
-    expect(JSON.parse(again.out)).toEqual({ path: file, exists: true, removed: 1, remaining: 1 });
+    expect(JSON.parse(again.out)).toEqual({ path: file, exists: true, removed: 1, remaining: 1, removedEarlier: 0 });
   });
 
   it('nothing old enough: removes nothing', async () => {
@@ -442,7 +443,7 @@ describe('--service: one API only', () => {
     const file = path.join(tmpDir(), 'results.sqlite');
     populate(file, [...SAMPLE, { service: API, op: 'lookup_domain', key: 'old.com', ageDays: 50 }]);
     const j = JSON.parse((await run(['store', 'prune', '--store', file, '--older-than', '30d', '--service', API, '--json'])).out);
-    expect(j).toEqual({ path: file, service: API, exists: true, removed: 1, remaining: 1 });
+    expect(j).toEqual({ path: file, service: API, exists: true, removed: 1, remaining: 1, removedEarlier: 0 });
     // The sandbox's 40-day-old entry is still there.
     expect(byService(file)).toEqual({ sandbox: 3, [API]: 1 });
   });
