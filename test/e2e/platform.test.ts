@@ -40,7 +40,7 @@ describe('the Node.js versions', () => {
       } catch (error) {
         console.log(JSON.stringify({ config: error instanceof ConfigError, code: error.code, message: error.message }));
       }`;
-    const printed = execFileSync(older!.path, ['--input-type=module', '-e', program], { cwd: REPO_ROOT, encoding: 'utf8' });
+    const printed = runChecked(older!.path, ['--input-type=module', '-e', program], { cwd: REPO_ROOT });
     expect(JSON.parse(printed)).toEqual({
       config: true,
       code: 'config',
