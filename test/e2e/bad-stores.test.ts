@@ -3,13 +3,13 @@
 // and `store export` sent into the store itself. One line naming `store check` where enrich gives
 // it, never "unexpected failure"; an answer that is not JSON is looked up again, never a reason to
 // give up the store.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ResultStore } from '../../src/store/result-store.js';
 import { CLI_PATH, lines, runCli, tempDir } from '../helpers/cli.js';
 import { emails, writeCsv } from '../helpers/files.js';
+import { runSync } from '../helpers/processes.js';
 import { sandboxesPerTest } from '../helpers/sandboxes.js';
 import { openSqliteFile } from '../helpers/sqlite.js';
 
@@ -134,10 +134,10 @@ function asReader(args: string[], dir: string): { status: number | null; stdout:
   const root = process.getuid?.() === 0;
   if (root) for (let up = path.dirname(dir); up !== path.dirname(up); up = path.dirname(up)) fs.chmodSync(up, fs.statSync(up).mode | 0o001);
   const command = root ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', process.execPath] : [process.execPath];
-  const r = spawnSync(command[0]!, [...command.slice(1), CLI_PATH, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir }, timeout: 30_000 });
+  const r = runSync(command[0]!, [...command.slice(1), CLI_PATH, ...args], { env: { PATH: process.env.PATH, HOME: dir }, timeoutMs: 30_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
-const CAN_DROP_ROOT = process.getuid?.() !== 0 || spawnSync('setpriv', ['--version']).status === 0;
+const CAN_DROP_ROOT = process.getuid?.() !== 0 || runSync('setpriv', ['--version']).status === 0;
 
 // A read-only folder is a POSIX matter; as root the reader is nobody, through util-linux's setpriv.
 describe.runIf(process.platform !== 'win32' && CAN_DROP_ROOT)('a store in a read-only folder, itself read-only', { meta: { skipReason: 'Windows, or root without setpriv to read as another user' } }, () => {
@@ -172,7 +172,7 @@ describe('store export into the store itself', () => {
     const before = fs.readFileSync(file);
     for (const into of [file, `${file}-wal`]) {
       if (!fs.existsSync(into)) fs.writeFileSync(into, '');
-      const r = spawnSync('sh', ['-c', `"$0" "$1" store export --store "$2" >> "$3"`, process.execPath, CLI_PATH, file, into], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+      const r = runSync('sh', ['-c', `"$0" "$1" store export --store "$2" >> "$3"`, process.execPath, CLI_PATH, file, into], { env: { PATH: process.env.PATH, HOME: process.env.HOME } });
       expect(r.status).toBe(1);
       expect(r.stderr).toBe(`lead-enrich: Refusing to write into the result store's own file: stdout is ${into}; send it to another file (lead-enrich store export > answers.jsonl) (code: config)\n`);
     }

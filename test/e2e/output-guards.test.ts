@@ -3,12 +3,12 @@
 // stdout never into the input, the store or the config; --fields takes the answer's own members
 // only and never two columns of one name; added header cells are formula-escaped like added cells;
 // a workbook is not written to a terminal (as gzip refuses).
-import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI_PATH, lines, runCli, tempDir } from '../helpers/cli.js';
 import { writeCsv } from '../helpers/files.js';
+import { run, runSync } from '../helpers/processes.js';
 import { sandboxesPerTest } from '../helpers/sandboxes.js';
 
 const startSandbox = sandboxesPerTest();
@@ -57,7 +57,7 @@ describe('the configuration is never an output', () => {
     expect((await runCli(['enrich', input, '--config', config, '-q', '-o', path.join(dir, 'out.csv')], { env: { LEAD_ENRICH_STORE: store } })).code).toBe(0);
     for (const [into, named] of [[input, 'the input'], [store, 'the store'], [config, 'the config file']] as const) {
       const before = fs.readFileSync(into);
-      const r = spawnSync('sh', ['-c', `"$0" "$1" enrich "$2" --config "$3" -o - >> "$4"`, process.execPath, CLI_PATH, input, config, into], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir, LEAD_ENRICH_STORE: store } });
+      const r = runSync('sh', ['-c', `"$0" "$1" enrich "$2" --config "$3" -o - >> "$4"`, process.execPath, CLI_PATH, input, config, into], { env: { PATH: process.env.PATH, HOME: dir, LEAD_ENRICH_STORE: store } });
       expect(r.status, r.stderr).toBe(1);
       expect(r.stderr).toBe(`lead-enrich: Refusing to write the rows into ${named} (${into}): stdout is that file; send them to another file (code: config)\n`);
       expect(fs.readFileSync(into).equals(before)).toBe(true);
@@ -101,7 +101,7 @@ describe('--fields and the added header', () => {
 });
 
 /** util-linux's `script` gives the CLI a pseudo-terminal; macOS's takes other flags. */
-const HAS_SCRIPT = spawnSync('script', ['--version'], { encoding: 'utf8' }).stdout?.includes('util-linux') ?? false;
+const HAS_SCRIPT = runSync('script', ['--version']).stdout?.includes('util-linux') ?? false;
 
 describe.skipIf(!HAS_SCRIPT)('a workbook on stdout', { meta: { skipReason: 'no util-linux script on PATH (Debian: bsdutils)' } }, () => {
   it('to a terminal: refused in one line, no zip byte written; to a pipe: written', async () => {
@@ -109,15 +109,10 @@ describe.skipIf(!HAS_SCRIPT)('a workbook on stdout', { meta: { skipReason: 'no u
     const dir = tempDir();
     const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['jane@acme.com']]);
     const env = { PATH: process.env.PATH, HOME: dir, LEAD_API_BASE_URL: sb.baseUrl, LEAD_API_TOKEN: sb.token, LEAD_ENRICH_STORE: path.join(dir, 's.sqlite') };
-    const screen = await new Promise<{ code: number | null; text: string }>((resolve, reject) => {
-      const child = spawn('script', ['-qfec', `"${process.execPath}" "${CLI_PATH}" enrich "${input}" -o - --format xlsx`, '/dev/null'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let text = '';
-      child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
-      child.once('error', reject);
-      child.once('close', (code) => resolve({ code, text }));
-    });
+    // Everything the terminal received (any zip byte would be there, beside the line).
+    const screen = await run('script', ['-qfec', `"${process.execPath}" "${CLI_PATH}" enrich "${input}" -o - --format xlsx`, '/dev/null'], { env, stdin: 'ignore', timeoutMs: Infinity });
     expect(screen.code).toBe(1);
-    expect(screen.text.trim()).toBe('lead-enrich: Refusing to write an .xlsx workbook to a terminal: send stdout to a file (> out.xlsx), or give -o out.xlsx (code: config)');
+    expect(screen.stdout.trim()).toBe('lead-enrich: Refusing to write an .xlsx workbook to a terminal: send stdout to a file (> out.xlsx), or give -o out.xlsx (code: config)');
     expect(sb.stats.requests).toBe(0);
     const piped = await runCli(['enrich', input, '-o', '-', '--format', 'xlsx', '-q'], { env });
     expect(piped.code, piped.stderr).toBe(0);

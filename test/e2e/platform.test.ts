@@ -10,6 +10,9 @@ import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { runChecked, runSync } from '../helpers/processes.js';
 
 const FIXTURE_STORE = path.join(REPO_ROOT, 'fixtures', 'stores', 'v3-better-sqlite3.sqlite');
+// What the older Node's runs see, as runCli's do: PATH and HOME, not the machine's proxies (with
+// HTTP_PROXY set, that Node is told first that it cannot use a proxy) nor its LEAD_* settings.
+const CLEAN_ENV = { PATH: process.env.PATH, HOME: process.env.HOME };
 
 describe('the Node.js versions', () => {
   it('accepts 22.16 and later 22s, and 24 and later; says which versions it needs to an older one and to 23', () => {
@@ -24,7 +27,7 @@ describe('the Node.js versions', () => {
   // behind the Node it runs the tests on, so it runs in CI.
   const older = olderNodeOnPath();
   it.skipIf(older === undefined)(`an older Node (${older?.version ?? 'none on PATH'}) gets one line naming the versions, exit 1, no stack`, { meta: { skipReason: 'no Node older than 22 on PATH' } }, () => {
-    const { status, stderr } = runSync(older!.path, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'enrich', 'fixtures/contacts.csv', '--sandbox'], { cwd: REPO_ROOT });
+    const { status, stderr } = runSync(older!.path, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'enrich', 'fixtures/contacts.csv', '--sandbox'], { cwd: REPO_ROOT, env: CLEAN_ENV });
     expect(status).toBe(1);
     expect(stderr).toBe(`lead-enrich: Node.js 22.16 or a later 22, or 24 or later, is needed (22, 24 or 26), this is ${older!.version.slice(1)}: install a supported Node.js and run it again (code: unsupported_node)\n`);
   });
@@ -40,7 +43,7 @@ describe('the Node.js versions', () => {
       } catch (error) {
         console.log(JSON.stringify({ config: error instanceof ConfigError, code: error.code, message: error.message }));
       }`;
-    const printed = runChecked(older!.path, ['--input-type=module', '-e', program], { cwd: REPO_ROOT });
+    const printed = runChecked(older!.path, ['--input-type=module', '-e', program], { cwd: REPO_ROOT, env: CLEAN_ENV });
     expect(JSON.parse(printed)).toEqual({
       config: true,
       code: 'config',

@@ -2,17 +2,17 @@
 // (options/private-file.ts): a device, a FIFO, a 2 GB file, a config or token file that group or
 // others can write or another user owns: exit 1 in one line, at once, in flat memory. A warning
 // names the file given, never a link's target.
-import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI_PATH, lines, runCli, tempDir } from '../helpers/cli.js';
+import { runChecked, runSync } from '../helpers/processes.js';
 import { sandboxesPerTest } from '../helpers/sandboxes.js';
 
 const startSandbox = sandboxesPerTest();
 const POSIX = process.platform !== 'win32';
 /** GNU time, to read the CLI's peak memory. */
-const GNU_TIME = POSIX && spawnSync('/usr/bin/time', ['-f', '%M', 'true'], { encoding: 'utf8' }).status === 0;
+const GNU_TIME = POSIX && runSync('/usr/bin/time', ['-f', '%M', 'true']).status === 0;
 
 /** A config file of `body` at `mode` in a fresh folder. */
 function configFile(body: unknown, mode = 0o600, name = 'config.json'): string {
@@ -42,7 +42,7 @@ describe.runIf(POSIX)('not a regular file, or too large: refused at once, before
   it('a FIFO as the config file, and as the tokenFile: no writer is waited for', async () => {
     const dir = tempDir();
     const fifo = path.join(dir, 'fifo');
-    execFileSync('mkfifo', [fifo]);
+    runChecked('mkfifo', [fifo]);
     const asConfig = await accountWith(fifo);
     expect(asConfig).toMatchObject({ code: 1, line: `lead-enrich: Refusing the config file ${fifo}: it is a FIFO (named pipe), not a regular file; check the --config path` });
     const config = path.join(dir, 'config.json');
@@ -77,7 +77,7 @@ describe.runIf(POSIX)('not a regular file, or too large: refused at once, before
     const big = configFile('', 0o600, 'big.json');
     fs.truncateSync(big, 2 * 1024 ** 3);
     for (const config of ['/dev/zero', big]) {
-      const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, CLI_PATH, 'account', '--config', config], { encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+      const r = runSync('/usr/bin/time', ['-f', '%M', process.execPath, CLI_PATH, 'account', '--config', config], { timeoutMs: 20_000, env: { PATH: process.env.PATH, HOME: process.env.HOME } });
       const peakKb = Number(r.stderr.trim().split('\n').at(-1));
       expect(r.status).toBe(1);
       expect(peakKb).toBeLessThan(200 * 1024);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { CLI_PATH, REPO_ROOT, tempDir } from '../helpers/cli.js';
 import { codeBlocks, section } from '../helpers/docs.js';
-import { registryMissing, startLocalRegistry, type LocalRegistry } from '../helpers/local-registry.js';
+import { offlineNpm, registryMissing, startLocalRegistry, type LocalRegistry } from '../helpers/local-registry.js';
 import { run as runProcess } from '../helpers/processes.js';
 
 const RECIPES = section('README.md', 'Recipes');
@@ -182,18 +182,7 @@ describe.skipIf(OFFLINE_MISSING !== undefined)('the README CI step, as written',
     // a cache of the test's own (world()'s HOME holds no .npmrc: no setting of the machine's
     // applies). Any request for another host would go to a proxy that is not there, and fail at once.
     const prefix = path.join(dir, 'global');
-    const npmEnv = {
-      npm_config_prefix: prefix,
-      npm_config_registry: registry.url,
-      npm_config_cache: npmCache,
-      npm_config_proxy: 'http://127.0.0.1:9/',
-      npm_config_https_proxy: 'http://127.0.0.1:9/',
-      npm_config_noproxy: '127.0.0.1',
-      npm_config_fetch_retries: '0',
-      npm_config_audit: 'false',
-      npm_config_fund: 'false',
-      npm_config_update_notifier: 'false',
-    };
+    const npmEnv = { npm_config_prefix: prefix, ...offlineNpm(registry, npmCache) };
     const ci = { ...env, ...npmEnv, PATH: `${path.join(prefix, 'bin')}:${process.env.PATH}`, LEAD_API_TOKEN: sandbox.token, LEAD_API_BASE_URL: sandbox.baseUrl };
     return sh(ciScript(), dir, ci, ['-e']).then((r) => {
       expect(registry.missing, 'asked of the registry on 127.0.0.1, which holds only the production dependencies').toEqual([]);

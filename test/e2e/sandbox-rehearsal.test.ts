@@ -2,12 +2,12 @@
 // `lead-enrich sandbox --token T` accepts T, and `--token-file FILE` keeps one token across
 // restarts (the file's, or a new one written there), so that a cron line reading the token from
 // that file runs against every restart unchanged.
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI_PATH, runCli, spawnCli, tempDir, waitForOutput } from '../helpers/cli.js';
 import { codeBlocks, section } from '../helpers/docs.js';
+import { run, type ProcessResult } from '../helpers/processes.js';
 
 /** Starts `lead-enrich sandbox ARGS`, reads what it prints, asks /account/credits with `token`, and stops it. */
 async function serve(args: string[], token?: string): Promise<{ printed: string; baseUrl: string; status: number | undefined; stderr: string }> {
@@ -75,7 +75,7 @@ describe("the README's rehearsal: the cron recipe against the sandbox server, ac
   }
 
   /** The cron recipe's command, in `dir`, against `baseUrl`, with `lead-enrich` on the PATH. */
-  function cron(dir: string, home: string, baseUrl: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  function cron(dir: string, home: string, baseUrl: string): Promise<ProcessResult> {
     const lines = codeBlocks(section('README.md', 'Recipes'), 'cron')[0]!.split('\n');
     const command = lines.find((l) => /^[\d*]/.test(l))!.split(/\s+/).slice(5).join(' ').replace(/\\%/g, '%');
     const bin = path.join(dir, 'bin');
@@ -83,7 +83,7 @@ describe("the README's rehearsal: the cron recipe against the sandbox server, ac
     fs.writeFileSync(path.join(bin, 'lead-enrich'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_PATH}" "$@"\n`, { mode: 0o755 });
     const line = command.replace('cd /data/exports', `cd ${dir}`).replace('https://lead-api.example/v2', baseUrl);
     const env = { PATH: `${bin}:${process.env.PATH}`, HOME: home, LEAD_ENRICH_STORE: path.join(dir, 'store.sqlite') };
-    return new Promise((resolve) => execFile('sh', ['-c', line], { cwd: dir, env }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr })));
+    return run('sh', ['-c', line], { cwd: dir, env, timeoutMs: Infinity });
   }
 
   it('runs silent against the first start and again against a restart, the token file unchanged', async () => {

@@ -2,7 +2,6 @@
 // footers, the API's messages (401, 403), the account's strings and a value typed on stdin reach
 // stderr and text stdout escaped (`\x1b`, `\u009b`), JSON outputs escape C1 as they do C0, and an
 // echoed value is cut. Checked on the bytes the CLI writes, through pipes and under a pseudo-terminal.
-import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_PATH, lines, runCli, tempDir } from '../helpers/cli.js';
 import { writeCsv } from '../helpers/files.js';
+import { run, runSync } from '../helpers/processes.js';
 import { sandboxesPerTest } from '../helpers/sandboxes.js';
 import { workbookOf } from '../helpers/zip.js';
 
@@ -56,19 +56,17 @@ function expectEscaped(text: string): void {
 }
 
 /** util-linux's `script` (Debian: bsdutils) gives the CLI a pseudo-terminal; macOS's takes other flags. */
-const HAS_SCRIPT = spawnSync('script', ['--version'], { encoding: 'utf8' }).stdout?.includes('util-linux') ?? false;
+const HAS_SCRIPT = runSync('script', ['--version']).stdout?.includes('util-linux') ?? false;
 
-/** Runs the CLI under a pseudo-terminal at 80 columns; everything the terminal received, as bytes. */
-function underTerminal(args: string, env: Record<string, string>): Promise<{ code: number | null; screen: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const command = `stty cols 80; "${process.execPath}" "${CLI_PATH}" ${args}`;
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const chunks: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, screen: Buffer.concat(chunks) }));
-  });
+/**
+ * Runs the CLI under a pseudo-terminal at 80 columns; everything the terminal received, as bytes
+ * (read as UTF-8 by test/helpers/processes.ts and encoded back: ESC, BEL and C1's CSI, C2 9B, come
+ * through as they were sent).
+ */
+async function underTerminal(args: string, env: Record<string, string>): Promise<{ code: number | null; screen: Buffer }> {
+  const command = `stty cols 80; "${process.execPath}" "${CLI_PATH}" ${args}`;
+  const r = await run('script', ['-qfec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', ...env }, stdin: 'ignore', timeoutMs: Infinity });
+  return { code: r.code, screen: Buffer.from(r.stdout + r.stderr) };
 }
 
 /** What a terminal must never be sent from data: ESC ] (OSC), ESC [2J, BEL, and C1's CSI (UTF-8 C2 9B). */

@@ -7,13 +7,13 @@
 // again while the run works is said in one line, the outputs made from what was read; temporary
 // files of dead runs are removed by the next run. Workbooks are made here (test/helpers/zip.ts),
 // outputs read back by exceljs and LibreOffice.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import { lines, runCli, spawnCli } from '../helpers/cli.js';
 import { readCsvObjects } from '../helpers/files.js';
+import { runSync } from '../helpers/processes.js';
 import { hasSoffice } from '../helpers/soffice.js';
 import { readByExceljs, readByLibreOffice, zipPart } from '../helpers/workbook-read.js';
 import { bookOf, textCell } from '../helpers/zip.js';
@@ -184,7 +184,7 @@ describe('while the run works', () => {
     const input = path.join(dir, 'contacts.xlsx');
     fs.writeFileSync(input, contactsBook(2));
     // A process that has ended: its pid names a dead run's temporary file.
-    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const dead = runSync(process.execPath, ['-e', '0']).pid!;
     const partial = (pid: number) => `.contacts.enriched.xlsx.${pid}.0123456789abcdef.partial`;
     fs.writeFileSync(path.join(dir, partial(dead)), 'PK');
     fs.writeFileSync(path.join(dir, partial(process.pid)), 'PK');

@@ -1,10 +1,18 @@
-// A package registry on 127.0.0.1 holding this checkout's production dependencies, so that a test
-// installs the packed tarball (`npm install -g ./lead-enrich-*.tgz`) as a user's machine would,
-// its dependency ranges resolved by npm, without a route to any registry: the suite needs no
-// network (docs/development.md). Each dependency is served as `npm pack` packs the copy `npm ci`
-// put in node_modules (the versions package-lock.json holds), with a package document (the
-// "packument" a registry answers for a name) listing those versions. npm's cache does not do
-// instead: `npm ci` keeps the tarballs there but not the package documents.
+// A package registry on 127.0.0.1 holding this checkout's dependencies, so that a test installs as
+// a user's machine would without a route to any registry: the suite needs no network
+// (docs/development.md). `npm install -g ./lead-enrich-*.tgz` needs the production dependencies,
+// their ranges resolved by npm; a fresh clone's `npm install` needs the development ones too, as
+// package-lock.json pins them. Each is served as `npm pack` packs the copy `npm ci` put in
+// node_modules (the versions package-lock.json holds), with a package document (the "packument" a
+// registry answers for a name) listing those versions. npm's cache does not do instead: `npm ci`
+// keeps the tarballs there but not the package documents.
+//
+// Tarballs are at a registry's usual address, /NAME/-/BASENAME-VERSION.tgz: npm asks for them there
+// when a lockfile's `resolved` names the public registry (it puts the configured registry's host in
+// its place), and through the package document when the lockfile has no `resolved` (this one's:
+// it is written with omit-lockfile-registry-resolved). Their bytes are not the public registry's
+// (only that registry holds those), so a lockfile's `integrity` does not match them: pinLockfile
+// writes theirs in its place.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -17,42 +25,69 @@ export interface LocalRegistry {
   url: string;
   /** What npm asked for that the registry does not hold (a failed install names them). */
   missing: string[];
+  /** The integrity (sha512) of the tarball served for name@version, or undefined when not held. */
+  integrity(name: string, version: string): string | undefined;
   close(): Promise<void>;
 }
 
-interface Lockfile {
-  packages: Record<string, { dev?: boolean; optional?: boolean }>;
+/** Which of the lockfile's packages: those a production install needs, or all of them (`npm install` in a clone). */
+export type Scope = 'production' | 'all';
+
+interface LockEntry {
+  name?: string;
+  version?: string;
+  integrity?: string;
+  dev?: boolean;
+  optional?: boolean;
+  link?: boolean;
 }
 
-/** The production dependencies package-lock.json lists: their folders (relative to `root`), and whether optional. */
-function production(root: string): Array<{ folder: string; optional: boolean; installed: boolean }> {
+interface Lockfile {
+  packages: Record<string, LockEntry>;
+}
+
+/** A lockfile entry's package name: its own `name` (an alias), or its folder's after the last node_modules/. */
+function nameOf(folder: string, entry: LockEntry): string {
+  return entry.name ?? folder.slice(folder.lastIndexOf('node_modules/') + 'node_modules/'.length);
+}
+
+/** The lockfile's packages in `scope`: their folders (relative to `root`), and whether optional or installed. */
+function locked(root: string, scope: Scope): Array<{ folder: string; optional: boolean; installed: boolean }> {
   const lock = JSON.parse(fs.readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as Lockfile;
   return Object.entries(lock.packages)
-    .filter(([folder, entry]) => folder !== '' && entry.dev !== true)
+    .filter(([folder, entry]) => folder !== '' && entry.link !== true && (scope === 'all' || entry.dev !== true))
     .map(([folder, entry]) => ({ folder, optional: entry.optional === true, installed: fs.existsSync(path.join(root, folder, 'package.json')) }));
 }
 
 /**
- * Why the registry cannot be made here (a production dependency the lockfile lists but
+ * Why the registry cannot be made here (a dependency in `scope` the lockfile lists but
  * node_modules lacks, as after `npm ci --omit=prod`), or undefined. An optional one another
  * platform needs is not installed, and need not be: npm goes on without it.
  */
-export function registryMissing(root: string): string | undefined {
-  const absent = production(root).filter((p) => !p.installed && !p.optional).map((p) => p.folder);
-  return absent.length === 0 ? undefined : `the dependencies ${absent.join(', ')} are not installed in node_modules (run npm ci), so the packed tarball cannot be installed offline`;
+export function registryMissing(root: string, scope: Scope = 'production'): string | undefined {
+  const absent = locked(root, scope).filter((p) => !p.installed && !p.optional).map((p) => p.folder);
+  return absent.length === 0 ? undefined : `the dependencies ${absent.join(', ')} are not installed in node_modules (run npm ci), so they cannot be installed offline`;
 }
 
 interface Version {
   manifest: Record<string, unknown>;
   file: string;
+  integrity: string;
+  shasum: string;
 }
 
-/** Packs every production dependency into `dir` (one `npm pack`), keyed by name, then version. */
-async function packDependencies(root: string, dir: string): Promise<Map<string, Map<string, Version>>> {
-  const folders = production(root).filter((p) => p.installed).map((p) => p.folder);
+/** The file name npm pack gives a package, and a registry's address for it: the name's last part, then the version. */
+function tarballName(name: string, version: string): string {
+  return `${name.split('/').pop()}-${version}.tgz`;
+}
+
+/** Packs the installed dependencies in `scope` into `dir` (one `npm pack`), keyed by name, then version. */
+async function packDependencies(root: string, dir: string, scope: Scope): Promise<Map<string, Map<string, Version>>> {
+  const folders = locked(root, scope).filter((p) => p.installed).map((p) => p.folder);
   const packed = await run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', dir, ...folders.map((f) => `./${f}`)], {
     cwd: root,
-    env: { ...process.env, npm_config_update_notifier: 'false' },
+    // A cache of its own: npm pack keeps each tarball it makes in its cache, not the user's to fill.
+    env: { ...process.env, npm_config_cache: path.join(dir, '.npm-cache'), npm_config_update_notifier: 'false' },
     timeoutMs: 120_000,
   });
   if (packed.code !== 0) throw new Error(`npm pack of the dependencies exited ${packed.code}: ${packed.stderr}`);
@@ -61,36 +96,44 @@ async function packDependencies(root: string, dir: string): Promise<Map<string, 
     const manifest = JSON.parse(fs.readFileSync(path.join(root, folder, 'package.json'), 'utf8')) as { name: string; version: string };
     // npm pack's file name: the name without its @, its / as -, then the version.
     const file = path.join(dir, `${manifest.name.replace(/^@/, '').replace('/', '-')}-${manifest.version}.tgz`);
+    const bytes = fs.readFileSync(file);
+    const integrity = `sha512-${createHash('sha512').update(bytes).digest('base64')}`;
+    const shasum = createHash('sha1').update(bytes).digest('hex');
     if (!names.has(manifest.name)) names.set(manifest.name, new Map());
-    names.get(manifest.name)!.set(manifest.version, { manifest, file });
+    names.get(manifest.name)!.set(manifest.version, { manifest, file, integrity, shasum });
   }
   return names;
 }
 
 /** The package document for one name: every version held, each with its tarball's address and integrity. */
 function packument(name: string, versions: Map<string, Version>, base: string): string {
-  const entries = [...versions].map(([version, { manifest, file }]) => {
-    const bytes = fs.readFileSync(file);
-    const dist = {
-      tarball: `${base}/-/tarballs/${path.basename(file)}`,
-      integrity: `sha512-${createHash('sha512').update(bytes).digest('base64')}`,
-      shasum: createHash('sha1').update(bytes).digest('hex'),
-    };
+  const entries = [...versions].map(([version, { manifest, integrity, shasum }]) => {
+    const dist = { tarball: `${base}/${name}/-/${tarballName(name, version)}`, integrity, shasum };
     return [version, { ...manifest, _id: `${name}@${version}`, dist }] as const;
   });
   return JSON.stringify({ name, 'dist-tags': { latest: entries.at(-1)![0] }, versions: Object.fromEntries(entries) });
 }
 
-/** Starts the registry; its tarballs are packed into `dir` (the caller's temporary folder). */
-export async function startLocalRegistry(root: string, dir: string): Promise<LocalRegistry> {
-  const names = await packDependencies(root, dir);
+/** The tarball a registry address names (/NAME/-/BASENAME-VERSION.tgz), if held. */
+function tarballAt(url: string, names: Map<string, Map<string, Version>>): Version | undefined {
+  const [, name, file] = /^\/((?:@[^/]+\/)?[^/]+)\/-\/([^/]+\.tgz)$/.exec(url) ?? [];
+  const versions = name === undefined ? undefined : names.get(name);
+  return [...(versions ?? [])].find(([version]) => tarballName(name!, version) === file)?.[1];
+}
+
+/**
+ * Starts the registry holding the installed dependencies in `scope`; their tarballs are packed
+ * into `dir` (the caller's temporary folder).
+ */
+export async function startLocalRegistry(root: string, dir: string, scope: Scope = 'production'): Promise<LocalRegistry> {
+  const names = await packDependencies(root, dir, scope);
   const missing: string[] = [];
   const server = http.createServer((request, response) => {
     const url = decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname);
-    const tarball = /^\/-\/tarballs\/([^/]+\.tgz)$/.exec(url)?.[1];
+    const tarball = tarballAt(url, names);
     const versions = names.get(url.slice(1));
-    if (tarball !== undefined && fs.existsSync(path.join(dir, tarball))) {
-      response.writeHead(200, { 'content-type': 'application/octet-stream' }).end(fs.readFileSync(path.join(dir, tarball)));
+    if (tarball !== undefined) {
+      response.writeHead(200, { 'content-type': 'application/octet-stream' }).end(fs.readFileSync(tarball.file));
     } else if (versions !== undefined) {
       response.writeHead(200, { 'content-type': 'application/json' }).end(packument(url.slice(1), versions, base));
     } else {
@@ -103,10 +146,48 @@ export async function startLocalRegistry(root: string, dir: string): Promise<Loc
   return {
     url: `${base}/`,
     missing,
+    integrity: (name, version) => names.get(name)?.get(version)?.integrity,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * The npm settings (as environment variables) of an install from `registry` alone: through the
+ * npm cache `cache` (a fresh folder of the test's), any request for another host sent to a proxy
+ * that is not there (so it fails at once, and the install with it), no retries, no audit.
+ */
+export function offlineNpm(registry: LocalRegistry, cache: string): Record<string, string> {
+  return {
+    npm_config_registry: registry.url,
+    npm_config_cache: cache,
+    npm_config_proxy: 'http://127.0.0.1:9/',
+    npm_config_https_proxy: 'http://127.0.0.1:9/',
+    npm_config_noproxy: '127.0.0.1',
+    npm_config_fetch_retries: '0',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+  };
+}
+
+/**
+ * Writes into the lockfile at `file` the integrity of each tarball `registry` serves in place of
+ * the public registry's (versions, and all else, as they were; written as npm writes it, so that
+ * an install leaves it as it is). Returns how many entries it changed.
+ */
+export function pinLockfile(file: string, registry: LocalRegistry): number {
+  const lock = JSON.parse(fs.readFileSync(file, 'utf8')) as Lockfile;
+  let pinned = 0;
+  for (const [folder, entry] of Object.entries(lock.packages)) {
+    const integrity = folder === '' || entry.version === undefined ? undefined : registry.integrity(nameOf(folder, entry), entry.version);
+    if (integrity === undefined || entry.integrity === undefined) continue;
+    entry.integrity = integrity;
+    pinned += 1;
+  }
+  fs.writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`);
+  return pinned;
 }

@@ -2,12 +2,12 @@
 // LibreOffice (when installed: hasSoffice) converting a sheet to CSV; and a sheet's raw XML as the
 // zip holds it, inflated by Node's zlib from the zip's own directory, for what no reader shows as
 // it is stored (a date-styled number out of the date range, which exceljs makes an Invalid Date).
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import ExcelJS from 'exceljs';
 import { parse } from 'csv-parse/sync';
+import { runChecked } from './processes.js';
 
 export async function readByExceljs(file: string): Promise<ExcelJS.Workbook> {
   const workbook = new ExcelJS.Workbook();
@@ -21,7 +21,7 @@ export async function readByExceljs(file: string): Promise<ExcelJS.Workbook> {
  */
 export function readByLibreOffice(file: string, dir: string): string[][] {
   const out = path.join(dir, `lo-${path.basename(file, '.xlsx')}`);
-  execFileSync('soffice', ['--headless', '--convert-to', 'csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false', '--outdir', out, file], { stdio: 'ignore', timeout: 120_000 });
+  runChecked('soffice', ['--headless', '--convert-to', 'csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false', '--outdir', out, file], { timeoutMs: 120_000 });
   return parse(fs.readFileSync(path.join(out, `${path.basename(file, '.xlsx')}.csv`), 'utf8'), { relax_column_count: true }) as string[][];
 }
 
