@@ -17,7 +17,8 @@
 // which file, why, and what to do (store-failure.ts). Claims on keys in flight, for runs that share
 // the store, are store-claims.ts.
 //
-// This file is the read/write path; when to commit is commit-schedule.ts. Opening the file and its schema are open-database.ts and
+// This file is the read path and the queue of what to write; how a batch is written is
+// batch-writer.ts, when to commit is commit-schedule.ts. Opening the file and its schema are open-database.ts and
 // schema.ts; the counts of `store stats` are store-stats.ts.
 //
 // Nothing secret is stored: the API token never reaches this module.
@@ -26,14 +27,15 @@ import path from 'node:path';
 import { ConfigError, type StoreFailedError } from '../api/errors.js';
 import { CommitSchedule } from './commit-schedule.js';
 import { StoreClaims } from './store-claims.js';
-import { LedgerReader, SettleWriter, SpendHolds, type Settle } from './store-spend.js';
+import { LedgerReader, SpendHolds, type Settle } from './store-spend.js';
+import { BatchWriter } from './batch-writer.js';
 import { storeFailure, storeRead, storeReads } from './store-failure.js';
 import { cellsText, recordOf, type AnswerCells } from './answer-cells.js';
 import type { Operation } from '../api/types.js';
 import { openStores } from './exit-flush.js';
 import { openDatabase, prepareFile } from './open-database.js';
 import { SCHEMA_VERSION as CURRENT_SCHEMA } from './schema.js';
-import { immediateTransaction, prepareRaw, type Database, type Statement } from './sqlite.js';
+import { prepareRaw, type Database, type Statement } from './sqlite.js';
 import { pendingKey, setStored, storedOf, type ManyRow, type Pending, type ResultRow, type StoredResult } from './stored-result.js';
 import { readEntries, type StoreEntry } from './store-entries.js';
 import { AnswerHistory, type ReplacedAnswer } from './answer-history.js';
@@ -66,15 +68,15 @@ export class ResultStore {
   /** When what is pending is committed (an enrich run: at the end of each turn of the event loop). */
   private readonly schedule: CommitSchedule;
   private closed = false;
-  /** Committed service ids only (see writeBatch). */
+  /** Committed service ids only (see batch-writer.ts). */
   private readonly serviceIds = new Map<string, number>();
   readonly #history: AnswerHistory;
 
   private readonly selectResult: Statement;
   private readonly selectServiceId: Statement;
   private readonly selectFound: Statement;
-  private readonly insertService: Statement | undefined;
-  private readonly upsertResult: Statement | undefined;
+  /** Undefined for a store opened read-only. */
+  private readonly writer: BatchWriter | undefined;
 
   private constructor(db: Database, filePath: string, options: StoreSettings) {
     this.db = db;
@@ -93,43 +95,7 @@ export class ResultStore {
     this.selectResult = prepareRaw(db, 'SELECT found, data, fetched_at, run_id, refused FROM results WHERE service_id = ? AND op = ? AND key = ?');
     this.selectServiceId = prepareRaw(db, 'SELECT id FROM services WHERE name = ?');
     this.selectFound = prepareRaw(db, 'SELECT found, data IS NULL OR json_valid(data), fetched_at, refused FROM results WHERE service_id = ? AND op = ? AND key = ?');
-    if (!this.readonly) {
-      this.insertService = db.prepare('INSERT INTO services (name) VALUES (?) ON CONFLICT (name) DO NOTHING');
-      this.upsertResult = db.prepare(
-        `INSERT INTO results (service_id, op, key, found, data, fetched_at, run_id, cells, refused)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (service_id, op, key) DO UPDATE SET
-           found = excluded.found, data = excluded.data,
-           fetched_at = excluded.fetched_at, run_id = excluded.run_id, cells = excluded.cells, refused = excluded.refused`,
-      );
-    }
-  }
-
-  /**
-   * Writes a batch in one IMMEDIATE transaction (it takes the write lock up front, so the busy
-   * timeout applies). Ids of services first inserted here are cached only after COMMIT: a
-   * rolled-back id could later belong to another service, and results would then mix.
-   */
-  private writeBatch(batch: Map<string, Pending>, settles: readonly Settle[]): void {
-    const insertService = this.insertService;
-    const upsertResult = this.upsertResult;
-    if (insertService === undefined || upsertResult === undefined) return;
-    const fresh = immediateTransaction(this.db, () => {
-      if (settles.length > 0) SettleWriter.of(this.db).write(settles);
-      const registered = new Map<string, number>();
-      for (const entry of batch.values()) {
-        let serviceId = this.serviceIds.get(entry.service) ?? registered.get(entry.service);
-        if (serviceId === undefined) {
-          insertService.run(entry.service);
-          serviceId = this.selectedServiceId(entry.service);
-          if (serviceId === undefined) throw new Error(`could not register service ${entry.service}`);
-          registered.set(entry.service, serviceId);
-        }
-        upsertResult.run(serviceId, entry.op, entry.key, entry.found ? 1 : 0, entry.json, entry.fetchedAt, entry.runId, entry.cells, entry.refused);
-      }
-      return registered;
-    });
-    for (const [name, id] of fresh) this.serviceIds.set(name, id);
+    if (!this.readonly) this.writer = new BatchWriter(db, this.serviceIds);
   }
 
   private selectedServiceId(service: string): number | undefined {
@@ -319,7 +285,7 @@ export class ResultStore {
     const waiting = this.schedule.begin();
     if (this.pending.size + this.settles.length !== 0 && !this.readonly) {
       try {
-        this.writeBatch(this.pending, this.settles);
+        this.writer?.write(this.pending, this.settles);
       } catch (error) {
         const failure = storeFailure(this.path, 'written', error);
         waiting?.reject(failure);

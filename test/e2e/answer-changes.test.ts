@@ -13,9 +13,9 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { CLI_PATH, runCli, tempDir } from '../helpers/cli.js';
 import { codeBlocks, readDocument } from '../helpers/docs.js';
 import { openSqliteFile } from '../helpers/sqlite.js';
-import { execFile } from 'node:child_process';
 import { emails, readCsvObjects, writeCsv } from '../helpers/files.js';
 import { accountOnlyServer } from '../helpers/servers.js';
+import { run } from '../helpers/processes.js';
 
 /** The output's columns that hold what an answer says (not how the run went). */
 const ANSWER_COLUMN = (name: string) => name.startsWith('lead_') && !['lead_status', 'lead_billing', 'lead_changed'].includes(name);
@@ -256,7 +256,10 @@ describe('the README recipe: every night, what changed since the last check', ()
       const people = emails(60);
       writeCsv(path.join(dir, 'contacts.csv'), [['email'], ...people.map((e) => [e])]);
       const command = nightlyCommand().replace('cd /data/crm', `cd ${dir}`).replace('https://lead-api.example/v2', sandbox.baseUrl);
-      const night = () => new Promise<{ stdout: string; stderr: string }>((resolve) => execFile('sh', ['-c', command], { cwd: dir, env }, (_error, stdout, stderr) => resolve({ stdout, stderr })));
+      const night = async () => {
+        const r = await run('sh', ['-c', command], { cwd: dir, env, timeoutMs: 60_000 });
+        return { stdout: r.stdout, stderr: r.stderr };
+      };
 
       // The first night looks every contact up for the first time: nothing to compare, nothing mailed.
       expect(await night()).toEqual({ stdout: '', stderr: '' });
