@@ -222,7 +222,7 @@ describe('--changes: its file and its column', () => {
     for (const [target, said] of [[input, 'the input'], [store, '--store'], [path.join(dir, 'out.csv'), '--output']] as const) {
       const r = await runCli(['enrich', input, '--sandbox', '-o', path.join(dir, 'out.csv'), '--store', store, '--changes', target], {});
       expect(r.code).toBe(1);
-      expect(r.stderr).toBe(`lead-enrich: --changes would overwrite ${said} (${target}): choose another path\n`);
+      expect(r.stderr).toBe(`lead-enrich: --changes would overwrite ${said} (${target}): choose another path (code: config)\n`);
       expect(fs.existsSync(path.join(dir, 'out.csv'))).toBe(false);
     }
     const dash = await runCli(['enrich', input, '--sandbox', '--changes', '-'], {});
