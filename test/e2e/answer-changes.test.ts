@@ -227,7 +227,7 @@ describe('--changes: its file and its column', () => {
     }
     const dash = await runCli(['enrich', input, '--sandbox', '--changes', '-'], {});
     expect(dash.code).toBe(1);
-    expect(dash.stderr).toBe("lead-enrich: Invalid option --changes: must be a file name (the changes are a CSV file of their own, never stdout), got '-'\n");
+    expect(dash.stderr).toBe("lead-enrich: Invalid option --changes: must be a file name (the changes are a CSV file of their own, never stdout), got '-' (code: config)\n");
   });
 });
 
