@@ -46,9 +46,11 @@ describe('fault soak', () => {
     expect(summary.status.error + summary.status.skipped).toBe(0);
     // A flaky API (15 % of answers fail, here and there) is not a dead one: the breaker stays
     // closed, or (when failures happen to come several in a row, as load makes likelier) opens
-    // until an answer closes it: at the latest its first probe, 1 s after it opened (1005 ms seen
-    // at a load average of 7), never for the seconds a dead API holds it.
-    expect(summary.apiUnavailableMs).toBeLessThan(2_000);
+    // until an answer closes it, never for the minutes a dead API holds it (--patience, 10 min
+    // here). Its probe meets the same faults, and it may open more than once: 1005 ms in all seen
+    // at a load average of 7, 2005 ms with four e2e files at once (.ci/run). A breaker opened by
+    // any single failure held it 7.3 s in all (tried: OPEN_AFTER_CONSECUTIVE and MANY_KEYS 1).
+    expect(summary.apiUnavailableMs, result.stderr).toBeLessThan(5_000);
 
     // Every row, in input order, exactly once, answered as the sandbox answers its key.
     expectRowsMatchSandbox(output, keys);
