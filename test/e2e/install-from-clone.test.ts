@@ -106,6 +106,7 @@ afterAll(async () => {
   await registry?.close();
 });
 
+// Skipped where node_modules lacks a dependency the lockfile lists (OFFLINE_MISSING, above).
 describe.skipIf(OFFLINE_MISSING !== undefined)('a fresh clone', { meta: { skipReason: OFFLINE_MISSING } }, () => {
   it("runs the README's first command: npm install builds dist/, npx finds the command", () => {
     expect(ran.first.code, ran.first.stderr).toBe(0);
@@ -150,6 +151,7 @@ describe("the README's crontab, run as cron runs it", () => {
     expect(block).toMatch(/\/usr\/bin:\/bin/);
   });
 
+  // Skipped as the fresh clone's tests are (OFFLINE_MISSING): it runs what they installed.
   it.skipIf(OFFLINE_MISSING !== undefined)('runs the installed command and is silent (nothing to mail) when every row is enriched', { timeout: 60_000, meta: { skipReason: OFFLINE_MISSING } }, async () => {
     const { variables } = crontab();
     const r = await cron({ ...variables, PATH: variables.PATH!.replace('/usr/local/bin', globalBin) });

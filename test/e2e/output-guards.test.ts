@@ -103,6 +103,8 @@ describe('--fields and the added header', () => {
 /** util-linux's `script` gives the CLI a pseudo-terminal; macOS's takes other flags. */
 const HAS_SCRIPT = runSync('script', ['--version']).stdout?.includes('util-linux') ?? false;
 
+// Skipped without util-linux's script (Debian: bsdutils; .ci/run installs it): the refusal is
+// of a terminal, and script gives the CLI one.
 describe.skipIf(!HAS_SCRIPT)('a workbook on stdout', { meta: { skipReason: 'no util-linux script on PATH (Debian: bsdutils)' } }, () => {
   it('to a terminal: refused in one line, no zip byte written; to a pipe: written', async () => {
     const sb = await startSandbox();

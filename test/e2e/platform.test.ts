@@ -23,9 +23,9 @@ describe('the Node.js versions', () => {
     }
   });
 
+  const older = olderNodeOnPath();
   // Skipped only where no Node older than 22 is on PATH: CI has the machine's own Node 20 there,
   // behind the Node it runs the tests on, so it runs in CI.
-  const older = olderNodeOnPath();
   it.skipIf(older === undefined)(`an older Node (${older?.version ?? 'none on PATH'}) gets one line naming the versions, exit 1, no stack`, { meta: { skipReason: 'no Node older than 22 on PATH' } }, () => {
     const { status, stderr } = runSync(older!.path, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'enrich', 'fixtures/contacts.csv', '--sandbox'], { cwd: REPO_ROOT, env: CLEAN_ENV });
     expect(status).toBe(1);

@@ -32,6 +32,7 @@ async function accountWith(config: string, env: Record<string, string> = {}): Pr
   return { code: r.code, line: r.stderr.trim().replace(/ \(code: config\)$/, ''), ms: Date.now() - started };
 }
 
+// Run only on POSIX systems: Windows has no devices, FIFOs or mode bits of this kind.
 describe.runIf(POSIX)('not a regular file, or too large: refused at once, before it is read', { meta: { skipReason: 'Windows: no devices, FIFOs or mode bits of this kind' } }, () => {
   it('--config /dev/zero: a device', async () => {
     const r = await accountWith('/dev/zero');
@@ -85,6 +86,7 @@ describe.runIf(POSIX)('not a regular file, or too large: refused at once, before
   });
 });
 
+// Run only on POSIX systems: Windows has no mode bits or owners for the refusal to read.
 describe.runIf(POSIX)('a config or token file others can change (StrictModes)', { meta: { skipReason: 'Windows: no mode bits or owners checked' } }, () => {
   it('a config file of mode 666 or 620 is refused, naming it and its mode', async () => {
     const world = configFile({ baseUrl: 'http://127.0.0.1:9/v2' }, 0o666);

@@ -147,6 +147,7 @@ describe('the README cron recipe, as written', () => {
 
 // Skipped only where node_modules lacks a production dependency (the registry serves those).
 const OFFLINE_MISSING = registryMissing(REPO_ROOT);
+// (the reason, OFFLINE_MISSING, names the dependencies missing from node_modules: run npm ci)
 describe.skipIf(OFFLINE_MISSING !== undefined)('the README CI step, as written', { meta: { skipReason: OFFLINE_MISSING } }, () => {
   // What a CI checkout holds: the packed tarball in vendor/ (packed from this checkout's dist/,
   // without the pack scripts, which would rewrite package.json under other tests' feet).

@@ -27,6 +27,7 @@ async function shellWithChild(): Promise<{ shell: Started; sleeper: number }> {
   return { shell, sleeper: Number(shell.output.stdout.trim()) };
 }
 
+// Skipped off Linux: the helper finds a test's processes (descendants, marks) in /proc.
 describe.skipIf(process.platform !== 'linux')('what a test starts', { meta: { skipReason: 'process groups and /proc as on Linux only' } }, () => {
   it('ends when the test ends, with what it started', async () => {
     let started: { shell: Started; sleeper: number } | undefined;

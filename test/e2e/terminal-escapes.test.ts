@@ -103,6 +103,8 @@ describe('header names', () => {
   });
 });
 
+// Skipped without util-linux's script (Debian: bsdutils; .ci/run installs it): it gives the CLI
+// the pseudo-terminal these checks read; the pipe checks above run everywhere.
 describe.skipIf(!HAS_SCRIPT)('what a terminal receives', { meta: { skipReason: "no util-linux script on PATH (Debian: bsdutils): the pseudo-terminal's checks" } }, () => {
   it('a report footer and an output named with escape sequences: the warning and the summary show them escaped', async () => {
     const dir = tempDir();

@@ -33,6 +33,7 @@ describe('run folders', () => {
     expect(isDeadRun(`lead-enrich-suite-${2 ** 22 + 1}.12345-AbCdEf`)).toBe(true);
   });
 
+  // Skipped off Linux: a process's start time is read from /proc/PID/stat, which only Linux has.
   it.skipIf(process.platform !== 'linux')('one named for a live pid that started at another time (the pid given out again) is dead', { meta: { skipReason: 'start times are read from /proc (Linux)' } }, () => {
     expect(isDeadRun(`lead-enrich-suite-${process.pid}.${Number(startOf(process.pid)) + 1}-AbCdEf`)).toBe(true);
   });
