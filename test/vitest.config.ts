@@ -27,8 +27,7 @@ async function idleCores(): Promise<number> {
   const after = idle();
   return after.all > before.all ? ((after.idle - before.idle) / (after.all - before.all)) * os.cpus().length : 0;
 }
-const idle = await idleCores();
-const e2eWorkers = Number(process.env['LEAD_ENRICH_E2E_WORKERS']) || (idle >= 1.5 ? 4 : idle >= 1 ? 3 : 2);
+const e2eWorkers = Number(process.env['LEAD_ENRICH_E2E_WORKERS']) || (await idleCores().then((idle) => (idle >= 1.5 ? 4 : idle >= 1 ? 3 : 2)));
 
 // In test/ (the top level holds only what the repository's layout lists): the root is the repository.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -6,7 +6,6 @@
 // the summary and --json, and `store show`.
 import fs from 'node:fs';
 import path from 'node:path';
-import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxAnswer } from '../../src/sandbox/data.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
@@ -16,6 +15,8 @@ import { openSqliteFile } from '../helpers/sqlite.js';
 import { emails, readCsvObjects, writeCsv } from '../helpers/files.js';
 import { accountOnlyServer } from '../helpers/servers.js';
 import { run } from '../helpers/processes.js';
+import { readByExceljs } from '../helpers/workbook-read.js';
+import { lookupsSeen } from './reliability/support.js';
 
 /** The output's columns that hold what an answer says (not how the run went). */
 const ANSWER_COLUMN = (name: string) => name.startsWith('lead_') && !['lead_status', 'lead_billing', 'lead_changed'].includes(name);
@@ -202,9 +203,7 @@ describe('--changes: its file and its column', () => {
       const xlsx = await runCli(['enrich', input, '-o', path.join(dir, 'three.xlsx'), '--refresh', '--changes', path.join(dir, 'c2.csv')], { env });
       expect(xlsx.code, xlsx.stderr).toBe(0);
       // Read back by another program than ours.
-      const workbook = new ExcelJS.Workbook();
-      await workbook.xlsx.readFile(path.join(dir, 'three.xlsx'));
-      const sheet = workbook.worksheets[0]!;
+      const sheet = (await readByExceljs(path.join(dir, 'three.xlsx'))).worksheets[0]!;
       const header = (sheet.getRow(1).values as unknown[]).slice(1);
       const at = header.indexOf('lead_changed') + 1;
       expect(at).toBe(header.length);
@@ -269,7 +268,7 @@ describe('the README recipe: every night, what changed since the last check', ()
       for (const key of old) db.run('UPDATE results SET fetched_at = fetched_at - ? WHERE key = ?', 91 * 86_400_000, key);
       db.close();
       sandbox.nextDay();
-      const lookups = () => sandbox.stats.byOperation.lookup_email ?? 0;
+      const lookups = () => lookupsSeen(sandbox);
       const before = lookups();
       const mailed = await night();
       expect(mailed.stderr).toBe('');

@@ -14,6 +14,7 @@ import { lines, runCli, spawnCli, tempDir } from '../helpers/cli.js';
 import { readCsvObjects, writeCsv } from '../helpers/files.js';
 import { REDIS_MISSING, startRedis, type RedisServer } from '../helpers/redis.js';
 import { sandboxesPerTest } from '../helpers/sandboxes.js';
+import { until } from './reliability/support.js';
 
 const sandbox = sandboxesPerTest({ notFoundRate: 0, variedPrices: true });
 
@@ -177,7 +178,7 @@ describe('the ledger', () => {
     const dir = tempDir();
     const store = path.join(dir, 'store.sqlite');
     const child = spawnCli(['enrich', people(dir, 200), '-q', '--concurrency', '2'], { env: envOf(s, store) });
-    while (s.stats.charges.size < 20) await new Promise((resolve) => setTimeout(resolve, 5));
+    await until(() => s.stats.charges.size >= 20, '20 charged lookups');
     child.kill('SIGKILL');
     await child.result;
     const charged = s.stats.creditsCharged;

@@ -5,6 +5,7 @@
 // (test/support/global-setup.ts).
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
+import { waitForOutput } from '../helpers/cli.js';
 import { startOf } from '../helpers/process-table.js';
 import { start, withOwnProcesses, type Started } from '../helpers/processes.js';
 import { processesOf, suiteProcesses } from '../support/suite-processes.js';
@@ -23,7 +24,7 @@ const ended = (pid: number) => until(() => gone(pid), `process ${pid} to end`, 2
 /** A shell that starts `sleep 30` in the background, says its pid, and waits. */
 async function shellWithChild(): Promise<{ shell: Started; sleeper: number }> {
   const shell = start('sh', ['-c', 'sleep 30 & echo $!; wait'], { stdin: 'ignore', timeoutMs: Infinity });
-  while (!shell.output.stdout.includes('\n')) await new Promise((resolve) => setTimeout(resolve, 5));
+  await waitForOutput(shell, '\n');
   return { shell, sleeper: Number(shell.output.stdout.trim()) };
 }
 

@@ -17,7 +17,7 @@ import { runSync } from '../helpers/processes.js';
 import { hasSoffice } from '../helpers/soffice.js';
 import { readByExceljs, readByLibreOffice, zipPart } from '../helpers/workbook-read.js';
 import { bookOf, textCell } from '../helpers/zip.js';
-import { envFor, expectNoCrash, sandbox, until } from './reliability/support.js';
+import { envFor, expectNoCrash, lookupsSeen, sandbox, until } from './reliability/support.js';
 import { leftIn, unstamped, workbookRuns } from './workbook-runs.js';
 
 const runs = workbookRuns('lead-enrich-paid-');
@@ -73,7 +73,7 @@ describe('a cell that cannot be read as what its style says is kept as it is', (
     const input = path.join(dir, 'phones.xlsx');
     fs.writeFileSync(input, phoneBook(30, [2, 25]));
     expect((await runCli(['enrich', input, '--fields', 'lead_name', '-q'], { env: envFor(runs.sandbox(), dir) })).code).toBe(0);
-    const rows = readByLibreOffice(path.join(dir, 'phones.enriched.xlsx'), dir);
+    const rows = await readByLibreOffice(path.join(dir, 'phones.enriched.xlsx'), dir);
     expect(rows[0]).toEqual(['email', 'phone', 'called', 'lead_status', 'lead_name']);
     for (const r of [2, 25]) expect(rows[r - 1]!.slice(0, 3)).toEqual([`p${r}@acme.example`, String(PHONE), '#N/A']);
   });
@@ -136,7 +136,7 @@ describe('while the run works', () => {
     fs.writeFileSync(input, contactsBook(20));
     const child = spawnCli(['enrich', input, '-q', '--fields', 'lead_name'], { env: envFor(slow, dir) });
     child.stdin!.end();
-    const paid = () => slow.stats.byOperation.lookup_email ?? 0;
+    const paid = () => lookupsSeen(slow);
     await until(() => paid() > 0, 'the first lookup');
     const output = path.join(dir, 'contacts.enriched.xlsx');
     fs.mkdirSync(output);
@@ -165,7 +165,7 @@ describe('while the run works', () => {
     fs.writeFileSync(input, contactsBook(15));
     const child = spawnCli(['enrich', input, '-q', '--fields', 'lead_name'], { env: envFor(slow, dir) });
     child.stdin!.end();
-    await until(() => (slow.stats.byOperation.lookup_email ?? 0) > 0, 'the first lookup');
+    await until(() => lookupsSeen(slow) > 0, 'the first lookup');
     fs.writeFileSync(path.join(dir, 'saving.tmp'), contactsBook(3, 100));
     fs.renameSync(path.join(dir, 'saving.tmp'), input);
     const result = await child.result;

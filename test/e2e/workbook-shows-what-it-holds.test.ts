@@ -60,7 +60,7 @@ describe('the sheet is framed by its parser', () => {
     const sheet = `<!-- </sheetData> --><sheetData><row r="1">${textCell('A1', 'email')}${textCell('B1', 'note')}</row><row r="2">${textCell('A2', 'ann@acme.example')}<c r="B2" t="inlineStr"><is><t><![CDATA[${INJECTED}]]></t></is></c></row></sheetData>`;
     const run = await enrichBook(sheet, ['-q']);
     expect(run.code, run.stderr).toBe(0);
-    const rows = readByLibreOffice(run.output, run.dir);
+    const rows = await readByLibreOffice(run.output, run.dir);
     expect(rows[1]!.slice(0, 2)).toEqual(['ann@acme.example', INJECTED]);
   });
 });
@@ -87,7 +87,7 @@ describe('the cells the sheet holds', () => {
     // Skipped only without LibreOffice (soffice): .ci/run installs libreoffice-calc, so CI runs it.
     if (!hasSoffice()) return context.skip('no LibreOffice (soffice) on PATH (Debian: libreoffice-calc)');
     const run = await enrichBook(FORMULAS, ['-q']);
-    const rows = readByLibreOffice(run.output, run.dir);
+    const rows = await readByLibreOffice(run.output, run.dir);
     expect(rows.slice(1, 3).map((row) => row.slice(1, 5))).toEqual([
       ['5', '10', '15', '6'],
       ['6', '12', '', '7'],

@@ -79,7 +79,7 @@ const scopes = new AsyncLocalStorage<Scope>();
 const closed = new WeakSet<ChildProcess>();
 
 /** The environment a started process gets: `env` (or this process's) and the suite's marks. */
-export function markedEnv(env: NodeJS.ProcessEnv = process.env, scope = scopes.getStore() ?? fileScope): NodeJS.ProcessEnv {
+function markedEnv(env: NodeJS.ProcessEnv = process.env, scope = scopes.getStore() ?? fileScope): NodeJS.ProcessEnv {
   return { ...env, [SUITE_MARK]: os.tmpdir(), [SUITE_TEST]: scope.id };
 }
 

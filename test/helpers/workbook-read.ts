@@ -7,7 +7,7 @@ import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import ExcelJS from 'exceljs';
 import { parse } from 'csv-parse/sync';
-import { runChecked } from './processes.js';
+import { soffice } from './soffice.js';
 
 export async function readByExceljs(file: string): Promise<ExcelJS.Workbook> {
   const workbook = new ExcelJS.Workbook();
@@ -19,9 +19,9 @@ export async function readByExceljs(file: string): Promise<ExcelJS.Workbook> {
  * LibreOffice's reading of the first sheet, converted to CSV: each cell's value, not as shown
  * (the filter's ninth option: a number it cannot show as a date is its digits, not `#FMT`).
  */
-export function readByLibreOffice(file: string, dir: string): string[][] {
+export async function readByLibreOffice(file: string, dir: string): Promise<string[][]> {
   const out = path.join(dir, `lo-${path.basename(file, '.xlsx')}`);
-  runChecked('soffice', ['--headless', '--convert-to', 'csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false', '--outdir', out, file], { timeoutMs: 120_000 });
+  await soffice(['--headless', '--convert-to', 'csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false', '--outdir', out, file], 120_000);
   return parse(fs.readFileSync(path.join(out, `${path.basename(file, '.xlsx')}.csv`), 'utf8'), { relax_column_count: true }) as string[][];
 }
 
