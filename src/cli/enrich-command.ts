@@ -18,7 +18,6 @@ import { flagOptions } from './flag-options.js';
 import { examplesText } from './help-examples.js';
 import { writeOutcome, type CliIo } from './io.js';
 import { tellFatal } from './fatal.js';
-import { VERSION } from './version.js';
 import { openTarget, TARGET_FLAGS, targetOptions, type Target } from './target.js';
 import { STDIN_ARGUMENT } from './stdin-argument.js';
 import { asTyped } from './number-flags.js';
@@ -228,7 +227,7 @@ async function dryRun(io: CliIo, options: EnrichOptions, json: boolean): Promise
   // The plan is what was asked for: stdout, so that `--dry-run > plan.txt` keeps it; the lines
   // about the run (warnings) stay on stderr.
   const status = plan.fits && plan.budgets.every((b) => b.fits) ? 0 : 3;
-  if (json) writeOutcome(io, { exitCode: status, version: VERSION, ...plan });
+  if (json) writeOutcome(io, status, plan);
   else io.out(`${formatPlan(plan)}\n`);
   io.setStatus(status);
 }
@@ -272,8 +271,8 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
   // The JSON summary goes to stdout when the output is a file (docs/cli-contract.md); when the rows
   // themselves go to stdout it would corrupt them, so it goes to stderr instead, one JSON line
   // (not stamped: it is for machines). It says the exit status and the version, as every outcome's JSON.
-  const jsonOnStderr = args.json && rowsOnStdout(options);
-  if (args.json) writeOutcome(io, { exitCode: status, version: VERSION, ...summary });
+  const jsonOnStderr = io.json === 'err';
+  if (args.json) writeOutcome(io, status, summary);
   // Quiet is for success: a failing run that printed nothing would hide itself from cron mail.
   if (args.quiet && status !== 0 && !jsonOnStderr) say(noticeText(oneLineSummary(summary)));
   else if (!args.quiet && !jsonOnStderr) say(formatSummary(summary, paintFor(process.stderr)));

@@ -42,9 +42,7 @@ export function fatalOf(error: unknown, usage: (error: unknown) => boolean): Fat
 /** Says a fatal failure: its one line, and with --json its JSON object. */
 export async function tellFatal(io: CliIo, fatal: Fatal): Promise<void> {
   io.err(`lead-enrich: ${fatal.line} (code: ${fatal.code})`);
-  if (!io.json) return;
-  const { VERSION } = await import('./version.js');
-  writeOutcome(io, { exitCode: fatal.status, version: VERSION, error: { code: fatal.code, message: fatal.message } });
+  if (io.json) writeOutcome(io, fatal.status, { error: { code: fatal.code, message: fatal.message } });
 }
 
 /** --json anywhere before `--`: a failure before the command says where its JSON goes writes it to stdout. */

@@ -1,6 +1,7 @@
 // What a command may do to the outside world: write, warn, and report its exit status.
 // Only main.ts turns that status into process.exit.
 import { jsonText } from '../core/terminal-text.js';
+import { VERSION } from './version.js';
 
 export interface CliIo {
   /** Text for stdout (a table, JSON, an export's lines): its control characters are shown escaped, line feeds kept (core/terminal-text.ts). */
@@ -23,8 +24,9 @@ export function printJson(io: CliIo, value: unknown): void {
   io.out(`${jsonText(value, 2)}\n`);
 }
 
-/** The outcome's JSON where --json sends it (CliIo.json). */
-export function writeOutcome(io: CliIo, value: unknown): void {
+/** The outcome's JSON where --json sends it (CliIo.json), led by the exit status and the version, as every outcome's. */
+export function writeOutcome(io: CliIo, exitCode: number, body: object): void {
+  const value = { exitCode, version: VERSION, ...body };
   if (io.json === 'err') io.err(jsonText(value));
   else printJson(io, value);
 }

@@ -18,7 +18,7 @@ interface Spend {
 }
 
 /** The ledger's days and months that end today (UTC). */
-export function spendOf(ledger: { days(from: number, to: number): SpendRow[]; months(from: number, to: number): SpendRow[] }, now: number): Spend {
+function spendOf(ledger: { days(from: number, to: number): SpendRow[]; months(from: number, to: number): SpendRow[] }, now: number): Spend {
   const today = new Date(now);
   const firstMonth = Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - (MONTHS - 1), 1);
   return { days: ledger.days(now - (DAYS - 1) * DAY_MS, now), months: ledger.months(firstMonth, now) };
@@ -30,7 +30,7 @@ function table(label: string, rows: SpendRow[], none: string): string[] {
   return [label, ...rows.map((row) => `  ${row.period.padEnd(10)}  ${count(row.credits).padStart(width)} credits  (${count(row.calls)} charged ${row.calls === 1 ? 'lookup' : 'lookups'})`)];
 }
 
-export function formatSpend(file: string, spend: Spend): string {
+function formatSpend(file: string, spend: Spend): string {
   return [
     `Credits charged by the runs on ${file} (UTC)`,
     ...table(`Per day, the last ${DAYS} days with any:`, spend.days, 'none'),

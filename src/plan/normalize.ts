@@ -37,6 +37,11 @@ function fail(reason: string): NormalizeResult {
 }
 
 /** Quote a value inside a reason, cut so that one bad cell cannot make a huge message. */
+/** Why a URL or domain key that holds an @ is refused, naming the option as its reader gives it. */
+function emailNotUrl(): string {
+  return `looks like an email address; use ${optionAsked('by', 'email', "'email'")}`;
+}
+
 function quote(value: string): string {
   const flat = value.replace(WHITESPACE_RUN, ' ');
   return `'${flat.length > 60 ? `${flat.slice(0, 57)}...` : flat}'`;
@@ -167,12 +172,12 @@ export function normalizeUrl(raw: string | undefined): NormalizeResult {
       // No scheme: accept what looks like `host.tld/path` and make it https.
       const hostEnd = s.search(HOST_END);
       const host = hostEnd < 0 ? s : s.slice(0, hostEnd);
-      if (host.includes('@')) return fail(`looks like an email address; use ${optionAsked('by', 'email', "'email'")}`);
+      if (host.includes('@')) return fail(emailNotUrl());
       if (host === '' || !host.includes('.') || WHITESPACE.test(host)) return fail('not an http(s) URL');
       s = `https://${s}`;
     }
   } else if (scheme === 'mailto') {
-    return fail(`looks like an email address; use ${optionAsked('by', 'email', "'email'")}`);
+    return fail(emailNotUrl());
   } else if (scheme !== 'http' && scheme !== 'https') {
     return fail('not an http(s) URL');
   }
@@ -236,7 +241,7 @@ export function normalizeDomain(raw: string): NormalizeResult {
   const at = s.lastIndexOf('@');
   if (at >= 0) {
     // `jane@acme.com` in a domain column is a mistake worth naming; `http://user@host` is a URL.
-    if (!hadScheme) return fail(`looks like an email address; use ${optionAsked('by', 'email', "'email'")}`);
+    if (!hadScheme) return fail(emailNotUrl());
     s = s.slice(at + 1);
   }
   if (s.includes(':')) s = s.replace(PORT_SUFFIX, '');

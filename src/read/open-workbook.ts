@@ -7,7 +7,6 @@
 // the sheet list, the relationships and the styles (workbook-parts.ts), then the shared strings
 // and the worksheet, streamed (sheet-rows.ts).
 import fs from 'node:fs';
-import { pipeline, type Readable } from 'node:stream';
 import { ConfigError, UnreadableInputError } from '../api/errors.js';
 import { optionAsked, optionWord } from '../options/option-table.js';
 import { toBytes } from './byte-string.js';
@@ -15,7 +14,7 @@ import type { CsvSource } from './open-csv.js';
 import { generatedHeader } from './generated-header.js';
 import type { CellContext, SheetCell } from './sheet-cells.js';
 import { readSharedStrings, sheetRows, type SheetGuard, type SheetRow, type SheetRowsInfo } from './sheet-rows.js';
-import { partBound, partOverLimit, WORKBOOK_LIMITS, type WorkbookLimits } from './workbook-limits.js';
+import { boundedPart, WORKBOOK_LIMITS, type WorkbookLimits } from './workbook-limits.js';
 import { parseRelationships, parseStyles, parseWorkbook, partOfType, partText, type Relationship, type SheetEntry } from './workbook-parts.js';
 import { WorkbookZip, workbookPartPath } from './workbook-zip.js';
 
@@ -39,13 +38,6 @@ interface WorkbookParts {
   numFmt: (style: number) => string | undefined;
 }
 
-/** A small XML part, failing once it inflates past the bound of a part: it is parsed whole. */
-function boundedPart(zip: WorkbookZip, part: string, guard: SheetGuard): Readable | undefined {
-  const stream = zip.stream(part);
-  if (!stream) return undefined;
-  return pipeline(stream, partBound(guard.limits.partBytes, () => partOverLimit(guard.input, part, guard.limits)), () => {});
-}
-
 /** The sheet list, relationships and styles of the workbook. */
 async function workbookParts(zip: WorkbookZip, guard: SheetGuard): Promise<WorkbookParts> {
   const { input } = guard;
@@ -53,9 +45,9 @@ async function workbookParts(zip: WorkbookZip, guard: SheetGuard): Promise<Workb
   if (!zip.has(rels) || !zip.has(book)) {
     throw new UnreadableInputError(`${input} holds no worksheet that can be read (is it an .xlsb or a strict OOXML file?): save it as .xlsx or CSV`);
   }
-  const relationships = parseRelationships(await partText(boundedPart(zip, rels, guard)!));
-  const { sheets, date1904 } = parseWorkbook(await partText(boundedPart(zip, book, guard)!));
-  const styles = boundedPart(zip, partOfType(relationships, 'styles', workbookPartPath) ?? 'xl/styles.xml', guard);
+  const relationships = parseRelationships(await partText(boundedPart(zip, rels, guard.limits)!));
+  const { sheets, date1904 } = parseWorkbook(await partText(boundedPart(zip, book, guard.limits)!));
+  const styles = boundedPart(zip, partOfType(relationships, 'styles', workbookPartPath) ?? 'xl/styles.xml', guard.limits);
   const numFmt = styles ? parseStyles(await partText(styles)) : () => undefined;
   return { rels: relationships, sheets, date1904, numFmt };
 }

@@ -1,21 +1,11 @@
 // The header row of each other sheet of a workbook, for a message that names the sheets that hold
 // a key column when the chosen one does not. Each sheet is opened as a run would read it (the
 // same first non-empty row), and closed after its header.
-import { openWorkbook } from './open-workbook.js';
-import { parseWorkbook, partText } from './workbook-parts.js';
-import { WorkbookZip } from './workbook-zip.js';
+import { openWorkbook, sheetNamesOf } from './open-workbook.js';
 
 export async function otherSheetHeaders(file: string, except: string): Promise<Array<{ name: string; header: string[] }>> {
-  const zip = await WorkbookZip.open(file);
-  let sheets: Array<{ name: string }> = [];
-  try {
-    const book = zip.stream('xl/workbook.xml');
-    if (book) sheets = parseWorkbook(await partText(book)).sheets;
-  } finally {
-    zip.close();
-  }
   const headers: Array<{ name: string; header: string[] }> = [];
-  for (const { name } of sheets) {
+  for (const name of await sheetNamesOf(file)) {
     if (name === except) continue;
     try {
       const source = await openWorkbook(file, { sheet: name });

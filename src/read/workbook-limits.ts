@@ -2,9 +2,10 @@
 // allocated for it: a few-KB zip inflates to gigabytes, and a cell at column ZZZZ would pad its row
 // with half a million empty cells. Over a bound the read stops with one line naming it; a CSV of
 // the same sheet has none of these bounds, since it is streamed.
-import { Transform, type TransformCallback } from 'node:stream';
+import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
 import { UnreadableInputError } from '../api/errors.js';
 import { sizeText } from './read-failure.js';
+import type { WorkbookZip } from './workbook-zip.js';
 
 export interface WorkbookLimits {
   /** Distinct texts of the shared-strings part, all held in memory while the sheet is read. */
@@ -91,4 +92,11 @@ export function partBound(limit: number, fail: () => Error): Transform {
 
 export function partOverLimit(input: string, part: string, limits: WorkbookLimits): UnreadableInputError {
   return overLimit(input, `its part ${part} inflates past ${sizeText(limits.partBytes)} (the limit of that part)`);
+}
+
+/** A small part of `zip` (parsed whole), failing once it inflates past the bound of a part; undefined when the zip has none. */
+export function boundedPart(zip: WorkbookZip, part: string, limits: WorkbookLimits = WORKBOOK_LIMITS): Readable | undefined {
+  const stream = zip.stream(part);
+  if (!stream) return undefined;
+  return pipeline(stream, partBound(limits.partBytes, () => partOverLimit(zip.file, part, limits)), () => {});
 }

@@ -2,7 +2,7 @@
 // front, so the busy timeout applies): the answers, upserted (a refresh replaces the current
 // answer; the history trigger keeps the one it replaced, schema.ts v8), and the ledger's settled
 // calls (store-spend.ts). The read path is result-store.ts.
-import { immediateTransaction, prepareRaw, type Database, type Statement } from './sqlite.js';
+import { immediateTransaction, type Database, type Statement } from './sqlite.js';
 import { SettleWriter, type Settle } from './store-spend.js';
 import type { Pending } from './stored-result.js';
 
@@ -10,14 +10,17 @@ export class BatchWriter {
   readonly #db: Database;
   /** The store's cache of committed service ids, shared with its reads. */
   readonly #serviceIds: Map<string, number>;
-  readonly #selectServiceId: Statement;
+  /** The store's read of a service's id (committed or not: inside this transaction, it is). */
+  readonly #selectServiceId: (name: string) => number | undefined;
   readonly #insertService: Statement;
+  /** Made at the first batch with settled calls: a store that never spends prepares nothing. */
+  #settles: SettleWriter | undefined;
   readonly #upsertResult: Statement;
 
-  constructor(db: Database, serviceIds: Map<string, number>) {
+  constructor(db: Database, serviceIds: Map<string, number>, selectServiceId: (name: string) => number | undefined) {
     this.#db = db;
     this.#serviceIds = serviceIds;
-    this.#selectServiceId = prepareRaw(db, 'SELECT id FROM services WHERE name = ?');
+    this.#selectServiceId = selectServiceId;
     this.#insertService = db.prepare('INSERT INTO services (name) VALUES (?) ON CONFLICT (name) DO NOTHING');
     this.#upsertResult = db.prepare(
       `INSERT INTO results (service_id, op, key, found, data, fetched_at, run_id, cells, refused)
@@ -35,13 +38,13 @@ export class BatchWriter {
    */
   write(batch: Map<string, Pending>, settles: readonly Settle[]): void {
     const fresh = immediateTransaction(this.#db, () => {
-      if (settles.length > 0) SettleWriter.of(this.#db).write(settles);
+      if (settles.length > 0) (this.#settles ??= new SettleWriter(this.#db)).write(settles);
       const registered = new Map<string, number>();
       for (const entry of batch.values()) {
         let serviceId = this.#serviceIds.get(entry.service) ?? registered.get(entry.service);
         if (serviceId === undefined) {
           this.#insertService.run(entry.service);
-          serviceId = (this.#selectServiceId.get(entry.service) as unknown as [number] | undefined)?.[0];
+          serviceId = this.#selectServiceId(entry.service);
           if (serviceId === undefined) throw new Error(`could not register service ${entry.service}`);
           registered.set(entry.service, serviceId);
         }

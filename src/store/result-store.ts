@@ -88,14 +88,19 @@ export class ResultStore {
       intervalMs: options.flushIntervalMs,
       batchSize: options.flushBatchSize,
       commit: () => this.flush(),
-      waiting: () => !this.closed && this.pending.size + this.settles.length > 0,
+      waiting: () => !this.closed && this.queued > 0,
     });
 
     // Raw arrays: cheaper to build than objects on the per-row hot path.
     this.selectResult = prepareRaw(db, 'SELECT found, data, fetched_at, run_id, refused FROM results WHERE service_id = ? AND op = ? AND key = ?');
     this.selectServiceId = prepareRaw(db, 'SELECT id FROM services WHERE name = ?');
     this.selectFound = prepareRaw(db, 'SELECT found, data IS NULL OR json_valid(data), fetched_at, refused FROM results WHERE service_id = ? AND op = ? AND key = ?');
-    if (!this.readonly) this.writer = new BatchWriter(db, this.serviceIds);
+    if (!this.readonly) this.writer = new BatchWriter(db, this.serviceIds, (name) => this.selectedServiceId(name));
+  }
+
+  /** What the next commit writes: the answers and the settled calls. */
+  private get queued(): number {
+    return this.pending.size + this.settles.length;
   }
 
   private selectedServiceId(service: string): number | undefined {
@@ -283,7 +288,7 @@ export class ResultStore {
   flush(): void {
     if (this.closed) return;
     const waiting = this.schedule.begin();
-    if (this.pending.size + this.settles.length !== 0 && !this.readonly) {
+    if (this.queued !== 0 && !this.readonly) {
       try {
         this.writer?.write(this.pending, this.settles);
       } catch (error) {
@@ -322,8 +327,8 @@ export class ResultStore {
   settle(settle: Settle): void {
     if (this.closed) throw closedError(this.path);
     if (this.readonly) throw new Error(`The result store at ${this.path} was opened read-only`);
-    const waiting = this.pending.size + this.settles.push(settle);
-    if (this.schedule.queued(waiting === 1, waiting, this.options.now())) this.flush();
+    this.settles.push(settle);
+    if (this.schedule.queued(this.queued === 1, this.queued, this.options.now())) this.flush();
   }
 
   /** The ledger's reads, and the holds of run `owner` on the day and month budgets every run on this file shares (store-spend.ts). */

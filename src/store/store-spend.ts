@@ -58,18 +58,10 @@ export interface SpendRow {
 
 /** Writes settled calls inside the caller's transaction (the store's commit of its answers). */
 export class SettleWriter {
-  static readonly #writers = new WeakMap<Database, SettleWriter>();
   readonly #insert: Statement;
   readonly #release: Statement;
 
-  /** The writer of `db`'s connection, its statements prepared once. */
-  static of(db: Database): SettleWriter {
-    let writer = SettleWriter.#writers.get(db);
-    if (!writer) SettleWriter.#writers.set(db, (writer = new SettleWriter(db)));
-    return writer;
-  }
-
-  private constructor(db: Database) {
+  constructor(db: Database) {
     this.#insert = db.prepare('INSERT INTO ledger (charged_at, service, op, credits, run_id) VALUES (?, ?, ?, ?, ?)');
     this.#release = db.prepare('DELETE FROM spend_holds WHERE owner = ? AND seq = ?');
   }

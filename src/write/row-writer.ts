@@ -208,8 +208,8 @@ export class RowWriter implements RowSink {
 
   async #drained(): Promise<void> {
     const waits: Promise<unknown>[] = [];
-    for (const sink of [this.#out, this.#err, this.#changes]) {
-      if (sink?.stream.writableNeedDrain) waits.push(once(sink.stream, 'drain'));
+    for (const sink of this.#sinks()) {
+      if (sink.stream.writableNeedDrain) waits.push(once(sink.stream, 'drain'));
     }
     await Promise.all(waits).catch((error: unknown) => {
       this.#check();
@@ -227,11 +227,11 @@ export class RowWriter implements RowSink {
     this.#closed = true;
     try {
       await this.#workbook?.finish();
-      await Promise.all([this.#out, this.#err, this.#changes].map((sink) => sink && this.#finish(sink)));
+      await Promise.all(this.#sinks().map((sink) => this.#finish(sink)));
       this.#check();
     } catch (error) {
       this.#workbook?.discard();
-      for (const sink of [this.#out, this.#err, this.#changes]) if (sink) this.#discard(sink);
+      this.#discardAll();
       this.#check();
       throw notCompleted(error, named('output', this.#options.output));
     } finally {
@@ -256,7 +256,7 @@ export class RowWriter implements RowSink {
         if (sink?.temp && final) fs.renameSync(sink.temp, final);
       }
     } catch (error) {
-      for (const sink of [this.#out, this.#err, this.#changes]) if (sink) this.#discard(sink);
+      this.#discardAll();
       throw new UnwritableOutputError(`Cannot write ${final}: ${whyNotWritable(error)}; ${STORED}`, { cause: error });
     }
   }
@@ -282,8 +282,17 @@ export class RowWriter implements RowSink {
     if (this.#closed) return;
     this.#closed = true;
     this.#workbook?.discard();
-    for (const sink of [this.#out, this.#err, this.#changes]) if (sink) this.#discard(sink);
+    this.#discardAll();
     for (const unwatch of this.#unwatch.splice(0)) unwatch();
+  }
+
+  /** The outputs this writer has: the output, and the sidecar and the changes when asked for. */
+  #sinks(): Sink[] {
+    return [this.#out, this.#err, this.#changes].filter((sink): sink is Sink => sink !== undefined);
+  }
+
+  #discardAll(): void {
+    for (const sink of this.#sinks()) this.#discard(sink);
   }
 
   #discard(sink: Sink): void {

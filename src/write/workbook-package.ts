@@ -3,10 +3,10 @@
 // shared strings, styles, hyperlinks and widths), or a fresh one-sheet package (a CSV input).
 // The enriched sheet's XML keeps the input sheet's own elements around its rows (sheet-frame.ts):
 // column widths and the like before them, hyperlinks, merged cells and the rest after them.
-import { pipeline, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { UnreadableInputError, UnwritableOutputError } from '../api/errors.js';
 import type { SheetOrigin } from '../read/index.js';
-import { partBound, partOverLimit, WORKBOOK_LIMITS } from '../read/workbook-limits.js';
+import { boundedPart, WORKBOOK_LIMITS } from '../read/workbook-limits.js';
 import { parseRelationships, parseWorkbook, partOfType, partText, RELATIONSHIP } from '../read/workbook-parts.js';
 import { methodName, workbookPartPath, type WorkbookZip, type ZipPart } from '../read/workbook-zip.js';
 import { frameSheet, type SheetFrame } from './sheet-frame.js';
@@ -74,7 +74,7 @@ export async function inputPackage(origin: SheetOrigin): Promise<WorkbookPackage
 }
 
 async function packageOf(zip: WorkbookZip, origin: SheetOrigin): Promise<WorkbookPackage> {
-  const text = (part: string): Promise<string> => partText(boundedPart(zip, part));
+  const text = (part: string): Promise<string> => partText(requiredPart(zip, part));
   const relsPath = 'xl/_rels/workbook.xml.rels';
   let bookRels = await text(relsPath);
   const rels = parseRelationships(bookRels);
@@ -110,11 +110,10 @@ async function packageOf(zip: WorkbookZip, origin: SheetOrigin): Promise<Workboo
 }
 
 /** A small part read whole, refused once it inflates past the bound of a part. */
-function boundedPart(zip: WorkbookZip, part: string): Readable {
-  const stream = zip.stream(part);
+function requiredPart(zip: WorkbookZip, part: string): Readable {
+  const stream = boundedPart(zip, part);
   if (!stream) throw new UnreadableInputError(`${zip.file} has no part ${part}: open it in Excel or LibreOffice and save it again as .xlsx`);
-  const limits = WORKBOOK_LIMITS;
-  return pipeline(stream, partBound(limits.partBytes, () => partOverLimit(zip.file, part, limits)), () => {});
+  return stream;
 }
 
 /**
