@@ -148,6 +148,56 @@ const MIGRATIONS: ReadonlyArray<string | ((db: Database, upgrade: Upgrade) => vo
     FROM (SELECT old.found = new.found AND old.data IS new.data AND old.refused IS new.refused AS same);
   END;
   `,
+  // v9: the ledger by service, the holds of runs that died, and changes reported once
+  // (docs/cli-contract.md, "Spending over days and months" and "What changed since the last answer").
+  // - `ledger_totals` replaces `ledger_days`: a UTC day's credits and calls per service (the
+  //   service a budget counts), rebuilt from the ledger's own rows, which have named their service
+  //   since v7. It is what budgets and `store spend` read, and what is left of a day once its
+  //   per-call rows are folded away.
+  // - `ledger.lapsed` = 1: not a charge the service is known to have made, but the hold of a run
+  //   that died, counted at its worst case (the service may have charged it: its answer was lost).
+  //   `ledger_totals.lapsed` sums them apart, so `store spend` can say how much is such an estimate.
+  // - `spend_holds.service` and `op`: a hold says what it would be charged to, so that a lapsed hold
+  //   becomes a ledger row of its service.
+  // - `history.reported` = 1 once a `--changes` file has listed the change from this answer to the
+  //   one that replaced it (or there was none: `same`). Answers replaced before this version count as
+  //   reported: which of them a `--changes` file listed is not known, and listing them all again on
+  //   the first run after the upgrade would report months of changes twice.
+  `
+  ALTER TABLE ledger ADD COLUMN lapsed INTEGER NOT NULL DEFAULT 0 CHECK (lapsed IN (0, 1));
+  CREATE TABLE ledger_totals (
+    service TEXT    NOT NULL,
+    day     INTEGER NOT NULL,
+    credits INTEGER NOT NULL,
+    calls   INTEGER NOT NULL,
+    lapsed  INTEGER NOT NULL,
+    PRIMARY KEY (service, day)
+  ) WITHOUT ROWID;
+  INSERT INTO ledger_totals (service, day, credits, calls, lapsed)
+    SELECT service, charged_at / 86400000, sum(credits), count(*), 0 FROM ledger GROUP BY service, charged_at / 86400000;
+  DROP TRIGGER ledger_day;
+  DROP TABLE ledger_days;
+  CREATE TRIGGER ledger_total AFTER INSERT ON ledger BEGIN
+    INSERT INTO ledger_totals (service, day, credits, calls, lapsed)
+      VALUES (NEW.service, NEW.charged_at / 86400000, NEW.credits, 1, CASE WHEN NEW.lapsed = 1 THEN NEW.credits ELSE 0 END)
+      ON CONFLICT (service, day) DO UPDATE SET credits = credits + excluded.credits, calls = calls + 1, lapsed = lapsed + excluded.lapsed;
+  END;
+  DROP VIEW ledger_view;
+  CREATE VIEW ledger_view AS
+    SELECT strftime('%Y-%m-%dT%H:%M:%fZ', charged_at / 1000.0, 'unixepoch') AS charged_at_utc, service, op, credits, lapsed, run_id
+    FROM ledger;
+  ALTER TABLE spend_holds ADD COLUMN service TEXT NOT NULL DEFAULT '';
+  ALTER TABLE spend_holds ADD COLUMN op TEXT NOT NULL DEFAULT '';
+  ALTER TABLE history ADD COLUMN reported INTEGER NOT NULL DEFAULT 1 CHECK (reported IN (0, 1));
+  CREATE INDEX history_unreported ON history (service_id, replaced_at) WHERE reported = 0;
+  DROP TRIGGER results_history;
+  CREATE TRIGGER results_history AFTER UPDATE OF fetched_at ON results WHEN old.fetched_at IS NOT new.fetched_at
+  BEGIN
+    INSERT INTO history (service_id, op, key, fetched_at, replaced_at, found, same, data, refused, reported)
+    SELECT old.service_id, old.op, old.key, old.fetched_at, new.fetched_at, old.found, same, CASE WHEN same THEN NULL ELSE old.data END, old.refused, same
+    FROM (SELECT old.found = new.found AND old.data IS new.data AND old.refused IS new.refused AS same);
+  END;
+  `,
 ];
 
 /** Rows rendered per statement while migrating: bounds the memory of a 1 M-entry store's upgrade. */

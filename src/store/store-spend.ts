@@ -81,9 +81,9 @@ export class LedgerReader {
   readonly #held: Statement;
 
   constructor(db: Database) {
-    this.#days = prepareRaw(db, 'SELECT total(credits) FROM ledger_days WHERE day >= ? AND day < ?');
+    this.#days = prepareRaw(db, 'SELECT total(credits) FROM ledger_totals WHERE day >= ? AND day < ?');
     this.#held = prepareRaw(db, 'SELECT total(credits) FROM spend_holds WHERE made_at >= ? AND made_at < ?');
-    this.#perDay = prepareRaw(db, 'SELECT day, credits, calls FROM ledger_days WHERE day >= ? AND day < ? ORDER BY day');
+    this.#perDay = prepareRaw(db, 'SELECT day, sum(credits), sum(calls) FROM ledger_totals WHERE day >= ? AND day < ? GROUP BY day ORDER BY day');
   }
 
   /** Credits charged in `period` (committed). */

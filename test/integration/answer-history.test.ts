@@ -131,22 +131,37 @@ describe('the history of answers', () => {
   });
 });
 
+/** What schema v9 added, taken away again (store/schema.ts): the ledger summed per day as v7 and v8 had it. */
+const V9_UNDONE = `
+  DROP TRIGGER ledger_total; DROP TABLE ledger_totals; DROP VIEW ledger_view;
+  ALTER TABLE ledger DROP COLUMN lapsed;
+  CREATE TABLE ledger_days (day INTEGER PRIMARY KEY, credits INTEGER NOT NULL, calls INTEGER NOT NULL);
+  CREATE TRIGGER ledger_day AFTER INSERT ON ledger BEGIN
+    INSERT INTO ledger_days (day, credits, calls) VALUES (NEW.charged_at / 86400000, NEW.credits, 1)
+      ON CONFLICT (day) DO UPDATE SET credits = credits + excluded.credits, calls = calls + 1;
+  END;
+  CREATE VIEW ledger_view AS SELECT charged_at, service, op, credits, run_id FROM ledger;
+  ALTER TABLE spend_holds DROP COLUMN service; ALTER TABLE spend_holds DROP COLUMN op;
+  DROP INDEX history_unreported;
+`;
+
 describe('the upgrade to the schema with history', () => {
   it('adds the table and its trigger to a store of the schema before, rewriting none of its answers', () => {
     const file = path.join(makeTempDir(), 'old.sqlite');
     const store = ResultStore.open({ path: file });
     for (let i = 0; i < 3_000; i += 1) put(store, `p${i}@x.test`, person(`p${i}@x.test`, 'Engineer'), 1_000);
     store.close();
-    // As the version before this one left it: no history table, no trigger.
+    // As schema v7 left it: no history table, no trigger, the ledger summed per day (v9 undone first).
     const old = openSqliteFile(file);
-    old.exec(`DROP TRIGGER results_history; DROP TABLE history; PRAGMA user_version = ${SCHEMA_VERSION - 1}`);
+    old.exec(V9_UNDONE);
+    old.exec('DROP TRIGGER results_history; DROP TABLE history; PRAGMA user_version = 7');
     old.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     const rowsBefore = old.rows('SELECT rowid, key, data, fetched_at FROM results ORDER BY rowid');
     // Held open, so that the upgrade's writes stay in the write-ahead log, where they can be counted.
     const upgrades: Array<[number, number, boolean]> = [];
     const upgraded = ResultStore.open({ path: file, onUpgrade: (from, to, slow) => upgrades.push([from, to, slow]) });
     opened.push(upgraded);
-    expect(upgrades).toEqual([[SCHEMA_VERSION - 1, SCHEMA_VERSION, false]]);
+    expect(upgrades).toEqual([[7, SCHEMA_VERSION, false]]);
     const walBytes = fs.statSync(`${file}-wal`).size;
     expect(old.rows('SELECT rowid, key, data, fetched_at FROM results ORDER BY rowid')).toEqual(rowsBefore);
     // A few pages of schema, not the store's 3 000 answers (about 3 MB) written again.

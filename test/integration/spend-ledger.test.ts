@@ -32,7 +32,7 @@ describe('the ledger in the store', () => {
     const db = openSqliteFile(file, { readonly: true });
     expect(db.pragma('user_version')).toBe(SCHEMA_VERSION);
     const tables = db.rows("SELECT name FROM sqlite_schema WHERE type IN ('table', 'view', 'trigger') ORDER BY name").map((row) => row[0]);
-    expect(tables).toEqual(expect.arrayContaining(['ledger', 'ledger_days', 'ledger_day', 'ledger_view', 'spend_holds']));
+    expect(tables).toEqual(expect.arrayContaining(['ledger', 'ledger_totals', 'ledger_total', 'ledger_view', 'spend_holds']));
     db.close();
   });
 
