@@ -3,6 +3,7 @@
 // the sandbox's names never sit beside the library's. Every type a signature here mentions is
 // exported, so that callers can name it.
 export { startSandbox } from './server.js';
-export type { Sandbox, SandboxOptions, SandboxStats, SandboxWindowStats, FaultKind, OutageKind, OutageOptions } from './server.js';
+export type { Sandbox, SandboxOptions, SandboxStats, SandboxWindowStats, FaultKind, OutageKind, OutageOptions, SandboxTruth, ServedAnswer } from './server.js';
+export type { SandboxKeyOperation } from './keys.js';
 export type { SandboxCosts } from './account-data.js';
 export type { NotFoundShape } from './service-shapes.js';

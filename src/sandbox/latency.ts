@@ -3,8 +3,8 @@
 // charged, on arrival). Owns the pending timers so that close() can cancel them.
 
 export class Latency {
-  private readonly min: number;
-  private readonly max: number;
+  private min: number;
+  private max: number;
   private readonly random: () => number;
   private readonly timers = new Set<NodeJS.Timeout>();
 
@@ -12,6 +12,12 @@ export class Latency {
     this.min = min;
     this.max = max;
     this.random = random;
+  }
+
+  /** The range of the requests that arrive from now on (setLatency); answers already waiting keep theirs. */
+  set([min, max]: [number, number]): void {
+    this.min = min;
+    this.max = max;
   }
 
   /** One request's latency in ms. Draws from the stream only when the range is not a point. */

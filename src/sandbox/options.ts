@@ -67,6 +67,11 @@ export interface SandboxOptions {
   dailyLimit?: number;
   /** Phone numbers (2 credits each) on person leads, and role-based leads (2 credits) for role addresses. Default false. */
   variedPrices?: boolean;
+  /**
+   * Keep a log of every keyed answer sent (found or not): when, at which epoch, what it charged
+   * (`sandbox.answers`; answer-log.ts). Default false: a long benchmark's memory stays flat.
+   */
+  answerLog?: boolean;
   /** How 429s look. Defaults: retryAfter 'none', rateLimitHeaders true, message 'code1030'. */
   rateLimitStyle?: {
     retryAfter?: 'none' | 'seconds' | 'http-date';
@@ -107,6 +112,7 @@ export interface ResolvedSandboxOptions {
   seed: number;
   outage: OutageOptions | undefined;
   shapes: ServiceShapes;
+  answerLog: boolean;
   rateLimitStyle: {
     retryAfter: 'none' | 'seconds' | 'http-date';
     rateLimitHeaders: boolean;
@@ -136,8 +142,13 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 const OPTION_KEYS = [
   'host', 'port', 'token', 'tokenFile', 'credits', 'threshold', 'rpm', 'windowMs', 'latencyMs', 'latency', 'costs',
-  'notFoundRate', 'drift', 'epoch', 'faults', 'seed', 'rateLimitStyle', 'outage', 'notFoundShape', 'companiesPerDomain', 'forbidden', 'dailyLimit', 'variedPrices',
+  'notFoundRate', 'drift', 'epoch', 'faults', 'seed', 'rateLimitStyle', 'outage', 'notFoundShape', 'companiesPerDomain', 'forbidden', 'dailyLimit', 'variedPrices', 'answerLog',
 ] as const;
+
+function booleanOption(name: string, value: unknown): boolean {
+  if (value !== undefined && typeof value !== 'boolean') throw invalid(name, 'must be a boolean', value);
+  return value === true;
+}
 
 /** The service's shapes beyond the interface (service-shapes.ts), each off unless asked for. */
 function resolveShapes(o: Record<string, unknown>): ServiceShapes {
@@ -189,19 +200,28 @@ export function latencyRange(words: string | number): [number, number] | undefin
 /** The latency range: `latencyMs`, or `latency` in the command line's words. */
 function latencyOf(o: Record<string, unknown>): [number, number] {
   if (o.latency !== undefined && o.latencyMs !== undefined) throw invalid('latency', 'must not be given with latencyMs (one of them)', o.latency);
-  if (o.latency !== undefined) {
-    const range = typeof o.latency === 'string' || typeof o.latency === 'number' ? latencyRange(o.latency) : undefined;
-    if (!range) throw invalid('latency', 'must be MS or MIN-MAX in ms with MIN <= MAX, such as 50-150', o.latency);
-    return range;
-  }
-  const latency = o.latencyMs ?? [0, 0];
+  return o.latency !== undefined ? latencyWords(o.latency) : latencyPair(o.latencyMs ?? [0, 0]);
+}
+
+/** A latency as setLatency() takes it: in the command line's words (`'50-150'`, `'80'`, 80) or as [min, max] ms. */
+export function latencyOption(latency: unknown): [number, number] {
+  return Array.isArray(latency) ? latencyPair(latency, 'latency') : latencyWords(latency);
+}
+
+function latencyWords(latency: unknown): [number, number] {
+  const range = typeof latency === 'string' || typeof latency === 'number' ? latencyRange(latency) : undefined;
+  if (!range) throw invalid('latency', 'must be MS or MIN-MAX in ms with MIN <= MAX, such as 50-150', latency);
+  return range;
+}
+
+function latencyPair(latency: unknown, name = 'latencyMs'): [number, number] {
   if (
     !Array.isArray(latency) ||
     latency.length !== 2 ||
     !latency.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0) ||
     (latency[0] as number) > (latency[1] as number)
   ) {
-    throw invalid('latencyMs', 'must be [min, max] with 0 <= min <= max (ms)', latency);
+    throw invalid(name, 'must be [min, max] with 0 <= min <= max (ms)', latency);
   }
   return [latency[0] as number, latency[1] as number];
 }
@@ -284,6 +304,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     seed,
     outage: o.outage === undefined ? undefined : (resolveOutage(o.outage as OutageOptions, Date.now()), o.outage as OutageOptions),
     shapes: resolveShapes(o),
+    answerLog: booleanOption('answerLog', o.answerLog),
     rateLimitStyle,
   };
 }

@@ -18,6 +18,7 @@ import {
 } from './keys.js';
 import { isPlainObject } from './options.js';
 import { DAILY_LIMIT_ANSWER, DailyCount, FORBIDDEN, shapedAnswer, type ServiceShapes } from './service-shapes.js';
+import type { SandboxTruth, ServedAnswer } from './answer-log.js';
 
 export const BASE_PATH = '/v2';
 const ROUTES = new Map<string, Operation>(
@@ -95,13 +96,35 @@ export class SandboxRoutes {
   private readonly costs: SandboxCosts;
   /** Today's keyed requests, for the daily limit. */
   readonly today = new DailyCount();
+  /** Every keyed answer sent, when the `answerLog` option asks for them (answer-log.ts). */
+  readonly log: ServedAnswer[] | undefined;
 
-  constructor(account: SandboxAccount, options: { rpm: number; notFoundRate: number; drift: number; epoch: number; shapes: ServiceShapes; costs: SandboxCosts }) {
+  constructor(
+    account: SandboxAccount,
+    options: { rpm: number; notFoundRate: number; drift: number; epoch: number; shapes: ServiceShapes; costs: SandboxCosts; answerLog: boolean },
+  ) {
     this.account = account;
     this.rpm = options.rpm;
     this.answerOptions = { notFoundRate: options.notFoundRate, drift: options.drift, epoch: options.epoch };
-    this.shapes = options.shapes;
+    // A copy: the daily limit may change while the sandbox runs (setDailyLimit).
+    this.shapes = { ...options.shapes };
     this.costs = options.costs;
+    this.log = options.answerLog ? [] : undefined;
+  }
+
+  /** Keyed requests answered per day from now on (undefined: no limit); today's count stands. */
+  setDailyLimit(limit: number | undefined): void {
+    this.shapes.dailyLimit = limit;
+  }
+
+  /** What a key's answer is at `epoch` (default: now), as it would be sent: no charge, no count. */
+  truth(op: SandboxKeyOperation, raw: string, epoch = this.answerOptions.epoch): SandboxTruth {
+    const key = normalizeSandboxKey(op, raw);
+    const answer = sandboxAnswer(op, key, { ...this.answerOptions, epoch });
+    if (answer.kind === 'rejected') return { kind: 'rejected', key, data: undefined, credits: 0 };
+    const shaped = shapedAnswer(op, key, answer, this.shapes, this.costs);
+    const sent = JSON.parse(shaped.body) as { data?: unknown };
+    return { kind: answer.kind, key, data: sent.data, credits: shaped.cost };
   }
 
   /** How many epochs have passed: people move (with drift) at each. */
@@ -153,7 +176,9 @@ export class SandboxRoutes {
       if (reasons.length === 0 && answer.kind !== 'rejected') {
         if (!this.today.take(this.shapes.dailyLimit)) return DAILY_LIMIT_ANSWER;
         const shaped = shapedAnswer(op, key, answer, this.shapes, this.costs);
-        if (!this.account.pay(op, key, answer.kind === 'found', shaped.cost)) return PAYMENT_REQUIRED;
+        const found = answer.kind === 'found';
+        if (!this.account.pay(op, key, found, shaped.cost)) return PAYMENT_REQUIRED;
+        this.log?.push({ at: Date.now(), op, key, found, credits: found ? shaped.cost : 0, epoch: this.answerOptions.epoch });
         return shaped;
       }
     }

@@ -26,9 +26,10 @@ import { ConfigError } from '../api/errors.js';
 import { SandboxAccount } from './account.js';
 import { applyFault, FaultInjector, type FaultKind } from './faults.js';
 import { outageFault, resolveOutage, type Outage, type OutageOptions } from './outage.js';
-import type { SandboxKeyOperation } from './keys.js';
 import { Latency } from './latency.js';
-import { resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions } from './options.js';
+import { intOption, latencyOption, resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions } from './options.js';
+import type { SandboxKeyOperation } from './keys.js';
+import type { SandboxTruth, ServedAnswer } from './answer-log.js';
 import { createRandom, deriveSeed } from './random.js';
 import { SandboxRateWindow, type ResponseHeaders } from './rate-window.js';
 import { BASE_PATH, MAX_BODY_BYTES, PAYLOAD_TOO_LARGE, routeOf, SandboxRoutes, UNAUTHORIZED } from './routes.js';
@@ -39,6 +40,7 @@ export type { FaultKind } from './faults.js';
 export type { OutageKind, OutageOptions } from './outage.js';
 export { resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions } from './options.js';
 export type { SandboxStats, SandboxWindowStats } from './stats.js';
+export type { SandboxTruth, ServedAnswer } from './answer-log.js';
 
 export interface Sandbox {
   /** e.g. http://127.0.0.1:PORT/v2 */
@@ -62,6 +64,17 @@ export interface Sandbox {
   nextDay(): void;
   /** Epochs passed: the `epoch` option, plus one per nextDay(). */
   readonly epoch: number;
+  /** Keyed requests answered per day from now on (undefined: no limit), as the `dailyLimit` option; today's count stands. */
+  setDailyLimit(limit: number | undefined): void;
+  /** The latency of the requests that arrive from now on, as the `latency` option (`'50-150'`, 80) or `[min, max]` ms. */
+  setLatency(latency: string | number | [number, number]): void;
+  /**
+   * With the `answerLog` option, every keyed answer sent, oldest first: when, the normalized key,
+   * found or not, what it charged, at which epoch (answer-log.ts). Empty without it.
+   */
+  readonly answers: readonly ServedAnswer[];
+  /** What the sandbox answers for `key` at `epoch` (default: the current one), as it would send it, without a request: nothing charged or counted. */
+  truth(op: SandboxKeyOperation, key: string, epoch?: number): SandboxTruth;
   /** Stops listening and destroys every open socket (hanging and keep-alive ones included). */
   close(): Promise<void>;
 }
@@ -82,7 +95,7 @@ class SandboxServer {
   readonly account: SandboxAccount;
   readonly faults: FaultInjector;
   outage: Outage | undefined;
-  private readonly latency: Latency;
+  readonly latency: Latency;
   private readonly rate: SandboxRateWindow;
   readonly routes: SandboxRoutes;
   private readonly server: Server;
@@ -266,6 +279,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     get epoch(): number {
       return server.routes.epoch;
+    },
+    setDailyLimit(limit: number | undefined): void {
+      server.routes.setDailyLimit(limit === undefined ? undefined : intOption('dailyLimit', limit, 0, 0));
+    },
+    setLatency(latency: string | number | [number, number]): void {
+      server.latency.set(latencyOption(latency));
+    },
+    get answers(): readonly ServedAnswer[] {
+      return server.routes.log ?? [];
+    },
+    truth(op: SandboxKeyOperation, key: string, epoch?: number): SandboxTruth {
+      return server.routes.truth(op, key, epoch === undefined ? undefined : intOption('epoch', epoch, 0, 0));
     },
     close(): Promise<void> {
       return server.close();

@@ -47,10 +47,9 @@ const ROLE_COST = 2;
 /** The keyed requests of one day, for the daily limit; nextDay() starts a new one. */
 export class DailyCount {
   #used = 0;
-  /** Whether one more keyed request fits in today's limit (and counts it when it does). */
+  /** Whether one more keyed request fits in today's limit (and counts it when it does): counted without a limit too, so that a limit set during the day counts the day's requests. */
   take(limit: number | undefined): boolean {
-    if (limit === undefined) return true;
-    if (this.#used >= limit) return false;
+    if (limit !== undefined && this.#used >= limit) return false;
     this.#used += 1;
     return true;
   }
