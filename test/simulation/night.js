@@ -1,0 +1,118 @@
+// One night: the sandbox's day (a new drift epoch, the night's faults, outage, latency, daily limit
+// and balance), the contacts file of the night, the disks, then the night's commands at their
+// times on the simulated clock: in this process, or as children (a real SIGKILL at the drawn
+// point, a second run beside the first). What each run did is returned for the oracle.
+import fs from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { DAY_MS } from './plan.js';
+import { commandsOf, filesOf } from './commands.js';
+import { setSimulatedNow } from './clock.js';
+import { runChild, runInProcess } from './runs.js';
+
+const SECOND_AT = 2.5 * 3_600_000;
+const MAIN_AT = 3.25 * 3_600_000;
+/** An outage of a simulated night: seconds of real time, either side of --patience (3 s). */
+const SHORT_OUTAGE_MS = 900;
+const LONG_OUTAGE_MS = 5_500;
+
+const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Sets the sandbox and the disks for the night; returns what puts them back. */
+function conditions(world, ctx, night) {
+  const { sandbox } = ctx;
+  if (night.n > 0) sandbox.nextDay();
+  sandbox.setCredits(night.lowCredits === undefined ? world.balance : world.reserve + night.lowCredits);
+  sandbox.setFaults(night.faults ?? {});
+  sandbox.setLatency(night.latency ?? 0);
+  sandbox.setDailyLimit(night.dailyLimit);
+  return () => {
+    sandbox.setFaults({});
+    sandbox.setOutage(undefined);
+    sandbox.setLatency(0);
+    sandbox.setDailyLimit(undefined);
+    for (const disk of Object.values(ctx.disks)) disk.roomy();
+  };
+}
+
+/** Right before the main command: the outage and the full disk, which are the main command's. */
+function beforeMain(ctx, night) {
+  const { outage, diskFull } = night;
+  if (outage) {
+    const forMs = outage.long ? LONG_OUTAGE_MS : SHORT_OUTAGE_MS;
+    ctx.sandbox.setOutage(outage.at === 'start' ? { afterMs: 0, forMs, kind: outage.kind, scope: 'all' } : { afterMs: outage.afterMs, forMs, kind: outage.kind });
+  }
+  if (diskFull && ctx.canFillDisks) ctx.disks[diskFull.disk].fill(diskFull.roomKiB * 1024);
+}
+
+/** The lock file a run takes beside its output (write/output-lock.ts). */
+const lockOf = (output) => path.join(path.dirname(output), `.${path.basename(output)}.lock`);
+
+/** Last night's outputs go, so that what a run leaves is its own (a killed run's outputs never appear). */
+function clearOutputs(ctx) {
+  const dir = ctx.disks.outputs.dir;
+  for (const name of fs.readdirSync(dir)) fs.rmSync(path.join(dir, name), { force: true, recursive: true });
+}
+
+/** A command's run: in this process, or a child killed after `afterAnswers` more answers. */
+function run(ctx, args, { child = false, kill } = {}) {
+  const files = filesOf(args);
+  if (!child && !kill) return runInProcess(args).then((result) => ({ ...result, files }));
+  const base = ctx.sandbox.answers.length;
+  // The clock of `afterMs` starts when the run has taken its output's lock: node has started, the run is under way.
+  const lock = lockOf(files.output);
+  let lockedAt;
+  const killWhen = kill
+    ? () => {
+        if (lockedAt === undefined && fs.existsSync(lock)) lockedAt = performance.now();
+        return ctx.sandbox.answers.length >= base + kill.afterAnswers || (lockedAt !== undefined && performance.now() - lockedAt >= kill.afterMs);
+      }
+    : undefined;
+  return runChild(args, ctx.env, { killWhen }).then((result) => ({ ...result, files }));
+}
+
+/**
+ * The same command again while the first (a child, slow answers) holds its output: the next
+ * night's cron line, had this one overrun. Started once the first's output lock is there.
+ */
+async function again(ctx, args) {
+  const lock = lockOf(filesOf(args).output);
+  for (let waited = 0; waited < 10_000 && !fs.existsSync(lock); waited += 5) await wait(5);
+  const lockHeld = fs.existsSync(lock);
+  const result = await run(ctx, args);
+  return { command: 'main again', lockHeld, ...result };
+}
+
+export async function runNight(world, ctx, night) {
+  clearOutputs(ctx);
+  const restore = conditions(world, ctx, night);
+  ctx.contacts.edit(night);
+  ctx.contacts.write(ctx.files.contacts);
+  const { main, second } = commandsOf(world, ctx.files);
+  const killOf = (target) => (night.kill?.target === target ? night.kill : undefined);
+  const runs = [];
+  try {
+    if (night.second && !night.secondOverlap) {
+      setSimulatedNow(night.date + SECOND_AT);
+      runs.push({ command: 'second', ...(await run(ctx, second, { kill: killOf('second') })) });
+    }
+    setSimulatedNow(Math.max(Date.now() + 1, night.midnight ? night.date + DAY_MS - night.midnight : night.date + MAIN_AT));
+    beforeMain(ctx, night);
+    const together = [];
+    if (night.secondOverlap) {
+      together.push(run(ctx, second, { child: true }).then((result) => ({ command: 'second', ...result })));
+      await wait(100);
+    }
+    together.push(run(ctx, main, { kill: killOf('main'), child: night.overlap }).then((result) => ({ command: 'main', ...result })));
+    if (night.overlap) together.push(again(ctx, main));
+    runs.push(...(await Promise.all(together)));
+  } finally {
+    restore();
+  }
+  // The changes file as the recipe's `tail -n +2 changes.csv` mails it (--recipes: only after 0 or 5).
+  for (const r of runs) {
+    const mailed = !world.recipes || r.status === 0 || r.status === 5;
+    if (r.command === 'main' && mailed && fs.existsSync(r.files.changes)) r.changesText = fs.readFileSync(r.files.changes, 'utf8');
+  }
+  return runs;
+}
