@@ -18,7 +18,7 @@ import { Oracle } from './oracle/oracle.js';
 import { optionsOf, replayCommand } from './options.js';
 import { planOf } from './plan.js';
 import { printFigures, printNight, writeSummary } from './report.js';
-import { killChildren } from './runs.js';
+import { killChildren, runInProcess } from './runs.js';
 import { openWorld } from './world.js';
 
 const options = optionsOf(process.argv.slice(2));
@@ -53,7 +53,8 @@ try {
     const seen = conditionsOf(night, runs, before, countersOf(ctx.sandbox), hasMalformed);
     for (const name of seen) table.set(name, (table.get(name) ?? 0) + 1);
     const judged = performance.now();
-    const failures = oracle.judge(night, runs, { hasMalformed });
+    const storeSpend = await runInProcess(['store', 'spend', '--store', ctx.files.store, '--json']);
+    const failures = oracle.judge(night, runs, { hasMalformed, storeSpend });
     oracle.figures.oracleSeconds += (performance.now() - judged) / 1000;
     if (!options.quiet || failures.length > 0) printNight(out, night, runs, seen, oracle.figures, failures);
     if (failures.length > 0) {

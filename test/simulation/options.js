@@ -11,7 +11,8 @@ const USAGE = `usage: npm run simulate -- [--nights N] [--seed S] [--start YYYY-
                    --changes), no fault: every change mailed once
   --keep-going     after a failing night, go on (and count the failures) instead of stopping
   --quiet          print failing nights only, then the figures
-  --keep           keep the simulation's folder (the store, the outputs) for a look afterwards
+  --keep           keep the simulation's folder for a look afterwards (the store and the outputs
+                   copied out of their tmpfs to store.kept/ and out.kept/)
   --plan           print the trace's hash and stop (no night is run)
   --summary FILE   write the figures, the conditions table and the first failure as JSON`;
 

@@ -47,8 +47,11 @@ class Disk {
     this.full = false;
   }
 
-  unmount() {
-    if (this.mounted) execFileSync('umount', ['-l', this.dir], { stdio: 'ignore' });
+  /** Unmounts the tmpfs; `keep`: its files are copied to `<dir>.kept` first (the tmpfs takes them with it). */
+  unmount(keep) {
+    if (!this.mounted) return;
+    if (keep) fs.cpSync(this.dir, `${this.dir}.kept`, { recursive: true });
+    execFileSync('umount', ['-l', this.dir], { stdio: 'ignore' });
     this.mounted = false;
   }
 }
@@ -69,7 +72,7 @@ export async function openWorld(world, { keep = false } = {}) {
     canFillDisks: disks.store.mounted && disks.outputs.mounted,
     async close() {
       await sandbox.close();
-      for (const disk of Object.values(disks)) disk.unmount();
+      for (const disk of Object.values(disks)) disk.unmount(keep);
       if (!keep) fs.rmSync(root, { recursive: true, force: true });
     },
   };

@@ -1,26 +1,46 @@
 // Every stored answer is one the sandbox sent, with the data it sent at its epoch; and every answer
 // it sent was stored, unless the run that received it died first (killed, or stopped by a full disk).
 import { isDeepStrictEqual } from 'node:util';
+import { MATCH_MS } from './books.js';
 import { died, iso, runsAt } from './runs.js';
 
-/** Matches the store's answers to the sandbox's (memo: state.sources), checks them; returns the failures. */
+/**
+ * Which served answer each stored one came from, key by key: a stored answer was stamped by its
+ * client at most MATCH_MS after the sandbox sent it, and two runs side by side may fetch one key
+ * at the same moment, so each stored answer (oldest first) takes the earliest unmatched sent one
+ * whose window holds it (the matching that pairs the most).
+ */
+function matchKey(stored, served) {
+  const used = new Set();
+  const pairs = [];
+  for (const answer of stored) {
+    const source = served.find((sent) => !used.has(sent) && sent.at <= answer.fetchedAt && answer.fetchedAt - sent.at <= MATCH_MS);
+    if (source) used.add(source);
+    pairs.push([answer, source]);
+  }
+  return pairs;
+}
+
+/** Matches the store's answers to the sandbox's (state.sources), checks each once; returns the failures. */
 export function checkAnswers({ sandbox, served, store, state, newServed, allRuns }) {
   const failures = [];
   const matched = new Set();
-  for (const answer of store.answers) {
-    const id = `${answer.key}|${answer.fetchedAt}`;
-    let source = state.sources.get(id);
-    if (source === undefined) {
-      source = served.sourceOf(answer.key, answer.fetchedAt);
+  const keys = new Set([...store.byKey.keys(), ...newServed.map((sent) => sent.key)]);
+  for (const key of keys) {
+    for (const [answer, source] of matchKey(store.byKey.get(key) ?? [], served.byKey.get(key) ?? [])) {
+      const id = `${answer.key}|${answer.fetchedAt}`;
       if (source === undefined) {
-        failures.push(`the store holds an answer for ${answer.key} fetched at ${iso(answer.fetchedAt)} that the sandbox never sent`);
+        if (!state.said.has(id)) failures.push(`the store holds an answer for ${answer.key} fetched at ${iso(answer.fetchedAt)} that the sandbox never sent`);
+        state.said.add(id);
         continue;
       }
+      matched.add(source);
       state.sources.set(id, source);
+      if (state.checked.has(id)) continue;
+      state.checked.add(id);
       const wrong = wrongData(sandbox, answer, source);
       if (wrong) failures.push(wrong);
     }
-    matched.add(source);
   }
   for (const sent of newServed) {
     if (matched.has(sent) || runsAt(allRuns, sent.at).some(died)) continue;

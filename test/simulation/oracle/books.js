@@ -28,43 +28,41 @@ export class ServedIndex {
     }
     return fresh.filter((answer) => answer.op === 'lookup_email');
   }
-
-  /** The answer a stored one came from: the latest the sandbox sent for the key at most MATCH_MS before it was stamped. */
-  sourceOf(key, fetchedAt) {
-    const list = this.byKey.get(key) ?? [];
-    for (let i = list.length - 1; i >= 0; i -= 1) {
-      const served = list[i];
-      if (served.at <= fetchedAt) return fetchedAt - served.at <= MATCH_MS ? served : undefined;
-    }
-    return undefined;
-  }
 }
 
 const fileSize = (file) => (fs.existsSync(file) ? fs.statSync(file).size : 0);
 
 /**
- * What the store holds now. `parsed` keeps the answers read on earlier nights (an answer never
- * changes once stored: a new fetch is a new answer), so each night parses only its own.
+ * What the read of the store kept from earlier nights: its history rows (the table only grows),
+ * and the current answers' data by key and fetch time (an answer never changes once stored: a new
+ * fetch is a new answer), so that each night reads and parses only its own answers.
  */
-export function readStore(file, parsed = new Map()) {
-  const view = { answers: [], byKey: new Map(), ledgerDays: new Map(), ledgerRows: 0, ledgerOldest: undefined, holds: [], bytes: fileSize(file) + fileSize(`${file}-wal`) };
+export function storeCache() {
+  return { historyRowid: 0, history: [], current: new Map() };
+}
+
+const TABLES = ['results', 'history', 'ledger_totals', 'ledger', 'spend_holds'];
+
+/** What the store holds now; `foldedBefore`: the time before which the ledger should keep no per-call row. */
+export function readStore(file, cache = storeCache(), foldedBefore = 0) {
+  const view = { answers: [], byKey: new Map(), ledgerDays: new Map(), ledgerRows: 0, ledgerOldest: undefined, ledgerOld: { rows: 0, kinds: 0 }, holds: [], ready: false, bytes: fileSize(file) + fileSize(`${file}-wal`) };
   if (!fs.existsSync(file)) return view;
   const db = new DatabaseSync(file);
   try {
     // A store whose first run was killed before it made its tables holds nothing yet.
-    if (db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE name IN ('results', 'history', 'ledger_totals', 'ledger', 'spend_holds')").get().n < 5) return view;
-    const rows = (sql) => db.prepare(sql).all();
-    for (const r of rows("SELECT key, found, data, fetched_at FROM results WHERE op = 'lookup_email'")) view.answers.push(answerOf(r, 'current', parsed));
-    for (const r of rows("SELECT key, found, same, data, fetched_at, replaced_at, reported FROM history WHERE op = 'lookup_email'")) view.answers.push({ ...answerOf(r, 'history', parsed), same: r.same === 1, replacedAt: r.replaced_at, reported: r.reported });
-    for (const r of rows('SELECT day, sum(credits) AS credits, sum(lapsed) AS lapsed FROM ledger_totals GROUP BY day')) view.ledgerDays.set(r.day, { credits: r.credits, lapsed: r.lapsed });
+    if (db.prepare(`SELECT count(*) AS n FROM sqlite_schema WHERE name IN (${TABLES.map(() => '?').join(', ')})`).get(...TABLES).n < TABLES.length) return view;
+    view.ready = true;
+    readAnswers(db, cache, view);
+    for (const r of db.prepare('SELECT day, sum(credits) AS credits, sum(lapsed) AS lapsed FROM ledger_totals GROUP BY day').all()) view.ledgerDays.set(r.day, { credits: r.credits, lapsed: r.lapsed });
     const ledger = db.prepare('SELECT count(*) AS n, min(charged_at) AS oldest FROM ledger').get();
     view.ledgerRows = ledger.n;
     view.ledgerOldest = ledger.oldest ?? undefined;
-    view.holds = rows('SELECT owner, pid, credits, made_at FROM spend_holds');
+    view.holds = db.prepare('SELECT owner, pid, credits, made_at FROM spend_holds').all();
+    // The per-call rows older than `foldedBefore`, and how many (service, operation) they are of.
+    view.ledgerOld = db.prepare("SELECT count(*) AS rows, count(DISTINCT service || '|' || op) AS kinds FROM ledger WHERE charged_at < ?").get(foldedBefore);
   } finally {
     db.close();
   }
-  view.byKey = new Map();
   for (const answer of view.answers.sort((a, b) => a.fetchedAt - b.fetchedAt)) {
     const list = view.byKey.get(answer.key) ?? [];
     list.push(answer);
@@ -73,16 +71,27 @@ export function readStore(file, parsed = new Map()) {
   return view;
 }
 
-function answerOf(r, where, parsed) {
-  const id = `${r.key}|${r.fetched_at}|${r.data === null ? 0 : r.data.length}`;
-  let data = parsed.get(id);
-  if (data === undefined && r.data !== null) {
-    try {
-      data = JSON.parse(r.data);
-    } catch {
-      data = { unreadable: r.data };
-    }
-    parsed.set(id, data);
+function readAnswers(db, cache, view) {
+  const dataOf = db.prepare("SELECT data FROM results WHERE op = 'lookup_email' AND key = ? AND fetched_at = ?");
+  const current = new Map();
+  for (const r of db.prepare("SELECT key, found, fetched_at FROM results WHERE op = 'lookup_email'").all()) {
+    const id = `${r.key}|${r.fetched_at}`;
+    const answer = cache.current.get(id) ?? { key: r.key, found: r.found === 1, data: parsed(dataOf.get(r.key, r.fetched_at)?.data ?? null), fetchedAt: r.fetched_at, where: 'current' };
+    current.set(id, answer);
   }
-  return { key: r.key, found: r.found === 1, data, fetchedAt: r.fetched_at, where };
+  cache.current = current;
+  for (const r of db.prepare("SELECT rowid, key, found, same, data, fetched_at, replaced_at FROM history WHERE op = 'lookup_email' AND rowid > ? ORDER BY rowid").all(cache.historyRowid)) {
+    cache.history.push({ key: r.key, found: r.found === 1, data: parsed(r.data), fetchedAt: r.fetched_at, where: 'history', same: r.same === 1, replacedAt: r.replaced_at });
+    cache.historyRowid = r.rowid;
+  }
+  view.answers.push(...current.values(), ...cache.history);
+}
+
+function parsed(text) {
+  if (text === null) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { unreadable: text };
+  }
 }

@@ -11,6 +11,12 @@ import { changedFields, truthCells } from './truth.js';
 const NAMED = 3;
 const idOf = (key, field, afterAt) => `${key}|${field}|${afterAt}`;
 
+/** Which run found a change: "the other cron line", "the nightly command, killed", … */
+function finderWords(allRuns, at) {
+  const words = runsAt(allRuns, at).map((run) => `${run.command === 'second' ? 'the other cron line' : 'the nightly command'}${run.killed ? ', killed' : run.status === 1 ? ', exit 1' : ''} of night ${run.night}`);
+  return words.join(' or ') || 'no run';
+}
+
 /** The changes the store's answers hold, by id. */
 function expectedChanges({ sandbox, store, state }) {
   const expected = new Map();
@@ -53,7 +59,7 @@ export function checkChanges({ sandbox, store, state, runs, allRuns, figures }) 
     else if (!state.lost.has(id)) lost.push(change);
   }
   for (const change of lost) state.lost.add(idOf(change.key, change.field, change.afterAt));
-  if (lost.length > 0) failures.push(`${lost.length} changes never reported: ${lost.slice(0, NAMED).map((c) => `${c.key} ${c.field} ${c.before} → ${c.after} (found ${iso(c.afterAt)})`).join('; ')}`);
+  if (lost.length > 0) failures.push(`${lost.length} changes never reported: ${lost.slice(0, NAMED).map((c) => `${c.key} ${c.field} ${c.before} → ${c.after} (found ${iso(c.afterAt)} by ${finderWords(allRuns, c.afterAt)})`).join('; ')}`);
   const duplicated = [];
   const phantom = [];
   for (const [id, lines] of state.reported) {

@@ -1,18 +1,20 @@
 // The oracle, after every night: each check reads the sandbox's books, the store, the night's runs
 // and their files, and says what is wrong, in words that name the key, the day or the row.
 import { checkAnswers } from './answers.js';
-import { ServedIndex, readStore } from './books.js';
+import { ServedIndex, readStore, storeCache } from './books.js';
 import { checkChanges } from './changes.js';
 import { checkExits } from './exits.js';
 import { checkPaidOnce } from './paid-once.js';
 import { checkRows } from './rows.js';
-import { checkSpend } from './spend.js';
-import { checkStoreSize } from './store-size.js';
+import { checkSpend, checkSpendCommand } from './spend.js';
+import { checkStoreSize, foldedBefore } from './store-size.js';
+import { finished } from './runs.js';
 
 const CHECKS = [
   ['answers', checkAnswers],
   ['rows', checkRows],
   ['spend', checkSpend],
+  ['store spend', checkSpendCommand],
   ['paid once', checkPaidOnce],
   ['changes', checkChanges],
   ['exit status', checkExits],
@@ -21,10 +23,10 @@ const CHECKS = [
 
 export class Oracle {
   served = new ServedIndex();
-  state = { sources: new Map(), reported: new Map(), lost: new Set(), said: new Set() };
+  state = { sources: new Map(), checked: new Set(), reported: new Map(), lost: new Set(), said: new Set() };
   allRuns = [];
-  /** The stored answers parsed on earlier nights (readStore). */
-  parsed = new Map();
+  /** What readStore read on earlier nights. */
+  cache = storeCache();
   figures = { maxDay: 0, maxMonth: 0, boundaryCredits: 0, paidTwice: 0, paidSideBySide: 0, storeBytes: 0, maxStoreBytes: 0, ledgerRows: 0, changes: { expected: 0, reported: 0, lost: 0, duplicated: 0, pending: 0 }, lowestBalance: Infinity, oracleSeconds: 0 };
 
   constructor(world, sandbox, storeFile) {
@@ -34,12 +36,14 @@ export class Oracle {
   }
 
   /** The night's failures, each `[check, words]`. */
-  judge(night, runs, { hasMalformed }) {
+  judge(night, runs, { hasMalformed, storeSpend }) {
     for (const run of runs) run.night = night.n + 1;
     this.allRuns.push(...runs);
     const newServed = this.served.update(this.sandbox);
-    const store = readStore(this.storeFile, this.parsed);
-    const context = { world: this.world, night, runs, hasMalformed, allRuns: this.allRuns, sandbox: this.sandbox, served: this.served, store, state: this.state, newServed, figures: this.figures };
+    // The ledger is folded by each run as it opens it: by the last that finished, if any did tonight.
+    const folded = runs.filter(finished).map((run) => run.startedAt);
+    const store = readStore(this.storeFile, this.cache, folded.length > 0 ? foldedBefore(Math.max(...folded)) : 0);
+    const context = { world: this.world, night, runs, hasMalformed, storeSpend, allRuns: this.allRuns, sandbox: this.sandbox, served: this.served, store, state: this.state, newServed, figures: this.figures };
     const failures = [];
     for (const [name, check] of CHECKS) for (const words of check(context)) failures.push([name, words]);
     failures.push(...this.#reserve(runs).map((words) => ['credit reserve', words]));
