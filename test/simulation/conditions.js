@@ -24,6 +24,7 @@ export const CONDITIONS = [
   ['month end', 'a run across a month end'],
   ['contacts', 'the contacts file changed'],
   ['malformed', 'a malformed address in the file (exit 5)'],
+  ['damaged', 'a stored answer damaged (not JSON) before the runs'],
   ['feb end', 'a night on the last day of February', 'calendar'],
   ['30-day end', 'a night on the last day of a 30-day month', 'calendar'],
   ['31-day end', 'a night on the last day of a 31-day month', 'calendar'],
@@ -38,7 +39,7 @@ export function countersOf(sandbox) {
   return { outage: sandbox.stats.outage.requests, faults: Object.values(sandbox.stats.faults).reduce((a, b) => a + b, 0) };
 }
 
-export function conditionsOf(night, runs, before, after, hasMalformed) {
+export function conditionsOf(night, runs, before, after, hasMalformed, damaged) {
   const seen = new Set();
   const stopped = (by) => runs.some((run) => run.json?.stoppedBy === by);
   const budgetStopped = (per) => runs.some((run) => run.json?.budgets?.some((b) => b.per === per && b.stopped));
@@ -60,6 +61,7 @@ export function conditionsOf(night, runs, before, after, hasMalformed) {
   if (runs.some((run) => monthOf(run.startedAt) !== monthOf(run.endedAt))) seen.add('month end');
   if (night.n > 0 && (night.contacts.add || night.contacts.remove || night.contacts.edit)) seen.add('contacts');
   if (hasMalformed) seen.add('malformed');
+  if (damaged) seen.add('damaged');
   const date = new Date(night.date);
   const length = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 0)).getUTCDate();
   if (length === date.getUTCDate()) seen.add(length < 30 ? 'feb end' : `${length}-day end`);

@@ -48,13 +48,13 @@ let firstFailure;
 try {
   for (const night of plan.nights) {
     const before = countersOf(ctx.sandbox);
-    const runs = await runNight(world, ctx, night);
+    const { runs, damaged } = await runNight(world, ctx, night);
     const hasMalformed = ctx.contacts.hasMalformed;
-    const seen = conditionsOf(night, runs, before, countersOf(ctx.sandbox), hasMalformed);
+    const seen = conditionsOf(night, runs, before, countersOf(ctx.sandbox), hasMalformed, damaged);
     for (const name of seen) table.set(name, (table.get(name) ?? 0) + 1);
     const judged = performance.now();
     const storeSpend = await runInProcess(['store', 'spend', '--store', ctx.files.store, '--json']);
-    const failures = oracle.judge(night, runs, { hasMalformed, storeSpend });
+    const failures = oracle.judge(night, runs, { hasMalformed, storeSpend, damaged });
     oracle.figures.oracleSeconds += (performance.now() - judged) / 1000;
     if (!options.quiet || failures.length > 0) printNight(out, night, runs, seen, oracle.figures, failures);
     if (failures.length > 0) {

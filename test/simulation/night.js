@@ -9,6 +9,7 @@ import { DAY_MS } from './plan.js';
 import { commandsOf, filesOf } from './commands.js';
 import { setSimulatedNow } from './clock.js';
 import { runChild, runInProcess } from './runs.js';
+import { damageOne } from './damage.js';
 
 const SECOND_AT = 2.5 * 3_600_000;
 const MAIN_AT = 3.25 * 3_600_000;
@@ -88,6 +89,7 @@ export async function runNight(world, ctx, night) {
   const restore = conditions(world, ctx, night);
   ctx.contacts.edit(night);
   ctx.contacts.write(ctx.files.contacts);
+  const damaged = night.damage ? damageOne(ctx.files.store, world.seed, night, ctx.contacts.emails) : undefined;
   const { main, second } = commandsOf(world, ctx.files);
   const killOf = (target) => (night.kill?.target === target ? night.kill : undefined);
   const runs = [];
@@ -114,5 +116,5 @@ export async function runNight(world, ctx, night) {
     const mailed = !world.recipes || r.status === 0 || r.status === 5;
     if (r.command === 'main' && mailed && fs.existsSync(r.files.changes)) r.changesText = fs.readFileSync(r.files.changes, 'utf8');
   }
-  return runs;
+  return { runs, damaged };
 }

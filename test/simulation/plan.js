@@ -66,6 +66,7 @@ export function nightOf(world, n) {
     night.diskFull = { disk, roomKiB: disk === 'store' ? r.int(0, 12) : r.int(0, 48) };
   }
   night.contacts = { add: r.int(0, 3), remove: r.int(0, 2), edit: r.chance(0.5), malformed: r.chance(0.04) };
+  if (r.chance(0.03)) night.damage = true;
   return night;
 }
 

@@ -23,7 +23,7 @@ const CHECKS = [
 
 export class Oracle {
   served = new ServedIndex();
-  state = { sources: new Map(), checked: new Set(), reported: new Map(), lost: new Set(), said: new Set() };
+  state = { sources: new Map(), checked: new Set(), damaged: new Set(), unknownBefore: new Set(), reported: new Map(), lost: new Set(), said: new Set() };
   allRuns = [];
   /** What readStore read on earlier nights. */
   cache = storeCache();
@@ -36,7 +36,8 @@ export class Oracle {
   }
 
   /** The night's failures, each `[check, words]`. */
-  judge(night, runs, { hasMalformed, storeSpend }) {
+  judge(night, runs, { hasMalformed, storeSpend, damaged }) {
+    if (damaged) this.state.damaged.add(`${damaged.key}|${damaged.fetchedAt}`);
     for (const run of runs) run.night = night.n + 1;
     this.allRuns.push(...runs);
     const newServed = this.served.update(this.sandbox);

@@ -11,8 +11,8 @@ export function checkPaidOnce({ served, store, state, newServed, allRuns, figure
     const prev = list[list.indexOf(charge) - 1];
     if (prev === undefined) continue;
     const stored = (store.byKey.get(charge.key) ?? []).find((a) => state.sources.get(`${a.key}|${a.fetchedAt}`) === prev);
-    // Never stored: checkAnswers has judged that (a run died, or it is a failure of its own).
-    if (stored === undefined) continue;
+    // Never stored: checkAnswers has judged that (a run died, or it is a failure of its own). Damaged (damage.js): looked up again.
+    if (stored === undefined || state.damaged.has(`${stored.key}|${stored.fetchedAt}`)) continue;
     const going = runsAt(allRuns, charge.at);
     if (going.length === 0) {
       failures.push(`${charge.key} charged at ${iso(charge.at)} while no run was going`);
