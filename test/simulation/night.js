@@ -7,7 +7,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DAY_MS } from './plan.js';
 import { commandsOf, filesOf } from './commands.js';
-import { setSimulatedNow } from './clock.js';
+import { realNow, setSimulatedNow } from './clock.js';
 import { runChild, runInProcess } from './runs.js';
 import { damageOne } from './damage.js';
 
@@ -55,10 +55,28 @@ function clearOutputs(ctx) {
   for (const name of fs.readdirSync(dir)) fs.rmSync(path.join(dir, name), { force: true, recursive: true });
 }
 
+/**
+ * A file a run wrote, read as soon as it ends (the same command run twice in a night writes its
+ * files twice: its output, its sidecar, its --changes file, which cron would mail twice); none when
+ * the file is older than the run (the run wrote none: killed, refused, a fatal error).
+ */
+function writtenBy(file, realStart) {
+  if (!file || !fs.existsSync(file) || fs.statSync(file).mtimeMs < realStart) return undefined;
+  return fs.readFileSync(file, 'utf8');
+}
+
 /** A command's run: in this process, or a child killed after `afterAnswers` more answers. */
 function run(ctx, args, { child = false, kill } = {}) {
   const files = filesOf(args);
-  if (!child && !kill) return runInProcess(args).then((result) => ({ ...result, files }));
+  const realStart = realNow() - 1;
+  const done = (result) => ({
+    ...result,
+    files,
+    outputText: writtenBy(files.output, realStart),
+    sidecarText: writtenBy(files.sidecar, realStart),
+    changesText: writtenBy(files.changes, realStart),
+  });
+  if (!child && !kill) return runInProcess(args).then(done);
   const base = ctx.sandbox.answers.length;
   // The clock of `afterMs` starts when the run has taken its output's lock: node has started, the run is under way.
   const lock = lockOf(files.output);
@@ -69,7 +87,7 @@ function run(ctx, args, { child = false, kill } = {}) {
         return ctx.sandbox.answers.length >= base + kill.afterAnswers || (lockedAt !== undefined && performance.now() - lockedAt >= kill.afterMs);
       }
     : undefined;
-  return runChild(args, ctx.env, { killWhen }).then((result) => ({ ...result, files }));
+  return runChild(args, ctx.env, { killWhen }).then(done);
 }
 
 /**
@@ -112,9 +130,6 @@ export async function runNight(world, ctx, night) {
     restore();
   }
   // The changes file as the recipe's `tail -n +2 changes.csv` mails it (--recipes: only after 0 or 5).
-  for (const r of runs) {
-    const mailed = !world.recipes || r.status === 0 || r.status === 5;
-    if (r.command === 'main' && mailed && fs.existsSync(r.files.changes)) r.changesText = fs.readFileSync(r.files.changes, 'utf8');
-  }
+  for (const r of runs) if (world.recipes && r.status !== 0 && r.status !== 5) r.changesText = undefined;
   return { runs, damaged };
 }

@@ -58,7 +58,7 @@ export function nightOf(world, n) {
   if (r.chance(0.08)) night.dailyLimit = r.int(0, 15);
   if (r.chance(0.05)) night.lowCredits = r.int(0, 30);
   if (!kill && r.chance(0.06)) night.overlap = true;
-  if (night.overlap) night.latency = `${r.int(120, 150)}-${r.int(150, 200)}`;
+  if (night.overlap) night.latency = `${r.int(200, 250)}-${r.int(250, 300)}`;
   else if (kill) night.latency = `${r.int(10, 40)}-${r.int(60, 150)}`;
   else if (r.chance(0.08)) night.latency = `${r.int(100, 200)}-${r.int(250, 450)}`;
   if (!kill && r.chance(0.05)) {

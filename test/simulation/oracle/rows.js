@@ -1,13 +1,12 @@
 // Every row a finished run wrote is right against the sandbox's truth for its answer's fetch time;
 // an answer older than --max-age is written only as `stale`; a row once enriched is never blank;
 // and no row is `error` but for the file's own malformed keys (the night's faults pass on a retry).
-import fs from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { epochOf } from './answers.js';
 import { durationMs, finished, iso } from './runs.js';
 import { rowHolds, truthCells } from './truth.js';
 
-const readCsv = (file) => (fs.existsSync(file) ? parse(fs.readFileSync(file), { columns: true, skip_empty_lines: true }) : undefined);
+const readCsv = (text) => (text === undefined ? undefined : parse(text, { columns: true, skip_empty_lines: true }));
 
 /** At most this many rows are named in one failure. */
 const NAMED = 3;
@@ -17,16 +16,17 @@ const API_FAILURES = new Set(['server_error', 'api_failed', 'network', 'timeout'
 
 export function checkRows({ sandbox, store, state, runs, night }) {
   const failures = [];
-  for (const run of runs.filter((r) => finished(r) && r.command !== 'main again')) {
+  // The same command again (night.js) is judged as any run when it ran: its files are its own.
+  for (const run of runs.filter((r) => finished(r))) {
     // An outage longer than the retries' backoff, met by a few rows only (too few for the API to be
     // judged down: docs/cli-contract.md, "An API that fails"), ends them in error: exit 2.
     const failing = night.outage?.long === true;
-    const rows = readCsv(run.files.output);
+    const rows = readCsv(run.outputText);
     if (rows === undefined) {
       failures.push(`${run.command} exited ${run.status} and left no output ${run.files.output}`);
       continue;
     }
-    const codes = new Map((readCsv(run.files.sidecar) ?? []).map((line) => [Number(line.row), line.error_code]));
+    const codes = new Map((readCsv(run.sidecarText) ?? []).map((line) => [Number(line.row), line.error_code]));
     const problems = { wrong: [], old: [], blank: [], error: [] };
     rows.forEach((row, i) => judgeRow({ sandbox, store, state, run, row, number: i + 1, code: codes.get(i + 1), problems, failing }));
     const say = (list, words) => list.length > 0 && failures.push(`${run.command}: ${list.length} ${words}: ${list.slice(0, NAMED).join('; ')}`);
@@ -48,8 +48,10 @@ function judgeRow({ sandbox, store, state, run, row, number, code, problems, fai
     return;
   }
   if (status === 'skipped') {
-    const before = answers.find((a) => a.fetchedAt < run.startedAt);
-    if (before) problems.blank.push(`row ${number} ${key} skipped/${code} (answered ${iso(before.fetchedAt)})`);
+    // Once enriched, never blank; but an answer damaged before the run (damage.js) is lost: the run
+    // can only look the key up again, which the stop may not let it do.
+    const before = answers.findLast((a) => a.fetchedAt < run.startedAt);
+    if (before && !state.damaged.has(`${key}|${before.fetchedAt}`)) problems.blank.push(`row ${number} ${key} skipped/${code} (answered ${iso(before.fetchedAt)})`);
     return;
   }
   // The newest answer whose truth the row holds.
