@@ -16,7 +16,7 @@ import { countersOf, conditionsOf } from './conditions.js';
 import { runNight } from './night.js';
 import { Oracle } from './oracle/oracle.js';
 import { optionsOf, replayCommand } from './options.js';
-import { planOf } from './plan.js';
+import { drawnOf, planOf } from './plan.js';
 import { printFigures, printNight, writeSummary } from './report.js';
 import { killChildren, runInProcess } from './runs.js';
 import { openWorld } from './world.js';
@@ -68,5 +68,5 @@ try {
 }
 const seconds = (performance.now() - started) / 1000;
 const shortOfFive = printFigures(out, { world, options, plan, oracle, table, seconds, canFillDisks: ctx.canFillDisks });
-if (options.summary) writeSummary(options.summary, { seed: world.seed, nights: options.nights, trace: plan.hash, seconds, figures: oracle.figures, table: Object.fromEntries(table), firstFailure, shortOfFive });
+if (options.summary) writeSummary(options.summary, { seed: world.seed, nights: options.nights, trace: plan.hash, seconds, figures: oracle.figures, table: Object.fromEntries(table), drawn: drawnOf(plan.nights), firstFailure, shortOfFive });
 process.exitCode = firstFailure || shortOfFive.length > 0 ? 1 : 0;

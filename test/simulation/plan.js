@@ -47,7 +47,7 @@ export function nightOf(world, n) {
   if (world.recipes) return { n, date, second: true, contacts: { add: r.int(0, 3), remove: r.int(0, 2), edit: r.chance(0.5), malformed: false } };
   const night = { n, date, second: r.chance(0.3) };
   // The main command starts that many ms before midnight UTC, and runs across it.
-  if (r.chance(lastDayOfMonth(date) ? 0.6 : 0.06)) night.midnight = r.int(40, 400);
+  if (r.chance(lastDayOfMonth(date) ? 0.6 : 0.06)) night.midnight = r.int(20, 120);
   const kill = r.chance(0.1);
   // Killed after that many answers, or that many ms after it started, whichever comes first: most
   // nights look up only a few keys once the first nights' backlog is bought.
@@ -82,4 +82,27 @@ export function planOf(seed, nights, options = {}) {
   const world = worldOf(seed, options);
   const plan = { world, nights: Array.from({ length: nights }, (_, n) => nightOf(world, n)) };
   return { ...plan, hash: createHash('sha256').update(JSON.stringify(plan)).digest('hex').slice(0, 16) };
+}
+
+/** How many nights of a plan drew each condition (what the seed asked for; the table says what took effect). */
+export function drawnOf(nights) {
+  const count = (test) => nights.filter(test).length;
+  return {
+    'second line': count((n) => n.second && !n.secondOverlap),
+    'side by side': count((n) => n.secondOverlap),
+    'down at start': count((n) => n.outage?.at === 'start'),
+    'down mid-run': count((n) => n.outage?.at === 'mid'),
+    'past patience': count((n) => n.outage?.long),
+    flaky: count((n) => n.faults),
+    'daily limit': count((n) => n.dailyLimit !== undefined),
+    reserve: count((n) => n.lowCredits !== undefined),
+    slow: count((n) => n.latency && !n.overlap && !n.kill),
+    overlap: count((n) => n.overlap),
+    killed: count((n) => n.kill),
+    'store full': count((n) => n.diskFull?.disk === 'store'),
+    'outputs full': count((n) => n.diskFull?.disk === 'outputs'),
+    midnight: count((n) => n.midnight),
+    malformed: count((n) => n.contacts?.malformed),
+    damaged: count((n) => n.damage),
+  };
 }
