@@ -45,7 +45,9 @@ export function checkAnswers({ sandbox, served, store, state, newServed, allRuns
   for (const sent of newServed) {
     if (matched.has(sent) || runsAt(allRuns, sent.at).some(died)) continue;
     const by = runsAt(allRuns, sent.at).map((run) => `${run.command} exit ${run.status}`).join(', ') || 'no run';
-    failures.push(`the sandbox answered ${sent.key} at ${iso(sent.at)} (${sent.found ? 'found' : 'not found'}, ${sent.credits} credits) and the store never kept it, though no run died (${by})`);
+    // What the store holds for the key, to tell a lost answer from one stamped out of its window.
+    const held = (store.byKey.get(sent.key) ?? []).map((a) => `${a.where} ${iso(a.fetchedAt)}`).join(', ') || 'nothing';
+    failures.push(`the sandbox answered ${sent.key} at ${iso(sent.at)} (${sent.found ? 'found' : 'not found'}, ${sent.credits} credits) and the store never kept it, though no run died (${by}; the store holds for it: ${held})`);
   }
   return failures;
 }
