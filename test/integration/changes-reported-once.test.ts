@@ -250,3 +250,37 @@ describe('which changes a run compares', () => {
     expect(linesOf(file('c5.csv'))).toEqual([]);
   });
 });
+
+describe('two runs with --changes at once on one store', () => {
+  it('the first lists the changes stored before it, the second its own only (and says so): every change in one file, once', async () => {
+    const s = await sandbox({ drift: 0.5, latencyMs: [5, 5] });
+    const people = emails(80);
+    const [half, rest] = [people.slice(0, 40), people.slice(40)];
+    const { file, run, dir, store } = setUp(s, people);
+    await run('e0.csv');
+    s.nextDay();
+    await run('e1.csv', { refresh: true });
+    s.nextDay();
+    const [e0, e1] = ['e0.csv', 'e1.csv'].map((name) => readCsvObjects(file(name)));
+    const carried = changesBetween(e0!, e1!);
+    // The first run, slowed, looks the first half up again; the second starts while it is going, on the other half.
+    const firstInput = writeCsv(path.join(dir, 'first.csv'), [['email'], ...half.map((e) => [e])]);
+    const secondInput = writeCsv(path.join(dir, 'second.csv'), [['email'], ...rest.map((e) => [e])]);
+    const lookups = () => s.stats.byOperation.lookup_email!;
+    const started = lookups();
+    const first = enrich({ input: firstInput, output: file('first.out.csv'), baseUrl: s.baseUrl, token: s.token, store, refresh: true, changes: file('first.changes.csv'), concurrency: 1 });
+    while (lookups() - started < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+    const warnings: string[] = [];
+    const second = await enrich({ input: secondInput, output: file('second.out.csv'), baseUrl: s.baseUrl, token: s.token, store, refresh: true, changes: file('second.changes.csv'), onWarning: (line) => warnings.push(line) });
+    await first;
+    expect(warnings).toContainEqual(expect.stringMatching(/^another run \(pid \d+\) is listing the changes stored before it in .*: this run lists the changes it finds itself, and leaves the earlier ones to the next run with --changes$/));
+    const own = (name: string, keys: string[]) => changesBetween(readCsvObjects(file('e1.csv')).filter((row) => keys.includes(row.email!)), readCsvObjects(file(name)));
+    const [firstOwn, secondOwn] = [own('first.out.csv', half), own('second.out.csv', rest)];
+    const sorted = (lines: Array<Omit<Line, 'row'>>) => [...lines].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    const listed = [...linesOf(file('first.changes.csv')), ...linesOf(file('second.changes.csv'))].map(({ row: _row, ...line }) => line);
+    expect(sorted(listed)).toEqual(sorted([...carried.values(), ...firstOwn.values(), ...secondOwn.values()].flat()));
+    expect(linesOf(file('second.changes.csv')).every((line) => secondOwn.has(line.key))).toBe(true);
+    const after = await run('after.csv', { changes: file('after.changes.csv') });
+    expect(after.carriedOver.lines).toBe(0);
+  });
+});
