@@ -10,6 +10,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { enrich } from '../../src/run/enrich.js';
 import { ResultStore } from '../../src/store/result-store.js';
+import { answerCells, ownColumnNames } from '../../src/write/columns.js';
 import { emails, makeTempDir, readCsvObjects, writeCsv } from '../helpers/files.js';
 import { sandboxesPerTest } from '../helpers/sandboxes.js';
 import { accountOnlyServer } from '../helpers/servers.js';
@@ -282,5 +283,63 @@ describe('two runs with --changes at once on one store', () => {
     expect(linesOf(file('second.changes.csv')).every((line) => secondOwn.has(line.key))).toBe(true);
     const after = await run('after.csv', { changes: file('after.changes.csv') });
     expect(after.carriedOver.lines).toBe(0);
+  });
+});
+
+describe('nights of the two cron lines on one store', () => {
+  it('every change the store keeps is in exactly one --changes file, whichever run stored it (one run with --changes failing midway)', async () => {
+    const s = await sandbox({ drift: 0.3 });
+    const people = emails(48);
+    const { file, dir, store } = setUp(s, people);
+    const inputOf = (name: string, keys: string[]) => writeCsv(path.join(dir, name), [['email'], ...keys.map((e) => [e])]);
+    const base = { baseUrl: s.baseUrl, token: s.token, store };
+    await enrich({ ...base, input: inputOf('all.csv', people), output: file('first.csv') });
+    const files: string[] = [];
+    for (let night = 1; night <= 6; night += 1) {
+      s.nextDay();
+      // The nightly enrichment (no --changes) looks a third of the contacts up again; which third turns each night.
+      const third = people.filter((_, i) => i % 3 === night % 3);
+      await enrich({ ...base, input: inputOf(`nightly-${night}.csv`, third), output: file(`nightly-${night}.out.csv`), refresh: true });
+      // The "what changed" line: another third looked up again, the whole file listed; on night 3 its output breaks midway.
+      const other = people.filter((_, i) => i % 3 === (night + 1) % 3);
+      const changes = file(`changes-${night}.csv`);
+      const input = inputOf(`changes-${night}.in.csv`, [...other, ...people.filter((key) => !other.includes(key))]);
+      if (night === 3) {
+        let broken = false;
+        const output = new Writable({ write: (_chunk, _encoding, done) => done(broken ? new Error('the disk is gone') : null) });
+        const before = s.stats.byOperation.lookup_email!;
+        const onProgress = (p: { rowsDone: number }) => {
+          if (p.rowsDone >= 8) broken = true;
+        };
+        await expect(enrich({ ...base, input, output, errors: file('broken.errors.csv'), refresh: true, changes, concurrency: 1, tuning: { progressIntervalMs: 5 }, onProgress })).rejects.toThrow();
+        expect(fs.existsSync(changes)).toBe(false);
+        // It stored answers before it broke: their changes are the next night's to list.
+        expect(s.stats.byOperation.lookup_email! - before).toBeGreaterThan(2);
+        continue;
+      }
+      await enrich({ ...base, input, output: file(`changes-${night}.out.csv`), changes, maxAge: '90d' });
+      files.push(changes);
+    }
+    const listed = files.flatMap((name) => readCsvObjects(name).map(({ key, field, before, after, before_fetched_at, after_fetched_at }) => `${key} ${field} ${before} -> ${after} (${before_fetched_at} -> ${after_fetched_at})`));
+    // The truth: every answer the store kept for each key, oldest first, compared one with the next as the run writes them.
+    const opened = ResultStore.open({ path: store, readonly: true });
+    const answers = new Map<string, Array<{ found: boolean; cells: string[]; at: number }>>();
+    for (const entry of opened.entries({ history: true })) {
+      const data = JSON.parse(entry.data!) as unknown;
+      answers.set(entry.key, [{ found: entry.status === 'found', cells: answerCells('lookup_email', data)!, at: entry.fetchedAt }, ...(answers.get(entry.key) ?? [])]);
+    }
+    opened.close();
+    const names = ownColumnNames('email');
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const truth = [...answers].flatMap(([key, list]) =>
+      list.slice(1).flatMap((now, i) => {
+        const then = list[i]!;
+        const when = `(${iso(then.at)} -> ${iso(now.at)})`;
+        if (then.found !== now.found) return [`${key} status ${then.found ? 'found' : 'not_found'} -> ${now.found ? 'found' : 'not_found'} ${when}`];
+        return names.flatMap((name, c) => (then.cells[c] === now.cells[c] ? [] : [`${key} ${name} ${then.cells[c]} -> ${now.cells[c]} ${when}`]));
+      }),
+    );
+    expect(truth.length).toBeGreaterThan(20);
+    expect([...listed].sort()).toEqual([...truth].sort());
   });
 });
