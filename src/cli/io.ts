@@ -6,6 +6,8 @@ import { VERSION } from './version.js';
 export interface CliIo {
   /** Text for stdout (a table, JSON, an export's lines): its control characters are shown escaped, line feeds kept (core/terminal-text.ts). */
   out(text: string): void;
+  /** Resolves once what out() was given has been handed over, when stdout holds more than it wants (a pipe read slowly): flat memory for long outputs. */
+  drained?(): Promise<void> | undefined;
   /**
    * One line for stderr, written as it is: whoever makes it escapes the data in it (noticeLines,
    * main.ts' fatal line, the summary), so that the summary may carry its colour.

@@ -6,6 +6,7 @@
 // module that needs a newer one would fail with a stack trace instead of one clear line.
 // A fatal line and the text outputs are shown with their control characters escaped
 // (core/terminal-text.ts): a message may carry a header name or the API's words.
+import { once } from 'node:events';
 import { environment } from '../api/environment.js';
 import { terminalText } from '../core/terminal-text.js';
 import type { CliIo } from './io.js';
@@ -16,6 +17,7 @@ async function main(): Promise<void> {
   let status = 0;
   const io: CliIo = {
     out: (text) => process.stdout.write(terminalText(text, 'lines')),
+    drained: () => (process.stdout.writableNeedDrain ? once(process.stdout, 'drain').then(() => undefined) : undefined),
     err: (line) => process.stderr.write(`${line}\n`),
     setStatus: (s) => {
       status = s;

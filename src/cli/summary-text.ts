@@ -142,6 +142,8 @@ function summaryLines(s: EnrichSummary, outcome: string): string[] {
   if (fill) lines.push(fill);
   const changed = changedLine(s);
   if (changed) lines.push(changed);
+  const carried = carriedLine(s);
+  if (carried) lines.push(carried);
   const codes = codesOf(s);
   if (codes.errors) lines.push(`Error codes: ${codes.errors}`);
   if (codes.skipped) lines.push(`Skipped (not errors): ${codes.skipped}`);
@@ -188,6 +190,15 @@ function changedLine(s: EnrichSummary): string | undefined {
   if (compared === 0) return undefined;
   const each = Object.entries(fields).map(([field, n]) => `${field} ${n}`).join(', ');
   return `Changed since the last answer: ${rows} of the ${compared === 1 ? 'row' : `${compared} rows`} looked up again${each ? ` (${each})` : ''}`;
+}
+
+/** "Also listed, found by earlier runs and not reported before: 4 changes of 3 keys (1 key not in this file)"; nothing when none. */
+function carriedLine(s: EnrichSummary): string | undefined {
+  const { keys, lines, keysNotInFile } = s.carriedOver ?? { keys: 0, lines: 0, keysNotInFile: 0 };
+  if (lines === 0) return undefined;
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const outside = keysNotInFile > 0 ? ` (${plural(keysNotInFile, 'key')} not in this file)` : '';
+  return `Also listed, found by earlier runs and not reported before: ${plural(lines, 'change')} of ${plural(keys, 'key')}${outside}`;
 }
 
 /** The one line of fill rates: each added column's share of the found rows holding a value (and --fill's cells). */

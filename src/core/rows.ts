@@ -1,6 +1,6 @@
 // One input row once the run is done with it: what the look-up step hands to the writer and the
 // run's tally. Shared by lookup/, write/ and run/, so it lives below all three.
-import type { CompanyLead, Lead, MxResult, WhoisResult } from '../api/types.js';
+import type { CompanyLead, Lead, MxResult, Operation, WhoisResult } from '../api/types.js';
 import type { LookupKind } from './kinds.js';
 
 export type RowStatus = 'found' | 'not_found' | 'error' | 'skipped';
@@ -22,7 +22,8 @@ export interface RowData {
  * what the new one is compared with (docs/cli-contract.md, "What changed since the last answer").
  */
 export interface EarlierAnswer {
-  /** The key looked up again (the row's own, or the domain of a --with lookup). */
+  /** The operation and key looked up again (the row's own, or the domain of a --with lookup). */
+  op: Operation;
   key: string;
   /** Whether the earlier answer found something, and whether this run's does. */
   found: boolean;
@@ -38,6 +39,20 @@ export interface EarlierAnswer {
 
 /** A row's lookups looked up again by this run, each with its earlier answer. */
 export type EarlierAnswers = { [part in 'lead' | 'mx' | 'whois' | 'company']?: EarlierAnswer | undefined };
+
+/**
+ * A change an earlier run stored and no --changes file has listed yet (docs/cli-contract.md,
+ * "Reported once, never absorbed"): one answer of a key (`data`, fetched at `fetchedAt`) and the
+ * answer that replaced it (`dataNow`, fetched at `refetchedAt`).
+ */
+export interface CarriedChange extends EarlierAnswer {
+  dataNow: unknown;
+  /** False when either answer cannot be compared (a key the API refused, data that is not JSON): no line, but listed all the same. */
+  comparable: boolean;
+}
+
+/** The carried changes of the keys a row stands for, by the lookup they belong to. */
+export type CarriedChanges = { [part in keyof EarlierAnswers]?: CarriedChange[] | undefined };
 
 /** One field of a row whose cell changed since the earlier answer (a line of --changes). */
 export interface FieldChange {
@@ -88,6 +103,10 @@ export interface FinishedRow {
   earlier?: EarlierAnswers | undefined;
   /** Set before the row is counted and written, when it has `earlier`: its changed fields ([] when none). */
   changes?: FieldChange[] | undefined;
+  /** --changes: the changes of this row's keys that earlier runs stored and no --changes file listed. */
+  carried?: CarriedChanges | undefined;
+  /** Their changed fields, as this run's columns write them: lines of the --changes file, not of `lead_changed`. */
+  carriedChanges?: FieldChange[] | undefined;
 }
 
 /**

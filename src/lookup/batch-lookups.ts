@@ -11,8 +11,9 @@ import type { Extra } from '../core/kinds.js';
 import { fromBytes } from '../read/index.js';
 import { extraDomains } from '../plan/extra-domains.js';
 import { isComplete, type CompleteRule } from '../plan/complete-row.js';
-import type { FinishedRow } from '../core/rows.js';
+import type { CarriedChanges, FinishedRow } from '../core/rows.js';
 import type { RowData } from '../core/rows.js';
+import type { ChangeReport } from '../store/change-report.js';
 import { LOOKUP_OPERATION, planRow, planWaterfallRow, type LookupTarget, type Shard, type WaterfallKey } from '../plan/plan.js';
 
 export interface BatchLookupsOptions {
@@ -27,6 +28,8 @@ export interface BatchLookupsOptions {
   shard: Shard | undefined;
   /** --fill / --only-missing: a row whose cells in these columns all hold values is not looked up. */
   complete?: CompleteRule | undefined;
+  /** --changes: the changes earlier runs stored and no file listed, given to the first row of each key. */
+  carried?: Pick<ChangeReport, 'prefetch' | 'take'> | undefined;
 }
 
 /** A planned row: finished already, or the function that finishes it. */
@@ -76,7 +79,9 @@ export class BatchLookups {
       if (p.rest) for (const key of p.rest) want(key);
     }
     // One store query per operation for the batch's keys instead of one per row.
-    this.#options.lookups.prefetch(new Map([...keysByOp].map(([op, keys]) => [op, [...keys]])));
+    const byOp = new Map([...keysByOp].map(([op, keys]) => [op, [...keys]]));
+    this.#options.lookups.prefetch(byOp);
+    this.#options.carried?.prefetch(byOp);
     return planned.map((p) => ({ row: p.row, cells: p.cells, result: 'first' in p ? () => this.#tryFrom(p, 0) : p }));
   }
 
@@ -86,7 +91,9 @@ export class BatchLookups {
     const planned = this.#waterfall ? planWaterfallRow(cells, targets, width, shard) : planRow(cells, targets[0]!, width, shard);
     if (planned.kind === 'elsewhere') return undefined;
     if (complete && isComplete(cells, complete)) {
-      return { row, cells, status: 'skipped', billing: 'none', data: {}, errorCode: 'complete', errorMessage: complete.message };
+      const done: FinishedRow = { row, cells, status: 'skipped', billing: 'none', data: {}, errorCode: 'complete', errorMessage: complete.message };
+      if (planned.kind === 'key' || planned.kind === 'keys') this.#carry(done, 'lead', planned.kind === 'key' ? [{ target: targets[0]!, key: planned.key }] : planned.keys);
+      return done;
     }
     if (planned.kind === 'key') return { row, cells, first: { target: targets[0]!, key: planned.key }, rest: undefined };
     if (planned.kind === 'keys') return { row, cells, first: planned.keys[0]!, rest: planned.keys.slice(1) };
@@ -109,8 +116,19 @@ export class BatchLookups {
     return outcome instanceof Promise ? outcome.then(settle) : settle(outcome);
   }
 
+  /** --changes: the carried changes of the keys this row stands for (the first row of each key takes them). */
+  #carry(row: FinishedRow, part: keyof CarriedChanges, keys: ReadonlyArray<{ op?: BillableOperation; target?: LookupTarget; key: string }>): void {
+    const carried = this.#options.carried;
+    if (!carried) return;
+    for (const { op, target, key } of keys) {
+      const changes = carried.take(op ?? opOf(target!), key);
+      if (changes) ((row.carried ??= {})[part] ??= []).push(...changes);
+    }
+  }
+
   #finish(p: KeyedRow, attempt: WaterfallKey, outcome: LookupOutcome): FinishedRow | Promise<FinishedRow> {
     const done = finished(p.cells, p.row, outcome, { lead: leadOf(outcome) });
+    if (this.#options.carried) this.#carry(done, 'lead', [p.first, ...(p.rest ?? [])]);
     if (this.#waterfall) {
       done.source = attempt.target.kind;
       if (p.missed) done.missedBy = p.missed;
@@ -149,6 +167,8 @@ export class BatchLookups {
     // The --with lookups this run made again, with their earlier answers, beside the row's own.
     for (const [extra, outcome] of [['mx', mx], ['whois', whois], ['company', firm]] as const) {
       if (outcome && isAnswered(outcome) && outcome.earlier) (base.earlier ??= {})[extra] = outcome.earlier;
+      const key = domains[extra];
+      if (key !== undefined) this.#carry(base, extra, [{ op: extra === 'company' ? 'lookup_domain' : extra, key }]);
     }
     // An extra that failed makes the row an error (the sidecar says which), as its own lookup would.
     for (const [name, outcome, of] of [['MX', mx, domain], ['Whois', whois, domain], ['Company', firm, company]] as const) {

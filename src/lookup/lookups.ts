@@ -110,7 +110,7 @@ export class Lookups {
   #replaced(op: BillableOperation, key: string, now: StoredResult): EarlierAnswer | undefined {
     const { store, service } = this.#deps;
     const replaced = store.replaced(service, op, key, now.fetchedAt);
-    return replaced && { key, found: replaced.found, foundNow: now.found, data: replaced.data, fetchedAt: replaced.fetchedAt, refetchedAt: now.fetchedAt, same: replaced.same };
+    return replaced && { op, key, found: replaced.found, foundNow: now.found, data: replaced.data, fetchedAt: replaced.fetchedAt, refetchedAt: now.fetchedAt, same: replaced.same };
   }
 
   /** The answer the store holds for a key about to be looked up again, whatever its age (none for a refused key). */
@@ -119,7 +119,7 @@ export class Lookups {
     const stored = store.get(service, op, key);
     if (stored === undefined || stored.refused !== undefined) return undefined;
     this.#lookedUpAgain += 1;
-    return { key, found: stored.found, data: stored.data, fetchedAt: stored.fetchedAt };
+    return { op, key, found: stored.found, data: stored.data, fetchedAt: stored.fetchedAt };
   }
 
   /**

@@ -19,7 +19,10 @@ export async function finish(run: RunState, metrics: RunMetrics): Promise<Enrich
       // The estimate stands; the summary says it is one.
     }
   }
+  // The carried changes of keys no row stood for, then the files in place, then what they list is reported.
+  await run.listing?.listRest(run.writer, run.settings.warn);
   const files = await run.writer.commit();
+  run.listing?.markReported(run.settings.warn);
   const summary = summaryOf(run, metrics, { files, balanceAfter, exact, budgets: await budgetsAtEnd(run) });
   if (run.settings.report) report(run, summary, run.settings.report);
   return summary;

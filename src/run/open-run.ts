@@ -5,6 +5,7 @@
 // the rate gate, the look-up step and its writer. Whether the run stops before it starts
 // (credits) is decided here too. Each resource is registered for release as it is made.
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { ApiClient } from '../api/client.js';
 import { ApiUnavailableError, ConfigError } from '../api/errors.js';
 import type { Coordinator } from '../cluster/coordinator.js';
@@ -26,6 +27,8 @@ import { KeyCensus } from '../plan/key-census.js';
 import type { LookupTarget } from '../plan/plan.js';
 import type { CsvSource } from '../read/index.js';
 import { ResultStore } from '../store/result-store.js';
+import type { ChangeReport } from '../store/change-report.js';
+import { ChangeListing } from './change-listing.js';
 import { ANSWER_CELLS } from '../write/columns.js';
 import type { RowSink } from '../write/row-writer.js';
 import type { StoredAnswers } from './count-rows.js';
@@ -91,6 +94,8 @@ export interface RunState extends OpenedRun, Readonly<RunInput> {
   /** --budget and the ledger every charge is recorded in. */
   readonly budgets: Budgets;
   readonly lookups: Lookups;
+  /** --changes: what the run lists that earlier runs found, and what it marks reported once its file is in place. */
+  readonly listing: ChangeListing | undefined;
   readonly writer: RowSink;
 }
 
@@ -161,8 +166,27 @@ async function startLookups(run: OpenedRun, resources: Resources, opening: RunOp
   const readingRetry = new RetryPolicy({ retries: 0, maxRateLimited: 1 });
   path.guardCredits({ credits, budgets, onReserveReached: () => stop.stop('credits'), refreshEveryMs: settings.tuning.creditsRefreshMs, readingRetry });
   const lookups = lookupsOf(run, runId, credits, coordinator, resources, opening.storedForm);
-  const writer = opening.writer(opening.input);
-  return { ...run, ...opening.input, accountRpm: account.limits.rpm, accountRead: !offline, credits, reserve, rate, gate, coordinator, budgets, lookups, writer };
+  const { input } = opening;
+  const listing = settings.changes === undefined ? undefined : new ChangeListing(changeReportOf(run, runId, resources), input.changes, input.targets, settings.extras);
+  const writer = opening.writer(input);
+  return { ...run, ...input, accountRpm: account.limits.rpm, accountRead: !offline, credits, reserve, rate, gate, coordinator, budgets, lookups, listing, writer };
+}
+
+/**
+ * --changes: opened before the first lookup, so that what earlier runs stored is told from this
+ * run's own. Another run listing the earlier changes of this store and service now: said once.
+ */
+function changeReportOf(run: OpenedRun, runId: string, resources: Resources): ChangeReport {
+  const report = run.store.changeReport(run.service, runId);
+  resources.defer(() => report.close());
+  const holder = report.holder;
+  if (holder) {
+    run.settings.warn(
+      `another run (pid ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}) is listing the changes stored before it in ${run.store.path}: ` +
+        'this run lists the changes it finds itself, and leaves the earlier ones to the next run with --changes',
+    );
+  }
+  return report;
 }
 
 /**

@@ -110,7 +110,7 @@ function sayWhenTabsInCsv(settings: EnrichSettings, delimiter: string): void {
 }
 
 /** The look-up step of a prepared run's rows (plan → look up), the same for enrich and enrichRows. */
-export function batchLookupsFor(run: Pick<RunState, 'settings' | 'source' | 'targets' | 'domainColumn' | 'lookups' | 'complete'>): BatchLookups {
+export function batchLookupsFor(run: Pick<RunState, 'settings' | 'source' | 'targets' | 'domainColumn' | 'lookups' | 'complete' | 'listing'>): BatchLookups {
   return new BatchLookups({
     targets: run.targets,
     domainColumn: run.domainColumn,
@@ -119,5 +119,6 @@ export function batchLookupsFor(run: Pick<RunState, 'settings' | 'source' | 'tar
     width: run.source.header.length,
     shard: run.settings.shard,
     complete: run.complete,
+    carried: run.listing?.report,
   });
 }

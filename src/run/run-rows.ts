@@ -24,8 +24,8 @@ export interface RowLoop {
   metrics: RunMetrics;
   /** --fill: each row's filled cells, set before the row is counted and written. */
   fill: CellFill | undefined;
-  /** What changed since the earlier answers, set before the row is counted and written. */
-  changes: AnswerChanges | undefined;
+  /** What changed since the earlier answers, set before the row is counted and written (with --changes, also recorded as listed). */
+  changes: Pick<AnswerChanges, 'apply'> | undefined;
   stop: RunStop;
   reorderWindow: number;
   /** After a halt, how long rows in flight may still finish. */
@@ -51,7 +51,7 @@ export function loopOf(run: RunState, metrics: RunMetrics, writer: RowSink): Row
     writer,
     metrics,
     fill: run.fill,
-    changes: run.changes,
+    changes: run.listing ?? run.changes,
     stop: run.stop,
     reorderWindow: settings.tuning.reorderWindow,
     drainTimeoutMs: settings.tuning.drainTimeoutMs,

@@ -7,6 +7,7 @@ import type { ChangeCounts, RunMetrics } from './metrics.js';
 import type { StoppedBy } from './run-stop.js';
 import type { RunState } from './open-run.js';
 import type { BudgetStanding } from '../lookup/budget.js';
+import type { CarriedCounts } from './change-listing.js';
 
 export interface EnrichSummary {
   input: string;
@@ -31,6 +32,13 @@ export interface EnrichSummary {
    * field (`status`, or a column's name as --fields names it) the rows where it changed.
    */
   changed: ChangeCounts;
+  /**
+   * --changes: the changes earlier runs stored and no --changes file listed (a run without
+   * --changes, or one that stopped before its file was complete), which this run's file lists
+   * beside its own (`changed` counts this run's own only): the keys with a line, the lines, and of
+   * those keys the ones no row of this file stands for (their lines have an empty `row`).
+   */
+  carriedOver: CarriedCounts;
   /** --changes: the file that lists them, once complete. */
   changesFile: string | undefined;
   /** How each --with operation went, of the rows whose own lookup answered. */
@@ -169,6 +177,7 @@ export function summaryOf(run: RunState, metrics: RunMetrics, final: FinalFacts)
     fillRates: Object.fromEntries(Object.entries(metrics.fillRates).map(([name, n]) => [`${settings.prefix}${name}`, n])),
     filled: Object.fromEntries((run.fill?.targets ?? []).map((t) => [t.columnName, metrics.filled.get(t.column) ?? 0])),
     changed: { ...metrics.changed, fields: { ...metrics.changed.fields } },
+    carriedOver: { ...(run.listing?.counts ?? { keys: 0, lines: 0, keysNotInFile: 0 }) },
     changesFile: final.files.changes,
     withStatus: metrics.extraStatus,
     rows: metrics.rows,

@@ -39,6 +39,7 @@ import { prepareRaw, type Database, type Statement } from './sqlite.js';
 import { pendingKey, setStored, storedOf, type ManyRow, type Pending, type ResultRow, type StoredResult } from './stored-result.js';
 import { readEntries, type StoreEntry } from './store-entries.js';
 import { AnswerHistory, type ReplacedAnswer } from './answer-history.js';
+import { ChangeReport } from './change-report.js';
 import { readStats } from './store-stats.js';
 import { resolveOptions, type ResultStoreOptions, type ResultStoreStats, type StoreSettings } from './store-options.js';
 
@@ -70,7 +71,7 @@ export class ResultStore {
   private closed = false;
   /** Committed service ids only (see batch-writer.ts). */
   private readonly serviceIds = new Map<string, number>();
-  readonly #history: AnswerHistory;
+  #history: AnswerHistory | undefined;
 
   private readonly selectResult: Statement;
   private readonly selectServiceId: Statement;
@@ -83,7 +84,6 @@ export class ResultStore {
     this.path = filePath;
     this.options = options;
     this.readonly = options.readonly;
-    this.#history = new AnswerHistory(db);
     this.schedule = new CommitSchedule({
       intervalMs: options.flushIntervalMs,
       batchSize: options.flushBatchSize,
@@ -323,6 +323,12 @@ export class ResultStore {
     return claims;
   }
 
+  /** What run `owner` with --changes lists and marks reported of `service` (change-report.ts): made before its first lookup. */
+  changeReport(service: string, owner: string): ChangeReport {
+    this.flush();
+    return storeRead(this.path, () => new ChangeReport(this.db, { path: this.path, owner, service, now: this.options.now }, this.lookupServiceId(service)));
+  }
+
   /** A call settled (store-spend.ts): its charge and its hold's release go in the commit of the answers received with it. */
   settle(settle: Settle): void {
     if (this.closed) throw closedError(this.path);
@@ -363,20 +369,15 @@ export class ResultStore {
   /** The entries one at a time (store export, store show): of `service` and/or `key` only, when given; with `history`, each followed by its earlier answers. */
   entries(filter: { service?: string | undefined; key?: string | undefined; history?: boolean | undefined } = {}): Generator<StoreEntry> {
     if (this.closed) throw closedError(this.path);
-    return storeReads(this.path, () => readEntries(this.db, { serviceId: this.serviceFilter(filter.service), key: filter.key }, filter.history ? this.#history : undefined));
+    return storeReads(this.path, () => readEntries(this.db, { serviceId: this.serviceFilter(filter.service), key: filter.key }, filter.history ?? false));
   }
 
   /** The answer the fetch of (service, op, key) at `fetchedAt` replaced, if it replaced one (answer-history.ts). */
   replaced(service: string, op: Operation, key: string, fetchedAt: number): ReplacedAnswer | undefined {
     if (this.closed) throw closedError(this.path);
-    try {
-      // The trigger that keeps the replaced answer runs when the new one is committed.
-      if (this.pending.has(pendingKey(service, op, key))) this.flush();
-      const serviceId = this.lookupServiceId(service);
-      return serviceId === undefined ? undefined : this.#history.replaced(serviceId, op, key, fetchedAt);
-    } catch (error) {
-      throw storeFailure(this.path, 'read', error);
-    }
+    // The trigger that keeps the replaced answer runs when the new one is committed.
+    if (this.pending.has(pendingKey(service, op, key))) this.flush();
+    return storeRead(this.path, () => (this.#history ??= new AnswerHistory(this.db)).replaced(service, op, key, fetchedAt));
   }
 
   /** Delete entries and earlier answers fetched before now - olderThanMs (of `service` only, when given). Returns how many entries were deleted. */

@@ -24,6 +24,8 @@ export type { FinishedRow, RowStatus, Billing } from '../core/rows.js';
 export interface RowSink {
   /** Takes rows in order; resolves when it can take more (back-pressure to the reader). */
   writeRows(rows: readonly FinishedRow[]): Promise<void> | undefined;
+  /** --changes: lines of no row, after the rows (a sink without a changes file has none). */
+  writeChangeLines?(lines: readonly string[][]): Promise<void> | undefined;
   /** The rows are all written: make the outputs complete. */
   commit(): Promise<{ output: string | undefined; errors: string | undefined; changes?: string | undefined }>;
   /** The run failed: leave nothing that looks finished. */
@@ -191,7 +193,7 @@ export class RowWriter implements RowSink {
       } else if (this.#options.format === 'jsonl') {
         lines.push(`${jsonText(jsonRow(row, this.#options.header, this.#changes !== undefined))}\n`);
       }
-      if (this.#changes && row.changes?.length) changed.push(...changeLines(row));
+      if (this.#changes && (row.changes?.length || row.carriedChanges?.length)) changed.push(...changeLines(row));
       if (this.#err && needsAction(row)) {
         failed.push([String(row.row), ...cells, row.errorCode ?? '', toBytes(escapeFormula(row.errorMessage ?? ''))]);
       }
@@ -204,6 +206,13 @@ export class RowWriter implements RowSink {
     const zipped = this.#workbook?.drained();
     if (zipped) return Promise.all([zipped, full ? this.#drained() : undefined]).then(() => undefined);
     return full ? this.#drained() : undefined;
+  }
+
+  /** --changes: lines of no row (the carried changes of keys no row stands for), after the rows. */
+  writeChangeLines(lines: readonly string[][]): Promise<void> | undefined {
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (!this.#changes || lines.length === 0) return undefined;
+    return this.#changes.stream.write(csvLines(lines, this.#eol, this.#delimiter), 'latin1') ? undefined : this.#drained();
   }
 
   async #drained(): Promise<void> {

@@ -9,14 +9,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxAnswer } from '../../src/sandbox/data.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { CLI_PATH, runCli, tempDir } from '../helpers/cli.js';
+import { CLI_PATH, runCli, spawnCli, tempDir } from '../helpers/cli.js';
 import { codeBlocks, readDocument } from '../helpers/docs.js';
 import { openSqliteFile } from '../helpers/sqlite.js';
 import { emails, readCsvObjects, writeCsv } from '../helpers/files.js';
 import { accountOnlyServer } from '../helpers/servers.js';
 import { run } from '../helpers/processes.js';
 import { readByExceljs } from '../helpers/workbook-read.js';
-import { lookupsSeen } from './reliability/support.js';
+import { lookupsSeen, sigkill, until } from './reliability/support.js';
 
 /** The output's columns that hold what an answer says (not how the run went). */
 const ANSWER_COLUMN = (name: string) => name.startsWith('lead_') && !['lead_status', 'lead_billing', 'lead_changed'].includes(name);
@@ -285,4 +285,80 @@ describe('the README recipe: every night, what changed since the last check', ()
       await sandbox.close();
     }
   }, 60_000);
+});
+
+/** The changes between two enriched outputs of the same file, by key, as a --changes file words them (without `row`). */
+function changesByKey(before: Array<Record<string, string>>, after: Array<Record<string, string>>) {
+  const byKey = new Map<string, Array<{ key: string; field: string; before: string; after: string }>>();
+  for (const { key, field, before: then, after: now } of expectedChanges(before, after)) byKey.set(key, [...(byKey.get(key) ?? []), { key, field, before: then, after: now }]);
+  return byKey;
+}
+
+const linesIn = (file: string) => readCsvObjects(file).map(({ row, key, field, before, after }) => ({ row, key, field, before, after }));
+
+describe('reported once, never absorbed', () => {
+  it('a refresh without --changes, then a run with --changes: its file lists the changes the refresh found, once; the next run lists none of them', async () => {
+    const sandbox = await startSandbox({ port: 0, rpm: 60_000, drift: 0.3 });
+    try {
+      const people = emails(60);
+      const dir = tempDir();
+      const file = (name: string) => path.join(dir, name);
+      const env = { LEAD_API_BASE_URL: sandbox.baseUrl, LEAD_API_TOKEN: sandbox.token, LEAD_ENRICH_STORE: file('store.sqlite') };
+      writeCsv(file('in.csv'), [['email'], ...people.map((e) => [e])]);
+      expect((await runCli(['enrich', file('in.csv'), '-o', file('one.csv')], { env })).code).toBe(0);
+      sandbox.nextDay();
+      // The other cron line: the nightly enrichment, which looks answers up again without --changes.
+      expect((await runCli(['enrich', file('in.csv'), '-o', file('two.csv'), '--refresh', '-q'], { env })).code).toBe(0);
+      const changed = changesByKey(readCsvObjects(file('one.csv')), readCsvObjects(file('two.csv')));
+      expect(changed.size).toBeGreaterThan(5);
+      const key = [...changed.keys()][0]!;
+      const marks = async () => (JSON.parse((await runCli(['store', 'show', key, '--json'], { env })).stdout) as Array<{ change?: string }>).map((e) => e.change ?? null);
+      expect(await marks()).toEqual([null, 'not_reported']);
+
+      const listing = await runCli(['enrich', file('in.csv'), '-o', file('three.csv'), '--changes', file('changes.csv'), '--json'], { env });
+      expect(listing.code, listing.stderr).toBe(0);
+      const expected = people.flatMap((k, i) => (changed.get(k) ?? []).map((line) => ({ row: String(i + 1), ...line })));
+      expect(linesIn(file('changes.csv'))).toEqual(expected);
+      const summary = JSON.parse(listing.stdout);
+      expect(summary).toMatchObject({ requests: 0, changed: { compared: 0, rows: 0, fields: {} }, carriedOver: { keys: changed.size, lines: expected.length, keysNotInFile: 0 } });
+      expect(listing.stderr).toContain(`Also listed, found by earlier runs and not reported before: ${expected.length} changes of ${changed.size} keys\n`);
+      expect(await marks()).toEqual([null, 'reported']);
+
+      const again = await runCli(['enrich', file('in.csv'), '-o', file('four.csv'), '--changes', file('changes4.csv'), '-q'], { env });
+      expect(again.code, again.stderr).toBe(0);
+      expect(fs.readFileSync(file('changes4.csv'), 'utf8')).toBe('row,key,field,before,after,before_fetched_at,after_fetched_at\n');
+    } finally {
+      await sandbox.close();
+    }
+  }, 60_000);
+
+  it('changes stored by a run SIGKILLed before its --changes file was complete are listed by the next run with --changes, once', async () => {
+    const sandbox = await startSandbox({ port: 0, rpm: 60_000, drift: 0.5, latencyMs: [20, 40] });
+    try {
+      const people = emails(150);
+      const dir = tempDir();
+      const file = (name: string) => path.join(dir, name);
+      const env = { LEAD_API_BASE_URL: sandbox.baseUrl, LEAD_API_TOKEN: sandbox.token, LEAD_ENRICH_STORE: file('store.sqlite') };
+      writeCsv(file('in.csv'), [['email'], ...people.map((e) => [e])]);
+      expect((await runCli(['enrich', file('in.csv'), '-o', file('one.csv')], { env, timeoutMs: 60_000 })).code).toBe(0);
+      sandbox.nextDay();
+      const before = lookupsSeen(sandbox);
+      const killed = spawnCli(['enrich', file('in.csv'), '-o', file('killed.csv'), '--refresh', '--changes', file('killed-changes.csv'), '--concurrency', '4', '-q'], { env, timeoutMs: 60_000 });
+      killed.stdin!.end();
+      await until(() => lookupsSeen(sandbox) - before >= 40, '40 lookups of the killed run');
+      await sigkill(killed);
+      expect(fs.existsSync(file('killed-changes.csv'))).toBe(false);
+      // What the store holds now: the killed run's answers for the keys it looked up, the first run's for the others.
+      const listing = await runCli(['enrich', file('in.csv'), '-o', file('three.csv'), '--changes', file('changes.csv'), '--json'], { env });
+      expect(listing.code, listing.stderr).toBe(0);
+      const stored = changesByKey(readCsvObjects(file('one.csv')), readCsvObjects(file('three.csv')));
+      expect(stored.size).toBeGreaterThan(0);
+      expect(linesIn(file('changes.csv'))).toEqual(people.flatMap((k, i) => (stored.get(k) ?? []).map((line) => ({ row: String(i + 1), ...line }))));
+      const again = await runCli(['enrich', file('in.csv'), '-o', file('four.csv'), '--changes', file('changes4.csv'), '-q'], { env });
+      expect(again.code, again.stderr).toBe(0);
+      expect(readCsvObjects(file('changes4.csv'))).toEqual([]);
+    } finally {
+      await sandbox.close();
+    }
+  }, 90_000);
 });
