@@ -5,9 +5,11 @@
 // Nothing else is imported before the Node.js version is checked: on an older Node the first
 // module that needs a newer one would fail with a stack trace instead of one clear line.
 // A fatal line and the text outputs are shown with their control characters escaped
-// (core/terminal-text.ts): a message may carry a header name or the API's words.
+// (core/terminal-text.ts): a message may carry a header name or the API's words; and no line
+// written begins a CI runner's workflow command, unless it is one lead-enrich means (core/log-lines.ts).
 import { environment } from '../api/environment.js';
 import { terminalText } from '../core/terminal-text.js';
+import { logText } from '../core/log-lines.js';
 import type { CliIo } from './io.js';
 import { asksJson, fatalOf, tellFatal } from './fatal.js';
 import { unsupportedNode } from '../core/node-version.js';
@@ -15,8 +17,9 @@ import { unsupportedNode } from '../core/node-version.js';
 async function main(): Promise<void> {
   let status = 0;
   const io: CliIo = {
-    out: (text) => process.stdout.write(terminalText(text, 'lines')),
-    err: (line) => process.stderr.write(`${line}\n`),
+    out: (text) => process.stdout.write(logText(terminalText(text, 'lines'))),
+    err: (line) => process.stderr.write(`${logText(line)}\n`),
+    command: (line) => process.stderr.write(`${line}\n`),
     setStatus: (s) => {
       status = s;
     },
