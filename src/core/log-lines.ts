@@ -21,5 +21,10 @@ const OLD_COMMAND = /(?<=#)#(?=\[)/g;
  */
 export function logText(text: string): string {
   if (!text.includes('::') && !text.includes('##[')) return text;
-  return text.replace(COMMAND_START, '$1\\u003a').replace(OLD_COMMAND, '\\u0023');
+  return oldCommandsEscaped(text.replace(COMMAND_START, '$1\\u003a'));
+}
+
+/** `##[` written `#\u0023[`, wherever it is: also inside a workflow command lead-enrich writes (its message and properties). */
+export function oldCommandsEscaped(text: string): string {
+  return text.replace(OLD_COMMAND, '\\u0023');
 }

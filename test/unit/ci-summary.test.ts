@@ -133,6 +133,7 @@ describe('workflow commands: escaped as the runner unescapes them', () => {
     expect(escapeData('100% done\r\n::warning::y')).toBe('100%25 done%0D%0A::warning::y');
     expect(escapeProperty('::error::x,line=9.csv')).toBe('%3A%3Aerror%3A%3Ax%2Cline=9.csv');
     expect(escapeProperty('%0A')).toBe('%250A');
+    expect(escapeData('column ##[set-output name=x;]y')).toBe('column #\\u0023[set-output name=x;]y');
     expect(workflowCommand('error', { file: 'a,b.csv', line: 3, title: 'lead-enrich (x)', col: undefined }, 'two\nlines')).toBe('::error file=a%2Cb.csv,line=3,title=lead-enrich (x)::two%0Alines');
   });
 });

@@ -2,11 +2,13 @@
 // on a line of its own. The runner undoes exactly these escapes (its ActionCommand.Unescape, as
 // @actions/core's command.ts writes them): `%`, CR and LF in a message; in a property also `:` and
 // `,`, which would otherwise end the property or the properties. A file name or a message that holds
-// them then stays inside its own property or message, and cannot start a command of its own.
+// them then stays inside its own property or message, and cannot start a command of its own; the
+// older form `##[`, which the runner reads anywhere in a line, is written escaped (core/log-lines.ts).
+import { oldCommandsEscaped } from '../../core/log-lines.js';
 
 /** A message: `%`, CR and LF escaped. */
 export function escapeData(text: string): string {
-  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  return oldCommandsEscaped(text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A'));
 }
 
 /** A property's value: the message's escapes, and `:` and `,`. */
