@@ -236,6 +236,16 @@ describe.skipIf(OFFLINE_MISSING !== undefined)('the README CI step, as written',
     });
   };
 
+  it('keeps the store between workflow runs and hands its counts on: the step has an id, the cache a key per run, a prefix to restore by, saved under if: always(), a later step reads steps.<id>.outputs.found', () => {
+    const yaml = block('yaml');
+    const id = /^\s+id: (\S+)$/m.exec(yaml)?.[1];
+    expect(id).toBeDefined();
+    expect(yaml).toMatch(/- uses: actions\/cache\/restore@v\d+\n\s+with: \{ path: \.lead-enrich, key: "lead-enrich-\$\{\{ github\.run_id \}\}-\$\{\{ github\.run_attempt \}\}", restore-keys: lead-enrich- \}/);
+    expect(yaml).toMatch(/- uses: actions\/cache\/save@v\d+\n\s+if: always\(\)\n\s+with: \{ path: \.lead-enrich, key: "lead-enrich-\$\{\{ github\.run_id \}\}-\$\{\{ github\.run_attempt \}\}" \}/);
+    expect(yaml).toContain(`steps.${id}.outputs.found`);
+    expect(ciEnv().LEAD_ENRICH_STORE).toMatch(/^\.lead-enrich\//);
+  });
+
   it('installs nothing by the project\'s name from a registry: the tarball it has', () => {
     expect(ciScript()).not.toMatch(/npm (install|i)( -g)? lead-enrich(@|\s|$)/m);
     expect(ciScript()).toMatch(/^npm install -g \.\/vendor\/lead-enrich-\*\.tgz$/m);
@@ -253,7 +263,7 @@ describe.skipIf(OFFLINE_MISSING !== undefined)('the README CI step, as written',
     expect(outputs).toMatchObject({ 'exit-code': '0', rows: '2', found: String(summary.status.found), errors: '0', output: path.join(r.dir, 'out', 'contacts.csv') });
     expect(renderSummary(fs.readFileSync(path.join(r.dir, 'step-summary.md'), 'utf8'))).toMatch(/^<h3>lead-enrich: Done: 2 rows \(exit 0\)<\/h3>/);
     // The cache steps' path holds the store: the next workflow run finds its answers there.
-    const cached = /^\s+path: (\S+)$/m.exec(block('yaml'))![1]!;
+    const cached = /actions\/cache\/save@\S+\n.*\n\s+with: \{ path: ([^,\s]+),/.exec(block('yaml'))![1]!;
     expect(fs.existsSync(path.join(r.dir, cached, 'results.sqlite'))).toBe(true);
   }, 120_000); // the install and two runs: 6-13 s measured at a load average of 6-8 on 2 cores
 
