@@ -38,6 +38,11 @@ async function main(): Promise<void> {
   } catch (error) {
     const fatal = fatalOf(error, (e) => e instanceof UsageError);
     status = fatal.status;
+    // A mistake yargs found before `enrich` began: its CI step is told all the same (cli/ci/).
+    if (io.onFatal === undefined && process.argv[2] === 'enrich') {
+      const [{ openCiStep, ciArgsOf }, { noticeLines }] = await Promise.all([import('./ci/ci-choice.js'), import('./stderr-lines.js')]);
+      await openCiStep(io, ciArgsOf(process.argv.slice(2)), undefined, noticeLines(io)).catch(() => undefined);
+    }
     await tellFatal(io, fatal);
     if (fatal.code === 'unexpected' && environment('LEAD_ENRICH_DEBUG')) io.err(terminalText(error instanceof Error ? (error.stack ?? fatal.message) : fatal.message, 'lines'));
   }

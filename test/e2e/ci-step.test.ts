@@ -235,3 +235,41 @@ describe.concurrent('never in the way', () => {
     expect(renderSummary(read(path.join(dir, 'job-summary.md')))).toMatch(/^<h3>lead-enrich: Done: 1 row \(exit 0\)<\/h3>/);
   }, 40_000);
 });
+
+describe.concurrent('which CI: the flag, the config file, the environment', () => {
+  it('a usage mistake yargs finds before the run: its section, its outputs and its ::error all the same', async () => {
+    const s = await sandbox();
+    const dir = makeTempDir();
+    writeCsv(path.join(dir, 'in.csv'), [['email'], ['ann@acme.com']]);
+    const r = await runCli(['enrich', 'in.csv', '--rmp', '5'], { cwd: dir, env: { ...envFor(s, dir), ...runner(dir) } });
+    expect(r.code, r.stderr).toBe(1);
+    expect(stepOf(dir).sections).toEqual(['lead-enrich: failed (exit 1, usage)']);
+    expect(stepOf(dir).outputs).toMatchObject({ 'exit-code': '1', code: 'usage' });
+    expect(lines(r.stderr)).toEqual(["lead-enrich: Unknown option --rmp: did you mean --rpm? Run 'lead-enrich --help' for usage. (code: usage)", '::error title=lead-enrich (usage)::Unknown option --rmp: did you mean --rpm?']);
+  }, 40_000);
+
+  it('the config file\'s "ci": "none" under a runner: nothing written; --ci github on the command line wins over it', async () => {
+    const s = await sandbox();
+    const dir = makeTempDir();
+    writeCsv(path.join(dir, 'in.csv'), [['email'], ['ann@acme.com']]);
+    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ ci: 'none' }), { mode: 0o600 });
+    const off = await runCli(['enrich', 'in.csv', '--config', 'config.json'], { cwd: dir, env: { ...envFor(s, dir), ...runner(dir) } });
+    expect(off.code, off.stderr).toBe(0);
+    expect(fs.existsSync(path.join(dir, 'summary.md')) || fs.existsSync(path.join(dir, 'output.txt'))).toBe(false);
+    expect(commandLines(off.stderr)).toEqual([]);
+    const on = await runCli(['enrich', 'in.csv', '--config', 'config.json', '--ci', 'github'], { cwd: dir, env: { ...envFor(s, dir), ...runner(dir) } });
+    expect(on.code, on.stderr).toBe(0);
+    expect(stepOf(dir).sections).toEqual(['lead-enrich: Done: 1 row (exit 0)']);
+  }, 40_000);
+
+  it('--ci-summary outside any CI: the summary in the file, nothing else', async () => {
+    const s = await sandbox();
+    const dir = makeTempDir();
+    writeCsv(path.join(dir, 'in.csv'), [['email'], ['ann@acme.com'], ['broken@']]);
+    const r = await runCli(['enrich', 'in.csv', '--ci-summary', 'summary.md'], { cwd: dir, env: envFor(s, dir) });
+    expect(r.code, r.stderr).toBe(5);
+    expect(stepOf(dir).sections).toEqual(['lead-enrich: Done: 1 row holds a key that is malformed or refused by the API (exit 5, invalid_input)']);
+    expect(commandLines(r.stderr)).toEqual([]);
+    expect(fs.existsSync(path.join(dir, 'output.txt'))).toBe(false);
+  }, 40_000);
+});

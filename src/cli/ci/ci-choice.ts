@@ -24,6 +24,21 @@ export interface CiArgs {
 }
 
 /**
+ * The CI flags of a command line yargs refused (a usage mistake in `enrich`), read as typed:
+ * `--ci X`, `--ci=X`, `--ci-summary FILE`, `-q`, before any `--`.
+ */
+export function ciArgsOf(argv: readonly string[]): CiArgs {
+  const end = argv.indexOf('--');
+  const args = end < 0 ? argv : argv.slice(0, end);
+  const valueOf = (flag: string) => {
+    const at = args.findLastIndex((arg) => arg === flag || arg.startsWith(`${flag}=`));
+    if (at < 0) return undefined;
+    return args[at] === flag ? args[at + 1] : args[at]!.slice(flag.length + 1);
+  };
+  return { ci: valueOf('--ci'), ciSummary: valueOf('--ci-summary'), quiet: args.some((arg) => arg === '-q' || arg === '--quiet') };
+}
+
+/**
  * The run's CI step, or undefined when it speaks to none and writes no summary file. It is told of
  * a fatal failure (CliIo.onFatal) from now on. `config`: the config file's values, unless reading
  * them failed (then the flags and the environment decide, so that the failure is told all the same).
