@@ -3,6 +3,7 @@
 // passes over, blank lines and the line breaks inside quoted cells counted), or the worksheet's
 // row number of an .xlsx input (the number Excel shows at the row's left). The input is read
 // again, as the run read it, up to the last row asked for: a run's hot path tracks no lines.
+import fs from 'node:fs';
 import { keyColumns } from '../plan/key-columns.js';
 import { openSource } from '../read/index.js';
 import { RecordLines } from '../read/record-lines.js';
@@ -10,12 +11,13 @@ import type { EnrichOptions } from './enrich-options.js';
 import { inputName } from './input-wait.js';
 import { readOptionsOf, resolveOptions } from './settings.js';
 
-/** The line (or sheet row) of each data row in `rows` (1-based, as the sidecar numbers them); none for stdin or a stream. */
+/** The line (or sheet row) of each data row in `rows` (1-based, as the sidecar numbers them); none for stdin, a stream or a pipe. */
 export async function rowLines(options: EnrichOptions, rows: readonly number[]): Promise<Map<number, number>> {
   const found = new Map<number, number>();
   const quiet = () => {};
   const settings = resolveOptions({ ...options, onWarning: quiet, onNotice: quiet, onAvailability: quiet });
-  if (rows.length === 0 || typeof settings.input !== 'string' || settings.input === '-') return found;
+  // Read again only a file that is one: a named pipe or a device would wait for a writer for ever.
+  if (rows.length === 0 || typeof settings.input !== 'string' || settings.input === '-' || !isRegularFile(settings.input)) return found;
   const last = Math.max(...rows);
   const text: { scan?: RecordLines } = {};
   let headerRecords = 1;
@@ -50,4 +52,8 @@ export async function rowLines(options: EnrichOptions, rows: readonly number[]):
     if (line !== undefined) found.set(row, line);
   }
   return found;
+}
+
+function isRegularFile(file: string): boolean {
+  return fs.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
 }

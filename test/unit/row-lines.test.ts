@@ -40,6 +40,14 @@ describe('rowLines: the line of a data row in its input', () => {
     expect((await rowLines({ input: '-' }, [1])).size).toBe(0);
   });
 
+  it.skipIf(process.platform === 'win32')('a named pipe is not read again (it would wait for a writer for ever): no line', async () => {
+    // POSIX only: mkfifo.
+    const { execFileSync } = await import('node:child_process');
+    const fifo = path.join(makeTempDir(), 'in.csv');
+    execFileSync('mkfifo', [fifo]);
+    expect((await rowLines({ input: fifo }, [1])).size).toBe(0);
+  });
+
   it('an .xlsx: the row number in the worksheet, as Excel shows it (empty rows and a title row passed over)', async () => {
     const rows = [
       `<row r="1">${textCell('A1', 'Leads, December')}</row>`,

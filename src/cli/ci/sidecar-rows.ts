@@ -38,7 +38,8 @@ async function layoutOf(file: string): Promise<{ gzip: boolean; delimiter: strin
 export async function firstRowsByCode(file: string, counts: ReadonlyMap<string, number>, per: number): Promise<Map<string, number[]>> {
   const rows = new Map<string, number[]>([...counts.keys()].map((code) => [code, []]));
   const complete = () => [...rows].every(([code, list]) => list.length >= Math.min(per, counts.get(code) ?? 0));
-  if (complete()) return rows;
+  // A sidecar that is no regular file (a named pipe) cannot be read again.
+  if (complete() || fs.statSync(file, { throwIfNoEntry: false })?.isFile() !== true) return rows;
   const { gzip, delimiter } = await layoutOf(file);
   const input = fs.createReadStream(file);
   const gunzip = gzip ? createGunzip() : undefined;
