@@ -43,6 +43,7 @@ export function fatalOf(error: unknown, usage: (error: unknown) => boolean): Fat
 export async function tellFatal(io: CliIo, fatal: Fatal): Promise<void> {
   io.err(`lead-enrich: ${fatal.line} (code: ${fatal.code})`);
   if (io.json) writeOutcome(io, fatal.status, { error: { code: fatal.code, message: fatal.message } });
+  await io.onFatal?.(fatal);
 }
 
 /** --json anywhere before `--`: a failure before the command says where its JSON goes writes it to stdout. */

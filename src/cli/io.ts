@@ -16,6 +16,13 @@ export interface CliIo {
   setStatus(status: number): void;
   isTty: boolean;
   /**
+   * A workflow command lead-enrich means (cli/ci/: an annotation, a log group), for stderr as it
+   * is: neither stamped nor escaped, as every other line is (core/log-lines.ts).
+   */
+  command?(line: string): void;
+  /** Told of a fatal failure once its line is out (cli/ci/: the job summary and its annotation). */
+  onFatal?: ((fatal: { status: number; code: string; message: string }) => Promise<void>) | undefined;
+  /**
    * With --json: where the one JSON object of the outcome goes, whatever it is (docs/cli-contract.md,
    * "Every night, unattended"): stdout, or stderr as one line when the rows go to stdout.
    */

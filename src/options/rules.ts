@@ -260,6 +260,11 @@ export const changesFile: Rule<string> = (raw) => {
   throw new RuleBroken('must be a file name (the changes are a CSV file of their own, never stdout)', raw);
 };
 
+export const summaryFile: Rule<string> = (raw) => {
+  if (typeof raw === 'string' && raw.trim() !== '' && raw.trim() !== '-') return raw.trim();
+  throw new RuleBroken('must be a file name (the job summary is Markdown appended to a file, never stdout)', raw);
+};
+
 export const reportFile: Rule<string> = (raw) => {
   if (typeof raw === 'string' && /\.(html?|json)$/i.test(raw.trim())) return raw.trim();
   throw new RuleBroken('must be a file name ending in .html or .json (the report\'s format)', raw);
