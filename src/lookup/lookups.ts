@@ -189,11 +189,13 @@ export class Lookups {
     const lost = stop.redisLost;
     if (lost) return { kind: 'error', code: lost.code, message: lost.message, billing: 'none' };
     // A request dropped by the stop was not answered; nor was one whose retries a stop cut short
-    // (an interrupt, --max-errors, --patience): its row is not finished, so it is not an `error` —
-    // else every row waiting for a retry when --max-errors stops the run would count as one, far
-    // past N + what is in flight (docs/cli-contract.md, --max-errors).
+    // (any stop: the gate drops the retries waiting for it, the budget's and the reserve's stops
+    // too, and with-retry.ts then throws the failure the try before met): its row is not finished,
+    // so it is not an `error` but skipped with the stop's code — else every row waiting for a retry
+    // when --max-errors stops the run would count as one, far past N + what is in flight, and a row
+    // whose one 503 came as a budget bound would be an `error` (docs/cli-contract.md, exit statuses).
     if (error instanceof GateStoppedError) return stop.refusal() ?? INTERRUPTED;
-    if (stop.requestsStopped && isTransient(error)) return cutShort(stop.refusal() ?? INTERRUPTED, error);
+    if (stop.lookupsStopped && isTransient(error)) return cutShort(stop.refusal() ?? INTERRUPTED, error);
     if (error instanceof ApiUnavailableError || (isTransient(error) && stop.apiUnavailable)) return API_UNAVAILABLE;
     if (error instanceof PaymentRequiredError) {
       credits.markExhausted();
