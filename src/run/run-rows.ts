@@ -78,13 +78,13 @@ export async function runRows(loop: RowLoop): Promise<void> {
     const planned = lookups.plan(batch, firstRow);
     metrics.planned(planned.length);
     if (firstRow === 1) loop.onFirstPlan?.(planned);
-    for (const { row, cells, result } of planned) {
+    for (const { row, cells, result, interrupted } of planned) {
       const answer = typeof result === 'function' ? result() : result;
       if (!(answer instanceof Promise)) {
         window.add(answer);
         continue;
       }
-      const fallback: FinishedRow = { row, cells, status: 'skipped', billing: 'none', data: {}, errorCode: INTERRUPTED.code, errorMessage: INTERRUPTED.message };
+      const fallback = interrupted ?? ((): FinishedRow => ({ row, cells, status: 'skipped', billing: 'none', data: {}, errorCode: INTERRUPTED.code, errorMessage: INTERRUPTED.message }));
       const budget = loop.errorBudget;
       window.addPending(budget ? answer.then((finished) => (budget.observe(finished), finished)) : answer, fallback);
       while (window.pending >= maxWaiting() && !stop.fatal && !stop.halted) {
