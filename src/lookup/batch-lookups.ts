@@ -29,17 +29,16 @@ export interface BatchLookupsOptions {
   complete?: CompleteRule | undefined;
 }
 
-/** A planned row: finished already, or the function that finishes it (and what it is if a halt gives it up while it waits). */
+/** A planned row: finished already, or the function that finishes it (and its keys: what it becomes if a halt gives it up, interrupted()). */
 export interface PlannedRow {
   row: number;
   cells: string[];
   result: FinishedRow | (() => FinishedRow | Promise<FinishedRow>);
-  /** The row given up after a halt's drain time: `interrupted`, with its stored answer (stale) when it has one. */
-  interrupted?: (() => FinishedRow) | undefined;
+  keyed: KeyedRow | undefined;
 }
 
 /** A row with its keys to try, in order: the first, and (in a waterfall) the rest. */
-interface KeyedRow {
+export interface KeyedRow {
   row: number;
   cells: string[];
   first: WaterfallKey;
@@ -79,11 +78,13 @@ export class BatchLookups {
     }
     // One store query per operation for the batch's keys instead of one per row.
     this.#options.lookups.prefetch(new Map([...keysByOp].map(([op, keys]) => [op, [...keys]])));
-    return planned.map((p) => ('first' in p ? { row: p.row, cells: p.cells, result: () => this.#tryFrom(p, 0), interrupted: () => this.#interrupted(p) } : { row: p.row, cells: p.cells, result: p }));
+    return planned.map((p) => ('first' in p ? { row: p.row, cells: p.cells, result: () => this.#tryFrom(p, 0), keyed: p } : { row: p.row, cells: p.cells, result: p, keyed: undefined }));
   }
 
-  /** A row whose lookup a halt gave up: its first key's stored answer, if it has one (a stale answer is better than none). */
-  #interrupted(p: KeyedRow): FinishedRow {
+  /** A row whose lookup a halt gave up: `interrupted`, with its first key's stored answer when it has one (a stale answer is better than none). */
+  interrupted(planned: PlannedRow): FinishedRow {
+    const p = planned.keyed;
+    if (!p) return { row: planned.row, cells: planned.cells, status: 'skipped', billing: 'none', data: {}, errorCode: INTERRUPTED.code, errorMessage: INTERRUPTED.message };
     const outcome = this.#options.lookups.orStale(opOf(p.first.target), p.first.key, INTERRUPTED);
     return finished(p.cells, p.row, outcome, { lead: leadOf(outcome) });
   }

@@ -12,6 +12,7 @@ import type { StopControl } from './stop-control.js';
 import { GateStoppedError } from './rate/rate-gate.js';
 import { CreditRefusedError } from './request-path/with-credits.js';
 import { SharedLookup } from './shared-lookup.js';
+import { optionWord } from '../options/option-table.js';
 
 export interface LookupDeps {
   store: ResultStore;
@@ -36,6 +37,11 @@ export interface LookupDeps {
    * lead is what made re-runs of known rows slow). Default 'data'.
    */
   storedForm?: StoredForm | undefined;
+  /**
+   * The run's budgets cannot refresh every stale answer tonight (run/refresh-order.ts): a found
+   * answer fetched after this is not looked up again but written as stored (`stale`, `budget`).
+   */
+  refreshBefore?: number | undefined;
 }
 
 /** What a run reads of a stored answer: the parsed data, or (cheaper, for CSV output) its cells. */
@@ -134,11 +140,23 @@ export class Lookups {
     if (pending) return pending.then(asDuplicate);
     const refused = this.#deps.stop.refusal();
     if (refused) return this.orStale(op, key, refused);
+    if (this.#deps.refreshBefore !== undefined) {
+      const waits = this.#waitsItsTurn(op, key);
+      if (waits) return waits;
+    }
     const request = (this.#shared ? this.#shared.resolve(op, key, soon) : this.#fetch(op, key, soon))
       .then((outcome) => this.orStale(op, key, outcome))
       .finally(() => this.#inFlight.delete(id));
     this.#inFlight.set(id, request);
     return request;
+  }
+
+  /** A found answer younger than the oldest the budgets refresh tonight: kept as stored, its turn on a later night. */
+  #waitsItsTurn(op: BillableOperation, key: string): LookupOutcome | undefined {
+    const { store, service, stop, refreshBefore } = this.#deps;
+    const stored = store.get(service, op, key);
+    if (stored === undefined || !stored.found || stored.refused !== undefined || stored.fetchedAt <= refreshBefore!) return undefined;
+    return this.orStale(op, key, { ...stop.turnAway('budget'), message: `not looked up: ${optionWord('budget')} cannot refresh every answer older than ${optionWord('maxAge')} in this run, and older ones went first` });
   }
 
   /**
