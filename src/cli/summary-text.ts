@@ -6,7 +6,7 @@ import { styleText } from 'node:util';
 import { periodWords, resetText } from '../core/budget-periods.js';
 import { formatDuration } from '../core/duration.js';
 import { terminalText } from '../core/terminal-text.js';
-import { exitStatusOf } from '../run/exit-status.js';
+import { errorRows, exitStatusOf } from '../run/exit-status.js';
 import type { EnrichSummary, SummaryBudget } from '../run/summary.js';
 import { formatRate, rowsWord } from './progress-line.js';
 
@@ -72,8 +72,27 @@ export function outcomeOf(s: EnrichSummary): { tone: Tone; text: string } {
     default:
       if (s.stoppedBy === 'api_unavailable') return { tone: 'bad', text: 'Stopped: the API stayed unavailable (exit 2).' };
       if (s.stoppedBy === 'redis') return { tone: 'bad', text: 'Stopped: Redis was lost (exit 2).' };
-      return { tone: 'bad', text: `Finished with ${rowsWord(s.status.error)} in error (exit 2)${see}.` };
+      return { tone: 'bad', text: `Finished with ${rowsWord(errorRows(s))} in error${staleErrorWords(s)} (exit 2)${see}.` };
   }
+}
+
+/** Of the rows in error, those written with their stale answer (their refresh failed). */
+function staleErrorWords(s: EnrichSummary): string {
+  const n = s.stale?.errors ?? 0;
+  return n > 0 ? ` (${n} written with ${n === 1 ? 'its' : 'their'} stale answer)` : '';
+}
+
+/** "; stale 112" after the statuses (of the found and not found rows): nothing when no row is stale. */
+function staleCount(s: EnrichSummary): string {
+  return s.stale?.rows ? `; stale ${s.stale.rows}` : '';
+}
+
+/** "Stale: 112 rows written with their stored answer …": the rows the run could not refresh, by what stopped it. */
+function staleLine(s: EnrichSummary): string | undefined {
+  if (!s.stale?.rows) return undefined;
+  const reasons = Object.entries(s.stale.reasons).map(([code, n]) => `${code} ${n}`).join(', ');
+  const they = s.stale.rows === 1 ? 'its stored answer' : 'their stored answers';
+  return `Stale: ${rowsWord(s.stale.rows)} written with ${they}, older than --max-age, not refreshed (${reasons}); the same command later refreshes them`;
 }
 
 /**
@@ -107,11 +126,12 @@ export function oneLineSummary(s: EnrichSummary): string {
             ? 'Redis was lost'
             : s.stoppedBy === 'api_unavailable'
               ? `the API stayed unavailable past --patience (${formatDuration(s.patienceMs)})${s.apiFailure ? `, failing with: ${s.apiFailure}` : ''}`
-              : `${rowsWord(s.status.error)} ${s.status.error === 1 ? 'is an error' : 'are errors'}`;
+              : `${rowsWord(errorRows(s))} ${errorRows(s) === 1 ? 'is an error' : 'are errors'}`;
   const { errors, skipped } = codesOf(s);
-  const codes = [errors, skipped && `skipped: ${skipped}`].filter(Boolean).join('; ');
+  const stale = Object.entries(s.stale?.reasons ?? {}).map(([code, n]) => `${code} ${n}`).join(', ');
+  const codes = [errors, skipped && `skipped: ${skipped}`, stale && `stale: ${stale}`].filter(Boolean).join('; ');
   const where = s.errorsFile ? `; see ${s.errorsFile}` : '';
-  return `${why}: ${rowsWord(s.rows)} (found ${s.status.found}, not found ${s.status.not_found}, errors ${s.status.error}, skipped ${s.status.skipped})${codes ? `; ${codes}` : ''}${where}`;
+  return `${why}: ${rowsWord(s.rows)} (found ${s.status.found}, not found ${s.status.not_found}, errors ${s.status.error}, skipped ${s.status.skipped}${staleCount(s)})${codes ? `; ${codes}` : ''}${where}`;
 }
 
 /** The summary, for a terminal: the names in it (files, columns) with their control characters escaped, the outcome painted. */
@@ -124,9 +144,9 @@ export function formatSummary(s: EnrichSummary, paint: Paint = noPaint): string 
 function summaryLines(s: EnrichSummary, outcome: string): string[] {
   const lines = [
     outcome,
-    `Rows: ${s.rows} (found ${s.status.found}, not found ${s.status.not_found}, errors ${s.status.error}, skipped ${s.status.skipped})`,
-    `Billing: charged ${s.billing.charged}, free ${s.billing.free}, cached ${s.billing.cached}, duplicate ${s.billing.duplicate}, none ${s.billing.none}`,
-    ...Object.entries(s.withBilling ?? {}).map(([extra, b]) => `Billing of --with ${extra}: charged ${b.charged}, free ${b.free}, cached ${b.cached}, duplicate ${b.duplicate}, none ${b.none}`),
+    `Rows: ${s.rows} (found ${s.status.found}, not found ${s.status.not_found}, errors ${s.status.error}, skipped ${s.status.skipped}${staleCount(s)})`,
+    `Billing: ${billingWords(s.billing)}`,
+    ...Object.entries(s.withBilling ?? {}).map(([extra, b]) => `Billing of --with ${extra}: ${billingWords(b)}`),
     ...(s.accountRead
       ? [
           `Requests: ${s.requests} (retries ${s.retries}, rate-limited ${s.rateLimited}) at up to ${rateOf(s)}`,
@@ -147,6 +167,8 @@ function summaryLines(s: EnrichSummary, outcome: string): string[] {
   const codes = codesOf(s);
   if (codes.errors) lines.push(`Error codes: ${codes.errors}`);
   if (codes.skipped) lines.push(`Skipped (not errors): ${codes.skipped}`);
+  const stale = staleLine(s);
+  if (stale) lines.push(stale);
   if (s.foundBy && Object.keys(s.foundBy).length > 1) lines.push(`Found by: ${Object.entries(s.foundBy).map(([kind, n]) => `${kind} ${n}`).join(', ')}`);
   if (s.invalidUtf8Cells > 0) lines.push(invalidUtf8Line(s));
   if (s.partial) lines.push(`Partial: --limit ${s.limit}: the outputs hold the first ${s.limit} data rows of the input only`);
@@ -170,6 +192,11 @@ function summaryLines(s: EnrichSummary, outcome: string): string[] {
     lines.push(`Stopped: the API stayed unavailable past --patience (${formatDuration(s.patienceMs)}; unavailable for ${formatDuration(s.apiUnavailableMs)} in all); the rows not looked up are skipped with api_unavailable. Run the same command again to finish.`);
   }
   return lines;
+}
+
+/** "charged 2, free 1, cached 40, duplicate 0, none 3", and "stale N" when a row was. */
+function billingWords(b: Record<string, number>): string {
+  return `charged ${b.charged ?? 0}, free ${b.free ?? 0}, cached ${b.cached ?? 0}, duplicate ${b.duplicate ?? 0}, ${b.stale ? `stale ${b.stale}, ` : ''}none ${b.none ?? 0}`;
 }
 
 /** A run that never read the account: nothing was to be looked up, or the API was down from the start (or it was stopped first). */

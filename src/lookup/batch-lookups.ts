@@ -6,7 +6,7 @@
 import type { CompanyLead, Lead, MxResult, WhoisResult } from '../api/types.js';
 import type { BillableOperation } from './credits.js';
 import type { Lookups } from './lookups.js';
-import { isAnswered, type LookupOutcome } from './outcome.js';
+import { INTERRUPTED, isAnswered, type LookupOutcome, type Unanswered } from './outcome.js';
 import type { Extra } from '../core/kinds.js';
 import { fromBytes } from '../read/index.js';
 import { extraDomains } from '../plan/extra-domains.js';
@@ -32,15 +32,16 @@ export interface BatchLookupsOptions {
   carried?: Pick<ChangeReport, 'prefetch' | 'take'> | undefined;
 }
 
-/** A planned row: finished already, or the function that finishes it. */
+/** A planned row: finished already, or the function that finishes it (and its keys: what it becomes if a halt gives it up, interrupted()). */
 export interface PlannedRow {
   row: number;
   cells: string[];
   result: FinishedRow | (() => FinishedRow | Promise<FinishedRow>);
+  keyed: KeyedRow | undefined;
 }
 
 /** A row with its keys to try, in order: the first, and (in a waterfall) the rest. */
-interface KeyedRow {
+export interface KeyedRow {
   row: number;
   cells: string[];
   first: WaterfallKey;
@@ -82,7 +83,15 @@ export class BatchLookups {
     const byOp = new Map([...keysByOp].map(([op, keys]) => [op, [...keys]]));
     this.#options.lookups.prefetch(byOp);
     this.#options.carried?.prefetch(byOp);
-    return planned.map((p) => ({ row: p.row, cells: p.cells, result: 'first' in p ? () => this.#tryFrom(p, 0) : p }));
+    return planned.map((p) => ('first' in p ? { row: p.row, cells: p.cells, result: () => this.#tryFrom(p, 0), keyed: p } : { row: p.row, cells: p.cells, result: p, keyed: undefined }));
+  }
+
+  /** A row whose lookup a halt gave up: `interrupted`, with its first key's stored answer when it has one (a stale answer is better than none). */
+  interrupted(planned: PlannedRow): FinishedRow {
+    const p = planned.keyed;
+    if (!p) return { row: planned.row, cells: planned.cells, status: 'skipped', billing: 'none', data: {}, errorCode: INTERRUPTED.code, errorMessage: INTERRUPTED.message };
+    const outcome = this.#options.lookups.orStale(opOf(p.first.target), p.first.key, INTERRUPTED);
+    return finished(p.cells, p.row, outcome, { lead: leadOf(outcome) });
   }
 
   #planOne(cells: string[], row: number): KeyedRow | FinishedRow | undefined {
@@ -170,12 +179,19 @@ export class BatchLookups {
       const key = domains[extra];
       if (key !== undefined) this.#carry(base, extra, [{ op: extra === 'company' ? 'lookup_domain' : extra, key }]);
     }
-    // An extra that failed makes the row an error (the sidecar says which), as its own lookup would.
+    // An extra that failed makes the row an error (the sidecar says which), as its own lookup would;
+    // one with a stale answer keeps it, and says why it was not refreshed, unless the row says so already.
     for (const [name, outcome, of] of [['MX', mx, domain], ['Whois', whois, domain], ['Company', firm, company]] as const) {
-      if (!outcome || isAnswered(outcome) || (base.status !== 'found' && base.status !== 'not_found')) continue;
+      if (!outcome || (base.status !== 'found' && base.status !== 'not_found')) continue;
+      if (isAnswered(outcome)) {
+        if (outcome.stale && base.unrefreshed === undefined) unrefreshed(base, outcome.stale, `${name} of ${of}: ${outcome.stale.message}`);
+        continue;
+      }
       base.status = outcome.kind;
       base.errorCode = outcome.code;
       base.errorMessage = `${name} of ${of}: ${outcome.message}`;
+      base.unrefreshed = undefined;
+      base.failure = outcome.failure;
     }
     return base;
   }
@@ -190,11 +206,24 @@ function unplanned(cells: string[], row: number, planned: { kind: 'invalid' | 'n
 
 function finished(cells: string[], row: number, outcome: LookupOutcome, data: RowData): FinishedRow {
   if (!isAnswered(outcome)) {
-    return { row, cells, status: outcome.kind, billing: 'none', data, errorCode: outcome.code, errorMessage: outcome.message, ...(outcome.stored ? { stored: true } : {}) };
+    return { row, cells, status: outcome.kind, billing: 'none', data, errorCode: outcome.code, errorMessage: outcome.message, ...failureOf(outcome), ...(outcome.stored ? { stored: true } : {}) };
   }
   const done: FinishedRow = { row, cells, status: outcome.kind, billing: outcome.billing, data, cellsRecord: outcome.cellsRecord };
   if (outcome.earlier) done.earlier = { lead: outcome.earlier };
+  if (outcome.stale) unrefreshed(done, outcome.stale, outcome.stale.message);
   return done;
+}
+
+/** The row keeps a stale answer: why it was not refreshed, in the sidecar's words (`message`: as the row says it). */
+function unrefreshed(row: FinishedRow, why: Unanswered, message: string): void {
+  row.unrefreshed = why.kind;
+  row.errorCode = why.code;
+  row.errorMessage = message;
+  if (why.failure) row.failure = why.failure;
+}
+
+function failureOf(outcome: Unanswered): Pick<FinishedRow, 'failure'> {
+  return outcome.failure ? { failure: outcome.failure } : {};
 }
 
 function leadOf(outcome: LookupOutcome): Lead | CompanyLead | undefined {

@@ -35,6 +35,7 @@ import type { StoredAnswers } from './count-rows.js';
 import type { Resources } from './resources.js';
 import { accountOrNone, creditAccount } from './run-account.js';
 import type { RunColumns } from './run-columns.js';
+import { holdsStaleAnswers, ordersRefreshes, refreshCutoff, refreshLine, type StoredAges } from './refresh-order.js';
 import { RunStop } from './run-stop.js';
 import { transportOf, type EnrichSettings } from './settings.js';
 import { accountStopLine, tellAvailability, wireCoordinator, wireInterrupts } from './stop-wiring.js';
@@ -165,7 +166,10 @@ async function startLookups(run: OpenedRun, resources: Resources, opening: RunOp
   // A balance reading is asked again only after a 429 (once: the gate holds it until the pause ends).
   const readingRetry = new RetryPolicy({ retries: 0, maxRateLimited: 1 });
   path.guardCredits({ credits, budgets, onReserveReached: () => stop.stop('credits'), refreshEveryMs: settings.tuning.creditsRefreshMs, readingRetry });
-  const lookups = lookupsOf(run, runId, credits, coordinator, resources, opening.storedForm);
+  const ages = storedAges(run);
+  const refreshBefore = ordersRefreshes(settings) && !stop.lookupsStopped && holdsStaleAnswers(settings, ages) ? await refreshCutoff(settings, ages, await spendable(budgets, credits)) : undefined;
+  if (refreshBefore !== undefined) settings.notice(refreshLine(refreshBefore));
+  const lookups = lookupsOf(run, runId, credits, coordinator, resources, opening.storedForm, refreshBefore);
   const { input } = opening;
   const listing = settings.changes === undefined ? undefined : new ChangeListing(changeReportOf(run, runId, resources), input.changes, input.targets, settings.extras);
   const writer = opening.writer(input);
@@ -212,7 +216,18 @@ function budgetsOf(run: OpenedRun, runId: string, coordinator: Coordinator | und
   return new Budgets({ limits: settings.budgets, ledger, now: settings.tuning.now, service, runId });
 }
 
-function lookupsOf(run: OpenedRun, runId: string, credits: CreditAccount, coordinator: Coordinator | undefined, resources: Resources, storedForm: StoredForm): Lookups {
+/** What the night may spend: the least its budgets have left, and no more than the balance above the reserve. */
+async function spendable(budgets: Budgets, credits: CreditAccount): Promise<number> {
+  const left = (await budgets.standings()).map((standing) => standing.left);
+  return Math.min(...left, credits.estimatedBalance - credits.reserve);
+}
+
+/** The stored answers' ages as the run sees them: its service, its clock, its cells (no answer parsed). */
+function storedAges(run: OpenedRun): StoredAges {
+  return { store: run.store, service: run.service, layout: (op) => ANSWER_CELLS.layout(op), now: Date.now() };
+}
+
+function lookupsOf(run: OpenedRun, runId: string, credits: CreditAccount, coordinator: Coordinator | undefined, resources: Resources, storedForm: StoredForm, refreshBefore: number | undefined): Lookups {
   const { settings, store, service, stop, path } = run;
   return new Lookups({
     store,
@@ -227,6 +242,7 @@ function lookupsOf(run: OpenedRun, runId: string, credits: CreditAccount, coordi
     claimPollMs: DEFAULTS.claimPollMs,
     cells: ANSWER_CELLS,
     storedForm,
+    refreshBefore,
   });
 }
 
