@@ -9,7 +9,6 @@ import type { CompanyLead, MxResult, WhoisResult } from '../api/types.js';
 import type { EarlierAnswer, EarlierAnswers, FieldChange, FinishedRow, RowData } from '../core/rows.js';
 import { BOOKKEEPING_COLUMNS, type ColumnSet } from './columns.js';
 import { escapeFormula } from './csv-lines.js';
-import { toBytes } from '../read/index.js';
 
 type Part = keyof EarlierAnswers;
 
@@ -69,8 +68,8 @@ export class AnswerChanges {
 /** The header of the --changes file. */
 export const CHANGES_HEADER = ['row', 'key', 'field', 'before', 'after', 'before_fetched_at', 'after_fetched_at'];
 
-/** A row's lines of the --changes file: cells formula-escaped as the output's added cells, as byte strings. */
-export function changeLines(row: FinishedRow): string[][] {
+/** A row's records of the --changes file, the header's cells as text (changes-file.ts writes them in the file's format). */
+export function changeRecords(row: FinishedRow): string[][] {
   const iso = (ms: number) => new Date(ms).toISOString();
-  return (row.changes ?? []).map((c) => [String(row.row), c.key, c.field, c.before, c.after, iso(c.beforeFetchedAt), iso(c.afterFetchedAt)].map((cell) => toBytes(escapeFormula(cell))));
+  return (row.changes ?? []).map((c) => [String(row.row), c.key, c.field, c.before, c.after, iso(c.beforeFetchedAt), iso(c.afterFetchedAt)]);
 }
