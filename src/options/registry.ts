@@ -76,7 +76,7 @@ export const OPTIONS = {
   // The older spelling of maxAge, in milliseconds: the library's only.
   maxAgeMs: { library: true, rule: rules.nonNegativeInteger },
   refresh: { flag: 'refresh', type: boolean, ...IN, rule: rules.yesOrNo, default: false, help: 'ignore answers stored by earlier runs' },
-  changes: { flag: 'changes', type: string, ...IN, rule: rules.changesFile, help: 'write what changed in the answers of keys looked up again (older than --max-age, or --refresh) to this CSV, one line per changed field, and add the column lead_changed' },
+  changes: { flag: 'changes', type: string, ...IN, rule: rules.changesFile, help: 'write what changed in the answers of keys looked up again (older than --max-age, or --refresh) to this file, one line per changed field (CSV; .jsonl or .xlsx by the name; - for stdout), and add the column lead_changed' },
   quiet: { flag: 'quiet', alias: 'q', type: boolean, help: 'no progress and no summary on success (a run that does not exit 0 still prints its one-line summary)' },
   maxErrors: { flag: 'max-errors', type: string, ...IN, rule: rules.errorLimit, help: "stop looking up once more than N rows (or N% of the rows looked up, judged after 50) are errors of the API's; exit 4" },
   patience: { flag: 'patience', type: string, ...IN, rule: durationMs, default: DEFAULTS.patienceMs, show: formatDuration, help: 'how long to wait for an API that is down before giving up on it (default {default}); then exit 2, the rest skipped' },

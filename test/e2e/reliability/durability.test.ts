@@ -88,13 +88,15 @@ describe('two runs on one store', () => {
 
 describe('two runs on one output', () => {
   it('the second exits 1 at once naming the file and the run that writes it; the first finishes right', async () => {
-    const s = await sandbox();
+    // Answers that take 30-50 ms, two at a time: the first run lasts some 5 s, past the two runs
+    // started against it (at --rpm 1800 alone, its 120 lookups fit one window and were done first).
+    const s = await sandbox({ latencyMs: [30, 50] });
     const dir = makeTempDir();
-    const keys = emails(120, 'locked');
+    const keys = emails(240, 'locked');
     const file = input(dir, keys);
     const out = path.join(dir, 'out.csv');
     const env = envFor(s, dir);
-    const first = spawnCli(['enrich', file, '-o', out, '--rpm', '1800', '--quiet'], { env, timeoutMs: 60_000 });
+    const first = spawnCli(['enrich', file, '-o', out, '--rpm', '1800', '--concurrency', '2', '--quiet'], { env, timeoutMs: 60_000 });
     first.stdin!.end();
     await until(() => lookupsSeen(s) >= 5, '5 lookups');
     const started = Date.now();
