@@ -292,13 +292,21 @@ describe('--changes: its file and its column', () => {
       expect(r.stderr).toBe(`lead-enrich: --changes would overwrite ${said} (${target}): choose another path (code: config)\n`);
       expect(fs.existsSync(path.join(dir, 'out.csv'))).toBe(false);
     }
+    // A path it cannot write is said naming --changes (not -o / --errors), before any lookup.
+    const through = path.join(input, 'changes.csv');
+    const unwritable = await runCli(['enrich', input, '--sandbox', '-o', path.join(dir, 'out.csv'), '--store', store, '--changes', through], {});
+    expect(unwritable.code).toBe(1);
+    expect(unwritable.stderr).toBe(`lead-enrich: Cannot write ${through}: a part of the path is a file, not a folder; choose another path with --changes (code: unwritable_output)\n`);
+    expect(fs.existsSync(path.join(dir, 'out.csv'))).toBe(false);
     // `-` is standard output, as /dev/stdout is: the changes there, the --json summary on stderr.
     const dash = await runCli(['enrich', input, '--sandbox', '-o', path.join(dir, 'out.csv'), '--store', store, '--changes', '-', '--json', '-q'], {});
     expect(dash.code, dash.stderr).toBe(0);
     expect(dash.stdout).toBe('row,key,field,before,after,before_fetched_at,after_fetched_at\n');
     expect(JSON.parse(dash.stderr)).toMatchObject({ exitCode: 0, rows: 1 });
     // Two outputs into one stream could not be taken apart: refused before any lookup.
-    for (const changes of ['-', '/dev/stdout']) {
+    // /dev/stdout through a link of our own: a build that replaced what it names would replace the link only.
+    fs.symlinkSync('/dev/stdout', path.join(dir, 'stdout'));
+    for (const changes of ['-', path.join(dir, 'stdout')]) {
       const both = await runCli(['enrich', input, '--sandbox', '-o', '-', '--store', store, '--changes', changes], {});
       expect(both.code).toBe(1);
       expect(both.stderr).toBe('lead-enrich: --changes would write into standard output, where --output writes: give one of them a file (code: config)\n');
