@@ -247,6 +247,7 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
   ]);
   tuneHeapForEnrich(options.input);
   if (rowsOnStdout(options)) refuseRowsInto(filesOf(options));
+  else if (options.changes === '-') refuseRowsInto(filesOf(options), 'the changes');
   const view = progressView(stderrLines(io), args.quiet ? { kind: 'quiet' } : io.isTty ? { kind: 'terminal', stream: process.stderr } : { kind: 'plain' });
   // Every line goes through the view: on a terminal it is written above the progress line.
   const say = (line: string) => view.print(line);
