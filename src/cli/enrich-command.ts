@@ -12,6 +12,7 @@ import { environment } from '../api/environment.js';
 import { formatDuration } from '../core/duration.js';
 import { configFilesOf, readOption, withConfigFiles, withDoors, type Doors } from '../options/option-table.js';
 import { refuseRowsInto } from './stdout-file.js';
+import { isStandardOutput } from '../write/output-place.js';
 import type { Door } from '../options/refusal.js';
 import { FLAG_NAMES, LIBRARY_NAMES, argName, defaultOf, row as rowOf, type FlagArgs, type OptionName } from '../options/registry.js';
 import { flagOptions } from './flag-options.js';
@@ -89,7 +90,7 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
         const ci = await openCiStep(io, args, target.config, noticeLines(io));
         const options = optionsFrom(args, target);
         // The JSON of every outcome, a failure's too, goes where the summary's goes.
-        if (args.json) io.json = rowsOnStdout(options) ? 'err' : 'out';
+        if (args.json) io.json = rowsOnStdout(options) || [options.output, options.errors, options.changes, options.report].some(isStandardOutput) ? 'err' : 'out';
         if (args.dryRun) await dryRun(io, options, args.json ?? false);
         else if (args.yes || (await confirmed(io, options, confirmAboveOf(target)))) await run(io, options, args, ci);
       } finally {
@@ -253,6 +254,7 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs, ci: CiSt
   ]);
   tuneHeapForEnrich(options.input);
   if (rowsOnStdout(options)) refuseRowsInto(filesOf(options));
+  else if (options.changes === '-') refuseRowsInto(filesOf(options), 'the changes');
   const view = progressView(stderrLines(io), args.quiet ? { kind: 'quiet' } : io.isTty ? { kind: 'terminal', stream: process.stderr } : { kind: 'plain' });
   // Every line goes through the view: on a terminal it is written above the progress line.
   const say = (line: string) => view.print(line);

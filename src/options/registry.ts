@@ -76,7 +76,7 @@ export const OPTIONS = {
   // The older spelling of maxAge, in milliseconds: the library's only.
   maxAgeMs: { library: true, rule: rules.nonNegativeInteger },
   refresh: { flag: 'refresh', type: boolean, ...IN, rule: rules.yesOrNo, default: false, help: 'ignore answers stored by earlier runs' },
-  changes: { flag: 'changes', type: string, ...IN, rule: rules.changesFile, help: 'write what changed in the answers of keys looked up again (older than --max-age, or --refresh) to this CSV, one line per changed field, and add the column lead_changed' },
+  changes: { flag: 'changes', type: string, ...IN, rule: rules.changesFile, help: 'write what changed in the answers of keys looked up again (older than --max-age, or --refresh) to this file, one line per changed field (CSV; .jsonl or .xlsx by the name; - for stdout), and add the column lead_changed' },
   quiet: { flag: 'quiet', alias: 'q', type: boolean, help: 'no progress and no summary on success (a run that does not exit 0 still prints its one-line summary)' },
   // The command line's: a program has the summary object and writes no log lines (docs/reference.md, "In a CI step").
   ci: { flag: 'ci', type: string, config: true, rule: rules.oneOf(['auto', 'github', 'gitlab', 'none'] as const), default: 'auto', help: 'in a CI step, speak its conventions (job summary, annotations, step outputs, log groups): auto, github, gitlab or none (default {default}: GitHub Actions under GITHUB_ACTIONS=true, GitLab under GITLAB_CI=true)' },

@@ -10,7 +10,7 @@ import type { Extra } from '../core/kinds.js';
 import type { FinishedRow } from '../core/rows.js';
 import { LOOKUP_OPERATION, type LookupTarget } from '../plan/plan.js';
 import type { ChangeReport } from '../store/change-report.js';
-import { changeLinesOf, type AnswerChanges, type Part } from '../write/answer-changes.js';
+import { changeRecordsOf, type AnswerChanges, type Part } from '../write/answer-changes.js';
 import type { RowSink } from '../write/row-writer.js';
 
 /** The changes of earlier runs this run's file listed (summary: `carriedOver`). */
@@ -71,7 +71,7 @@ export class ChangeListing {
   async #listRest(writer: RowSink): Promise<void> {
     for (const changes of this.report.rest(new Set(this.#parts.keys()))) {
       const first = changes[0]!;
-      const lines = changeLinesOf(0, this.#changes.alone(this.#parts.get(first.op)!, changes));
+      const lines = changeRecordsOf(0, this.#changes.alone(this.#parts.get(first.op)!, changes));
       for (const change of changes) this.report.listed(change.op, change.key, change.refetchedAt);
       if (lines.length === 0) continue;
       this.#count(1, lines.length, true);

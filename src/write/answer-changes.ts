@@ -14,7 +14,7 @@ import type { CarriedChange, EarlierAnswer, EarlierAnswers, FieldChange, Finishe
 import { BOOKKEEPING_COLUMNS, type ColumnSet } from './columns.js';
 import type { CellFill } from './cell-fill.js';
 import { escapeFormula } from './csv-lines.js';
-import { fromBytes, toBytes } from '../read/index.js';
+import { fromBytes } from '../read/index.js';
 
 export type Part = keyof EarlierAnswers;
 
@@ -127,14 +127,14 @@ function stampOf(then: EarlierAnswer): Pick<FieldChange, 'key' | 'beforeFetchedA
 /** The header of the --changes file. */
 export const CHANGES_HEADER = ['row', 'key', 'field', 'before', 'after', 'before_fetched_at', 'after_fetched_at'];
 
-/** Lines of the --changes file for `changes` at data row `row` (0: no row of the file), cells formula-escaped as the output's added cells, as byte strings. */
-export function changeLinesOf(row: number, changes: readonly FieldChange[]): string[][] {
+/** Records of the --changes file for `changes` at data row `row` (0: no row of the file), the header's cells as text (changes-file.ts writes them in the file's format). */
+export function changeRecordsOf(row: number, changes: readonly FieldChange[]): string[][] {
   const iso = (ms: number) => new Date(ms).toISOString();
   const at = row === 0 ? '' : String(row);
-  return changes.map((c) => [at, c.key, c.field, c.before, c.after, iso(c.beforeFetchedAt), iso(c.afterFetchedAt)].map((cell) => toBytes(escapeFormula(cell))));
+  return changes.map((c) => [at, c.key, c.field, c.before, c.after, iso(c.beforeFetchedAt), iso(c.afterFetchedAt)]);
 }
 
-/** A row's lines of the --changes file: its own changes, then the carried ones of its keys. */
-export function changeLines(row: FinishedRow): string[][] {
-  return changeLinesOf(row.row, [...(row.changes ?? []), ...(row.carriedChanges ?? [])]);
+/** A row's records of the --changes file: its own changes, then the carried ones of its keys. */
+export function changeRecords(row: FinishedRow): string[][] {
+  return changeRecordsOf(row.row, [...(row.changes ?? []), ...(row.carriedChanges ?? [])]);
 }
