@@ -4,7 +4,7 @@
 // --fill fills. Rows made by hand, no store, no server.
 import { describe, expect, it } from 'vitest';
 import type { CarriedChange, EarlierAnswer, FinishedRow } from '../../src/core/rows.js';
-import { AnswerChanges, changeLines, changeLinesOf } from '../../src/write/answer-changes.js';
+import { AnswerChanges, changeRecords, changeRecordsOf } from '../../src/write/answer-changes.js';
 import { CellFill, fillTargets } from '../../src/write/cell-fill.js';
 import { columnsFor } from '../../src/write/columns.js';
 
@@ -62,7 +62,7 @@ describe('the changes an earlier run stored (carried)', () => {
       ['Manager', 'Director', 500, 1_000],
     ]);
     // The file's lines: its own first, then the carried ones, all at the row.
-    expect(changeLines(row).map((line) => [line[0], line[3], line[4]])).toEqual([['7', 'Director', 'CEO'], ['7', 'Engineer', 'Manager'], ['7', 'Manager', 'Director']]);
+    expect(changeRecords(row).map((line) => [line[0], line[3], line[4]])).toEqual([['7', 'Director', 'CEO'], ['7', 'Engineer', 'Manager'], ['7', 'Manager', 'Director']]);
   });
 
   it('one that cannot be compared, or that shows in no column this run writes: no line', () => {
@@ -74,7 +74,7 @@ describe('the changes an earlier run stored (carried)', () => {
   it('of a key no row stands for: compared as a row of that answer alone, with an empty row in the file', () => {
     const lines = changes.alone('lead', [carried(person('Engineer'), person(undefined), [1, 2]), carried(person(undefined), person('CTO'), [2, 3])]);
     expect(lines.map((c) => [c.field, c.before, c.after])).toEqual([['status', 'found', 'not_found'], ['status', 'not_found', 'found']]);
-    expect(changeLinesOf(0, lines).map((line) => line[0])).toEqual(['', '']);
+    expect(changeRecordsOf(0, lines).map((line) => line[0])).toEqual(['', '']);
   });
 });
 
