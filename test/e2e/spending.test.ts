@@ -283,9 +283,15 @@ describe("one service's spend", () => {
     const rehearsed = rehearsal.stats.creditsCharged;
     expect(rehearsed).toBeGreaterThan(100);
     // The real service's day budget is smaller than what the rehearsal spent: it counts none of it.
-    const r = await runCli(['enrich', people(dir, 10, 'n', 'night.csv'), '-q', '--budget', '100/day'], { env: envOf(real, store) });
+    const r = await runCli(['enrich', people(dir, 10, 'n', 'night.csv'), '--json', '--budget', '100/day'], { env: envOf(real, store) });
     expect(r.code, r.stderr).toBe(0);
     expect(real.stats.creditsCharged).toBeGreaterThan(40);
+    expect(JSON.parse(r.stdout).budgets).toEqual([expect.objectContaining({ budget: '100/day', spent: real.stats.creditsCharged, left: 100 - real.stats.creditsCharged })]);
+    // -q: the one line of a run the real service's budget stops names its spend only.
+    const stopped = await runCli(['enrich', people(dir, 10, 'm', 'more.csv'), '-q', '--budget', `${real.stats.creditsCharged + 4}/day`], { env: envOf(real, store) });
+    expect(stopped.code).toBe(3);
+    expect(lines(stopped.stderr)).toHaveLength(1);
+    expect(stopped.stderr).toContain(`stopped at --budget ${real.stats.creditsCharged + 4}/day (${real.stats.creditsCharged} of ${real.stats.creditsCharged + 4} credits spent on`);
     const plan = await runCli(['enrich', people(dir, 5, 'p', 'plan.csv'), '--dry-run', '--budget', '100/day'], { env: envOf(real, store) });
     expect(plan.stdout).toContain(`Budget 100/day: ${real.stats.creditsCharged} credits spent today`);
     // store spend shows each service apart, and what is left of a budget for each.

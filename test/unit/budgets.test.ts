@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { periodAt, resetText } from '../../src/core/budget-periods.js';
 import { RuleBroken } from '../../src/core/rule.js';
-import { Budgets, budgetStopLine } from '../../src/lookup/budget.js';
+import { budgetCallLine, Budgets, budgetStopLine } from '../../src/lookup/budget.js';
 import { storeLedger } from '../../src/lookup/spend-ledgers.js';
 import { budgets } from '../../src/options/rules.js';
 import { ResultStore } from '../../src/store/result-store.js';
@@ -165,5 +165,22 @@ describe('budgets over the ledger', () => {
     expect(run.stopped).toMatchObject({ limit: { credits: 12, per: 'run' }, spent: 5, held: 7, period: undefined });
     expect(budgetStopLine(run.stopped!)).toContain('budget 12 (5 credits spent by this run, 7 more held by lookups in flight)');
     store.close();
+  });
+});
+
+describe('the stop lines', () => {
+  const period = periodAt('day', at('2026-03-14T18:48:00Z'));
+  const stop = { limit: { credits: 300, per: 'day' as const }, spent: 290, held: 8, period, at: at('2026-03-14T18:48:00Z') };
+
+  it("names when another run's held credits count as spent if it has stopped, as well as the period's reset", () => {
+    expect(budgetStopLine({ ...stop, lapseInMs: 290_000 })).toBe(
+      'No more lookups: the next one could have spent more than budget 300/day (290 of 300 credits spent on 2026-03-14 (UTC), 8 more held by lookups in flight (answered soon, or, if their run has stopped, counted as spent at 18:52:50 UTC, in 4m 50s)); the rows not looked up are written as skipped (budget); the day resets at 00:00 UTC, in 5h 12m: run the same command again then to finish',
+    );
+    // Only this run's own lookups held: nothing to lapse.
+    expect(budgetStopLine(stop)).toContain('(290 of 300 credits spent on 2026-03-14 (UTC), 8 more held by lookups in flight); the rows');
+  });
+
+  it('a single call refused: nothing sent, when to run it again', () => {
+    expect(budgetCallLine({ ...stop, held: 0 })).toBe('Not sent: the call could have spent more than budget 300/day (290 of 300 credits spent on 2026-03-14 (UTC)); the day resets at 00:00 UTC, in 5h 12m: run it again then');
   });
 });
