@@ -33,10 +33,14 @@ export interface LeaseWatchOptions {
 /** A monotonic clock: what a wall clock set forward or back does not move. */
 export const monotonicMs = (): number => performance.now();
 
+/** Holders watched before the ones not looked at for a lease are let go (memory stays flat). */
+const PRUNE_FROM = 1_000;
+
 export class LeaseWatch {
   readonly #options: LeaseWatchOptions;
-  /** Each holder's deadline as first seen unchanged, and when (this run's elapsed time). */
-  readonly #seen = new Map<string, { mark: number; since: number }>();
+  /** Each holder's deadline as first seen unchanged, since when, and when it was last looked at (this run's elapsed time). */
+  readonly #seen = new Map<string, { mark: number; since: number; looked: number }>();
+  #pruneAt = PRUNE_FROM;
 
   constructor(options: LeaseWatchOptions) {
     this.#options = options;
@@ -53,10 +57,21 @@ export class LeaseWatch {
     const now = this.#options.elapsed();
     const seen = this.#seen.get(holder.id);
     if (seen === undefined || seen.mark !== holder.mark) {
-      this.#seen.set(holder.id, { mark: holder.mark, since: now });
+      this.#seen.set(holder.id, { mark: holder.mark, since: now, looked: now });
+      if (this.#seen.size > this.#pruneAt) this.#prune(now);
       return this.#options.leaseMs;
     }
+    seen.looked = now;
     return Math.max(0, this.#options.leaseMs - (now - seen.since));
+  }
+
+  /**
+   * Lets go of the holders not looked at for a lease (a key another run answered meanwhile): one
+   * looked at again later starts its count anew, which only delays its lapse, never hastens it.
+   */
+  #prune(now: number): void {
+    for (const [id, seen] of this.#seen) if (now - seen.looked > this.#options.leaseMs) this.#seen.delete(id);
+    this.#pruneAt = Math.max(PRUNE_FROM, 2 * this.#seen.size);
   }
 
   /** `id` was released or taken over: nothing more to watch. */
