@@ -32,9 +32,9 @@ export function callOptions<T>(yargs: Argv<T>): Argv<T & ChargedCallArgs> {
     yargs.option('store', {
       type: 'string',
       requiresArg: true,
-      describe: 'the result store whose ledger records what the call is charged (the day and month budgets of every run on it count it)',
+      describe: 'The result store whose ledger records what the call is charged (the day and month budgets of every run on it count it)',
       defaultDescription: "$LEAD_ENRICH_STORE, else the default store (the sandbox's own with --sandbox)",
     }),
-    'not sent when it could pass this day or month budget (N/day, N/month; repeatable), every run on the store together; default: the config file\'s "budget"',
+    'Not sent when it could pass this day or month budget (N/day, N/month; repeatable), every run on the store together; default: the config file\'s "budget"',
   );
 }
