@@ -210,9 +210,12 @@ async function awaitAccount(path: RequestPath, rpm: number | undefined, stop: Ru
 /** The run's budgets, over the ledger where every charge is recorded: Redis's with --redis, else the store's. */
 function budgetsOf(run: OpenedRun, runId: string, coordinator: Coordinator | undefined, resources: Resources): Budgets {
   const { settings, store, service } = run;
-  const local = coordinator ? undefined : storeLedger(store, runId, DEFAULTS.spendHoldLeaseMs);
+  // Once per run, before its first call: the per-call rows no budget reads any more are folded
+  // into the per-day totals (store/ledger-upkeep.ts), so the ledger stays small for years.
+  if (!store.readonly) store.spend().fold();
+  const local = coordinator ? undefined : storeLedger(store, runId, DEFAULTS.spendHoldLeaseMs, service);
   if (local) resources.defer(() => local.close());
-  const ledger = local ?? redisLedger(coordinator!, store);
+  const ledger = local ?? redisLedger(coordinator!, store, service);
   return new Budgets({ limits: settings.budgets, ledger, now: settings.tuning.now, service, runId });
 }
 
@@ -296,7 +299,10 @@ export function storedAnswers(settings: EnrichSettings, store: ResultStore, serv
 
 /** Where the dry run reads what the day and month budgets have spent: Redis with --redis, else the store. */
 export async function spendStanding(run: OpenedRun, resources: Resources): Promise<Pick<SpendLedger, 'standing'>> {
-  if (!run.settings.redis || !run.settings.budgets.some(isPeriodLimit)) return run.store.spend().ledger;
+  if (!run.settings.redis || !run.settings.budgets.some(isPeriodLimit)) {
+    const { ledger } = run.store.spend();
+    return { standing: (period) => ledger.standing(period, run.service) };
+  }
   return (await connectCoordinator(run.settings.redis, run.service, run.api, resources)).spend;
 }
 

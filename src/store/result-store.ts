@@ -27,7 +27,7 @@ import path from 'node:path';
 import { ConfigError, type StoreFailedError } from '../api/errors.js';
 import { CommitSchedule } from './commit-schedule.js';
 import { StoreClaims } from './store-claims.js';
-import { LedgerReader, SpendHolds, type Settle } from './store-spend.js';
+import { storeSpend, type Settle, type StoreSpend } from './store-spend.js';
 import { BatchWriter } from './batch-writer.js';
 import { storeFailure, storeRead, storeReads } from './store-failure.js';
 import { cellsText, recordOf, type AnswerCells } from './answer-cells.js';
@@ -314,11 +314,11 @@ export class ResultStore {
    * Claims on keys in flight for the run `owner`, kept in this file: another run on the same store
    * waits for the answer instead of paying again (store-claims.ts).
    */
-  claims(owner: string, service: string, leaseMs: number): StoreClaims {
+  claims(owner: string, service: string, leaseMs: number, elapsed?: () => number): StoreClaims {
     if (this.closed) throw closedError(this.path);
     if (this.readonly) throw new Error(`The result store at ${this.path} was opened read-only`);
     const db = this.db;
-    const claims = new StoreClaims(db, { owner, service, leaseMs, now: this.options.now, flush: () => this.flush() });
+    const claims = new StoreClaims(db, { owner, service, leaseMs, now: this.options.now, flush: () => this.flush(), ...(elapsed ? { elapsed } : {}) });
     // Statements of a closed database throw: the claims go with the store.
     return claims;
   }
@@ -337,10 +337,10 @@ export class ResultStore {
     if (this.schedule.queued(this.queued === 1, this.queued, this.options.now())) this.flush();
   }
 
-  /** The ledger's reads, and the holds of run `owner` on the day and month budgets every run on this file shares (store-spend.ts). */
-  spend(): { ledger: LedgerReader; holds: (owner: string, leaseMs: number) => SpendHolds } {
+  /** The ledger's reads, a run's holds on the budgets every run on this file shares, and the ledger's upkeep (store-spend.ts). */
+  spend(): StoreSpend {
     if (this.closed) throw closedError(this.path);
-    return { ledger: new LedgerReader(this.db), holds: (owner, leaseMs) => new SpendHolds(this.db, { owner, path: this.path, leaseMs, now: this.options.now }) };
+    return storeSpend(this.db, this.path, this.options.now);
   }
 
   /** Flush, then close. Idempotent. If the final flush fails, the store is closed anyway and the error thrown. */
