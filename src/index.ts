@@ -18,7 +18,6 @@ export type { ClientRetryOptions, LeadClientOptions } from './lookup/lead-client
 export { validateBaseUrl } from './api/base-url.js';
 export type { ApiResponse, TransportOptions } from './api/transport.js';
 export * from './api/errors.js';
-export { CoordinationLostError } from './cluster/redis-link.js';
 export type * from './api/types.js';
 export { parseServiceLimits, parseLimitCount, retryAtFrom } from './api/limits.js';
 export type { RateHeaders, RateLimitFacts } from './api/limits.js';

@@ -32,7 +32,9 @@ export type ErrorCode =
   | 'max_errors'
   | 'api_unavailable'
   | 'budget'
-  | 'complete';
+  | 'complete'
+  // A row whose request the API refused with a 4xx other than 400 (a 404: usually a wrong base URL).
+  | 'request_rejected';
 
 export interface ErrorDetails {
   cause?: unknown;
@@ -75,6 +77,16 @@ export class BadRequestError extends LeadEnrichError {
   constructor(message: string, reasons: ValidationReason[] = [], details: ErrorDetails = {}) {
     super('bad_request', message, details);
     this.reasons = reasons;
+  }
+}
+
+/**
+ * A row's request that the API refused with a 4xx other than 400 (a 404 without the API's body:
+ * usually a base URL that is not the API): the request's problem, not the key's (`status` says which).
+ */
+export class RequestRejectedError extends LeadEnrichError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('request_rejected', message, details);
   }
 }
 
@@ -240,26 +252,41 @@ export class StoreFailedError extends LeadEnrichError {
 }
 
 /**
- * Why one row of `enrichRows` has no answer: its `code` is the sidecar's `error_code` (an API
- * failure's own code, `invalid_input`, `no_key`, `credit_reserve`, `interrupted`, `max_errors`, ...).
+ * Why one row of `enrichRows` was not looked up, for the codes that have no class of their own
+ * (`no_key`, `complete`, `credit_reserve`, `budget`, `max_errors`): its `code` is the sidecar's
+ * `error_code`; `cause`, the failure a try met before a stop cut its retries short. A row's other
+ * codes are errors of their own class (run/row-error.ts).
  */
 export class RowError extends LeadEnrichError {
-  constructor(code: ErrorCode, message: string) {
-    super(code, message);
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
+    super(code, message, details);
   }
 }
 
-/** The API stayed down longer than the patience (--patience): the run gave up on it; nothing was sent for this row. */
+/** The API stayed down longer than the patience (--patience): the run gave up on it; nothing was sent for this row (`cause`: what the last try met). */
 export class ApiUnavailableError extends LeadEnrichError {
-  constructor(message: string) {
-    super('api_unavailable', message);
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('api_unavailable', message, details);
   }
 }
 
-/** The run was stopped (SIGINT, SIGTERM, the caller's AbortSignal) before it had anything to write: exit 130. */
+/**
+ * The run was stopped (SIGINT, SIGTERM, the caller's AbortSignal) before it had anything to write:
+ * exit 130. A row of enrichRows not looked up because the run was stopped is one too.
+ */
 export class InterruptedError extends LeadEnrichError {
-  constructor(message: string) {
-    super('interrupted', message);
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('interrupted', message, details);
+  }
+}
+
+/**
+ * Redis went away during a run (--redis): lookups stop, what is done is written. Here with the
+ * others, not beside the Redis client: the library's public types then need none of ioredis's.
+ */
+export class CoordinationLostError extends LeadEnrichError {
+  constructor(message: string, cause?: unknown) {
+    super('redis_unavailable', message, cause === undefined ? {} : { cause });
   }
 }
 

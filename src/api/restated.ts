@@ -3,12 +3,13 @@
 import { LeadEnrichError } from './errors.js';
 
 /**
- * The same failure in other words (what was being done when it happened): of the same class and
- * with the same fields, so that `instanceof` and `code` still tell its kind (docs/library.md,
- * "Errors"); the original is its cause.
+ * The same failure in other words (what was being done when it happened): of the same class, with
+ * the same fields and the same cause, so that `instanceof`, `code` and what the cause says (a host
+ * that does not exist: api/network-errors.ts isUnknownHost) still tell its kind (docs/library.md,
+ * "Errors"). The new message holds the old one.
  */
 export function restated<E extends LeadEnrichError>(error: E, message: string): E {
-  const copy = new LeadEnrichError(error.code, message, { cause: error });
+  const copy = new LeadEnrichError(error.code, message, error.cause === undefined ? {} : { cause: error.cause });
   Object.setPrototypeOf(copy, Object.getPrototypeOf(error));
   // The own fields: name, code, status, apiCode, and a subclass's (retryAt, reasons).
   return Object.assign(copy, error) as E;

@@ -12,6 +12,7 @@ import { environment } from '../api/environment.js';
 import { formatDuration } from '../core/duration.js';
 import { configFilesOf, readOption, withConfigFiles, withDoors, type Doors } from '../options/option-table.js';
 import { refuseRowsInto } from './stdout-file.js';
+import { isStandardOutput } from '../write/output-place.js';
 import type { Door } from '../options/refusal.js';
 import { FLAG_NAMES, LIBRARY_NAMES, argName, defaultOf, row as rowOf, type FlagArgs, type OptionName } from '../options/registry.js';
 import { flagOptions } from './flag-options.js';
@@ -26,6 +27,8 @@ import { jsonText, terminalText } from '../core/terminal-text.js';
 import { exitStatusOf } from '../run/exit-status.js';
 import { PUBLISHED_FOUND_COST } from '../lookup/credits.js';
 import { askOnTerminal, saidYes } from './ask-user.js';
+import { openCiStep } from './ci/ci-choice.js';
+import type { CiStep } from './ci/ci-step.js';
 
 type EnrichArgs = FlagArgs & { input: string };
 
@@ -77,14 +80,19 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
     describe: 'Enrich a CSV or .xlsx file (or - for stdin): enriched CSV (or .xlsx) + error sidecar',
     builder: (yargs) => enrichOptions(targetOptions(yargs)) as never,
     handler: async (args) => {
-      const target = await openTarget(args, noticeLines(io));
+      const target = await openTarget(args, noticeLines(io)).catch(async (error: unknown) => {
+        // A config file that cannot be read: the flags and the environment say which CI is told of it.
+        await openCiStep(io, args, undefined, noticeLines(io)).catch(() => undefined);
+        throw error;
+      });
       warnOfRedisPassword(args.redis, noticeLines(io));
       try {
+        const ci = await openCiStep(io, args, target.config, noticeLines(io));
         const options = optionsFrom(args, target);
         // The JSON of every outcome, a failure's too, goes where the summary's goes.
-        if (args.json) io.json = rowsOnStdout(options) ? 'err' : 'out';
+        if (args.json) io.json = rowsOnStdout(options) || [options.output, options.errors, options.changes, options.report].some(isStandardOutput) ? 'err' : 'out';
         if (args.dryRun) await dryRun(io, options, args.json ?? false);
-        else if (args.yes || (await confirmed(io, options, confirmAboveOf(target)))) await run(io, options, args);
+        else if (args.yes || (await confirmed(io, options, confirmAboveOf(target)))) await run(io, options, args, ci);
       } finally {
         await target.close();
       }
@@ -237,7 +245,7 @@ function rowsOnStdout(options: EnrichOptions): boolean {
   return (options.output ?? (options.input === '-' ? '-' : undefined)) === '-';
 }
 
-async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise<void> {
+async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs, ci: CiStep | undefined): Promise<void> {
   const [{ enrich }, { progressView }, { formatSummary, oneLineSummary, paintFor }, { tuneHeapForEnrich }] = await Promise.all([
     import('../run/enrich.js'),
     import('./progress.js'),
@@ -246,11 +254,13 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
   ]);
   tuneHeapForEnrich(options.input);
   if (rowsOnStdout(options)) refuseRowsInto(filesOf(options));
+  else if (options.changes === '-') refuseRowsInto(filesOf(options), 'the changes');
   const view = progressView(stderrLines(io), args.quiet ? { kind: 'quiet' } : io.isTty ? { kind: 'terminal', stream: process.stderr } : { kind: 'plain' });
   // Every line goes through the view: on a terminal it is written above the progress line.
   const say = (line: string) => view.print(line);
   const signals = interruptOnSignals(say, args.quiet ?? false);
   let summary: EnrichSummary;
+  ci?.progressStarts();
   try {
     summary = await enrich({
       ...options,
@@ -266,6 +276,7 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
     });
   } finally {
     view.stop();
+    ci?.progressEnds();
   }
   const status = exitStatusOf(summary);
   // The JSON summary goes to stdout when the output is a file (docs/cli-contract.md); when the rows
@@ -276,6 +287,7 @@ async function run(io: CliIo, options: EnrichOptions, args: EnrichArgs): Promise
   // Quiet is for success: a failing run that printed nothing would hide itself from cron mail.
   if (args.quiet && status !== 0 && !jsonOnStderr) say(noticeText(oneLineSummary(summary)));
   else if (!args.quiet && !jsonOnStderr) say(formatSummary(summary, paintFor(process.stderr)));
+  await ci?.finished(summary, options);
   io.setStatus(status);
 }
 

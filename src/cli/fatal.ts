@@ -33,7 +33,9 @@ export function fatalOf(error: unknown, usage: (error: unknown) => boolean): Fat
     // API that is down (a command's one call, a dry run's account read) is 2, never 1: waiting may
     // mend it, as it may a run's; a host that does not exist is an address to fix.
     const down = isOutage(error) && !isUnknownHost(error);
-    return { status: error.code === 'interrupted' ? 130 : down ? 2 : 1, code: error.code, message, line: message };
+    // A budget that refused a single call (lookup, mx, whois): what a run stopped by it exits with.
+    const status = error.code === 'interrupted' ? 130 : error.code === 'budget' ? 3 : down ? 2 : 1;
+    return { status, code: error.code, message, line: message };
   }
   const message = oneLine(error instanceof Error ? error.message : String(error));
   return { status: 1, code: 'unexpected', message, line: `unexpected failure: ${message}. Set LEAD_ENRICH_DEBUG=1 for details and please report it.` };
@@ -43,6 +45,7 @@ export function fatalOf(error: unknown, usage: (error: unknown) => boolean): Fat
 export async function tellFatal(io: CliIo, fatal: Fatal): Promise<void> {
   io.err(`lead-enrich: ${fatal.line} (code: ${fatal.code})`);
   if (io.json) writeOutcome(io, fatal.status, { error: { code: fatal.code, message: fatal.message } });
+  await io.onFatal?.(fatal);
 }
 
 /** --json anywhere before `--`: a failure before the command says where its JSON goes writes it to stdout. */

@@ -5,11 +5,12 @@ import { shownValue } from '../core/terminal-text.js';
 import { normalizeKey, type LookupKind } from '../plan/plan.js';
 import { examplesText } from './help-examples.js';
 import { printJson, type CliIo } from './io.js';
+import { callOptions, type ChargedCallArgs } from './budget-flags.js';
 import { STDIN_ARGUMENT } from './stdin-argument.js';
 import { noticeLines } from './stderr-lines.js';
 import { openTarget, targetOptions, type TargetArgs } from './target.js';
 
-interface LookupArgs extends TargetArgs {
+interface LookupArgs extends TargetArgs, ChargedCallArgs {
   kind: LookupKind;
   value: string;
 }
@@ -19,7 +20,7 @@ export function lookupCommand(io: CliIo): CommandModule<object, LookupArgs> {
     command: 'lookup <kind> <value>',
     describe: 'One reverse lookup (email, profile url or company domain); JSON on stdout',
     builder: (yargs) =>
-      targetOptions(yargs)
+      callOptions(targetOptions(yargs))
         .positional('kind', { choices: ['email', 'url', 'domain'] as const, describe: 'what the value is', demandOption: true })
         .positional('value', { type: 'string', describe: 'the email address, profile URL or domain; - reads it from stdin', demandOption: true })
         .epilogue(
@@ -28,6 +29,7 @@ export function lookupCommand(io: CliIo): CommandModule<object, LookupArgs> {
             ['$0 lookup url https://www.linkedin.com/in/jane-doe', 'person by profile URL'],
             ['$0 lookup domain acme.com --sandbox', 'company by domain, against the sandbox'],
             ['echo jane.doe@acme.com | $0 lookup email -', 'the value from stdin (kept out of shell history)'],
+            ['$0 lookup email jane.doe@acme.com --budget 500/day', 'not sent if it could pass the day budget the nightly runs share'],
           ]),
         ) as never,
     handler: async (args) => {
@@ -37,12 +39,12 @@ export function lookupCommand(io: CliIo): CommandModule<object, LookupArgs> {
       const target = await openTarget(args, noticeLines(io));
       try {
         const key = normalized.key;
-        const data =
-          args.kind === 'email'
-            ? await target.client.lookupEmail(key)
-            : args.kind === 'url'
-              ? await target.client.lookupUrl(key)
-              : await target.client.lookupDomain(key);
+        // Loaded when a call is made: the store and the ledger are not needed to print --help.
+        const { chargedCall } = await import('./charged-call.js');
+        const op = args.kind === 'email' ? 'lookup_email' : args.kind === 'url' ? 'lookup_url' : 'lookup_domain';
+        const data = await chargedCall<{ lead?: unknown }>(target, args, op, () =>
+          args.kind === 'email' ? target.client.lookupEmail(key) : args.kind === 'url' ? target.client.lookupUrl(key) : target.client.lookupDomain(key),
+        );
         printJson(io, data);
         const { isLeadFound } = await import('../api/client.js');
         if (!isLeadFound(data)) noticeLines(io)('no lead found for this input (nothing was charged)');
@@ -72,3 +74,4 @@ async function firstLineOfStdin(kind: LookupKind): Promise<string> {
   }
   return lines[at]!.trim();
 }
+

@@ -5,9 +5,12 @@
 // Nothing else is imported before the Node.js version is checked: on an older Node the first
 // module that needs a newer one would fail with a stack trace instead of one clear line.
 // A fatal line and the text outputs are shown with their control characters escaped
-// (core/terminal-text.ts): a message may carry a header name or the API's words.
+// (core/terminal-text.ts): a message may carry a header name or the API's words; and no line
+// written begins a CI runner's workflow command, unless it is one lead-enrich means (core/log-lines.ts).
+import { once } from 'node:events';
 import { environment } from '../api/environment.js';
 import { terminalText } from '../core/terminal-text.js';
+import { logText } from '../core/log-lines.js';
 import type { CliIo } from './io.js';
 import { asksJson, fatalOf, tellFatal } from './fatal.js';
 import { unsupportedNode } from '../core/node-version.js';
@@ -15,8 +18,10 @@ import { unsupportedNode } from '../core/node-version.js';
 async function main(): Promise<void> {
   let status = 0;
   const io: CliIo = {
-    out: (text) => process.stdout.write(terminalText(text, 'lines')),
-    err: (line) => process.stderr.write(`${line}\n`),
+    out: (text) => process.stdout.write(logText(terminalText(text, 'lines'))),
+    drained: () => (process.stdout.writableNeedDrain ? once(process.stdout, 'drain').then(() => undefined) : undefined),
+    err: (line) => process.stderr.write(`${logText(line)}\n`),
+    command: (line) => process.stderr.write(`${line}\n`),
     setStatus: (s) => {
       status = s;
     },
@@ -35,6 +40,11 @@ async function main(): Promise<void> {
   } catch (error) {
     const fatal = fatalOf(error, (e) => e instanceof UsageError);
     status = fatal.status;
+    // A mistake yargs found before `enrich` began: its CI step is told all the same (cli/ci/).
+    if (io.onFatal === undefined && process.argv[2] === 'enrich') {
+      const [{ openCiStep, ciArgsOf }, { noticeLines }] = await Promise.all([import('./ci/ci-choice.js'), import('./stderr-lines.js')]);
+      await openCiStep(io, ciArgsOf(process.argv.slice(2)), undefined, noticeLines(io)).catch(() => undefined);
+    }
     await tellFatal(io, fatal);
     if (fatal.code === 'unexpected' && environment('LEAD_ENRICH_DEBUG')) io.err(terminalText(error instanceof Error ? (error.stack ?? fatal.message) : fatal.message, 'lines'));
   }

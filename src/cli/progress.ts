@@ -5,6 +5,7 @@ import type { EnrichProgress } from '../run/enrich-options.js';
 import type { LineWriter } from './stderr-lines.js';
 import { ProgressModel, type ProgressFrame } from './progress-model.js';
 import { plainLine, terminalLine } from './progress-line.js';
+import { logText } from '../core/log-lines.js';
 
 export interface ProgressView {
   update(progress: EnrichProgress): void;
@@ -57,7 +58,8 @@ function terminalView(stream: TerminalStream, model: ProgressModel): ProgressVie
       draw();
     },
     print(line) {
-      stream.write(`${last ? '\r\x1b[K' : ''}${line}\n`);
+      // Written here, not through CliIo.err: escaped as every line is (core/log-lines.ts).
+      stream.write(`${last ? '\r\x1b[K' : ''}${logText(line)}\n`);
       draw();
     },
     stop() {

@@ -6,9 +6,10 @@ import { examplesText } from './help-examples.js';
 import { asTyped } from './number-flags.js';
 import { printJson, type CliIo } from './io.js';
 import { noticeLines } from './stderr-lines.js';
+import { callOptions, type ChargedCallArgs } from './budget-flags.js';
 import { openTarget, targetOptions, type TargetArgs } from './target.js';
 
-interface ResolveArgs extends TargetArgs {
+interface ResolveArgs extends TargetArgs, ChargedCallArgs {
   domain: string;
   timeout?: number | string;
 }
@@ -27,7 +28,7 @@ export function resolveCommand(io: CliIo, op: 'mx' | 'whois'): CommandModule<obj
     command: `${op} <domain>`,
     describe: `Resolve ${what} of a domain; JSON on stdout`,
     builder: (yargs) =>
-      targetOptions(yargs)
+      callOptions(targetOptions(yargs))
         .positional('domain', { type: 'string', describe: 'the domain name', demandOption: true })
         // A number in --help; a bad value is still shown as typed ('abc'), not as yargs' NaN.
         .option('timeout', {
@@ -50,7 +51,8 @@ export function resolveCommand(io: CliIo, op: 'mx' | 'whois'): CommandModule<obj
       const target = await openTarget(args, noticeLines(io));
       try {
         const options = timeout === undefined ? {} : { timeout };
-        const data = op === 'mx' ? await target.client.findMx(domain.key, options) : await target.client.findWhois(domain.key, options);
+        const { chargedCall } = await import('./charged-call.js');
+        const data = await chargedCall<unknown>(target, args, op, () => (op === 'mx' ? target.client.findMx(domain.key, options) : target.client.findWhois(domain.key, options)));
         printJson(io, data);
       } finally {
         await target.close();

@@ -30,16 +30,17 @@ export function refuseStdoutInto(store: string): void {
 }
 
 /**
- * `enrich ... -o -`: the rows not into a file the run reads (`enrich in.csv -o - >> in.csv` would
- * read its own rows for ever), nor into the store or the configuration.
+ * `enrich ... -o -` (or `--changes -`): the rows (the changes) not into a file the run reads
+ * (`enrich in.csv -o - >> in.csv` would read its own rows for ever), nor into the store or the
+ * configuration.
  */
-export function refuseRowsInto(files: ReadonlyArray<{ option: string; path: string }>): void {
+export function refuseRowsInto(files: ReadonlyArray<{ option: string; path: string }>, what = 'the rows'): void {
   const all = files.flatMap((file) => (file.option === 'the store' ? storeFiles(file.path) : [file.path]).map((path) => ({ option: file.option, path })));
   const into = stdoutFileAmong(all.map((file) => file.path));
   const which = all.find((file) => file.path === into);
-  if (which) throw new ConfigError(`Refusing to write the rows into ${which.option} (${which.path}): stdout is that file; send them to another file`);
+  if (which) throw new ConfigError(`Refusing to write ${what} into ${which.option} (${which.path}): stdout is that file; send them to another file`);
 }
 
 function storeFiles(store: string): string[] {
-  return [store, `${store}-wal`, `${store}-shm`];
+  return [store, `${store}-wal`, `${store}-shm`, `${store}-journal`];
 }

@@ -6,6 +6,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../api/errors.js';
 import { formatDuration, parseDuration } from '../core/duration.js';
 import type { ResultStoreStats } from '../store/result-store.js';
+import type { LedgerSize } from '../store/store-spend.js';
 import { withStore } from './store-file.js';
 import { examplesText } from './help-examples.js';
 import { noticeLines } from './stderr-lines.js';
@@ -40,7 +41,13 @@ function breakdown(label: string, counts: Record<string, number>, pad: (text: st
   return entries.map(([name, n], i) => `${pad(i === 0 ? label : '')}${name.padEnd(width)}  ${count(n)}`);
 }
 
-export function formatStoreStats(stats: ResultStoreStats, now: number = Date.now(), service?: string): string {
+/** The ledger's line: its per-call rows, the days it has totals for, its bytes. */
+function ledgerLine(ledger: LedgerSize): string {
+  const bytes = ledger.bytes === undefined ? '' : `, ${formatBytes(ledger.bytes)}`;
+  return `${count(ledger.rows)} charged calls kept one by one, totals for ${count(ledger.days)} ${ledger.days === 1 ? 'day' : 'days'}${bytes} (store spend lists them)`;
+}
+
+export function formatStoreStats(stats: ResultStoreStats & { ledger?: LedgerSize | undefined }, now: number = Date.now(), service?: string): string {
   const pad = (text: string) => text.padEnd(14);
   const lines = [
     `${pad('Result store')}${stats.path}`,
@@ -52,12 +59,13 @@ export function formatStoreStats(stats: ResultStoreStats, now: number = Date.now
     ...breakdown('By service', stats.byService, pad),
     `${pad('Oldest')}${formatWhen(stats.oldest, now)}`,
     `${pad('Newest')}${formatWhen(stats.newest, now)}`,
+    ...(stats.ledger === undefined ? [] : [`${pad('Ledger')}${ledgerLine(stats.ledger)}`]),
   ];
   return `${lines.join('\n')}\n`;
 }
 
 /** The JSON form of `store stats`: times as ISO 8601 (null when empty), for scripts. */
-function statsJson(stats: ResultStoreStats | undefined, file: string, service: string | undefined) {
+function statsJson(stats: (ResultStoreStats & { ledger: LedgerSize }) | undefined, file: string, service: string | undefined) {
   return {
     path: file,
     ...(service === undefined ? {} : { service }),
@@ -69,6 +77,8 @@ function statsJson(stats: ResultStoreStats | undefined, file: string, service: s
     byService: stats?.byService ?? {},
     oldest: stats?.oldest === undefined ? null : new Date(stats.oldest).toISOString(),
     newest: stats?.newest === undefined ? null : new Date(stats.newest).toISOString(),
+    // The whole file's, whatever --service says: the ledger's size is the store's.
+    ledger: stats?.ledger ?? { rows: 0, days: 0, bytes: 0 },
   };
 }
 
@@ -99,7 +109,7 @@ function statsCommand(io: CliIo): CommandModule<object, StoreArgs> {
         return;
       }
       // A service with no entries (never used, or a typo) is an answer too: 0 entries.
-      const read = await withStore(file, true, (store) => store.stats(service));
+      const read = await withStore(file, true, (store) => ({ ...store.stats(service), ledger: store.spend().size() }));
       // Measured once the store is closed, as `store check` measures it: the write-ahead log this
       // command's own connection held open is not the store's size.
       const { storeFileBytes } = await import('../store/store-stats.js');
@@ -161,14 +171,22 @@ function pruneCommand(io: CliIo): CommandModule<object, PruneArgs> {
 
 const entriesWord = (n: number) => `${count(n)} ${n === 1 ? 'entry' : 'entries'}`;
 
+/** What `clear` would delete: the entries, and the ledger's credits and calls. */
+interface Held {
+  entries: number;
+  credits: number;
+  calls: number;
+}
+
 /**
  * Whether `clear` may go on: --yes, or "y" typed in a terminal. Without a terminal and without
  * --yes nothing is deleted: a script must say so (exit 1, one line on how to confirm).
  */
-async function confirmClear(args: ClearArgs, ask: AskUser, file: string, entries: number, service: string | undefined): Promise<boolean> {
+async function confirmClear(args: ClearArgs, ask: AskUser, file: string, held: Held, service: string | undefined): Promise<boolean> {
   if (args.yes) return true;
-  const what = `${entriesWord(entries)}${ofService(service)}`;
-  const answer = ask(`Delete ${what} from ${file}? Later runs pay again for these lookups. [y/N] `);
+  const what = `${entriesWord(held.entries)}${ofService(service)}${held.credits > 0 ? ` and the ledger of ${count(held.credits)} credits charged` : ''}`;
+  const after = held.credits > 0 ? ', and the day and month budgets no longer count those credits' : '';
+  const answer = ask(`Delete ${what} from ${file}? Later runs pay again for these lookups${after}. [y/N] `);
   if (answer === undefined) {
     throw new ConfigError(`Not clearing ${file} (${what}): there is no terminal to confirm in; pass --yes to clear it`);
   }
@@ -178,7 +196,7 @@ async function confirmClear(args: ClearArgs, ask: AskUser, file: string, entries
 function clearCommand(io: CliIo, ask: AskUser): CommandModule<object, ClearArgs> {
   return {
     command: 'clear',
-    describe: 'Delete every entry (the next runs pay again for every lookup); asks first, or needs --yes',
+    describe: "Delete every entry and the ledger of what was charged (the next runs pay again for every lookup); asks first, or needs --yes",
     builder: (yargs) =>
       storeOptions(yargs)
         .option('yes', { alias: 'y', type: 'boolean', describe: 'do not ask: needed where there is no terminal to ask in' })
@@ -198,15 +216,18 @@ function clearCommand(io: CliIo, ask: AskUser): CommandModule<object, ClearArgs>
         else io.out(noStoreLine(file, '; nothing to clear'));
         return;
       }
-      const entries = await withStore(file, true, (store) => store.stats(service).entries);
-      if (entries > 0 && !(await confirmClear(args, ask, file, entries, service))) {
+      const held = await withStore(file, true, (store): Held => ({ entries: store.stats(service).entries, ...store.spend().ledger.total(service) }));
+      const any = held.entries > 0 || held.calls > 0;
+      if (any && !(await confirmClear(args, ask, file, held, service))) {
         noticeLines(io)(`not confirmed: nothing was deleted from ${file}`);
         io.setStatus(1);
         return;
       }
-      const removed = entries === 0 ? 0 : await withStore(file, false, (store) => store.clear(service));
-      if (args.json) printJson(io, { path: file, ...scope, exists: true, removed });
-      else io.out(`Removed ${entriesWord(removed)}${ofService(service)} from ${file}.\n`);
+      // The ledger of what was charged goes with the answers (of that service only, with --service).
+      const removed = any ? await withStore(file, false, (store) => ({ entries: store.clear(service), calls: store.spend().clear(service) })) : { entries: 0, calls: 0 };
+      const ledger = { credits: removed.calls > 0 ? held.credits : 0, calls: removed.calls };
+      if (args.json) printJson(io, { path: file, ...scope, exists: true, removed: removed.entries, ledger });
+      else io.out(`Removed ${entriesWord(removed.entries)}${ofService(service)}${ledger.calls > 0 ? ` and the ledger of ${count(ledger.credits)} credits charged` : ''} from ${file}.\n`);
     },
   };
 }

@@ -37,6 +37,41 @@ function exported(entry: StoreEntry, history = false) {
   return history ? { ...row, [REPLACED_AT]: iso(entry.replacedAt) } : row;
 }
 
+/** Lines handed to stdout a chunk at a time, waiting for it to drain before the next (store export's flat memory). */
+class ChunkedOut {
+  readonly #io: CliIo;
+  #chunk = '';
+  /** The reader of stdout went away (EPIPE). */
+  closed = false;
+
+  constructor(io: CliIo) {
+    this.#io = io;
+  }
+
+  get full(): boolean {
+    return this.#chunk.length >= CHUNK_CHARS;
+  }
+
+  write(text: string): void {
+    this.#chunk += text;
+  }
+
+  async flush(): Promise<void> {
+    if (this.#chunk === '' || this.closed) return;
+    this.#io.out(this.#chunk);
+    this.#chunk = '';
+    try {
+      await this.#io.drained?.();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EPIPE') throw error;
+      this.closed = true;
+    }
+  }
+}
+
+/** About what a pipe holds: one write per chunk, not per line. */
+const CHUNK_CHARS = 64 * 1024;
+
 /** Said once after an export or a show that left out answers that are not JSON. */
 function sayLeftOut(io: CliIo, file: string, leftOut: number): void {
   if (leftOut === 0) return;
@@ -69,13 +104,19 @@ export function exportCommand(io: CliIo): CommandModule<object, ExportArgs> {
       const store = await openStoreFile(file, true);
       const history = args.history ?? false;
       let leftOut = 0;
+      const out = new ChunkedOut(io);
       try {
-        if (format === 'csv') io.out(csvLines([[...EXPORT_COLUMNS, ...(history ? [REPLACED_AT] : [])]], '\n'));
+        if (format === 'csv') out.write(csvLines([[...EXPORT_COLUMNS, ...(history ? [REPLACED_AT] : [])]], '\n'));
         for (const entry of store.entries({ service, history })) {
           const row = exported(entry, history);
           if (row === undefined) leftOut += 1;
-          else io.out(format === 'jsonl' ? `${JSON.stringify(row)}\n` : csvLines([[row.key, row.operation, row.status, row.stored_at, entry.data ?? '', ...(history ? [iso(entry.replacedAt) ?? ''] : [])]], '\n'));
+          else out.write(format === 'jsonl' ? `${JSON.stringify(row)}\n` : csvLines([[row.key, row.operation, row.status, row.stored_at, entry.data ?? '', ...(history ? [iso(entry.replacedAt) ?? ''] : [])]], '\n'));
+          // Whatever stdout is (a pipe read slowly too): what waits to be written stays bounded.
+          if (out.full) await out.flush();
+          // Its reader is gone (`| head`): nothing more can be read, as a pipe's writer stops then.
+          if (out.closed) break;
         }
+        await out.flush();
       } finally {
         store.close();
       }
@@ -113,7 +154,7 @@ export function showCommand(io: CliIo): CommandModule<object, ShowArgs> {
           for (const entry of store.entries({ service, key: form, history: true })) {
             const row = exported(entry, true);
             if (row === undefined) leftOut += 1;
-            else found.push({ service: entry.service, ...row });
+            else found.push({ service: entry.service, ...row, ...(entry.change ? { change: entry.change } : {}) });
           }
         }
       } finally {

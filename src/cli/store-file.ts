@@ -8,11 +8,11 @@ export async function openStoreFile(file: string, readonly: boolean): Promise<Re
   return ResultStore.open({ path: file, readonly, cells: ANSWER_CELLS });
 }
 
-/** `fn` over the store, closed when it returns or throws. */
-export async function withStore<R>(file: string, readonly: boolean, fn: (store: ResultStore) => R): Promise<R> {
+/** `fn` over the store, closed when it returns or throws (an async `fn`: once it settles). */
+export async function withStore<R>(file: string, readonly: boolean, fn: (store: ResultStore) => R | Promise<R>): Promise<R> {
   const store = await openStoreFile(file, readonly);
   try {
-    return fn(store);
+    return await fn(store);
   } finally {
     store.close();
   }

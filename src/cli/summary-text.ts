@@ -6,7 +6,7 @@ import { styleText } from 'node:util';
 import { periodWords, resetText } from '../core/budget-periods.js';
 import { formatDuration } from '../core/duration.js';
 import { terminalText } from '../core/terminal-text.js';
-import { exitStatusOf } from '../run/exit-status.js';
+import { errorRows, exitStatusOf } from '../run/exit-status.js';
 import type { EnrichSummary, SummaryBudget } from '../run/summary.js';
 import { formatRate, rowsWord } from './progress-line.js';
 
@@ -72,8 +72,27 @@ export function outcomeOf(s: EnrichSummary): { tone: Tone; text: string } {
     default:
       if (s.stoppedBy === 'api_unavailable') return { tone: 'bad', text: 'Stopped: the API stayed unavailable (exit 2).' };
       if (s.stoppedBy === 'redis') return { tone: 'bad', text: 'Stopped: Redis was lost (exit 2).' };
-      return { tone: 'bad', text: `Finished with ${rowsWord(s.status.error)} in error (exit 2)${see}.` };
+      return { tone: 'bad', text: `Finished with ${rowsWord(errorRows(s))} in error${staleErrorWords(s)} (exit 2)${see}.` };
   }
+}
+
+/** Of the rows in error, those written with their stale answer (their refresh failed). */
+function staleErrorWords(s: EnrichSummary): string {
+  const n = s.stale?.errors ?? 0;
+  return n > 0 ? ` (${n} written with ${n === 1 ? 'its' : 'their'} stale answer)` : '';
+}
+
+/** "; stale 112" after the statuses (of the found and not found rows): nothing when no row is stale. */
+function staleCount(s: EnrichSummary): string {
+  return s.stale?.rows ? `; stale ${s.stale.rows}` : '';
+}
+
+/** "Stale: 112 rows written with their stored answer …": the rows the run could not refresh, by what stopped it. */
+function staleLine(s: EnrichSummary): string | undefined {
+  if (!s.stale?.rows) return undefined;
+  const reasons = Object.entries(s.stale.reasons).map(([code, n]) => `${code} ${n}`).join(', ');
+  const they = s.stale.rows === 1 ? 'its stored answer' : 'their stored answers';
+  return `Stale: ${rowsWord(s.stale.rows)} written with ${they}, older than --max-age, not refreshed (${reasons}); the same command later refreshes them`;
 }
 
 /**
@@ -107,11 +126,12 @@ export function oneLineSummary(s: EnrichSummary): string {
             ? 'Redis was lost'
             : s.stoppedBy === 'api_unavailable'
               ? `the API stayed unavailable past --patience (${formatDuration(s.patienceMs)})${s.apiFailure ? `, failing with: ${s.apiFailure}` : ''}`
-              : `${rowsWord(s.status.error)} ${s.status.error === 1 ? 'is an error' : 'are errors'}`;
+              : `${rowsWord(errorRows(s))} ${errorRows(s) === 1 ? 'is an error' : 'are errors'}`;
   const { errors, skipped } = codesOf(s);
-  const codes = [errors, skipped && `skipped: ${skipped}`].filter(Boolean).join('; ');
+  const stale = Object.entries(s.stale?.reasons ?? {}).map(([code, n]) => `${code} ${n}`).join(', ');
+  const codes = [errors, skipped && `skipped: ${skipped}`, stale && `stale: ${stale}`].filter(Boolean).join('; ');
   const where = s.errorsFile ? `; see ${s.errorsFile}` : '';
-  return `${why}: ${rowsWord(s.rows)} (found ${s.status.found}, not found ${s.status.not_found}, errors ${s.status.error}, skipped ${s.status.skipped})${codes ? `; ${codes}` : ''}${where}`;
+  return `${why}: ${rowsWord(s.rows)} (found ${s.status.found}, not found ${s.status.not_found}, errors ${s.status.error}, skipped ${s.status.skipped}${staleCount(s)})${codes ? `; ${codes}` : ''}${where}`;
 }
 
 /** The summary, for a terminal: the names in it (files, columns) with their control characters escaped, the outcome painted. */
@@ -124,9 +144,9 @@ export function formatSummary(s: EnrichSummary, paint: Paint = noPaint): string 
 function summaryLines(s: EnrichSummary, outcome: string): string[] {
   const lines = [
     outcome,
-    `Rows: ${s.rows} (found ${s.status.found}, not found ${s.status.not_found}, errors ${s.status.error}, skipped ${s.status.skipped})`,
-    `Billing: charged ${s.billing.charged}, free ${s.billing.free}, cached ${s.billing.cached}, duplicate ${s.billing.duplicate}, none ${s.billing.none}`,
-    ...Object.entries(s.withBilling ?? {}).map(([extra, b]) => `Billing of --with ${extra}: charged ${b.charged}, free ${b.free}, cached ${b.cached}, duplicate ${b.duplicate}, none ${b.none}`),
+    `Rows: ${s.rows} (found ${s.status.found}, not found ${s.status.not_found}, errors ${s.status.error}, skipped ${s.status.skipped}${staleCount(s)})`,
+    `Billing: ${billingWords(s.billing)}`,
+    ...Object.entries(s.withBilling ?? {}).map(([extra, b]) => `Billing of --with ${extra}: ${billingWords(b)}`),
     ...(s.accountRead
       ? [
           `Requests: ${s.requests} (retries ${s.retries}, rate-limited ${s.rateLimited}) at up to ${rateOf(s)}`,
@@ -142,9 +162,13 @@ function summaryLines(s: EnrichSummary, outcome: string): string[] {
   if (fill) lines.push(fill);
   const changed = changedLine(s);
   if (changed) lines.push(changed);
+  const carried = carriedLine(s);
+  if (carried) lines.push(carried);
   const codes = codesOf(s);
   if (codes.errors) lines.push(`Error codes: ${codes.errors}`);
   if (codes.skipped) lines.push(`Skipped (not errors): ${codes.skipped}`);
+  const stale = staleLine(s);
+  if (stale) lines.push(stale);
   if (s.foundBy && Object.keys(s.foundBy).length > 1) lines.push(`Found by: ${Object.entries(s.foundBy).map(([kind, n]) => `${kind} ${n}`).join(', ')}`);
   if (s.invalidUtf8Cells > 0) lines.push(invalidUtf8Line(s));
   if (s.partial) lines.push(`Partial: --limit ${s.limit}: the outputs hold the first ${s.limit} data rows of the input only`);
@@ -170,6 +194,11 @@ function summaryLines(s: EnrichSummary, outcome: string): string[] {
   return lines;
 }
 
+/** "charged 2, free 1, cached 40, duplicate 0, none 3", and "stale N" when a row was. */
+function billingWords(b: Record<string, number>): string {
+  return `charged ${b.charged ?? 0}, free ${b.free ?? 0}, cached ${b.cached ?? 0}, duplicate ${b.duplicate ?? 0}, ${b.stale ? `stale ${b.stale}, ` : ''}none ${b.none ?? 0}`;
+}
+
 /** A run that never read the account: nothing was to be looked up, or the API was down from the start (or it was stopped first). */
 function unreadAccountLines(s: EnrichSummary): string[] {
   if (s.stoppedBy === 'api_unavailable') return ['Requests: 0 (the API was unavailable from the start)', 'Credits: none spent (the account could not be read)'];
@@ -188,6 +217,15 @@ function changedLine(s: EnrichSummary): string | undefined {
   if (compared === 0) return undefined;
   const each = Object.entries(fields).map(([field, n]) => `${field} ${n}`).join(', ');
   return `Changed since the last answer: ${rows} of the ${compared === 1 ? 'row' : `${compared} rows`} looked up again${each ? ` (${each})` : ''}`;
+}
+
+/** "Also listed, found by earlier runs and not reported before: 4 changes of 3 keys (1 key not in this file)"; nothing when none. */
+function carriedLine(s: EnrichSummary): string | undefined {
+  const { keys, lines, keysNotInFile } = s.carriedOver ?? { keys: 0, lines: 0, keysNotInFile: 0 };
+  if (lines === 0) return undefined;
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const outside = keysNotInFile > 0 ? ` (${plural(keysNotInFile, 'key')} not in this file)` : '';
+  return `Also listed, found by earlier runs and not reported before: ${plural(lines, 'change')} of ${plural(keys, 'key')}${outside}`;
 }
 
 /** The one line of fill rates: each added column's share of the found rows holding a value (and --fill's cells). */

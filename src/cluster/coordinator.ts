@@ -27,7 +27,7 @@ export interface CoordinatorOptions {
   claimTtlMs?: number;
   /** How long answers stay shared in Redis (the durable store keeps them longer). */
   answerTtlMs?: number;
-  /** How long a worker's credits in flight outlive its last reservation or settlement (see INFLIGHT_TTL_MS in shared-credits.ts). */
+  /** How long a worker's credits in flight (and its holds on the budgets) outlive its last reservation or settlement (see INFLIGHT_TTL_MS in shared-credits.ts). */
   inflightTtlMs?: number;
   connectTimeoutMs?: number;
 }
@@ -53,7 +53,7 @@ export class Coordinator {
     this.#rate = new SharedRate(link, this.id, this.workerId);
     this.#credits = new SharedCredits(link, this.id, this.workerId, options.inflightTtlMs);
     this.#answers = new SharedAnswers(link, this.id, this.workerId, options.claimTtlMs, options.answerTtlMs);
-    this.spend = new SharedSpend(link, this.id, this.workerId);
+    this.spend = new SharedSpend(link, this.id, this.workerId, options.inflightTtlMs);
   }
 
   static async connect(options: CoordinatorOptions): Promise<Coordinator> {

@@ -3,14 +3,9 @@
 // run once, and every later command fails with the same error instead of waiting for Redis.
 import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
-import { ConfigError, LeadEnrichError } from '../api/errors.js';
+import { ConfigError, CoordinationLostError } from '../api/errors.js';
 
-/** Redis went away during a run: lookups stop, what is done is written. */
-export class CoordinationLostError extends LeadEnrichError {
-  constructor(message: string, cause?: unknown) {
-    super('redis_unavailable', message, cause === undefined ? {} : { cause });
-  }
-}
+export { CoordinationLostError } from '../api/errors.js';
 
 /** Redacts any password in a redis:// URL for messages. */
 function describeUrl(url: string): string {

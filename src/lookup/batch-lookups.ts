@@ -6,13 +6,14 @@
 import type { CompanyLead, Lead, MxResult, WhoisResult } from '../api/types.js';
 import type { BillableOperation } from './credits.js';
 import type { Lookups } from './lookups.js';
-import { isAnswered, type LookupOutcome } from './outcome.js';
+import { INTERRUPTED, isAnswered, type LookupOutcome, type Unanswered } from './outcome.js';
 import type { Extra } from '../core/kinds.js';
 import { fromBytes } from '../read/index.js';
 import { extraDomains } from '../plan/extra-domains.js';
 import { isComplete, type CompleteRule } from '../plan/complete-row.js';
-import type { FinishedRow } from '../core/rows.js';
+import type { CarriedChanges, FinishedRow } from '../core/rows.js';
 import type { RowData } from '../core/rows.js';
+import type { ChangeReport } from '../store/change-report.js';
 import { LOOKUP_OPERATION, planRow, planWaterfallRow, type LookupTarget, type Shard, type WaterfallKey } from '../plan/plan.js';
 
 export interface BatchLookupsOptions {
@@ -27,17 +28,20 @@ export interface BatchLookupsOptions {
   shard: Shard | undefined;
   /** --fill / --only-missing: a row whose cells in these columns all hold values is not looked up. */
   complete?: CompleteRule | undefined;
+  /** --changes: the changes earlier runs stored and no file listed, given to the first row of each key. */
+  carried?: Pick<ChangeReport, 'prefetch' | 'take'> | undefined;
 }
 
-/** A planned row: finished already, or the function that finishes it. */
+/** A planned row: finished already, or the function that finishes it (and its keys: what it becomes if a halt gives it up, interrupted()). */
 export interface PlannedRow {
   row: number;
   cells: string[];
   result: FinishedRow | (() => FinishedRow | Promise<FinishedRow>);
+  keyed: KeyedRow | undefined;
 }
 
 /** A row with its keys to try, in order: the first, and (in a waterfall) the rest. */
-interface KeyedRow {
+export interface KeyedRow {
   row: number;
   cells: string[];
   first: WaterfallKey;
@@ -76,8 +80,18 @@ export class BatchLookups {
       if (p.rest) for (const key of p.rest) want(key);
     }
     // One store query per operation for the batch's keys instead of one per row.
-    this.#options.lookups.prefetch(new Map([...keysByOp].map(([op, keys]) => [op, [...keys]])));
-    return planned.map((p) => ({ row: p.row, cells: p.cells, result: 'first' in p ? () => this.#tryFrom(p, 0) : p }));
+    const byOp = new Map([...keysByOp].map(([op, keys]) => [op, [...keys]]));
+    this.#options.lookups.prefetch(byOp);
+    this.#options.carried?.prefetch(byOp);
+    return planned.map((p) => ('first' in p ? { row: p.row, cells: p.cells, result: () => this.#tryFrom(p, 0), keyed: p } : { row: p.row, cells: p.cells, result: p, keyed: undefined }));
+  }
+
+  /** A row whose lookup a halt gave up: `interrupted`, with its first key's stored answer when it has one (a stale answer is better than none). */
+  interrupted(planned: PlannedRow): FinishedRow {
+    const p = planned.keyed;
+    if (!p) return { row: planned.row, cells: planned.cells, status: 'skipped', billing: 'none', data: {}, errorCode: INTERRUPTED.code, errorMessage: INTERRUPTED.message };
+    const outcome = this.#options.lookups.orStale(opOf(p.first.target), p.first.key, INTERRUPTED);
+    return finished(p.cells, p.row, outcome, { lead: leadOf(outcome) });
   }
 
   #planOne(cells: string[], row: number): KeyedRow | FinishedRow | undefined {
@@ -86,7 +100,9 @@ export class BatchLookups {
     const planned = this.#waterfall ? planWaterfallRow(cells, targets, width, shard) : planRow(cells, targets[0]!, width, shard);
     if (planned.kind === 'elsewhere') return undefined;
     if (complete && isComplete(cells, complete)) {
-      return { row, cells, status: 'skipped', billing: 'none', data: {}, errorCode: 'complete', errorMessage: complete.message };
+      const done: FinishedRow = { row, cells, status: 'skipped', billing: 'none', data: {}, errorCode: 'complete', errorMessage: complete.message };
+      if (planned.kind === 'key' || planned.kind === 'keys') this.#carry(done, 'lead', planned.kind === 'key' ? [{ target: targets[0]!, key: planned.key }] : planned.keys);
+      return done;
     }
     if (planned.kind === 'key') return { row, cells, first: { target: targets[0]!, key: planned.key }, rest: undefined };
     if (planned.kind === 'keys') return { row, cells, first: planned.keys[0]!, rest: planned.keys.slice(1) };
@@ -109,8 +125,19 @@ export class BatchLookups {
     return outcome instanceof Promise ? outcome.then(settle) : settle(outcome);
   }
 
+  /** --changes: the carried changes of the keys this row stands for (the first row of each key takes them). */
+  #carry(row: FinishedRow, part: keyof CarriedChanges, keys: ReadonlyArray<{ op?: BillableOperation; target?: LookupTarget; key: string }>): void {
+    const carried = this.#options.carried;
+    if (!carried) return;
+    for (const { op, target, key } of keys) {
+      const changes = carried.take(op ?? opOf(target!), key);
+      if (changes) ((row.carried ??= {})[part] ??= []).push(...changes);
+    }
+  }
+
   #finish(p: KeyedRow, attempt: WaterfallKey, outcome: LookupOutcome): FinishedRow | Promise<FinishedRow> {
     const done = finished(p.cells, p.row, outcome, { lead: leadOf(outcome) });
+    if (this.#options.carried) this.#carry(done, 'lead', [p.first, ...(p.rest ?? [])]);
     if (this.#waterfall) {
       done.source = attempt.target.kind;
       if (p.missed) done.missedBy = p.missed;
@@ -149,13 +176,22 @@ export class BatchLookups {
     // The --with lookups this run made again, with their earlier answers, beside the row's own.
     for (const [extra, outcome] of [['mx', mx], ['whois', whois], ['company', firm]] as const) {
       if (outcome && isAnswered(outcome) && outcome.earlier) (base.earlier ??= {})[extra] = outcome.earlier;
+      const key = domains[extra];
+      if (key !== undefined) this.#carry(base, extra, [{ op: extra === 'company' ? 'lookup_domain' : extra, key }]);
     }
-    // An extra that failed makes the row an error (the sidecar says which), as its own lookup would.
+    // An extra that failed makes the row an error (the sidecar says which), as its own lookup would;
+    // one with a stale answer keeps it, and says why it was not refreshed, unless the row says so already.
     for (const [name, outcome, of] of [['MX', mx, domain], ['Whois', whois, domain], ['Company', firm, company]] as const) {
-      if (!outcome || isAnswered(outcome) || (base.status !== 'found' && base.status !== 'not_found')) continue;
+      if (!outcome || (base.status !== 'found' && base.status !== 'not_found')) continue;
+      if (isAnswered(outcome)) {
+        if (outcome.stale && base.unrefreshed === undefined) unrefreshed(base, outcome.stale, `${name} of ${of}: ${outcome.stale.message}`);
+        continue;
+      }
       base.status = outcome.kind;
       base.errorCode = outcome.code;
       base.errorMessage = `${name} of ${of}: ${outcome.message}`;
+      base.unrefreshed = undefined;
+      base.failure = outcome.failure;
     }
     return base;
   }
@@ -170,11 +206,24 @@ function unplanned(cells: string[], row: number, planned: { kind: 'invalid' | 'n
 
 function finished(cells: string[], row: number, outcome: LookupOutcome, data: RowData): FinishedRow {
   if (!isAnswered(outcome)) {
-    return { row, cells, status: outcome.kind, billing: 'none', data, errorCode: outcome.code, errorMessage: outcome.message, ...(outcome.stored ? { stored: true } : {}) };
+    return { row, cells, status: outcome.kind, billing: 'none', data, errorCode: outcome.code, errorMessage: outcome.message, ...failureOf(outcome), ...(outcome.stored ? { stored: true } : {}) };
   }
   const done: FinishedRow = { row, cells, status: outcome.kind, billing: outcome.billing, data, cellsRecord: outcome.cellsRecord };
   if (outcome.earlier) done.earlier = { lead: outcome.earlier };
+  if (outcome.stale) unrefreshed(done, outcome.stale, outcome.stale.message);
   return done;
+}
+
+/** The row keeps a stale answer: why it was not refreshed, in the sidecar's words (`message`: as the row says it). */
+function unrefreshed(row: FinishedRow, why: Unanswered, message: string): void {
+  row.unrefreshed = why.kind;
+  row.errorCode = why.code;
+  row.errorMessage = message;
+  if (why.failure) row.failure = why.failure;
+}
+
+function failureOf(outcome: Unanswered): Pick<FinishedRow, 'failure'> {
+  return outcome.failure ? { failure: outcome.failure } : {};
 }
 
 function leadOf(outcome: LookupOutcome): Lead | CompanyLead | undefined {

@@ -6,12 +6,13 @@ import { ApiUnavailableError, BadRequestError, DailyLimitError, ForbiddenError, 
 import type { CellsRenderer, ResultStore, StoredResult } from '../store/result-store.js';
 import type { KeyClaims } from './key-claims.js';
 import type { BillableOperation, CreditAccount } from './credits.js';
-import { API_UNAVAILABLE, DAILY_LIMIT, INTERRUPTED, asDuplicate, foundIn, refusedOutcome, type Answered, type KeptAnswer, type LookupOutcome, type Unanswered } from './outcome.js';
+import { API_UNAVAILABLE, DAILY_LIMIT, INTERRUPTED, asDuplicate, foundIn, isAnswered, refusedOutcome, type Answered, type KeptAnswer, type LookupOutcome, type Unanswered } from './outcome.js';
 import type { EarlierAnswer } from '../core/rows.js';
 import type { StopControl } from './stop-control.js';
 import { GateStoppedError } from './rate/rate-gate.js';
 import { CreditRefusedError } from './request-path/with-credits.js';
 import { SharedLookup } from './shared-lookup.js';
+import { optionWord } from '../options/option-table.js';
 
 export interface LookupDeps {
   store: ResultStore;
@@ -36,6 +37,11 @@ export interface LookupDeps {
    * lead is what made re-runs of known rows slow). Default 'data'.
    */
   storedForm?: StoredForm | undefined;
+  /**
+   * The run's budgets cannot refresh every stale answer tonight (run/refresh-order.ts): a found
+   * answer fetched after this is not looked up again but written as stored (`stale`, `budget`).
+   */
+  refreshBefore?: number | undefined;
 }
 
 /** What a run reads of a stored answer: the parsed data, or (cheaper, for CSV output) its cells. */
@@ -110,7 +116,7 @@ export class Lookups {
   #replaced(op: BillableOperation, key: string, now: StoredResult): EarlierAnswer | undefined {
     const { store, service } = this.#deps;
     const replaced = store.replaced(service, op, key, now.fetchedAt);
-    return replaced && { key, found: replaced.found, foundNow: now.found, data: replaced.data, fetchedAt: replaced.fetchedAt, refetchedAt: now.fetchedAt, same: replaced.same };
+    return replaced && { op, key, found: replaced.found, foundNow: now.found, data: replaced.data, fetchedAt: replaced.fetchedAt, refetchedAt: now.fetchedAt, same: replaced.same };
   }
 
   /** The answer the store holds for a key about to be looked up again, whatever its age (none for a refused key). */
@@ -119,7 +125,7 @@ export class Lookups {
     const stored = store.get(service, op, key);
     if (stored === undefined || stored.refused !== undefined) return undefined;
     this.#lookedUpAgain += 1;
-    return { key, found: stored.found, data: stored.data, fetchedAt: stored.fetchedAt };
+    return { op, key, found: stored.found, data: stored.data, fetchedAt: stored.fetchedAt };
   }
 
   /**
@@ -133,10 +139,43 @@ export class Lookups {
     const pending = this.#inFlight.get(id);
     if (pending) return pending.then(asDuplicate);
     const refused = this.#deps.stop.refusal();
-    if (refused) return refused;
-    const request = (this.#shared ? this.#shared.resolve(op, key, soon) : this.#fetch(op, key, soon)).finally(() => this.#inFlight.delete(id));
+    if (refused) return this.orStale(op, key, refused);
+    if (this.#deps.refreshBefore !== undefined) {
+      const waits = this.#waitsItsTurn(op, key);
+      if (waits) return waits;
+    }
+    const request = (this.#shared ? this.#shared.resolve(op, key, soon) : this.#fetch(op, key, soon))
+      .then((outcome) => this.orStale(op, key, outcome))
+      .finally(() => this.#inFlight.delete(id));
     this.#inFlight.set(id, request);
     return request;
+  }
+
+  /** A found answer younger than the oldest the budgets refresh tonight: kept as stored, its turn on a later night. */
+  #waitsItsTurn(op: BillableOperation, key: string): LookupOutcome | undefined {
+    const { store, service, stop, refreshBefore } = this.#deps;
+    const stored = store.get(service, op, key);
+    if (stored === undefined || !stored.found || stored.refused !== undefined || stored.fetchedAt <= refreshBefore!) return undefined;
+    return this.orStale(op, key, { ...stop.turnAway('budget'), message: `not looked up: ${optionWord('budget')} cannot refresh every answer older than ${optionWord('maxAge')} in this run, and older ones went first` });
+  }
+
+  /**
+   * A key this run could not look up again (a stop, a failure after every retry) whose stored
+   * answer it meant to replace: that answer, billed `stale`, with why it was not refreshed
+   * (docs/cli-contract.md, "A stale answer is better than none"): a row once enriched is never
+   * written blank. A key the API refused now (400) has its answer: the refusal. Read from the store
+   * only for such a key, so the rows the store answers pay nothing for it.
+   */
+  orStale(op: BillableOperation, key: string, outcome: LookupOutcome): LookupOutcome {
+    if (isAnswered(outcome) || outcome.code === 'bad_request') return outcome;
+    // Kept meanwhile by another run sharing the store: a fresh answer after all.
+    const fresh = this.known(op, key);
+    if (fresh && isAnswered(fresh)) return fresh;
+    const { store, service } = this.#deps;
+    const stored = store.get(service, op, key);
+    if (stored === undefined || stored.refused !== undefined) return outcome;
+    const kept = `${outcome.message}; written with the stored answer of ${new Date(stored.fetchedAt).toISOString().slice(0, 10)} (stale)`;
+    return { kind: stored.found ? 'found' : 'not_found', data: stored.data, billing: 'stale', stale: { ...outcome, message: kept } };
   }
 
   async #fetch(op: BillableOperation, key: string, soon = false): Promise<LookupOutcome> {
@@ -155,7 +194,7 @@ export class Lookups {
       // so that a re-run does not send it again (docs/cli-contract.md, "The file's problems are not the API's").
       if (error instanceof BadRequestError && error.status === 400) {
         this.#keepReceived(op, key, { found: false, data: undefined, refused: error.message });
-        return refusedOutcome(error.message);
+        return refusedOutcome(error.message, error);
       }
       return this.#outcomeOf(error);
     }
@@ -184,21 +223,23 @@ export class Lookups {
     // Nothing sent before the next day can pass: no retry, no probe, no wait for an outage to end.
     if (error instanceof DailyLimitError) {
       stop.stop('daily_limit', error);
-      return DAILY_LIMIT;
+      return { ...DAILY_LIMIT, failure: error };
     }
     const lost = stop.redisLost;
-    if (lost) return { kind: 'error', code: lost.code, message: lost.message, billing: 'none' };
+    if (lost) return { kind: 'error', code: lost.code, message: lost.message, billing: 'none', failure: lost };
     // A request dropped by the stop was not answered; nor was one whose retries a stop cut short
-    // (an interrupt, --max-errors, --patience): its row is not finished, so it is not an `error` —
-    // else every row waiting for a retry when --max-errors stops the run would count as one, far
-    // past N + what is in flight (docs/cli-contract.md, --max-errors).
+    // (any stop: the gate drops the retries waiting for it, the budget's and the reserve's stops
+    // too, and with-retry.ts then throws the failure the try before met): its row is not finished,
+    // so it is not an `error` but skipped with the stop's code — else every row waiting for a retry
+    // when --max-errors stops the run would count as one, far past N + what is in flight, and a row
+    // whose one 503 came as a budget bound would be an `error` (docs/cli-contract.md, exit statuses).
     if (error instanceof GateStoppedError) return stop.refusal() ?? INTERRUPTED;
-    if (stop.requestsStopped && isTransient(error)) return cutShort(stop.refusal() ?? INTERRUPTED, error);
-    if (error instanceof ApiUnavailableError || (isTransient(error) && stop.apiUnavailable)) return API_UNAVAILABLE;
+    if (stop.lookupsStopped && isTransient(error)) return cutShort(stop.refusal() ?? INTERRUPTED, error);
+    if (error instanceof ApiUnavailableError || (isTransient(error) && stop.apiUnavailable)) return { ...API_UNAVAILABLE, failure: error as LeadEnrichError };
     if (error instanceof PaymentRequiredError) {
       credits.markExhausted();
       stop.stop('credits');
-      return { ...stop.turnAway('credits'), message: `not looked up: ${error.message}` };
+      return { ...stop.turnAway('credits'), message: `not looked up: ${error.message}`, failure: error };
     }
     if (error instanceof UnauthorizedError) stop.stop('unauthorized', error);
     // Every later call of the operation would be refused the same way: one line and exit 1, not a request per row.
@@ -207,13 +248,15 @@ export class Lookups {
     // kept: the store's disk is full (its commit before the request failed: nothing was sent).
     if (error instanceof TlsError || error instanceof ProxyError || error instanceof StoreFailedError) stop.stop('failed', error);
     // Another 4xx (a 404: usually a wrong base URL) refuses the request, not the key: not the file's problem.
-    if (error instanceof BadRequestError) return { kind: 'error', code: 'request_rejected', message: error.message, billing: 'none' };
-    if (error instanceof LeadEnrichError) return { kind: 'error', code: error.code, message: error.message, billing: 'none' };
+    if (error instanceof BadRequestError) return { kind: 'error', code: 'request_rejected', message: error.message, billing: 'none', failure: error };
+    if (error instanceof LeadEnrichError) return { kind: 'error', code: error.code, message: error.message, billing: 'none', failure: error };
     throw error;
   }
 }
 
-/** A row whose lookup a stop cut short after a failed try: the stop's word, and what the try met. */
+/** A row whose lookup a stop cut short after a failed try: the stop's word, and what the try met (its failure). */
 function cutShort(refusal: Unanswered, failure: unknown): Unanswered {
-  return { ...refusal, message: `${refusal.message} (a try before the stop failed: ${(failure as Error).message})` };
+  const cut: Unanswered = { ...refusal, message: `${refusal.message} (a try before the stop failed: ${(failure as Error).message})` };
+  if (failure instanceof LeadEnrichError) cut.failure = failure;
+  return cut;
 }

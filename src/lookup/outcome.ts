@@ -1,6 +1,7 @@
 // What looking up one key came to: an answer (found or not, and how it was billed), or the
 // reason there is none, with the sidecar's stable code (docs/cli-contract.md, "The error sidecar").
 import { isLeadFound } from '../api/client.js';
+import type { LeadEnrichError } from '../api/errors.js';
 import { optionWord } from '../options/option-table.js';
 import type { BillableOperation } from './credits.js';
 
@@ -16,6 +17,8 @@ export interface Answered {
   cellsRecord?: string | undefined;
   /** This run looked the key up again: what it answered before. */
   earlier?: EarlierAnswer | undefined;
+  /** With billing `stale`: the stored answer older than --max-age that this run could not look up again, and why (what the lookup came to). */
+  stale?: Unanswered | undefined;
 }
 export interface Unanswered {
   kind: 'error' | 'skipped';
@@ -25,6 +28,8 @@ export interface Unanswered {
   billing: 'none';
   /** The answer (a refusal) was kept by an earlier run or another worker: no request of this run made it. */
   stored?: true | undefined;
+  /** The failure the outcome came from (an API's answer, a network's, Redis lost): its class, status and apiCode. */
+  failure?: LeadEnrichError | undefined;
 }
 export type LookupOutcome = Answered | Unanswered;
 
@@ -38,16 +43,17 @@ export interface KeptAnswer {
 }
 
 /** A key the API refused (400): the row's `error` with `bad_request`, its own problem, not the API's. */
-export function refusedOutcome(message: string): Unanswered {
-  return { kind: 'error', code: 'bad_request', message, billing: 'none' };
+export function refusedOutcome(message: string, failure?: LeadEnrichError): Unanswered {
+  return failure ? { kind: 'error', code: 'bad_request', message, billing: 'none', failure } : { kind: 'error', code: 'bad_request', message, billing: 'none' };
 }
 
 export function isAnswered(outcome: LookupOutcome): outcome is Answered {
   return outcome.kind === 'found' || outcome.kind === 'not_found';
 }
 
+/** The answer of a key another row of this run asked first: a stale one stays stale (it is the same stored answer). */
 export function asDuplicate(outcome: LookupOutcome): LookupOutcome {
-  return isAnswered(outcome) ? { ...outcome, billing: 'duplicate' } : outcome;
+  return isAnswered(outcome) && outcome.billing !== 'stale' ? { ...outcome, billing: 'duplicate' } : outcome;
 }
 
 /**

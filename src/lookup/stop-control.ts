@@ -17,8 +17,10 @@ export interface StopControl {
   /** Aborted once the run halts (interrupt, 401): waits give up, rows in flight drain. */
   readonly signal: AbortSignal;
   readonly halted: boolean;
-  /** No queued request and no retry may be sent any more (every stop but the credit reserve's). */
+  /** No queued request and no retry may be sent any more (every stop but the credit reserve's and the budget's). */
   readonly requestsStopped: boolean;
+  /** No lookup may start any more, nor a retry waiting for the gate be sent (any stop: the gate drops what waits). */
+  readonly lookupsStopped: boolean;
   /** The run gave up on an API that stayed down past --patience. */
   readonly apiUnavailable: boolean;
   /** Why Redis was lost, with --redis. */

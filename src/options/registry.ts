@@ -76,8 +76,11 @@ export const OPTIONS = {
   // The older spelling of maxAge, in milliseconds: the library's only.
   maxAgeMs: { library: true, rule: rules.nonNegativeInteger },
   refresh: { flag: 'refresh', type: boolean, ...IN, rule: rules.yesOrNo, default: false, help: 'ignore answers stored by earlier runs' },
-  changes: { flag: 'changes', type: string, ...IN, rule: rules.changesFile, help: 'write what changed in the answers of keys looked up again (older than --max-age, or --refresh) to this CSV, one line per changed field, and add the column lead_changed' },
+  changes: { flag: 'changes', type: string, ...IN, rule: rules.changesFile, help: 'write what changed in the answers of keys looked up again (older than --max-age, or --refresh) to this file, one line per changed field (CSV; .jsonl or .xlsx by the name; - for stdout), and add the column lead_changed' },
   quiet: { flag: 'quiet', alias: 'q', type: boolean, help: 'no progress and no summary on success (a run that does not exit 0 still prints its one-line summary)' },
+  // The command line's: a program has the summary object and writes no log lines (docs/reference.md, "In a CI step").
+  ci: { flag: 'ci', type: string, config: true, rule: rules.oneOf(['auto', 'github', 'gitlab', 'none'] as const), default: 'auto', help: 'in a CI step, speak its conventions (job summary, annotations, step outputs, log groups): auto, github, gitlab or none (default {default}: GitHub Actions under GITHUB_ACTIONS=true, GitLab under GITLAB_CI=true)' },
+  ciSummary: { flag: 'ci-summary', type: string, config: true, rule: rules.summaryFile, help: "also write the job summary's Markdown to this file (appended), under any CI or none" },
   maxErrors: { flag: 'max-errors', type: string, ...IN, rule: rules.errorLimit, help: "stop looking up once more than N rows (or N% of the rows looked up, judged after 50) are errors of the API's; exit 4" },
   patience: { flag: 'patience', type: string, ...IN, rule: durationMs, default: DEFAULTS.patienceMs, show: formatDuration, help: 'how long to wait for an API that is down before giving up on it (default {default}); then exit 2, the rest skipped' },
   redis: { flag: 'redis', type: string, env: 'LEAD_ENRICH_REDIS', ...IN, rule: rules.nonEmptyString, help: 'share rate limit, credit reserve and answers with other workers (env {env})' },

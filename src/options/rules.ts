@@ -253,13 +253,23 @@ export const columnNames: Rule<string[]> = (raw) => {
   return [...new Set(list)];
 };
 
-/** `--report r.html` or `r.json`: the format is the file's extension. */
-/** --changes: a CSV file of its own; stdout carries the rows or the summary. */
+/**
+ * --changes: a file, its format by its name (`.jsonl`, `.xlsx`, else CSV; `.gz` gzipped, but not an
+ * .xlsx, a zip already), or `-` for standard output.
+ */
 export const changesFile: Rule<string> = (raw) => {
-  if (typeof raw === 'string' && raw.trim() !== '' && raw.trim() !== '-') return raw.trim();
-  throw new RuleBroken('must be a file name (the changes are a CSV file of their own, never stdout)', raw);
+  const name = typeof raw === 'string' ? raw.trim() : '';
+  if (name === '') throw new RuleBroken("must be a file name, or '-' for standard output", raw);
+  if (/\.xlsx\.gz$/i.test(name)) throw new RuleBroken('an .xlsx is compressed already', raw, false, ': drop the .gz');
+  return name;
 };
 
+export const summaryFile: Rule<string> = (raw) => {
+  if (typeof raw === 'string' && raw.trim() !== '' && raw.trim() !== '-') return raw.trim();
+  throw new RuleBroken('must be a file name (the job summary is Markdown appended to a file, never stdout)', raw);
+};
+
+/** `--report r.html` or `r.json`: the format is the file's extension. */
 export const reportFile: Rule<string> = (raw) => {
   if (typeof raw === 'string' && /\.(html?|json)$/i.test(raw.trim())) return raw.trim();
   throw new RuleBroken('must be a file name ending in .html or .json (the report\'s format)', raw);

@@ -1,10 +1,11 @@
 // The input, the enriched output, the sidecar and the store must be four different files
 // (docs/cli-contract.md "Input files", Never overwritten), checked before anything is opened for writing
 // or any request is made. Two paths name the same file when they resolve to the same real path
-// (symbolic links, `..`, a linked directory) or share a device and inode (hard links).
+// (symbolic links, even to a file not made yet; `..`, a linked directory) or share a device and
+// inode (hard links). A character device is no one's file: /dev/null takes every output given it.
 import fs from 'node:fs';
-import path from 'node:path';
 import { ConfigError } from '../api/errors.js';
+import { realPathOf } from '../core/real-path.js';
 
 export interface NamedFile {
   /** How the user gave it: '<input>', '--output', '--errors', '--store'. */
@@ -23,27 +24,12 @@ interface Identity {
 /** SQLite's name for a store kept in memory: no file at all. */
 const IN_MEMORY = ':memory:';
 
-/**
- * The real path of a file, or for one not made yet, the real path of its parent joined with its
- * name (the parent may itself be a link). A parent that does not exist either is taken as given.
- */
-function realPathOf(file: string): string {
-  const absolute = path.resolve(file);
-  try {
-    return fs.realpathSync(absolute);
-  } catch {
-    try {
-      return path.join(fs.realpathSync(path.dirname(absolute)), path.basename(absolute));
-    } catch {
-      return absolute;
-    }
-  }
-}
-
-function identify(file: NamedFile & { path: string }): Identity {
+/** A file's identity; none for a character device, which takes any number of writers (/dev/null, a terminal). */
+function identify(file: NamedFile & { path: string }): Identity | undefined {
   let inode: string | undefined;
   try {
     const stat = fs.statSync(file.path);
+    if (stat.isCharacterDevice()) return undefined;
     inode = `${stat.dev}:${stat.ino}`;
   } catch {
     inode = undefined;
@@ -62,6 +48,7 @@ export function assertDistinctFiles(files: NamedFile[]): void {
   const seen: Identity[] = [];
   for (const file of named) {
     const identity = identify(file);
+    if (!identity) continue;
     const same = seen.find((other) => other.realPath === identity.realPath || (identity.inode !== undefined && other.inode === identity.inode));
     if (same) {
       throw new ConfigError(`${said(file)} would overwrite ${said(same.file)} (${same.file.path}): choose another path`);

@@ -49,6 +49,12 @@ export interface ReadOptions {
   skipLines?: number;
   /** What was left out of the table (title lines, a report footer), one line each. */
   warn?: (line: string) => void;
+  /**
+   * Watches the text the parser reads, from the file's first line (after a byte-order mark), as
+   * UTF-8 bytes: given the delimiter and the lines above the header, it returns what each chunk is
+   * handed to (record-lines.ts: the line each row begins on).
+   */
+  textWatch?: (layout: { delimiter: string; skipLines: number }) => (chunk: Buffer | string) => void;
 }
 
 export interface CsvSource {
@@ -222,7 +228,7 @@ function createParser(prepared: Prepared, maxRecordBytes: number): Parser {
 }
 
 /** What is watched in the text the parser reads: bytes that are not UTF-8 (a file read as UTF-8), and its last lines (a footer). */
-function watchText(prepared: Prepared): { watch: Utf8Watch | undefined; tail: TextTail } {
+function watchText(prepared: Prepared, textWatch: ReadOptions['textWatch']): { watch: Utf8Watch | undefined; tail: TextTail } {
   const watch = prepared.transcoder ? undefined : new Utf8Watch();
   if (watch) {
     prepared.source.on('data', (chunk: Buffer | string) => watch.feed(chunk));
@@ -230,6 +236,8 @@ function watchText(prepared: Prepared): { watch: Utf8Watch | undefined; tail: Te
   }
   const tail = new TextTail();
   (prepared.transcoder ?? prepared.source).on('data', (chunk: Buffer | string) => tail.feed(chunk));
+  const watcher = textWatch?.({ delimiter: prepared.delimiter, skipLines: prepared.skipLines });
+  if (watcher) (prepared.transcoder ?? prepared.source).on('data', watcher);
   return { watch, tail };
 }
 
@@ -256,7 +264,7 @@ export async function openCsv(input: string | Readable, options: ReadOptions = {
     skipped: prepared.skipped,
     transcoding: prepared.transcoder ? { into: prepared.source, out: prepared.transcoder } : undefined,
   });
-  const { watch, tail } = watchText(prepared);
+  const { watch, tail } = watchText(prepared, options.textWatch);
   if (prepared.titles.length > 0) options.warn?.(titlesLine(prepared.titles, prepared.skipLines));
   const destroy = () => {
     batches.stop();

@@ -55,6 +55,8 @@ function rowsSection(r: RunReport): string {
     const skips = skipped[code] ?? 0;
     return [...(n > skips ? [[`<code>${esc(code)}</code>`, 'error', num(n - skips)]] : []), ...(skips > 0 ? [[`<code>${esc(code)}</code>`, 'skipped (not an error)', num(skips)]] : [])];
   });
+  // A stale row keeps its stored answer: listed by what stopped its refresh.
+  for (const [code, n] of Object.entries(r.rows.stale?.byReason ?? {})) codes.push([`<code>${esc(code)}</code>`, 'stale (stored answer kept)', num(n)]);
   return `<div class="cols"><section><h2>Rows by status</h2>${table(['status', 'rows', 'share'], statuses, new Set([1, 2]))}</section>
 <section><h2>Rows in error or skipped, by code</h2>${codes.length ? table(['error_code', 'status', 'rows'], codes, new Set([2])) : '<p class="muted">No row in error or skipped.</p>'}</section></div>`;
 }

@@ -6,7 +6,7 @@
 // Times are ISO 8601; durations and offsets milliseconds.
 
 export type Status = 'found' | 'not_found' | 'error' | 'skipped';
-export type BillingWord = 'charged' | 'free' | 'cached' | 'duplicate' | 'none';
+export type BillingWord = 'charged' | 'free' | 'cached' | 'duplicate' | 'stale' | 'none';
 
 export interface RunReport {
   reportVersion: 1;
@@ -31,6 +31,12 @@ export interface RunReport {
     byErrorCode: Record<string, number>;
     /** Of those, the skipped rows' codes (no_key, complete, credit_reserve, ...): reasons, not errors. */
     bySkipReason: Record<string, number>;
+    /**
+     * The rows written with a stored answer older than --max-age that the run could not refresh
+     * (`lead_billing` `stale`, or a --with lookup's): how many, how many because the refresh failed
+     * (errors), and the code of what stopped the refresh → rows. Under `byStatus` as their answer's.
+     */
+    stale: { rows: number; errors: number; byReason: Record<string, number> };
   };
   /** found ÷ looked up, where looked up = rows with an answer (found or not_found). */
   matchRate: {

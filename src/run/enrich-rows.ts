@@ -3,7 +3,7 @@
 // reserve, waterfall, --with and --max-errors as `enrich`; rows are pulled only as results are
 // consumed; breaking out of the loop stops the lookups and releases everything.
 import type { AnyLead, DomainLead, MxResult, WhoisResult } from '../api/types.js';
-import { ConfigError, RowError, type ErrorCode } from '../api/errors.js';
+import { ConfigError, type LeadEnrichError } from '../api/errors.js';
 import type { EnrichOptions } from './enrich-options.js';
 import { enrichOptionNames, resolveOptions, unknownOption, type EnrichSettings } from './settings.js';
 import type { LookupKind } from '../plan/plan.js';
@@ -17,6 +17,7 @@ import { RunMetrics } from './metrics.js';
 import { openRun, type RunState } from './open-run.js';
 import { runColumns } from './run-columns.js';
 import { Resources } from './resources.js';
+import { rowError } from './row-error.js';
 import { loopOf, runRows } from './run-rows.js';
 
 /** The options of enrich() that mean something for rows in memory, and the names of array rows' cells. */
@@ -37,8 +38,14 @@ interface RowResultBase<T> {
   company: DomainLead | undefined;
   mx: MxResult | undefined;
   whois: WhoisResult | undefined;
-  /** The CLI's `lead_billing` word. */
+  /** The CLI's `lead_billing` word: `stale` for a stored answer older than `maxAge` that the run could not look up again. */
   billing: Billing;
+  /**
+   * Why a stale answer this result carries (`billing: 'stale'`, or a `with` lookup's) was not
+   * refreshed: a LeadError of the code's class (`budget`, `api_unavailable`, a `ServerError`
+   * whose retries failed, ...), as the sidecar lists it; undefined when none is stale.
+   */
+  stale: LeadEnrichError | undefined;
   /** With `fill`: the cells the answer filled, by column name (`{ Title: 'CTO' }`); undefined when none. `input` stays as given. */
   filled: Record<string, string> | undefined;
   /**
@@ -68,8 +75,8 @@ export type RowResult<T = InputRow> =
   | (RowResultBase<T> & { status: 'found'; lead: AnyLead; error: undefined })
   /** `lead` is the API's own answer to a miss: an empty object, or nothing, as the service sent it. */
   | (RowResultBase<T> & { status: 'not_found'; lead: AnyLead | undefined; error: undefined })
-  /** Why there is no answer: a LeadError with the sidecar's code. */
-  | (RowResultBase<T> & { status: 'error' | 'skipped'; lead: undefined; error: RowError });
+  /** Why there is no answer: a LeadError of the class docs/library.md lists for the sidecar's code. */
+  | (RowResultBase<T> & { status: 'error' | 'skipped'; lead: undefined; error: LeadEnrichError });
 
 /** enrich()'s options that are about files and streams: refused by enrichRows with why. */
 const FILE_OPTIONS = ['input', 'output', 'errors', 'changes', 'format', 'delimiter', 'encoding', 'sheet', 'skipLines', 'limit', 'stdout'];
@@ -150,7 +157,8 @@ function resultOf<T>(row: FinishedRow, source: RowsSource, run: RunState): RowRe
     mx: row.data.mx,
     whois: row.data.whois,
     billing: row.billing,
-    error: row.errorCode === undefined ? undefined : new RowError(row.errorCode as ErrorCode, row.errorMessage ?? row.errorCode),
+    error: row.errorCode === undefined || row.unrefreshed ? undefined : rowError(row.errorCode, row.errorMessage ?? row.errorCode, row.failure),
+    stale: row.unrefreshed && row.errorCode !== undefined ? rowError(row.errorCode, row.errorMessage ?? row.errorCode, row.failure) : undefined,
     filled: row.filled ? Object.fromEntries([...row.filled].map(([column, value]) => [fromBytes(source.header[column] ?? ''), value])) : undefined,
     ...(row.changes ? { changes: row.changes.map(({ field, before, after }) => ({ field, before, after })) } : {}),
   } as RowResult<T>;

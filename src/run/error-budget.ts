@@ -5,8 +5,9 @@
 // nothing: a malformed key (`invalid_input`) is the input's fault, not the API's, rows skipped by a
 // stop were not tried, and a stored answer cost no request. A key the API refused
 // (`bad_request`) was looked up, but it is the file's problem too: never an error here. A dead API
-// no longer reaches this budget at all: its rows are held (request-path/breaker.ts).
-import type { FinishedRow } from '../core/rows.js';
+// no longer reaches this budget at all: its rows are held (request-path/breaker.ts). A row written
+// with a stale answer because its refresh failed counts as the error it is.
+import { effectiveStatus, type FinishedRow } from '../core/rows.js';
 import { FILE_PROBLEMS, lookedUp } from './metrics.js';
 import type { RunStop } from './run-stop.js';
 
@@ -31,7 +32,7 @@ export class ErrorBudget {
     if (!lookedUp(row)) return;
     this.#lookedUp += 1;
     // The file's own problems (a malformed key, one the API refuses) are not the API's failures.
-    if (row.status !== 'error' || FILE_PROBLEMS.has(row.errorCode ?? '')) return;
+    if (effectiveStatus(row) !== 'error' || FILE_PROBLEMS.has(row.errorCode ?? '')) return;
     this.#errors += 1;
     if (this.#exceeded()) this.#stop.stop('max_errors');
   }

@@ -2,13 +2,19 @@
 // line exits with it, and the run report names it.
 import type { EnrichSummary } from './summary.js';
 
-export function exitStatusOf(summary: Pick<EnrichSummary, 'stoppedBy' | 'status' | 'fileErrors'>): number {
+export function exitStatusOf(summary: Pick<EnrichSummary, 'stoppedBy' | 'status' | 'fileErrors' | 'stale'>): number {
   if (summary.stoppedBy === 'interrupt') return 130;
   if (summary.stoppedBy === 'redis' || summary.stoppedBy === 'api_unavailable') return 2;
   if (summary.stoppedBy === 'credits' || summary.stoppedBy === 'budget' || summary.stoppedBy === 'daily_limit') return 3;
   if (summary.stoppedBy === 'max_errors') return 4;
   // Rows skipped (no_key, complete, ...) are not errors: a run whose rows are all answered or skipped exits 0.
-  if (summary.status.error === 0) return 0;
+  const errors = errorRows(summary);
+  if (errors === 0) return 0;
   // Only the file's own problems (keys malformed or refused by the API): scripts may accept 5.
-  return summary.status.error === summary.fileErrors ? 5 : 2;
+  return errors === summary.fileErrors ? 5 : 2;
+}
+
+/** The rows in error, and those written with a stale answer because their refresh failed (an error all the same). */
+export function errorRows(summary: Pick<EnrichSummary, 'status' | 'stale'>): number {
+  return summary.status.error + (summary.stale?.errors ?? 0);
 }

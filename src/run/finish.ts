@@ -19,9 +19,12 @@ export async function finish(run: RunState, metrics: RunMetrics): Promise<Enrich
       // The estimate stands; the summary says it is one.
     }
   }
+  // The carried changes of keys no row stood for, then the files in place, then what they list is reported.
+  await run.listing?.listRest(run.writer, run.settings.warn);
   const files = await run.writer.commit();
+  run.listing?.markReported(run.settings.warn);
   const summary = summaryOf(run, metrics, { files, balanceAfter, exact, budgets: await budgetsAtEnd(run) });
-  if (run.settings.report) report(run, summary, run.settings.report);
+  if (run.settings.report) await report(run, summary, run.settings.report);
   return summary;
 }
 
@@ -41,12 +44,12 @@ async function budgetsAtEnd(run: RunState): Promise<SummaryBudget[]> {
 }
 
 /** The report, after the outputs: a report that cannot be written is said, and costs the run nothing else. */
-function report(run: RunState, summary: EnrichSummary, file: string): void {
+async function report(run: RunState, summary: EnrichSummary, file: string): Promise<void> {
   const { settings } = run;
   const fillFields: Record<string, string[]> = {};
   for (const t of run.fill?.targets ?? []) (fillFields[t.columnName] ??= []).push(`${settings.prefix}${t.field}`);
   try {
-    writeReport(file, reportOf(summary, { timeline: run.timeline, windowMs: settings.tuning.windowMs, accountRpm: run.accountRpm, commandLine: settings.commandLine, secrets: [settings.token], fillFields }));
+    await writeReport(file, reportOf(summary, { timeline: run.timeline, windowMs: settings.tuning.windowMs, accountRpm: run.accountRpm, commandLine: settings.commandLine, secrets: [settings.token], fillFields }));
   } catch (error) {
     summary.report = undefined;
     settings.warn(`Cannot write the report ${file}: ${(error as Error).message}`);

@@ -3,7 +3,7 @@
 // written; everyone else reads it (the progress line, the summary). What the requests did is the
 // request path's own count (RequestPath.counts), not kept here.
 import type { LookupKind } from '../core/kinds.js';
-import type { Billing, FieldChange, FinishedRow, RowStatus } from '../core/rows.js';
+import { effectiveStatus, noBilling, type Billing, type FieldChange, type FinishedRow, type RowStatus } from '../core/rows.js';
 import { hasInvalidUtf8 } from '../read/index.js';
 import type { FillRates } from '../write/fill-rates.js';
 
@@ -21,11 +21,22 @@ export const FILE_PROBLEMS: ReadonlySet<string> = new Set(['invalid_input', 'bad
 
 /**
  * Whether a row was looked up: its answer came from a request of this run (charged or free), or
- * its request failed (an error not stored, nor the input's malformed key). The one rule for the
- * summary's rows looked up and for --max-errors' share of them.
+ * its request failed (an error not stored, nor the input's malformed key; a stale answer's refresh
+ * that failed too). The one rule for the summary's rows looked up and for --max-errors' share of them.
  */
 export function lookedUp(row: FinishedRow): boolean {
-  return row.billing === 'charged' || row.billing === 'free' || (row.status === 'error' && row.errorCode !== 'invalid_input' && !row.stored);
+  return row.billing === 'charged' || row.billing === 'free' || (effectiveStatus(row) === 'error' && row.errorCode !== 'invalid_input' && !row.stored);
+}
+
+/**
+ * The rows written with a stale answer this run could not refresh (docs/cli-contract.md, "A stale
+ * answer is better than none"): how many, how many of them because the refresh failed (errors, for
+ * the exit status), and per code of what stopped the refresh.
+ */
+export interface StaleCounts {
+  rows: number;
+  errors: number;
+  reasons: Record<string, number>;
 }
 
 export class RunMetrics {
@@ -40,8 +51,9 @@ export class RunMetrics {
   #invalidUtf8Cells = 0;
   #fileErrors = 0;
   readonly #status: Record<RowStatus, number> = { found: 0, not_found: 0, error: 0, skipped: 0 };
-  readonly #billing: Record<Billing, number> = { charged: 0, free: 0, cached: 0, duplicate: 0, none: 0 };
+  readonly #billing: Record<Billing, number> = noBilling();
   readonly #errorCodes: Record<string, number> = {};
+  readonly #stale: StaleCounts = { rows: 0, errors: 0, reasons: {} };
   readonly #skipReasons: Record<string, number> = {};
   readonly #extraBilling: Partial<Record<ExtraName, Record<Billing, number>>> = {};
   readonly #foundBy: Partial<Record<LookupKind, number>> = {};
@@ -82,7 +94,7 @@ export class RunMetrics {
     if (lookedUp(row)) this.#rowsLookedUp += 1;
     if (row.extraBilling) {
       for (const [extra, billing] of Object.entries(row.extraBilling) as Array<[ExtraName, Billing]>) {
-        const counts = (this.#extraBilling[extra] ??= { charged: 0, free: 0, cached: 0, duplicate: 0, none: 0 });
+        const counts = (this.#extraBilling[extra] ??= noBilling());
         counts[billing] += 1;
       }
     }
@@ -94,9 +106,22 @@ export class RunMetrics {
     }
     if (row.filled) for (const column of row.filled.keys()) this.#filled.set(column, (this.#filled.get(column) ?? 0) + 1);
     if (row.changes) this.#compared(row.changes);
-    if (row.errorCode) this.#errorCodes[row.errorCode] = (this.#errorCodes[row.errorCode] ?? 0) + 1;
+    if (row.unrefreshed) this.#staleRow(row.unrefreshed, row.errorCode ?? '');
+    else if (row.errorCode) this.#errorCodes[row.errorCode] = (this.#errorCodes[row.errorCode] ?? 0) + 1;
     if (row.errorCode && row.status === 'skipped') this.#skipReasons[row.errorCode] = (this.#skipReasons[row.errorCode] ?? 0) + 1;
     if (row.status === 'error' && FILE_PROBLEMS.has(row.errorCode ?? '')) this.#fileErrors += 1;
+  }
+
+  #staleRow(unrefreshed: 'error' | 'skipped', code: string): void {
+    const stale = this.#stale;
+    stale.rows += 1;
+    if (unrefreshed === 'error') stale.errors += 1;
+    stale.reasons[code] = (stale.reasons[code] ?? 0) + 1;
+  }
+
+  /** The rows written with a stale answer this run could not refresh. */
+  get stale(): Readonly<StaleCounts> {
+    return this.#stale;
   }
 
   /** A row with an answer: per kind, answered and found (a waterfall's misses before it too), and its fill rates. */

@@ -5,6 +5,7 @@
 // the rate gate, the look-up step and its writer. Whether the run stops before it starts
 // (credits) is decided here too. Each resource is registered for release as it is made.
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { ApiClient } from '../api/client.js';
 import { ApiUnavailableError, ConfigError } from '../api/errors.js';
 import type { Coordinator } from '../cluster/coordinator.js';
@@ -26,12 +27,15 @@ import { KeyCensus } from '../plan/key-census.js';
 import type { LookupTarget } from '../plan/plan.js';
 import type { CsvSource } from '../read/index.js';
 import { ResultStore } from '../store/result-store.js';
+import type { ChangeReport } from '../store/change-report.js';
+import { ChangeListing } from './change-listing.js';
 import { ANSWER_CELLS } from '../write/columns.js';
 import type { RowSink } from '../write/row-writer.js';
 import type { StoredAnswers } from './count-rows.js';
 import type { Resources } from './resources.js';
 import { accountOrNone, creditAccount } from './run-account.js';
 import type { RunColumns } from './run-columns.js';
+import { holdsStaleAnswers, ordersRefreshes, refreshCutoff, refreshLine, type StoredAges } from './refresh-order.js';
 import { RunStop } from './run-stop.js';
 import { transportOf, type EnrichSettings } from './settings.js';
 import { accountStopLine, tellAvailability, wireCoordinator, wireInterrupts } from './stop-wiring.js';
@@ -91,6 +95,8 @@ export interface RunState extends OpenedRun, Readonly<RunInput> {
   /** --budget and the ledger every charge is recorded in. */
   readonly budgets: Budgets;
   readonly lookups: Lookups;
+  /** --changes: what the run lists that earlier runs found, and what it marks reported once its file is in place. */
+  readonly listing: ChangeListing | undefined;
   readonly writer: RowSink;
 }
 
@@ -160,9 +166,31 @@ async function startLookups(run: OpenedRun, resources: Resources, opening: RunOp
   // A balance reading is asked again only after a 429 (once: the gate holds it until the pause ends).
   const readingRetry = new RetryPolicy({ retries: 0, maxRateLimited: 1 });
   path.guardCredits({ credits, budgets, onReserveReached: () => stop.stop('credits'), refreshEveryMs: settings.tuning.creditsRefreshMs, readingRetry });
-  const lookups = lookupsOf(run, runId, credits, coordinator, resources, opening.storedForm);
-  const writer = opening.writer(opening.input);
-  return { ...run, ...opening.input, accountRpm: account.limits.rpm, accountRead: !offline, credits, reserve, rate, gate, coordinator, budgets, lookups, writer };
+  const ages = storedAges(run);
+  const refreshBefore = ordersRefreshes(settings) && !stop.lookupsStopped && holdsStaleAnswers(settings, ages) ? await refreshCutoff(settings, ages, await spendable(budgets, credits)) : undefined;
+  if (refreshBefore !== undefined) settings.notice(refreshLine(refreshBefore));
+  const lookups = lookupsOf(run, runId, credits, coordinator, resources, opening.storedForm, refreshBefore);
+  const { input } = opening;
+  const listing = settings.changes === undefined ? undefined : new ChangeListing(changeReportOf(run, runId, resources), input.changes, input.targets, settings.extras);
+  const writer = opening.writer(input);
+  return { ...run, ...input, accountRpm: account.limits.rpm, accountRead: !offline, credits, reserve, rate, gate, coordinator, budgets, lookups, listing, writer };
+}
+
+/**
+ * --changes: opened before the first lookup, so that what earlier runs stored is told from this
+ * run's own. Another run listing the earlier changes of this store and service now: said once.
+ */
+function changeReportOf(run: OpenedRun, runId: string, resources: Resources): ChangeReport {
+  const report = run.store.changeReport(run.service, runId);
+  resources.defer(() => report.close());
+  const holder = report.holder;
+  if (holder) {
+    run.settings.warn(
+      `another run (pid ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}) is listing the changes stored before it in ${run.store.path}: ` +
+        'this run lists the changes it finds itself, and leaves the earlier ones to the next run with --changes',
+    );
+  }
+  return report;
 }
 
 /**
@@ -182,13 +210,27 @@ async function awaitAccount(path: RequestPath, rpm: number | undefined, stop: Ru
 /** The run's budgets, over the ledger where every charge is recorded: Redis's with --redis, else the store's. */
 function budgetsOf(run: OpenedRun, runId: string, coordinator: Coordinator | undefined, resources: Resources): Budgets {
   const { settings, store, service } = run;
-  const local = coordinator ? undefined : storeLedger(store, runId, DEFAULTS.spendHoldLeaseMs);
+  // Once per run, before its first call: the per-call rows no budget reads any more are folded
+  // into the per-day totals (store/ledger-upkeep.ts), so the ledger stays small for years.
+  if (!store.readonly) store.spend().fold();
+  const local = coordinator ? undefined : storeLedger(store, runId, DEFAULTS.spendHoldLeaseMs, service);
   if (local) resources.defer(() => local.close());
-  const ledger = local ?? redisLedger(coordinator!, store);
+  const ledger = local ?? redisLedger(coordinator!, store, service);
   return new Budgets({ limits: settings.budgets, ledger, now: settings.tuning.now, service, runId });
 }
 
-function lookupsOf(run: OpenedRun, runId: string, credits: CreditAccount, coordinator: Coordinator | undefined, resources: Resources, storedForm: StoredForm): Lookups {
+/** What the night may spend: the least its budgets have left, and no more than the balance above the reserve. */
+async function spendable(budgets: Budgets, credits: CreditAccount): Promise<number> {
+  const left = (await budgets.standings()).map((standing) => standing.left);
+  return Math.min(...left, credits.estimatedBalance - credits.reserve);
+}
+
+/** The stored answers' ages as the run sees them: its service, its clock, its cells (no answer parsed). */
+function storedAges(run: OpenedRun): StoredAges {
+  return { store: run.store, service: run.service, layout: (op) => ANSWER_CELLS.layout(op), now: Date.now() };
+}
+
+function lookupsOf(run: OpenedRun, runId: string, credits: CreditAccount, coordinator: Coordinator | undefined, resources: Resources, storedForm: StoredForm, refreshBefore: number | undefined): Lookups {
   const { settings, store, service, stop, path } = run;
   return new Lookups({
     store,
@@ -203,6 +245,7 @@ function lookupsOf(run: OpenedRun, runId: string, credits: CreditAccount, coordi
     claimPollMs: DEFAULTS.claimPollMs,
     cells: ANSWER_CELLS,
     storedForm,
+    refreshBefore,
   });
 }
 
@@ -256,7 +299,10 @@ export function storedAnswers(settings: EnrichSettings, store: ResultStore, serv
 
 /** Where the dry run reads what the day and month budgets have spent: Redis with --redis, else the store. */
 export async function spendStanding(run: OpenedRun, resources: Resources): Promise<Pick<SpendLedger, 'standing'>> {
-  if (!run.settings.redis || !run.settings.budgets.some(isPeriodLimit)) return run.store.spend().ledger;
+  if (!run.settings.redis || !run.settings.budgets.some(isPeriodLimit)) {
+    const { ledger } = run.store.spend();
+    return { standing: (period) => ledger.standing(period, run.service) };
+  }
   return (await connectCoordinator(run.settings.redis, run.service, run.api, resources)).spend;
 }
 

@@ -7,8 +7,8 @@
 interface Slot<T> {
   value: T | undefined;
   pending: Promise<T> | undefined;
-  /** What leaves in place of a pending item that is given up (abandonHead). */
-  fallback: T | undefined;
+  /** What leaves in place of a pending item that is given up (abandonHead), made only then. */
+  fallback: (() => T) | undefined;
 }
 
 export class OrderedWindow<T> {
@@ -43,8 +43,8 @@ export class OrderedWindow<T> {
     this.#slots.push({ value, pending: undefined, fallback: undefined });
   }
 
-  /** Adds an item that is ready when `promise` settles; `fallback` leaves instead if it is given up. */
-  addPending(promise: Promise<T>, fallback: T): void {
+  /** Adds an item that is ready when `promise` settles; `fallback()` leaves instead if it is given up. */
+  addPending(promise: Promise<T>, fallback: () => T): void {
     const slot: Slot<T> = { value: undefined, pending: undefined, fallback };
     this.#pending += 1;
     slot.pending = promise.then(
@@ -109,7 +109,7 @@ export class OrderedWindow<T> {
     const head = this.#slots[this.#head];
     if (!head || head.value !== undefined || !head.pending) return;
     const value = await Promise.race([head.pending, deadline().then(() => undefined)]);
-    head.value ??= value ?? head.fallback;
+    head.value ??= value ?? head.fallback?.();
   }
 
   /** Gives every pending item until `deadline` (their answers may still be landing in the store). */

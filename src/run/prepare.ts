@@ -9,6 +9,9 @@ import { domainColumnFor } from '../plan/targets.js';
 import { fromBytes, openSource } from '../read/index.js';
 import { isMemberField } from '../write/columns.js';
 import { OutputLock } from '../write/output-lock.js';
+import type { OutputOption } from '../write/output-words.js';
+import { placeOf } from '../write/sinks.js';
+import { isStandardOutput } from '../write/output-place.js';
 import { RowWriter } from '../write/row-writer.js';
 import { openRun, type RunInput, type RunState } from './open-run.js';
 import { inputName, isStreamInput, unlessInterrupted } from './input-wait.js';
@@ -16,13 +19,14 @@ import type { Resources } from './resources.js';
 import { readOptionsOf, type EnrichSettings } from './settings.js';
 import { runColumns } from './run-columns.js';
 
+const OUTPUTS_WAIT = 'Interrupted while the outputs were opened (a FIFO waits for its reader): nothing was looked up';
+
 export async function prepare(settings: EnrichSettings, resources: Resources): Promise<RunState> {
   // The input first: a wrong file, column or --fields is the first thing to fix, and costs no request.
   const opening = openInput(settings, resources);
   const input = isStreamInput(settings.input) ? await unlessInterrupted(opening, settings.signal, inputName(settings.input)) : await opening;
-  lockOutputs(settings, resources);
+  const fifo = claimOutputs(settings, resources);
   refuseBinaryOnTerminal(settings);
-  if (settings.report) checkReportPath(settings.report);
   // A CSV of one lookup kind without --with writes only the answer's own columns: the store may hand
   // them over as cells (no JSON.parse). JSONL, a waterfall, --with and a `lead.MEMBER` field need the parsed answers.
   const cellsOnly = settings.format === 'csv' && settings.extras.length === 0 && input.targets.length === 1 && !settings.fields?.some(isMemberField);
@@ -37,8 +41,10 @@ export async function prepare(settings: EnrichSettings, resources: Resources): P
       return writer;
     },
   });
-  // A workbook output's parts are checked and copied now: what could stop it is found before the first lookup.
-  await made.writer?.ready();
+  // A workbook output's parts are checked and copied now, and a FIFO waits for its reader: what could
+  // stop the outputs is found before the first lookup.
+  const ready = made.writer?.ready();
+  await (fifo && ready ? unlessInterrupted(ready, settings.signal, 'the outputs', OUTPUTS_WAIT) : ready);
   return run;
 }
 
@@ -59,24 +65,36 @@ async function openInput(settings: EnrichSettings, resources: Resources): Promis
   return { source, targets, domainColumn, headerLine, ...runColumns(settings, targets, header) };
 }
 
-/** The output and sidecar files are this run's alone: a second run on them stops here, before any request. */
-function lockOutputs(settings: EnrichSettings, resources: Resources): void {
-  const targets: Array<[string | unknown, string]> = [
-    [settings.output, 'output'],
-    [settings.errors, 'error sidecar'],
-    [settings.changes, 'changes file'],
+/**
+ * The output, the sidecar and the changes file are this run's alone: each name's place found (what
+ * no output may be, a folder or a socket, refused: write/output-place.ts), and a second run on a
+ * file or a FIFO stops here, before any request. A link's target is locked, where the bytes go; a
+ * device takes any number of writers (/dev/null), a standard stream is no file of the run's.
+ * True when an output is a FIFO, whose opening waits for its reader.
+ */
+function claimOutputs(settings: EnrichSettings, resources: Resources): boolean {
+  let fifo = false;
+  const targets: Array<[unknown, string, OutputOption]> = [
+    [settings.output, 'output', 'output'],
+    [settings.errors, 'error sidecar', 'errors'],
+    [settings.changes, 'changes file', 'changes'],
   ];
-  for (const [target, what] of targets) {
+  for (const [target, what, option] of targets) {
     if (typeof target !== 'string' || target === '-') continue;
-    const lock = OutputLock.acquire(target, what);
+    const place = placeOf(target, option);
+    fifo ||= place.how === 'fifo';
+    if (place.how !== 'file' && place.how !== 'fifo') continue;
+    const lock = OutputLock.acquire(place.target, what, option);
     resources.defer(() => lock.release());
   }
+  if (settings.report) checkReportPath(settings.report);
+  return fifo;
 }
 
 /** A workbook is zip bytes: on a terminal it is noise that may drive it, so it is refused, as gzip refuses. */
 function refuseBinaryOnTerminal(settings: EnrichSettings): void {
   const stdout = (settings.stdout ?? process.stdout) as { isTTY?: boolean };
-  if (settings.output !== '-' || settings.format !== 'xlsx' || stdout.isTTY !== true) return;
+  if (!isStandardOutput(settings.output) || settings.format !== 'xlsx' || stdout.isTTY !== true) return;
   throw new ConfigError('Refusing to write an .xlsx workbook to a terminal: send stdout to a file (> out.xlsx), or give -o out.xlsx');
 }
 
@@ -110,7 +128,7 @@ function sayWhenTabsInCsv(settings: EnrichSettings, delimiter: string): void {
 }
 
 /** The look-up step of a prepared run's rows (plan → look up), the same for enrich and enrichRows. */
-export function batchLookupsFor(run: Pick<RunState, 'settings' | 'source' | 'targets' | 'domainColumn' | 'lookups' | 'complete'>): BatchLookups {
+export function batchLookupsFor(run: Pick<RunState, 'settings' | 'source' | 'targets' | 'domainColumn' | 'lookups' | 'complete' | 'listing'>): BatchLookups {
   return new BatchLookups({
     targets: run.targets,
     domainColumn: run.domainColumn,
@@ -119,5 +137,6 @@ export function batchLookupsFor(run: Pick<RunState, 'settings' | 'source' | 'tar
     width: run.source.header.length,
     shard: run.settings.shard,
     complete: run.complete,
+    carried: run.listing?.report,
   });
 }

@@ -6,7 +6,8 @@ import type { RequestTimeline } from '../lookup/request-path/request-timeline.js
 import { commandLineText } from '../report/command-line.js';
 import { perWindowRate } from '../report/window-rate.js';
 import type { RunReport } from '../report/run-report.js';
-import { exitStatusOf } from './exit-status.js';
+import { noBilling } from '../core/rows.js';
+import { errorRows, exitStatusOf } from './exit-status.js';
 import type { EnrichSummary } from './summary.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -49,8 +50,14 @@ function outcomeWords(s: EnrichSummary): string {
     default:
       if (s.stoppedBy === 'api_unavailable') return 'Stopped: the API stayed unavailable. Running the same command again finishes the work.';
       if (s.stoppedBy === 'redis') return 'Stopped: the connection to Redis was lost. Running the same command again finishes the work.';
-      return `Finished with errors: ${s.status.error} of ${rows} could not be looked up (the API or the network failed); the error file lists them.`;
+      return `Finished with errors: ${errorRows(s)} of ${rows} could not be looked up (the API or the network failed); the error file lists them.`;
   }
+}
+
+/** The rows written with a stale answer, after the outcome: they are done for now, not refreshed. */
+function staleWords(s: EnrichSummary): string {
+  const n = s.stale.rows;
+  return n > 0 ? ` ${n} ${n === 1 ? 'row keeps its' : 'rows keep their'} stored answer, older than --max-age: the same command later refreshes ${n === 1 ? 'it' : 'them'}.` : '';
 }
 
 export function reportOf(s: EnrichSummary, facts: ReportFacts): RunReport {
@@ -68,8 +75,8 @@ export function reportOf(s: EnrichSummary, facts: ReportFacts): RunReport {
     exitStatus: exitStatusOf(s),
     stoppedBy: s.stoppedBy ?? null,
     files: { input: absolute(s.input), output: s.output ? absolute(s.output) : null, errors: s.errorsFile ? absolute(s.errorsFile) : null },
-    outcome: outcomeWords(s),
-    rows: { total: s.rows, byStatus: { ...s.status }, byErrorCode: { ...s.errorCodes }, bySkipReason: { ...s.skipReasons } },
+    outcome: `${outcomeWords(s)}${staleWords(s)}`,
+    rows: { total: s.rows, byStatus: { ...s.status }, byErrorCode: { ...s.errorCodes }, bySkipReason: { ...s.skipReasons }, stale: { rows: s.stale.rows, errors: s.stale.errors, byReason: { ...s.stale.reasons } } },
     matchRate: {
       lookedUp,
       found: s.status.found,
@@ -92,7 +99,7 @@ export function reportOf(s: EnrichSummary, facts: ReportFacts): RunReport {
     with: s.lookup.with.map((operation) => ({
       operation,
       byStatus: { found: 0, not_found: 0, error: 0, skipped: 0, ...s.withStatus[operation] },
-      billing: { charged: 0, free: 0, cached: 0, duplicate: 0, none: 0, ...s.withBilling[operation] },
+      billing: { ...noBilling(), ...s.withBilling[operation] },
     })),
     billing: { ...s.billing },
     credits: { ...s.credits },

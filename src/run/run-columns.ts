@@ -41,5 +41,5 @@ export function runColumns(settings: EnrichSettings, targets: readonly LookupTar
   const answered = (settings.fields ?? addedColumnNames(kind, flags)).filter((name) => !BOOKKEEPING_COLUMNS.has(name));
   const rated = [...new Set([...answered, ...(fill?.targets.map((t) => t.field) ?? [])])];
   const columns = columnsFor(kind, written, choice);
-  return { columns, fill, complete, fillRates: new FillRates(kind, flags, rated), changes: new AnswerChanges(columns) };
+  return { columns, fill, complete, fillRates: new FillRates(kind, flags, rated), changes: new AnswerChanges(columns, fill) };
 }

@@ -10,7 +10,7 @@ import { ErrorBudget } from './error-budget.js';
 import type { FinishedRow } from '../core/rows.js';
 import type { RunMetrics } from './metrics.js';
 import { OrderedWindow } from './ordered-window.js';
-import { INTERRUPTED, type RunStop } from './run-stop.js';
+import type { RunStop } from './run-stop.js';
 import { batchLookupsFor } from './prepare.js';
 import type { RunState } from './open-run.js';
 import { batchesUntilIdle, IDLE_MS, inputName, isStreamInput } from './input-wait.js';
@@ -24,8 +24,8 @@ export interface RowLoop {
   metrics: RunMetrics;
   /** --fill: each row's filled cells, set before the row is counted and written. */
   fill: CellFill | undefined;
-  /** What changed since the earlier answers, set before the row is counted and written. */
-  changes: AnswerChanges | undefined;
+  /** What changed since the earlier answers, set before the row is counted and written (with --changes, also recorded as listed). */
+  changes: Pick<AnswerChanges, 'apply'> | undefined;
   stop: RunStop;
   reorderWindow: number;
   /** After a halt, how long rows in flight may still finish. */
@@ -51,7 +51,7 @@ export function loopOf(run: RunState, metrics: RunMetrics, writer: RowSink): Row
     writer,
     metrics,
     fill: run.fill,
-    changes: run.changes,
+    changes: run.listing ?? run.changes,
     stop: run.stop,
     reorderWindow: settings.tuning.reorderWindow,
     drainTimeoutMs: settings.tuning.drainTimeoutMs,
@@ -78,13 +78,14 @@ export async function runRows(loop: RowLoop): Promise<void> {
     const planned = lookups.plan(batch, firstRow);
     metrics.planned(planned.length);
     if (firstRow === 1) loop.onFirstPlan?.(planned);
-    for (const { row, cells, result } of planned) {
+    for (const plannedRow of planned) {
+      const { result } = plannedRow;
       const answer = typeof result === 'function' ? result() : result;
       if (!(answer instanceof Promise)) {
         window.add(answer);
         continue;
       }
-      const fallback: FinishedRow = { row, cells, status: 'skipped', billing: 'none', data: {}, errorCode: INTERRUPTED.code, errorMessage: INTERRUPTED.message };
+      const fallback = () => lookups.interrupted(plannedRow);
       const budget = loop.errorBudget;
       window.addPending(budget ? answer.then((finished) => (budget.observe(finished), finished)) : answer, fallback);
       while (window.pending >= maxWaiting() && !stop.fatal && !stop.halted) {

@@ -84,6 +84,10 @@ export class RunStop implements StopControl {
     return this.#noMoreRequests.signal.aborted;
   }
 
+  get lookupsStopped(): boolean {
+    return this.#noMoreLookups.signal.aborted;
+  }
+
   /** The failure that ends the run with an error once it is wound down (401, a store or output that failed). */
   get fatal(): LeadEnrichError | undefined {
     return this.#errors.get('unauthorized') ?? this.#errors.get('forbidden') ?? this.#errors.get('failed');

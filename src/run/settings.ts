@@ -10,14 +10,15 @@ import { ConfigError } from '../api/errors.js';
 import type { TransportOptions } from '../api/transport.js';
 import type { LookupKind, Shard } from '../plan/plan.js';
 import { defaultStorePath } from '../store/default-path.js';
-import { assertDistinctFiles, isWorkbookFile, type SourceOptions } from '../read/index.js';
+import { isWorkbookFile, type SourceOptions } from '../read/index.js';
 import { ResultStore } from '../store/result-store.js';
 import type { MaxErrors } from './error-budget.js';
+import { refuseSharedFiles } from './output-files.js';
 import type { BudgetLimit } from '../core/budget-periods.js';
 import { DEFAULTS } from '../options/defaults.js';
 import type { EnrichOptions, EnrichProgress, EnrichTuning, Extra } from './enrich-options.js';
 import { didYouMean } from '../options/did-you-mean.js';
-import { configFilesOf, doorOf, optionWord, readOption } from '../options/option-table.js';
+import { doorOf, optionWord, readOption } from '../options/option-table.js';
 import { checked, invalid, type Door } from '../options/refusal.js';
 import { defaultOf, LIBRARY_NAMES, type OptionValue, type RuledName } from '../options/registry.js';
 import { nonNegativeInteger, positiveInteger, type FillPair } from '../options/rules.js';
@@ -108,24 +109,6 @@ export function enrichOptionNames(): string[] {
   return [...KNOWN_OPTIONS];
 }
 
-/**
- * Before anything is opened for writing or any request is made (docs/cli-contract.md, "Never
- * overwritten"): no output over the input, over another output, or over the configuration the
- * command line read (the token is in it, or beside it).
- */
-function refuseSharedFiles(options: EnrichOptions, files: { input: unknown; output: unknown; errors: unknown; store: string | ResultStore; report: string | undefined; changes: string | undefined }): void {
-  const named = (file: unknown) => (typeof file === 'string' ? file : undefined);
-  const written = [
-    { option: optionWord('output'), path: named(files.output) },
-    { option: optionWord('errors'), path: named(files.errors) },
-    { option: optionWord('store'), path: typeof files.store === 'string' ? files.store : files.store.path },
-    { option: optionWord('report'), path: files.report },
-    { option: optionWord('changes'), path: files.changes },
-  ];
-  assertDistinctFiles([{ option: '<input>', path: named(files.input) }, ...written]);
-  assertDistinctFiles([...configFilesOf(options), ...written]);
-}
-
 export function resolveOptions(options: EnrichOptions): EnrichSettings {
   if (typeof options !== 'object' || options === null) throw invalid('options', 'must be an object such as { input: "contacts.csv" }', options);
   for (const key of Object.keys(options)) {
@@ -141,7 +124,7 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
   const store = options.store instanceof ResultStore ? options.store : (read('store') ?? defaultStorePath());
   // The report's path is tried (and its folder made) in prepare, before the first lookup.
   const files = { input, output, errors, store, report: read('report'), changes: read('changes') };
-  refuseSharedFiles(options, files);
+  refuseSharedFiles(options, { ...files, store: typeof store === 'string' ? store : store.path });
   const fill = read('fill');
   const overwrite = read('overwrite') ?? defaultOf('overwrite')!;
   if (overwrite && !fill) throw new ConfigError(`Invalid option ${optionWord('overwrite')}: it replaces the cells ${optionWord('fill')} fills; give ${optionWord('fill')} too`);

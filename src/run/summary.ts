@@ -3,10 +3,11 @@
 import type { EnrichProgress, Extra } from './enrich-options.js';
 import type { LookupKind, Shard } from '../plan/plan.js';
 import type { Billing, RowStatus } from '../core/rows.js';
-import type { ChangeCounts, RunMetrics } from './metrics.js';
+import type { ChangeCounts, RunMetrics, StaleCounts } from './metrics.js';
 import type { StoppedBy } from './run-stop.js';
 import type { RunState } from './open-run.js';
 import type { BudgetStanding } from '../lookup/budget.js';
+import type { CarriedCounts } from './change-listing.js';
 
 export interface EnrichSummary {
   input: string;
@@ -31,6 +32,13 @@ export interface EnrichSummary {
    * field (`status`, or a column's name as --fields names it) the rows where it changed.
    */
   changed: ChangeCounts;
+  /**
+   * --changes: the changes earlier runs stored and no --changes file listed (a run without
+   * --changes, or one that stopped before its file was complete), which this run's file lists
+   * beside its own (`changed` counts this run's own only): the keys with a line, the lines, and of
+   * those keys the ones no row of this file stands for (their lines have an empty `row`).
+   */
+  carriedOver: CarriedCounts;
   /** --changes: the file that lists them, once complete. */
   changesFile: string | undefined;
   /** How each --with operation went, of the rows whose own lookup answered. */
@@ -50,6 +58,14 @@ export interface EnrichSummary {
   skipReasons: Record<string, number>;
   /** Rows in `error` for the file's own problems (invalid_input, bad_request): when they are all the errors, exit 5. */
   fileErrors: number;
+  /**
+   * Rows written with a stored answer older than --max-age that this run could not look up again
+   * (`lead_billing` `stale`, or a --with lookup's billing; docs/cli-contract.md, "A stale answer is
+   * better than none"): `rows`, `errors` (of them, those whose refresh failed: errors for the exit
+   * status) and `reasons` (the sidecar's code of what stopped the refresh → rows). Counted under
+   * `status` as the stored answer's found or not found, and not in `errorCodes`.
+   */
+  stale: StaleCounts;
   requests: number;
   retries: number;
   rateLimited: number;
@@ -106,6 +122,7 @@ export interface SummaryBudget extends BudgetStanding {
   resetsAt?: string | undefined;
 }
 
+/** @internal The run's snapshot for its progress (not in the published types: RunState is the run's own). */
 export function progressOf(run: RunState, metrics: RunMetrics): EnrichProgress {
   const path = run.path.reading();
   return {
@@ -142,6 +159,7 @@ function totalOf(run: RunState, metrics: RunMetrics): { totalRows: number | unde
   return { totalRows: Math.max(ours, metrics.rowsPlanned), totalExact: count.exact && read >= count.records };
 }
 
+/** @internal */
 export interface FinalFacts {
   files: { output: string | undefined; errors: string | undefined; changes?: string | undefined };
   balanceAfter: number;
@@ -149,6 +167,7 @@ export interface FinalFacts {
   budgets: SummaryBudget[];
 }
 
+/** @internal */
 export function summaryOf(run: RunState, metrics: RunMetrics, final: FinalFacts): EnrichSummary {
   const { settings, stop } = run;
   const path = run.path.reading();
@@ -169,6 +188,7 @@ export function summaryOf(run: RunState, metrics: RunMetrics, final: FinalFacts)
     fillRates: Object.fromEntries(Object.entries(metrics.fillRates).map(([name, n]) => [`${settings.prefix}${name}`, n])),
     filled: Object.fromEntries((run.fill?.targets ?? []).map((t) => [t.columnName, metrics.filled.get(t.column) ?? 0])),
     changed: { ...metrics.changed, fields: { ...metrics.changed.fields } },
+    carriedOver: { ...(run.listing?.counts ?? { keys: 0, lines: 0, keysNotInFile: 0 }) },
     changesFile: final.files.changes,
     withStatus: metrics.extraStatus,
     rows: metrics.rows,
@@ -180,6 +200,7 @@ export function summaryOf(run: RunState, metrics: RunMetrics, final: FinalFacts)
     errorCodes: metrics.errorCodes,
     skipReasons: metrics.skipReasons,
     fileErrors: metrics.fileErrors,
+    stale: { ...metrics.stale, reasons: { ...metrics.stale.reasons } },
     requests: path.requests,
     retries: path.retries,
     rateLimited: path.rateLimited,

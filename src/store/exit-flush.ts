@@ -2,6 +2,7 @@
 // is synchronous, so this works in an 'exit' handler. (SIGKILL cannot be caught: that is what the
 // store's flush timer is for. SIGINT/SIGTERM must be handled by the CLI, which should close() the store.)
 
+import { logText } from '../core/log-lines.js';
 import { terminalText } from '../core/terminal-text.js';
 import { oneLine } from './open-database.js';
 
@@ -36,7 +37,7 @@ class OpenStores {
       try {
         store.close();
       } catch (error) {
-        process.stderr.write(`${terminalText(`lead-enrich: could not save pending results to ${store.path}: ${oneLine(error)}`)}\n`);
+        process.stderr.write(`${logText(terminalText(`lead-enrich: could not save pending results to ${store.path}: ${oneLine(error)}`))}\n`);
       }
     }
   };

@@ -27,7 +27,7 @@ import path from 'node:path';
 import { ConfigError, type StoreFailedError } from '../api/errors.js';
 import { CommitSchedule } from './commit-schedule.js';
 import { StoreClaims } from './store-claims.js';
-import { LedgerReader, SpendHolds, type Settle } from './store-spend.js';
+import { storeSpend, type Settle, type StoreSpend } from './store-spend.js';
 import { BatchWriter } from './batch-writer.js';
 import { storeFailure, storeRead, storeReads } from './store-failure.js';
 import { cellsText, recordOf, type AnswerCells } from './answer-cells.js';
@@ -39,6 +39,7 @@ import { prepareRaw, type Database, type Statement } from './sqlite.js';
 import { pendingKey, setStored, storedOf, type ManyRow, type Pending, type ResultRow, type StoredResult } from './stored-result.js';
 import { readEntries, type StoreEntry } from './store-entries.js';
 import { AnswerHistory, type ReplacedAnswer } from './answer-history.js';
+import { ChangeReport } from './change-report.js';
 import { readStats } from './store-stats.js';
 import { resolveOptions, type ResultStoreOptions, type ResultStoreStats, type StoreSettings } from './store-options.js';
 
@@ -70,7 +71,7 @@ export class ResultStore {
   private closed = false;
   /** Committed service ids only (see batch-writer.ts). */
   private readonly serviceIds = new Map<string, number>();
-  readonly #history: AnswerHistory;
+  #history: AnswerHistory | undefined;
 
   private readonly selectResult: Statement;
   private readonly selectServiceId: Statement;
@@ -83,7 +84,6 @@ export class ResultStore {
     this.path = filePath;
     this.options = options;
     this.readonly = options.readonly;
-    this.#history = new AnswerHistory(db);
     this.schedule = new CommitSchedule({
       intervalMs: options.flushIntervalMs,
       batchSize: options.flushBatchSize,
@@ -314,13 +314,19 @@ export class ResultStore {
    * Claims on keys in flight for the run `owner`, kept in this file: another run on the same store
    * waits for the answer instead of paying again (store-claims.ts).
    */
-  claims(owner: string, service: string, leaseMs: number): StoreClaims {
+  claims(owner: string, service: string, leaseMs: number, elapsed?: () => number): StoreClaims {
     if (this.closed) throw closedError(this.path);
     if (this.readonly) throw new Error(`The result store at ${this.path} was opened read-only`);
     const db = this.db;
-    const claims = new StoreClaims(db, { owner, service, leaseMs, now: this.options.now, flush: () => this.flush() });
+    const claims = new StoreClaims(db, { owner, service, leaseMs, now: this.options.now, flush: () => this.flush(), ...(elapsed ? { elapsed } : {}) });
     // Statements of a closed database throw: the claims go with the store.
     return claims;
+  }
+
+  /** What run `owner` with --changes lists and marks reported of `service` (change-report.ts): made before its first lookup. */
+  changeReport(service: string, owner: string): ChangeReport {
+    this.flush();
+    return storeRead(this.path, () => new ChangeReport(this.db, { path: this.path, owner, service, now: this.options.now }, this.lookupServiceId(service)));
   }
 
   /** A call settled (store-spend.ts): its charge and its hold's release go in the commit of the answers received with it. */
@@ -331,10 +337,10 @@ export class ResultStore {
     if (this.schedule.queued(this.queued === 1, this.queued, this.options.now())) this.flush();
   }
 
-  /** The ledger's reads, and the holds of run `owner` on the day and month budgets every run on this file shares (store-spend.ts). */
-  spend(): { ledger: LedgerReader; holds: (owner: string, leaseMs: number) => SpendHolds } {
+  /** The ledger's reads, a run's holds on the budgets every run on this file shares, and the ledger's upkeep (store-spend.ts). */
+  spend(): StoreSpend {
     if (this.closed) throw closedError(this.path);
-    return { ledger: new LedgerReader(this.db), holds: (owner, leaseMs) => new SpendHolds(this.db, { owner, path: this.path, leaseMs, now: this.options.now }) };
+    return storeSpend(this.db, this.path, this.options.now);
   }
 
   /** Flush, then close. Idempotent. If the final flush fails, the store is closed anyway and the error thrown. */
@@ -363,20 +369,15 @@ export class ResultStore {
   /** The entries one at a time (store export, store show): of `service` and/or `key` only, when given; with `history`, each followed by its earlier answers. */
   entries(filter: { service?: string | undefined; key?: string | undefined; history?: boolean | undefined } = {}): Generator<StoreEntry> {
     if (this.closed) throw closedError(this.path);
-    return storeReads(this.path, () => readEntries(this.db, { serviceId: this.serviceFilter(filter.service), key: filter.key }, filter.history ? this.#history : undefined));
+    return storeReads(this.path, () => readEntries(this.db, { serviceId: this.serviceFilter(filter.service), key: filter.key }, filter.history ?? false));
   }
 
   /** The answer the fetch of (service, op, key) at `fetchedAt` replaced, if it replaced one (answer-history.ts). */
   replaced(service: string, op: Operation, key: string, fetchedAt: number): ReplacedAnswer | undefined {
     if (this.closed) throw closedError(this.path);
-    try {
-      // The trigger that keeps the replaced answer runs when the new one is committed.
-      if (this.pending.has(pendingKey(service, op, key))) this.flush();
-      const serviceId = this.lookupServiceId(service);
-      return serviceId === undefined ? undefined : this.#history.replaced(serviceId, op, key, fetchedAt);
-    } catch (error) {
-      throw storeFailure(this.path, 'read', error);
-    }
+    // The trigger that keeps the replaced answer runs when the new one is committed.
+    if (this.pending.has(pendingKey(service, op, key))) this.flush();
+    return storeRead(this.path, () => (this.#history ??= new AnswerHistory(this.db)).replaced(service, op, key, fetchedAt));
   }
 
   /** Delete entries and earlier answers fetched before now - olderThanMs (of `service` only, when given). Returns how many entries were deleted. */

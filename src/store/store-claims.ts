@@ -1,7 +1,8 @@
 // Claims on keys in flight, kept in the store's own file (docs/cli-contract.md, "Durability": runs may
 // share one store). A run claims a key before it pays for it; another run that needs the key sees
-// the claim and waits for the answer instead of paying again. A claim lapses when its lease runs
-// out (renewed while its run lives) or, on the same host, as soon as its process is gone: a run
+// the claim and waits for the answer instead of paying again. A claim lapses when its run stops
+// renewing it for a lease, as the waiting run's own clock measures it (lease-watch.ts: a run whose
+// clock is ahead takes no live claim), or, on the same host, as soon as its process is gone: a run
 // killed with -9 holds nobody up. With --redis the same is done in Redis (cluster/shared-answers.ts).
 //
 // Cost: a run alone on its store (almost every run) claims nothing: it only keeps its keys in
@@ -12,6 +13,7 @@
 // so the claim is deleted with the next sweep rather than by a commit per key.
 import os from 'node:os';
 import { isAlive } from '../core/processes.js';
+import { LeaseWatch, monotonicMs } from './lease-watch.js';
 import { prepareRaw, immediateTransaction, type Database, type Statement } from './sqlite.js';
 import { StoreRuns } from './store-runs.js';
 
@@ -32,6 +34,8 @@ export interface StoreClaimsOptions {
   now: () => number;
   /** Whether a process of this host is alive (tests replace it). */
   alive?: (pid: number) => boolean;
+  /** This run's monotonic time (ms), by which the others' leases are measured (tests replace it). */
+  elapsed?: () => number;
   /** Commits the answers received so far: done before a run that was alone lets the others in. */
   flush?: () => void;
 }
@@ -55,15 +59,17 @@ export class StoreClaims {
   #othersClaim = false;
   /** Alone: the keys this run is looking up (op NUL key), claimed all at once if another run comes. */
   readonly #unclaimed = new Set<string>();
+  readonly #watch: LeaseWatch;
 
   constructor(db: Database, options: StoreClaimsOptions) {
     this.#db = db;
-    this.#options = { alive: isAlive, flush: () => {}, ...options };
+    this.#options = { alive: isAlive, elapsed: monotonicMs, flush: () => {}, ...options };
+    this.#watch = new LeaseWatch({ host: this.#host, leaseMs: options.leaseMs, elapsed: this.#options.elapsed, alive: this.#options.alive });
     this.#select = prepareRaw(db, 'SELECT owner, pid, host, expires_at FROM claims WHERE service = ? AND op = ? AND key = ?');
     this.#insert = db.prepare(
       `INSERT INTO claims (service, op, key, owner, pid, host, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (service, op, key) DO UPDATE SET owner = excluded.owner, pid = excluded.pid, host = excluded.host, expires_at = excluded.expires_at
-       WHERE claims.owner = excluded.owner OR claims.expires_at < ?`,
+       WHERE claims.owner = excluded.owner`,
     );
     this.#delete = db.prepare('DELETE FROM claims WHERE service = ? AND op = ? AND key = ? AND owner = ?');
     this.#deleteLapsed = db.prepare('DELETE FROM claims WHERE service = ? AND op = ? AND key = ? AND owner = ? AND pid = ? AND host = ?');
@@ -78,10 +84,10 @@ export class StoreClaims {
     return this.#claiming;
   }
 
-  #lapsed(holder: ClaimHolder): boolean {
+  /** Whether another run's claim lapsed: each claim is watched on its own (a dead run's claims keep the deadlines they had). */
+  #lapsed(op: string, key: string, holder: ClaimHolder): boolean {
     if (holder.owner === this.#options.owner) return false;
-    if (holder.expiresAt < this.#options.now()) return true;
-    return holder.host === this.#host && !this.#options.alive(holder.pid);
+    return this.#watch.gone({ id: `${op}\0${key}\0${holder.owner}`, pid: holder.pid, host: holder.host, mark: holder.expiresAt });
   }
 
   /**
@@ -105,16 +111,17 @@ export class StoreClaims {
     // Released between the two statements: free again.
     if (!held) return this.#take(op, key);
     const holder = { owner: held[0], pid: held[1], host: held[2], expiresAt: held[3] };
-    if (!this.#lapsed(holder)) return holder.owner === owner;
+    if (!this.#lapsed(op, key, holder)) return holder.owner === owner;
     // A dead process's claim: removed only if it is still that one (another run may take it first).
+    // The upsert below never takes over another run's claim: what lapsed is judged here, not by a clock.
     this.#deleteLapsed.run(service, op, key, holder.owner, holder.pid, holder.host);
+    this.#watch.forget(`${op}\0${key}\0${holder.owner}`);
     return this.#take(op, key);
   }
 
   #take(op: string, key: string): boolean {
     const { service, owner, leaseMs, now } = this.#options;
-    const at = now();
-    return Number(this.#insert.run(service, op, key, owner, process.pid, this.#host, at + leaseMs, at).changes) === 1;
+    return Number(this.#insert.run(service, op, key, owner, process.pid, this.#host, now() + leaseMs).changes) === 1;
   }
 
   /**

@@ -4,9 +4,11 @@
 // says so (`claiming`); one that was alone notices a newcomer (another connection committed:
 // SQLite's data_version, read every 100 ms at most) at its next claim or sweep, claims its keys in flight and
 // says so; the newcomer waits for that before its own first claim. A run that ended removed its
-// row; one whose process is gone (this host) or whose lease ran out is not waited for.
+// row; one whose process is gone (this host) or that stopped renewing its row for a lease, as this
+// run's own clock measures it (lease-watch.ts: never by comparing clocks), is not waited for.
 import os from 'node:os';
 import { isAlive } from '../core/processes.js';
+import { LeaseWatch, monotonicMs } from './lease-watch.js';
 import { prepareRaw, immediateTransaction, type Database, type Statement } from './sqlite.js';
 
 /** How often a run alone on its store looks for a newcomer, at most (as often as a waiting run polls). */
@@ -20,6 +22,8 @@ export interface StoreRunsOptions {
   now: () => number;
   /** Whether a process of this host is alive (tests replace it). */
   alive?: (pid: number) => boolean;
+  /** This run's monotonic time (ms), by which the others' leases are measured (tests replace it). */
+  elapsed?: () => number;
 }
 
 interface OtherRun {
@@ -44,10 +48,12 @@ export class StoreRuns {
   #seenVersion = -1;
   /** When this run last looked (epoch ms). */
   #lookedAt = -Infinity;
+  readonly #watch: LeaseWatch;
 
   constructor(db: Database, options: StoreRunsOptions) {
     this.#db = db;
-    this.#options = { alive: isAlive, ...options };
+    this.#options = { alive: isAlive, elapsed: monotonicMs, ...options };
+    this.#watch = new LeaseWatch({ host: this.#host, leaseMs: options.leaseMs, elapsed: this.#options.elapsed, alive: this.#options.alive });
     this.#insert = db.prepare(
       `INSERT INTO runs (owner, pid, host, expires_at, claiming) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (owner) DO UPDATE SET pid = excluded.pid, host = excluded.host, expires_at = excluded.expires_at, claiming = excluded.claiming`,
@@ -117,7 +123,10 @@ export class StoreRuns {
     for (const [owner, pid, host, expiresAt, claiming] of rows) {
       const run = { owner, pid, host, expiresAt, claiming: claiming === 1 };
       if (this.#lapsed(run)) {
-        if (removeLapsed) this.#deleteRun.run(owner, pid, host);
+        if (removeLapsed) {
+          this.#deleteRun.run(owner, pid, host);
+          this.#watch.forget(owner);
+        }
       } else {
         live.push(run);
       }
@@ -126,7 +135,6 @@ export class StoreRuns {
   }
 
   #lapsed(run: OtherRun): boolean {
-    if (run.expiresAt < this.#options.now()) return true;
-    return run.host === this.#host && !this.#options.alive(run.pid);
+    return this.#watch.gone({ id: run.owner, pid: run.pid, host: run.host, mark: run.expiresAt });
   }
 }

@@ -74,14 +74,22 @@ export class CellFill {
   /** Sets `row.filled`: the cells this row's answer fills. */
   apply(row: FinishedRow): void {
     if (row.status === 'skipped') return;
+    const filled = this.filledOf(row);
+    if (filled) row.filled = filled;
+  }
+
+  /** The cells the row's answers fill, by column index (undefined: none), whatever the row's status. */
+  filledOf(row: FinishedRow): Map<number, string> | undefined {
+    let filled: Map<number, string> | undefined;
     let values: string[] | undefined;
     for (let i = 0; i < this.#targets.length; i += 1) {
       const { column } = this.#targets[i]!;
-      if (row.filled?.has(column) || (!this.#overwrite && !isBlank(row.cells[column]))) continue;
+      if (filled?.has(column) || (!this.#overwrite && !isBlank(row.cells[column]))) continue;
       values ??= this.#values.values(row);
       const value = values[i]!;
       // An answer without the field leaves the cell as it was (with --overwrite too).
-      if (value !== '') (row.filled ??= new Map()).set(column, value);
+      if (value !== '') (filled ??= new Map()).set(column, value);
     }
+    return filled;
   }
 }

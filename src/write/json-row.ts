@@ -4,7 +4,8 @@ import { changedCell } from './columns.js';
 
 /**
  * `--format jsonl`: the input as an object (duplicate header names get _2, _3; --fill's values in
- * place) and the full results; with --changes (`changed`), `lead_changed` as the CSV has it.
+ * place) and the full results; with --changes (`changed`), `lead_changed` as the CSV has it; `error`,
+ * `reason` or `stale` (why a stale answer was not refreshed) with the sidecar's code and message.
  */
 export function jsonRow(row: FinishedRow, header: string[], changed = false): Record<string, unknown> {
   const input: Record<string, string> = {};
@@ -33,7 +34,8 @@ export function jsonRow(row: FinishedRow, header: string[], changed = false): Re
     ...(row.data.mx === undefined ? {} : { mx: row.data.mx }),
     ...(row.data.whois === undefined ? {} : { whois: row.data.whois }),
     ...(row.data.company === undefined ? {} : { company: row.data.company }),
-    // A skipped row (an empty key, a complete one, the reserve) is no error: it says its reason.
-    ...(row.errorCode === undefined ? {} : { [row.status === 'skipped' ? 'reason' : 'error']: { code: row.errorCode, message: row.errorMessage ?? '' } }),
+    // A skipped row (an empty key, a complete one, the reserve) is no error: it says its reason; a
+    // row written with a stale answer says why it was not refreshed.
+    ...(row.errorCode === undefined ? {} : { [row.unrefreshed ? 'stale' : row.status === 'skipped' ? 'reason' : 'error']: { code: row.errorCode, message: row.errorMessage ?? '' } }),
   };
 }

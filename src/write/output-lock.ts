@@ -10,8 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { OutputLockedError, UnwritableOutputError } from '../api/errors.js';
 import { isAlive } from '../core/processes.js';
-import { OUTPUTS_GIVEN } from './output-words.js';
-import { removeStalePartials, whyNotWritable } from './sinks.js';
+import { PATH_GIVEN, type OutputOption } from './output-words.js';
+import { whyNotWritable } from './output-place.js';
+import { removeStalePartials } from './sinks.js';
 
 const REFRESH_MS = 20_000;
 const STALE_MS = 3 * REFRESH_MS;
@@ -39,14 +40,17 @@ export class OutputLock {
     return path.join(path.dirname(final), `.${path.basename(final)}.lock`);
   }
 
-  /** Takes the lock on `destination`, or throws OutputLockedError naming the run that holds it. */
-  static acquire(destination: string, what: string): OutputLock {
+  /**
+   * Takes the lock on `destination` (the file written: a link's target), or throws
+   * OutputLockedError naming the run that holds it; `what` and `option` name the output in words.
+   */
+  static acquire(destination: string, what: string, option: OutputOption = 'output'): OutputLock {
     const file = OutputLock.pathFor(destination);
     const me: Holder = { pid: process.pid, host: os.hostname(), started: new Date().toISOString() };
     try {
       fs.mkdirSync(path.dirname(file), { recursive: true });
     } catch (error) {
-      throw unwritable(destination, error);
+      throw unwritable(destination, error, option);
     }
     for (let attempt = 0; attempt < 3; attempt += 1) {
       try {
@@ -56,17 +60,17 @@ export class OutputLock {
         return new OutputLock(file);
       } catch (error) {
         // Not a lock question (permissions, a read-only disk): said in words, as the writer would.
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw unwritable(destination, error);
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw unwritable(destination, error, option);
       }
       const holder = readHolder(file);
       if (!holder && isFresh(file)) {
         // Just made by a run that is writing its pid into it right now.
-        throw new OutputLockedError(`Another lead-enrich run is starting to write the ${what} ${path.resolve(destination)}: wait for it to finish, or write elsewhere (${OUTPUTS_GIVEN()})`);
+        throw new OutputLockedError(`Another lead-enrich run is starting to write the ${what} ${path.resolve(destination)}: wait for it to finish, or write elsewhere (${PATH_GIVEN(option)})`);
       }
       if (holder && !isStale(file, holder)) {
         throw new OutputLockedError(
           `Another lead-enrich run is writing the ${what} ${path.resolve(destination)} (pid ${holder.pid} on ${holder.host}, since ${holder.started}): ` +
-            `wait for it to finish, or write elsewhere (${OUTPUTS_GIVEN()})`,
+            `wait for it to finish, or write elsewhere (${PATH_GIVEN(option)})`,
         );
       }
       // Stale (or half-written by a run that was killed just then): taken over.
@@ -84,8 +88,8 @@ export class OutputLock {
   }
 }
 
-function unwritable(destination: string, error: unknown): UnwritableOutputError {
-  return new UnwritableOutputError(`Cannot write ${destination}: ${whyNotWritable(error)}; choose another path ${OUTPUTS_GIVEN()}`);
+function unwritable(destination: string, error: unknown, option: OutputOption): UnwritableOutputError {
+  return new UnwritableOutputError(`Cannot write ${destination}: ${whyNotWritable(error)}; choose another path ${PATH_GIVEN(option)}`);
 }
 
 function readHolder(file: string): Holder | undefined {

@@ -1,6 +1,7 @@
-// The write step: the enriched output and the error sidecar, rows in input order.
-// Both go to temporary files beside their destinations and are renamed into place only when
-// complete, so a killed run never leaves a file that looks finished (docs/cli-contract.md).
+// The write step: the enriched output, the error sidecar and the changes file, rows in input order.
+// Each file goes to a temporary file beside its destination and is renamed into place only when
+// complete, so a killed run never leaves a file that looks finished (docs/cli-contract.md); a FIFO
+// or a device is written as it is, never replaced (output-place.ts).
 // CSV text is handled as latin1 "byte strings" end to end (read.ts): every input byte comes out
 // exactly as it went in, valid UTF-8 or not; added cells are encoded to UTF-8 bytes here.
 import { once } from 'node:events';
@@ -11,11 +12,13 @@ import { jsonText } from '../core/terminal-text.js';
 import type { ColumnSet } from './columns.js';
 import { csvLines, escapeFormula } from './csv-lines.js';
 import { jsonRow } from './json-row.js';
-import { assertNotFolder, openSink, whyNotWritable, type Sink } from './sinks.js';
+import { assertNotFolder, openSink, type Sink } from './sinks.js';
+import { whyNotWritable } from './output-place.js';
 import { LeadEnrichError, UnwritableOutputError } from '../api/errors.js';
 import { toBytes, type CsvSource } from '../read/index.js';
 import { WorkbookOutput } from './workbook-output.js';
-import { CHANGES_HEADER, changeLines } from './answer-changes.js';
+import { changeRecords } from './answer-changes.js';
+import { ChangesFile, changesFormatOf } from './changes-file.js';
 
 export { csvLines } from './csv-lines.js';
 export type { FinishedRow, RowStatus, Billing } from '../core/rows.js';
@@ -24,6 +27,8 @@ export type { FinishedRow, RowStatus, Billing } from '../core/rows.js';
 export interface RowSink {
   /** Takes rows in order; resolves when it can take more (back-pressure to the reader). */
   writeRows(rows: readonly FinishedRow[]): Promise<void> | undefined;
+  /** --changes: lines of no row, after the rows (a sink without a changes file has none). */
+  writeChangeLines?(lines: readonly string[][]): Promise<void> | undefined;
   /** The rows are all written: make the outputs complete. */
   commit(): Promise<{ output: string | undefined; errors: string | undefined; changes?: string | undefined }>;
   /** The run failed: leave nothing that looks finished. */
@@ -35,7 +40,7 @@ export interface WriterOptions {
   output: string | Writable;
   /** Sidecar path or stream; undefined when the output is stdout and no --errors was given. */
   errors: string | Writable | undefined;
-  /** --changes: the file of what changed since the earlier answers (answer-changes.ts). */
+  /** --changes: the file of what changed since the earlier answers (answer-changes.ts), '-' for stdout. */
   changes?: string | undefined;
   format: 'csv' | 'jsonl' | 'xlsx';
   /** Input header, as byte strings. */
@@ -61,6 +66,8 @@ export class RowWriter implements RowSink {
   readonly #out: Sink;
   readonly #err: Sink | undefined;
   readonly #changes: Sink | undefined;
+  /** The changes in their file's format, written into #changes' stream. */
+  readonly #changesFile: ChangesFile | undefined;
   /** The output as a workbook (format xlsx), written into #out's stream. */
   readonly #workbook: WorkbookOutput | undefined;
   readonly #width: number;
@@ -75,10 +82,10 @@ export class RowWriter implements RowSink {
     this.#options = options;
     const stdout = options.stdout ?? process.stdout;
     this.#width = options.header.length;
-    this.#out = openSink(options.output, stdout);
+    this.#out = openSink(options.output, stdout, 'output');
     try {
-      this.#err = options.errors === undefined ? undefined : openSink(options.errors, stdout);
-      this.#changes = options.changes === undefined ? undefined : openSink(options.changes, stdout);
+      this.#err = options.errors === undefined ? undefined : openSink(options.errors, stdout, 'errors');
+      this.#changes = options.changes === undefined ? undefined : openSink(options.changes, stdout, 'changes');
     } catch (error) {
       for (const sink of [this.#out, this.#err]) if (sink) this.#discard(sink);
       throw error;
@@ -98,7 +105,7 @@ export class RowWriter implements RowSink {
     if (this.#err) {
       this.#err.stream.write(bom + csvLines([['row', ...options.header, 'error_code', 'error_message']], this.#eol, this.#delimiter), 'latin1');
     }
-    this.#changes?.stream.write(bom + csvLines([CHANGES_HEADER], this.#eol, this.#delimiter), 'latin1');
+    this.#changesFile = this.#changes && new ChangesFile(this.#changes.stream, { format: changesFormatOf(options.changes!), eol: this.#eol, delimiter: this.#delimiter, bom: options.bom, warn: options.warn });
   }
 
   #openWorkbook(options: WriterOptions): WorkbookOutput {
@@ -146,7 +153,10 @@ export class RowWriter implements RowSink {
    * other parts checked and copied. The run waits for it before its first lookup.
    */
   async ready(): Promise<void> {
-    await this.#workbook?.ready();
+    await Promise.all([this.#workbook?.ready(), this.#changesFile?.ready(), ...this.#sinks().map((sink) => sink.opening)]).catch((error: unknown) => {
+      this.#check();
+      throw error;
+    });
     this.#check();
   }
 
@@ -191,7 +201,7 @@ export class RowWriter implements RowSink {
       } else if (this.#options.format === 'jsonl') {
         lines.push(`${jsonText(jsonRow(row, this.#options.header, this.#changes !== undefined))}\n`);
       }
-      if (this.#changes && row.changes?.length) changed.push(...changeLines(row));
+      if (this.#changes && (row.changes?.length || row.carriedChanges?.length)) changed.push(...changeRecords(row));
       if (this.#err && needsAction(row)) {
         failed.push([String(row.row), ...cells, row.errorCode ?? '', toBytes(escapeFormula(row.errorMessage ?? ''))]);
       }
@@ -199,11 +209,19 @@ export class RowWriter implements RowSink {
     if (csv.length > 0) full = !this.#out.stream.write(csv, 'latin1') || full;
     if (lines.length > 0) full = !this.#out.stream.write(lines.join(''), 'utf8') || full;
     if (failed.length > 0) full = !this.#err!.stream.write(csvLines(failed, this.#eol, this.#delimiter), 'latin1') || full;
-    if (changed.length > 0) full = !this.#changes!.stream.write(csvLines(changed, this.#eol, this.#delimiter), 'latin1') || full;
+    if (changed.length > 0) full = !this.#changesFile!.add(changed) || full;
     if (this.#workbook) full = this.#out.stream.writableNeedDrain || full;
-    const zipped = this.#workbook?.drained();
-    if (zipped) return Promise.all([zipped, full ? this.#drained() : undefined]).then(() => undefined);
+    const zipped = [this.#workbook?.drained(), this.#changesFile?.drained()].filter((wait) => wait !== undefined);
+    if (zipped.length > 0) return Promise.all([...zipped, full ? this.#drained() : undefined]).then(() => undefined);
     return full ? this.#drained() : undefined;
+  }
+
+  /** --changes: lines of no row (the carried changes of keys no row stands for), after the rows. */
+  writeChangeLines(records: readonly string[][]): Promise<void> | undefined {
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (!this.#changesFile || records.length === 0) return undefined;
+    if (this.#changesFile.add(records)) return this.#changesFile.drained();
+    return Promise.all([this.#drained(), this.#changesFile.drained()]).then(() => undefined);
   }
 
   async #drained(): Promise<void> {
@@ -227,10 +245,12 @@ export class RowWriter implements RowSink {
     this.#closed = true;
     try {
       await this.#workbook?.finish();
+      await this.#changesFile?.finish();
       await Promise.all(this.#sinks().map((sink) => this.#finish(sink)));
       this.#check();
     } catch (error) {
       this.#workbook?.discard();
+      this.#changesFile?.discard();
       this.#discardAll();
       this.#check();
       throw notCompleted(error, named('output', this.#options.output));
@@ -249,11 +269,11 @@ export class RowWriter implements RowSink {
       const sinks = [this.#err, this.#changes, this.#out];
       for (const sink of sinks) {
         final = sink?.final;
-        if (sink?.temp && final) assertNotFolder(final);
+        if (sink?.temp && sink.target) assertNotFolder(sink.target);
       }
       for (const sink of sinks) {
         final = sink?.final;
-        if (sink?.temp && final) fs.renameSync(sink.temp, final);
+        if (sink?.temp && sink.target) fs.renameSync(sink.temp, sink.target);
       }
     } catch (error) {
       this.#discardAll();
@@ -262,7 +282,7 @@ export class RowWriter implements RowSink {
   }
 
   async #finish(sink: Sink): Promise<void> {
-    if (sink.temp) {
+    if (sink.opened) {
       // A file stream that failed is closed already: its 'close' will not come again.
       if (sink.file.closed) return;
       const closed = once(sink.file, 'close');
@@ -282,6 +302,7 @@ export class RowWriter implements RowSink {
     if (this.#closed) return;
     this.#closed = true;
     this.#workbook?.discard();
+    this.#changesFile?.discard();
     this.#discardAll();
     for (const unwatch of this.#unwatch.splice(0)) unwatch();
   }
@@ -296,10 +317,10 @@ export class RowWriter implements RowSink {
   }
 
   #discard(sink: Sink): void {
-    if (!sink.temp) return;
+    if (!sink.opened) return;
     // A write still in flight fails once its stream is destroyed: that late error is of no interest.
     for (const stream of new Set([sink.stream, sink.file])) stream.on('error', () => {}).destroy();
-    fs.rmSync(sink.temp, { force: true });
+    if (sink.temp) fs.rmSync(sink.temp, { force: true });
   }
 }
 

@@ -1,11 +1,15 @@
-// Where the writer's bytes go: a temporary file beside the destination, renamed into place only
-// when complete (a killed run never leaves a file that looks finished), or stdout.
+// Where the writer's bytes go (output-place.ts): a temporary file beside the destination, renamed
+// into place only when complete (a killed run never leaves a file that looks finished); a FIFO or a
+// device, opened and written as it is; or stdout.
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import { OUTPUTS_GIVEN } from './output-words.js';
+import { PATH_GIVEN, type OutputOption } from './output-words.js';
+import { FifoStream } from './fifo-stream.js';
+import { outputPlace, whyNotWritable, type OutputPlace } from './output-place.js';
 import { UnwritableOutputError } from '../api/errors.js';
 import { isAlive } from '../core/processes.js';
 
@@ -14,33 +18,81 @@ export interface Sink {
   stream: Writable;
   /** The file stream underneath (the same as `stream`, or what gzip writes to): closed last. */
   file: Writable;
+  /** The temporary file, renamed over `target` when complete. */
   temp: string | undefined;
+  /** Where the temporary file goes: the name given, its links followed. */
+  target: string | undefined;
+  /** The name given, made absolute (what the summary says); undefined for '-' and a caller's stream. */
   final: string | undefined;
+  /** This writer opened `file` (a temporary file, a FIFO, a device): it is ended and closed when complete. */
+  opened: boolean;
+  /** Resolves once a FIFO has its reader, or a device is open; rejects with why it cannot be opened. */
+  opening?: Promise<void> | undefined;
   /** A caller's stream is ended when the outputs are complete; stdout stays open. */
   endStream: boolean;
 }
 
-export function openSink(target: string | Writable, stdout: Writable): Sink {
-  if (target === '-') return { stream: stdout, file: stdout, temp: undefined, final: undefined, endStream: false };
-  if (typeof target !== 'string') return { stream: target, file: target, temp: undefined, final: undefined, endStream: target !== process.stdout && target !== process.stderr };
-  const final = path.resolve(target);
+/** The sink of `target`, named by `option` in a refusal; UnwritableOutputError when it cannot be written. */
+export function openSink(target: string | Writable, stdout: Writable, option: OutputOption): Sink {
+  if (target === '-') return streamSink(stdout, undefined, false);
+  if (typeof target !== 'string') return streamSink(target, undefined, target !== process.stdout && target !== process.stderr);
+  const place = placeOf(target, option);
+  // A path ending in .gz is written gzipped (docs/cli-contract.md, "Input files": "Compressed").
+  const gzip = /\.gz$/i.test(target);
+  switch (place.how) {
+    case 'stdout':
+      return streamSink(stdout, place.name, false);
+    case 'stderr':
+      return streamSink(process.stderr, place.name, false);
+    case 'fifo': {
+      // Its reader may come later: the run waits for it before the first lookup (RowWriter.ready).
+      const file = new FifoStream(place.name);
+      return { ...gzipped(file, gzip), temp: undefined, target: undefined, final: place.name, opened: true, opening: file.opened, endStream: true };
+    }
+    case 'device': {
+      // Write-only, never created nor truncated: a device gone meanwhile is not made a regular file.
+      const file = fs.createWriteStream(place.name, { flags: fs.constants.O_WRONLY as unknown as string });
+      const opening = once(file, 'ready').then(() => undefined);
+      opening.catch(() => {});
+      return { ...gzipped(file, gzip), temp: undefined, target: undefined, final: place.name, opened: true, opening, endStream: true };
+    }
+    case 'file':
+      return temporarySink(place.name, place.target, gzip, refusal(target, option));
+  }
+}
+
+/** Where output `option` named `target` is written (output-place.ts); refused in one line where it cannot be. */
+export function placeOf(target: string, option: OutputOption): OutputPlace {
+  return outputPlace(target, refusal(target, option));
+}
+
+function refusal(target: string, option: OutputOption): (why: string, cause?: unknown) => Error {
+  return (why, cause) => new UnwritableOutputError(`Cannot write ${target}: ${why}; choose another path ${PATH_GIVEN(option)}`, { cause });
+}
+
+function streamSink(stream: Writable, final: string | undefined, endStream: boolean): Sink {
+  return { stream, file: stream, temp: undefined, target: undefined, final, opened: false, endStream };
+}
+
+function gzipped(file: Writable, gzip: boolean): { stream: Writable; file: Writable } {
+  if (!gzip) return { stream: file, file };
+  const stream = createGzip();
+  stream.pipe(file);
+  return { stream, file };
+}
+
+/** A temporary file beside `target`, renamed over it when complete (row-writer.ts). */
+function temporarySink(final: string, target: string, gzip: boolean, refuse: (why: string, cause?: unknown) => Error): Sink {
   // Random beyond the pid, and created only if new ('wx' never follows a link): in a shared folder
   // another user cannot plant a link under the name to have the run overwrite a file of theirs.
-  const temp = path.join(path.dirname(final), `.${path.basename(final)}.${process.pid}.${randomBytes(8).toString('hex')}.partial`);
-  removeStalePartials(final);
+  const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(8).toString('hex')}.partial`);
+  removeStalePartials(target);
   try {
-    // Found now, before the first lookup, rather than when the complete file is renamed into place.
-    assertNotFolder(final);
-    fs.mkdirSync(path.dirname(final), { recursive: true });
+    fs.mkdirSync(path.dirname(target), { recursive: true });
     const fd = fs.openSync(temp, 'wx', 0o644);
-    const file = fs.createWriteStream(temp, { fd });
-    // A path ending in .gz is written gzipped (docs/cli-contract.md, "Input files": "Compressed").
-    if (!final.endsWith('.gz')) return { stream: file, file, temp, final, endStream: true };
-    const gzip = createGzip();
-    gzip.pipe(file);
-    return { stream: gzip, file, temp, final, endStream: true };
+    return { ...gzipped(fs.createWriteStream(temp, { fd }), gzip), temp, target, final, opened: true, endStream: true };
   } catch (error) {
-    throw new UnwritableOutputError(`Cannot write ${target}: ${whyNotWritable(error)}; choose another path ${OUTPUTS_GIVEN()}`);
+    throw refuse(whyNotWritable(error), error);
   }
 }
 
@@ -70,30 +122,7 @@ export function removeStalePartials(final: string): void {
   }
 }
 
-/** A folder where the output is to be renamed: rename() would fail with EISDIR; said the same way before. */
+/** A folder made where the output is to be renamed meanwhile: rename() would fail with EISDIR; said the same way before. */
 export function assertNotFolder(final: string): void {
   if (fs.statSync(final, { throwIfNoEntry: false })?.isDirectory()) throw Object.assign(new Error(`${final} is a folder`), { code: 'EISDIR' });
-}
-
-/** What an operating-system error means for a path to write, in words (not ENOTDIR). */
-export function whyNotWritable(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  switch (code) {
-    case 'ENOTDIR':
-    case 'EEXIST':
-      return 'a part of the path is a file, not a folder';
-    case 'EISDIR':
-      return 'it is a folder';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    case 'EROFS':
-      return 'the file system is read-only';
-    case 'ENOSPC':
-      return 'the disk is full';
-    case 'ENAMETOOLONG':
-      return 'the name is too long';
-    default:
-      return code ?? 'it cannot be written';
-  }
 }

@@ -6,17 +6,18 @@
 // the summary and --json, and `store show`.
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxAnswer } from '../../src/sandbox/data.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { CLI_PATH, runCli, tempDir } from '../helpers/cli.js';
+import { CLI_PATH, runCli, spawnCli, tempDir } from '../helpers/cli.js';
 import { codeBlocks, readDocument } from '../helpers/docs.js';
 import { openSqliteFile } from '../helpers/sqlite.js';
 import { emails, readCsvObjects, writeCsv } from '../helpers/files.js';
 import { accountOnlyServer } from '../helpers/servers.js';
 import { run } from '../helpers/processes.js';
-import { readByExceljs } from '../helpers/workbook-read.js';
-import { lookupsSeen } from './reliability/support.js';
+import { readByExceljs, zipPart } from '../helpers/workbook-read.js';
+import { lookupsSeen, sigkill, until } from './reliability/support.js';
 
 /** The output's columns that hold what an answer says (not how the run went). */
 const ANSWER_COLUMN = (name: string) => name.startsWith('lead_') && !['lead_status', 'lead_billing', 'lead_changed'].includes(name);
@@ -180,6 +181,62 @@ describe('--changes: its file and its column', () => {
     }
   });
 
+  it('is written in the format its name says: CSV, .jsonl (and .gz), .xlsx with every cell text; .xlsx.gz refused', async () => {
+    // Titles nobody on the team would pick: a formula, a number with a leading zero, a date, a quote and a line break.
+    const titles = new Map<string, string>();
+    const api = await accountOnlyServer((req) => {
+      const email = new URL(req.url!, 'http://x').searchParams.get('email_address')!;
+      return { status: 200, body: JSON.stringify({ status: 'success', data: { email_address: email, lead: { name: 'Ann', title: titles.get(email) ?? 'Engineer' } } }) };
+    });
+    try {
+      const dir = tempDir();
+      const keys = ['ann@acme.com', 'bob@acme.com', 'cy@acme.com'];
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...keys.map((k) => [k])]);
+      const newTitles = ['=HYPERLINK("http://evil.example","Boss")', '007', '2024-01-02'];
+      const recordsOf = async (changes: string) => {
+        titles.clear();
+        const env = { LEAD_API_BASE_URL: api.baseUrl, LEAD_API_TOKEN: 'token-0123456789', LEAD_ENRICH_STORE: path.join(dir, `${path.basename(changes)}.sqlite`) };
+        expect((await runCli(['enrich', input, '-o', path.join(dir, 'one.csv')], { env })).code).toBe(0);
+        keys.forEach((key, i) => titles.set(key, newTitles[i]!));
+        const r = await runCli(['enrich', input, '-o', path.join(dir, 'two.csv'), '--refresh', '--changes', changes, '--json'], { env });
+        expect(r.code, r.stderr).toBe(0);
+        expect(JSON.parse(r.stdout).changesFile).toBe(changes);
+      };
+      const csv = path.join(dir, 'c.csv');
+      await recordsOf(csv);
+      const lines = readCsvObjects(csv);
+      expect(lines.map((line) => [line.row, line.key, line.field, line.before, line.after])).toEqual(keys.map((key, i) => [String(i + 1), key, 'lead_title', 'Engineer', i === 0 ? `'${newTitles[0]}` : newTitles[i]]));
+
+      // JSON Lines: the CSV's columns as members, `row` a number, the text as it is (a JSON string is no formula).
+      const asJson = lines.map((line, i) => ({ ...line, row: Number(line.row), after: newTitles[i] }));
+      const jsonl = path.join(dir, 'c.jsonl');
+      await recordsOf(jsonl);
+      const readJsonl = (text: string) => text.trim().split('\n').map((line) => JSON.parse(line));
+      expect(readJsonl(fs.readFileSync(jsonl, 'utf8')).map((o) => ({ ...o, before_fetched_at: expect.any(String), after_fetched_at: expect.any(String) }))).toEqual(
+        asJson.map((o) => ({ ...o, before_fetched_at: expect.any(String), after_fetched_at: expect.any(String) })),
+      );
+      const gz = path.join(dir, 'c.jsonl.gz');
+      await recordsOf(gz);
+      expect(readJsonl(zlib.gunzipSync(fs.readFileSync(gz)).toString('utf8')).map((o) => [o.row, o.key, o.after])).toEqual(asJson.map((o) => [o.row, o.key, o.after]));
+
+      // A workbook: one sheet, the same columns, every cell a text cell (the row number and "007" too).
+      const xlsx = path.join(dir, 'c.xlsx');
+      await recordsOf(xlsx);
+      const sheet = (await readByExceljs(xlsx)).worksheets[0]!;
+      const rows = sheet.getSheetValues().slice(1).map((row) => (row as unknown[]).slice(1));
+      expect(rows[0]).toEqual(['row', 'key', 'field', 'before', 'after', 'before_fetched_at', 'after_fetched_at']);
+      expect(rows.slice(1).map((row) => row.slice(0, 5))).toEqual(asJson.map((o) => [String(o.row), o.key, o.field, o.before, o.after]));
+      expect(zipPart(xlsx, 'xl/worksheets/sheet1.xml')!.toString('utf8')).not.toMatch(/<c [^>]*t="(?!inlineStr)|<f>|<v>/);
+
+      const refused = await runCli(['enrich', input, '--changes', path.join(dir, 'c.xlsx.gz')], { env: { LEAD_API_BASE_URL: api.baseUrl, LEAD_API_TOKEN: 'token-0123456789', LEAD_ENRICH_STORE: path.join(dir, 's.sqlite') } });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toBe(`lead-enrich: Invalid option --changes: an .xlsx is compressed already, got '${path.join(dir, 'c.xlsx.gz')}': drop the .gz (code: config)\n`);
+      expect(fs.existsSync(path.join(dir, 'c.xlsx.gz'))).toBe(false);
+    } finally {
+      api.close();
+    }
+  });
+
   it('JSON Lines and .xlsx outputs carry lead_changed too', async () => {
     const sandbox = await startSandbox({ port: 0, rpm: 60_000, drift: 0.5 });
     try {
@@ -214,19 +271,47 @@ describe('--changes: its file and its column', () => {
     }
   });
 
-  it('is an output: never the input, the store or another output (exit 1, nothing written), and refuses stdout', async () => {
+  it('is an output: never the input, the store or another output (exit 1, nothing written); standard output by -, unless the rows go there', async () => {
     const dir = tempDir();
     const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['ann@acme.com']]);
     const store = path.join(dir, 'store.sqlite');
-    for (const [target, said] of [[input, 'the input'], [store, '--store'], [path.join(dir, 'out.csv'), '--output']] as const) {
+    // The store's log too, which SQLite deletes when the store closes: a changes file there would be gone
+    // while the --json summary still named it (and, while another run writes the store, its answers with it).
+    const family = (suffix: string) => path.join(fs.realpathSync(dir), `store.sqlite${suffix}`);
+    const targets = [
+      [input, 'the input'],
+      [store, '--store'],
+      [path.join(dir, 'out.csv'), '--output'],
+      [family('-wal'), "the store's write-ahead log"],
+      [family('-shm'), "the store's shared-memory index"],
+      [family('-journal'), "the store's rollback journal"],
+    ] as const;
+    for (const [target, said] of targets) {
       const r = await runCli(['enrich', input, '--sandbox', '-o', path.join(dir, 'out.csv'), '--store', store, '--changes', target], {});
       expect(r.code).toBe(1);
       expect(r.stderr).toBe(`lead-enrich: --changes would overwrite ${said} (${target}): choose another path (code: config)\n`);
       expect(fs.existsSync(path.join(dir, 'out.csv'))).toBe(false);
     }
-    const dash = await runCli(['enrich', input, '--sandbox', '--changes', '-'], {});
-    expect(dash.code).toBe(1);
-    expect(dash.stderr).toBe("lead-enrich: Invalid option --changes: must be a file name (the changes are a CSV file of their own, never stdout), got '-' (code: config)\n");
+    // A path it cannot write is said naming --changes (not -o / --errors), before any lookup.
+    const through = path.join(input, 'changes.csv');
+    const unwritable = await runCli(['enrich', input, '--sandbox', '-o', path.join(dir, 'out.csv'), '--store', store, '--changes', through], {});
+    expect(unwritable.code).toBe(1);
+    expect(unwritable.stderr).toBe(`lead-enrich: Cannot write ${through}: a part of the path is a file, not a folder; choose another path with --changes (code: unwritable_output)\n`);
+    expect(fs.existsSync(path.join(dir, 'out.csv'))).toBe(false);
+    // `-` is standard output, as /dev/stdout is: the changes there, the --json summary on stderr.
+    const dash = await runCli(['enrich', input, '--sandbox', '-o', path.join(dir, 'out.csv'), '--store', store, '--changes', '-', '--json', '-q'], {});
+    expect(dash.code, dash.stderr).toBe(0);
+    expect(dash.stdout).toBe('row,key,field,before,after,before_fetched_at,after_fetched_at\n');
+    expect(JSON.parse(dash.stderr)).toMatchObject({ exitCode: 0, rows: 1 });
+    // Two outputs into one stream could not be taken apart: refused before any lookup.
+    // /dev/stdout through a link of our own: a build that replaced what it names would replace the link only.
+    fs.symlinkSync('/dev/stdout', path.join(dir, 'stdout'));
+    for (const changes of ['-', path.join(dir, 'stdout')]) {
+      const both = await runCli(['enrich', input, '--sandbox', '-o', '-', '--store', store, '--changes', changes], {});
+      expect(both.code).toBe(1);
+      expect(both.stderr).toBe('lead-enrich: --changes would write into standard output, where --output writes: give one of them a file (code: config)\n');
+      expect(both.stdout).toBe('');
+    }
   });
 });
 
@@ -285,4 +370,80 @@ describe('the README recipe: every night, what changed since the last check', ()
       await sandbox.close();
     }
   }, 60_000);
+});
+
+/** The changes between two enriched outputs of the same file, by key, as a --changes file words them (without `row`). */
+function changesByKey(before: Array<Record<string, string>>, after: Array<Record<string, string>>) {
+  const byKey = new Map<string, Array<{ key: string; field: string; before: string; after: string }>>();
+  for (const { key, field, before: then, after: now } of expectedChanges(before, after)) byKey.set(key, [...(byKey.get(key) ?? []), { key, field, before: then, after: now }]);
+  return byKey;
+}
+
+const linesIn = (file: string) => readCsvObjects(file).map(({ row, key, field, before, after }) => ({ row, key, field, before, after }));
+
+describe('reported once, never absorbed', () => {
+  it('a refresh without --changes, then a run with --changes: its file lists the changes the refresh found, once; the next run lists none of them', async () => {
+    const sandbox = await startSandbox({ port: 0, rpm: 60_000, drift: 0.3 });
+    try {
+      const people = emails(60);
+      const dir = tempDir();
+      const file = (name: string) => path.join(dir, name);
+      const env = { LEAD_API_BASE_URL: sandbox.baseUrl, LEAD_API_TOKEN: sandbox.token, LEAD_ENRICH_STORE: file('store.sqlite') };
+      writeCsv(file('in.csv'), [['email'], ...people.map((e) => [e])]);
+      expect((await runCli(['enrich', file('in.csv'), '-o', file('one.csv')], { env })).code).toBe(0);
+      sandbox.nextDay();
+      // The other cron line: the nightly enrichment, which looks answers up again without --changes.
+      expect((await runCli(['enrich', file('in.csv'), '-o', file('two.csv'), '--refresh', '-q'], { env })).code).toBe(0);
+      const changed = changesByKey(readCsvObjects(file('one.csv')), readCsvObjects(file('two.csv')));
+      expect(changed.size).toBeGreaterThan(5);
+      const key = [...changed.keys()][0]!;
+      const marks = async () => (JSON.parse((await runCli(['store', 'show', key, '--json'], { env })).stdout) as Array<{ change?: string }>).map((e) => e.change ?? null);
+      expect(await marks()).toEqual([null, 'not_reported']);
+
+      const listing = await runCli(['enrich', file('in.csv'), '-o', file('three.csv'), '--changes', file('changes.csv'), '--json'], { env });
+      expect(listing.code, listing.stderr).toBe(0);
+      const expected = people.flatMap((k, i) => (changed.get(k) ?? []).map((line) => ({ row: String(i + 1), ...line })));
+      expect(linesIn(file('changes.csv'))).toEqual(expected);
+      const summary = JSON.parse(listing.stdout);
+      expect(summary).toMatchObject({ requests: 0, changed: { compared: 0, rows: 0, fields: {} }, carriedOver: { keys: changed.size, lines: expected.length, keysNotInFile: 0 } });
+      expect(listing.stderr).toContain(`Also listed, found by earlier runs and not reported before: ${expected.length} changes of ${changed.size} keys\n`);
+      expect(await marks()).toEqual([null, 'reported']);
+
+      const again = await runCli(['enrich', file('in.csv'), '-o', file('four.csv'), '--changes', file('changes4.csv'), '-q'], { env });
+      expect(again.code, again.stderr).toBe(0);
+      expect(fs.readFileSync(file('changes4.csv'), 'utf8')).toBe('row,key,field,before,after,before_fetched_at,after_fetched_at\n');
+    } finally {
+      await sandbox.close();
+    }
+  }, 60_000);
+
+  it('changes stored by a run SIGKILLed before its --changes file was complete are listed by the next run with --changes, once', async () => {
+    const sandbox = await startSandbox({ port: 0, rpm: 60_000, drift: 0.5, latencyMs: [20, 40] });
+    try {
+      const people = emails(150);
+      const dir = tempDir();
+      const file = (name: string) => path.join(dir, name);
+      const env = { LEAD_API_BASE_URL: sandbox.baseUrl, LEAD_API_TOKEN: sandbox.token, LEAD_ENRICH_STORE: file('store.sqlite') };
+      writeCsv(file('in.csv'), [['email'], ...people.map((e) => [e])]);
+      expect((await runCli(['enrich', file('in.csv'), '-o', file('one.csv')], { env, timeoutMs: 60_000 })).code).toBe(0);
+      sandbox.nextDay();
+      const before = lookupsSeen(sandbox);
+      const killed = spawnCli(['enrich', file('in.csv'), '-o', file('killed.csv'), '--refresh', '--changes', file('killed-changes.csv'), '--concurrency', '4', '-q'], { env, timeoutMs: 60_000 });
+      killed.stdin!.end();
+      await until(() => lookupsSeen(sandbox) - before >= 40, '40 lookups of the killed run');
+      await sigkill(killed);
+      expect(fs.existsSync(file('killed-changes.csv'))).toBe(false);
+      // What the store holds now: the killed run's answers for the keys it looked up, the first run's for the others.
+      const listing = await runCli(['enrich', file('in.csv'), '-o', file('three.csv'), '--changes', file('changes.csv'), '--json'], { env });
+      expect(listing.code, listing.stderr).toBe(0);
+      const stored = changesByKey(readCsvObjects(file('one.csv')), readCsvObjects(file('three.csv')));
+      expect(stored.size).toBeGreaterThan(0);
+      expect(linesIn(file('changes.csv'))).toEqual(people.flatMap((k, i) => (stored.get(k) ?? []).map((line) => ({ row: String(i + 1), ...line }))));
+      const again = await runCli(['enrich', file('in.csv'), '-o', file('four.csv'), '--changes', file('changes4.csv'), '-q'], { env });
+      expect(again.code, again.stderr).toBe(0);
+      expect(readCsvObjects(file('changes4.csv'))).toEqual([]);
+    } finally {
+      await sandbox.close();
+    }
+  }, 90_000);
 });

@@ -291,3 +291,81 @@ describe('--redis and --shard', () => {
     }
   }, 30_000);
 });
+
+describe('the budgets every worker on one Redis shares', () => {
+  const NOON = Date.parse('2026-03-14T12:00:00Z');
+  const day = (credits: number) => [{ credits, per: 'day' as const }];
+  const connect = (fingerprint: string, inflightTtlMs = 400) => Coordinator.connect({ url: redis.url, service: 'test', tokenFingerprint: fingerprint, inflightTtlMs });
+  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it("a killed worker's holds never vanish: once its alive key expires they count as spent at what they held", async () => {
+    const fingerprint = `spend-killed-${Date.now()}`;
+    const [killed, living] = await Promise.all([connect(fingerprint), connect(fingerprint)]);
+    try {
+      expect(await killed.spend.reserve('lookup_email', 8, day(40), NOON)).toEqual({ seq: 1 });
+      expect(await killed.spend.reserve('lookup_url', 8, day(40), NOON)).toEqual({ seq: 2 });
+      await killed.close();
+      // Held for now: the refusal says when they count as spent if their worker has stopped.
+      const refused = await living.spend.reserve('lookup_email', 25, day(40), NOON);
+      expect(refused).toMatchObject({ spent: 0, held: 16 });
+      expect((refused as { lapseInMs: number }).lapseInMs).toBeGreaterThan(0);
+      expect((refused as { lapseInMs: number }).lapseInMs).toBeLessThanOrEqual(400);
+      await pause(500);
+      expect(await living.spend.reserve('lookup_email', 25, day(40), NOON)).toMatchObject({ spent: 16, held: 0 });
+      expect(await living.spend.standing({ per: 'day', key: '2026-03-14', start: Date.parse('2026-03-14T00:00:00Z'), end: Date.parse('2026-03-15T00:00:00Z') })).toEqual({ spent: 16, held: 0 });
+      expect(await living.spend.reserve('lookup_email', 24, day(40), NOON)).toMatchObject({ seq: expect.any(Number) });
+    } finally {
+      await living.close();
+    }
+  });
+
+  it('a worker taken for gone that settles after all: its real charge replaces the estimate; the dearest call is remembered', async () => {
+    const fingerprint = `spend-frozen-${Date.now()}`;
+    const [frozen, living] = await Promise.all([connect(fingerprint), connect(fingerprint, 60_000)]);
+    try {
+      await frozen.spend.reserve('lookup_email', 8, day(40), NOON);
+      await pause(500);
+      expect(await living.spend.reserve('lookup_email', 40, day(40), NOON)).toMatchObject({ spent: 8, held: 0 });
+      await frozen.spend.settle(1, { at: NOON, service: 'test', op: 'lookup_email', credits: 14, runId: 'frozen' });
+      expect(await living.spend.reserve('lookup_email', 40, day(40), NOON)).toMatchObject({ spent: 14, held: 0 });
+      expect(await living.spend.mostCharged()).toEqual(new Map([['lookup_email', 14]]));
+    } finally {
+      await frozen.close();
+      await living.close();
+    }
+  });
+
+  it("the last call that fits before a budget's edge holds all that is left", async () => {
+    const [worker1] = await Promise.all([connect(`spend-edge-${Date.now()}`, 60_000)]);
+    try {
+      expect(await worker1.spend.reserve('lookup_email', 8, day(20), NOON)).toEqual({ seq: 1 });
+      expect(await worker1.spend.reserve('lookup_email', 8, day(20), NOON)).toEqual({ seq: 2 });
+      // 20 - 8 = 12 left: it held all 12, so nothing is left for a call of 1.
+      expect(await worker1.spend.reserve('mx', 1, day(20), NOON)).toMatchObject({ spent: 0, held: 20 });
+    } finally {
+      await worker1.close();
+    }
+  });
+
+  it("a worker killed with its lookups in flight: the next run's stop line names when they count as spent", async () => {
+    const s = await startSandbox({ port: 0, rpm: 6000, windowMs: 1000, credits: 1_000_000, notFoundRate: 0, latencyMs: [1500, 2000] });
+    try {
+      const dir = makeTempDir();
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(60, 'inflight').map((e) => [e])]);
+      const env = { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token };
+      const first = spawnCli(['enrich', input, '-q', '--redis', redis.url, '--concurrency', '4', '--budget', '10000/day'], { env: { ...env, LEAD_ENRICH_STORE: path.join(dir, 'a.sqlite') } });
+      for (let waited = 0; (s.stats.byOperation.lookup_email ?? 0) < 6 && waited < 20_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+      first.kill('SIGKILL');
+      await first.result;
+      const plan = await runCli(['enrich', input, '--dry-run', '--redis', redis.url, '--budget', '10000/day'], { env: { ...env, LEAD_ENRICH_STORE: path.join(dir, 'b.sqlite') } });
+      const spent = Number(/Budget 10000\/day: (\d+) credits spent today/.exec(plan.stdout)![1]);
+      // Other keys: the killed worker's claims on its own keys in flight are not what is tested here.
+      const other = writeCsv(path.join(dir, 'other.csv'), [['email'], ...emails(20, 'other').map((e) => [e])]);
+      const next = await runCli(['enrich', other, '--redis', redis.url, '--budget', `${spent + 4}/day`], { env: { ...env, LEAD_ENRICH_STORE: path.join(dir, 'c.sqlite') } });
+      expect(next.code, next.stderr).toBe(3);
+      expect(next.stderr).toMatch(new RegExp(`\\(${spent} of ${spent + 4} credits spent on \\d{4}-\\d\\d-\\d\\d \\(UTC\\), \\d+ more held by lookups in flight \\(answered soon, or, if their run has stopped, counted as spent at \\d\\d:\\d\\d:\\d\\d UTC, in [45]m`));
+    } finally {
+      await s.close();
+    }
+  }, 60_000);
+});

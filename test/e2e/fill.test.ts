@@ -267,3 +267,34 @@ describe('enrichRows with fill', () => {
     expect(results[3]!.filled).toEqual({ Company: person('dee.park@umbrella.org').company_name });
   });
 });
+
+describe('--fill with --changes', () => {
+  it('Title filled Manager, then Director: listed under Title, counted, named in lead_changed; the same with --overwrite', async () => {
+    let title = 'Manager';
+    const api = await accountOnlyServer((req) => {
+      const email = new URL(req.url!, 'http://x').searchParams.get('email_address');
+      return { status: 200, body: JSON.stringify({ status: 'success', data: { email_address: email, lead: { name: 'Ann', title } } }) };
+    });
+    try {
+      const dir = tempDir();
+      const file = (name: string) => path.join(dir, name);
+      const apiEnv = { LEAD_API_BASE_URL: api.baseUrl, LEAD_API_TOKEN: 'token-0123456789', LEAD_ENRICH_STORE: file('store.sqlite') };
+      writeCsv(file('in.csv'), [['Email', 'Title'], ['ann@acme.com', '']]);
+      expect((await runCli(['enrich', file('in.csv'), '-o', file('one.csv'), '--fill', 'Title=lead_title'], { env: apiEnv })).code).toBe(0);
+      title = 'Director';
+      const r = await runCli(['enrich', file('in.csv'), '-o', file('two.csv'), '--fill', 'Title=lead_title', '--refresh', '--changes', file('ch.csv'), '--json'], { env: apiEnv });
+      expect(r.code, r.stderr).toBe(0);
+      expect(readCsvObjects(file('ch.csv')).map(({ row, key, field, before, after }) => [row, key, field, before, after])).toEqual([['1', 'ann@acme.com', 'Title', 'Manager', 'Director']]);
+      expect(JSON.parse(r.stdout).changed).toEqual({ compared: 1, rows: 1, fields: { Title: 1 } });
+      expect(readCsvObjects(file('two.csv'))[0]).toEqual({ Email: 'ann@acme.com', Title: 'Director', lead_status: 'found', lead_changed: 'Title' });
+      // The CRM now holds Director in Title: --overwrite looks the row up again and compares the cell as written.
+      writeCsv(file('crm.csv'), [['Email', 'Title'], ['ann@acme.com', 'Director']]);
+      title = 'CEO';
+      const o = await runCli(['enrich', file('crm.csv'), '-o', file('three.csv'), '--fill', 'Title=lead_title', '--overwrite', '--refresh', '--changes', file('ch3.csv')], { env: apiEnv });
+      expect(o.code, o.stderr).toBe(0);
+      expect(readCsvObjects(file('ch3.csv')).map(({ field, before, after }) => [field, before, after])).toEqual([['Title', 'Director', 'CEO']]);
+    } finally {
+      api.close();
+    }
+  });
+});

@@ -1,6 +1,6 @@
 // Outputs never over inputs or configuration, and never what they should not be: --report, -o and
-// --errors naming the config file or its tokenFile are refused before any request; rows sent to
-// stdout never into the input, the store or the config; --fields takes the answer's own members
+// --errors naming the config file or its tokenFile are refused before any request; rows (and
+// --changes -) sent to stdout never into the input, the store or the config; --fields takes the answer's own members
 // only and never two columns of one name; added header cells are formula-escaped like added cells;
 // a workbook is not written to a terminal (as gzip refuses).
 import fs from 'node:fs';
@@ -62,6 +62,12 @@ describe('the configuration is never an output', () => {
       expect(r.stderr).toBe(`lead-enrich: Refusing to write the rows into ${named} (${into}): stdout is that file; send them to another file (code: config)\n`);
       expect(fs.readFileSync(into).equals(before)).toBe(true);
     }
+    // --changes - is standard output too: never appended to the input either.
+    const before = fs.readFileSync(input);
+    const r = runSync('sh', ['-c', `"$0" "$1" enrich "$2" --config "$3" -o "$4" --changes - >> "$2"`, process.execPath, CLI_PATH, input, config, path.join(dir, 'o.csv')], { env: { PATH: process.env.PATH, HOME: dir, LEAD_ENRICH_STORE: store } });
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stderr).toBe(`lead-enrich: Refusing to write the changes into the input (${input}): stdout is that file; send them to another file (code: config)\n`);
+    expect(fs.readFileSync(input).equals(before)).toBe(true);
   });
 });
 

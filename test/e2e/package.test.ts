@@ -108,7 +108,7 @@ beforeAll(async () => {
   [redis, breakSandbox] = await Promise.all([REDIS_MISSING === undefined ? startRedis() : undefined, startSandbox({ port: 0, rpm: 60_000, latencyMs: [5, 30], notFoundRate: 0 })]);
   const tsc = path.join(fs.realpathSync(path.join(REPO_ROOT, 'node_modules')), 'typescript', 'bin', 'tsc');
   // All at once: the type check is CPU, the others mostly wait on the network.
-  runs.types = run(process.execPath, [tsc, '-p', 'tsconfig.json', '--pretty', 'false'], { timeoutMs: 50_000, report: false });
+  runs.types = run(process.execPath, [tsc, '-p', 'tsconfig.json', '--pretty', 'false', '--listFiles'], { timeoutMs: 50_000, report: false });
   runs.esm = run(process.execPath, ['library.mjs']);
   runs.cjs = run(process.execPath, ['library.cjs']);
   // The break run's sandbox lives here, not in the child, so that only lead-enrich's own
@@ -164,6 +164,15 @@ describe('the packed package', () => {
     // else did (a type the user cannot name, a .d.ts that needs a devDependency's types).
     expect(errors, r.stdout + r.stderr).toHaveLength(1);
     expect(errors[0]).toMatch(/^broken\.ts\(4,\d+\): error TS2322: Type .* is not assignable to type 'number'/);
+  });
+
+  it('its public types reach none of the types of what only --redis uses (ioredis and its packages, Bottleneck): a strict check needs @types/node alone', async () => {
+    const r = await runs.types;
+    const files = r.stdout.split('\n').filter((line) => line.startsWith('/'));
+    expect(files.some((file) => file.includes('/lead-enrich/dist/index.d.ts'))).toBe(true);
+    expect(files.filter((file) => /\/node_modules\/(ioredis|@ioredis|redis-errors|bottleneck)\//.test(file))).toEqual([]);
+    // Nor the run's own parts those types would bring (the coordinator, the run's state).
+    expect(files.filter((file) => /\/lead-enrich\/dist\/(cluster\/|run\/open-run\.d\.ts)/.test(file))).toEqual([]);
   });
 });
 

@@ -2,8 +2,10 @@
 // CRM export's, workbook's and filling blanks' shell blocks through sh -e, the cron line through sh,
 // the CI step's `run:` script through sh -e, each with the sandbox standing in for the real API
 // (its URL and token put where the recipe names them) and the built CLI on the PATH as
-// `lead-enrich`; the CI step installs the packed tarball itself, as written, its dependencies from
-// a registry on 127.0.0.1 holding this checkout's (test/helpers/local-registry.ts): no network.
+// `lead-enrich`; the CI step installs the packed tarball itself, as written, with a runner's
+// variables (GITHUB_ACTIONS, GITHUB_WORKSPACE, GITHUB_STEP_SUMMARY, GITHUB_OUTPUT): its
+// dependencies are in the tarball, and the registry on 127.0.0.1 holding this checkout's
+// (test/helpers/local-registry.ts), there should it be asked, is asked nothing: no network.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +14,36 @@ import { CLI_PATH, REPO_ROOT, tempDir } from '../helpers/cli.js';
 import { codeBlocks, section } from '../helpers/docs.js';
 import { offlineNpm, registryMissing, startLocalRegistry, type LocalRegistry } from '../helpers/local-registry.js';
 import { run as runProcess } from '../helpers/processes.js';
+import { readStepOutputs, renderSummary } from '../helpers/ci-files.js';
+
+interface NpmTree {
+  version?: string;
+  dependencies?: Record<string, NpmTree>;
+}
+
+/** Every package under lead-enrich in `npm ls --all --json --global`, as name@version. */
+function installedVersions(tree: NpmTree): string[] {
+  const found = new Set<string>();
+  const walk = (node: NpmTree) => {
+    for (const [name, child] of Object.entries(node.dependencies ?? {})) {
+      found.add(`${name}@${child.version}`);
+      walk(child);
+    }
+  };
+  walk(tree.dependencies!['lead-enrich']!);
+  return [...found].sort();
+}
+
+/** The lockfile's production packages (those installed here: an optional one of another platform is not), as name@version. */
+function lockedVersions(): string[] {
+  const lock = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; dev?: boolean; optional?: boolean; name?: string }> };
+  const found = new Set<string>();
+  for (const [folder, entry] of Object.entries(lock.packages)) {
+    if (folder === '' || entry.dev === true || !fs.existsSync(path.join(REPO_ROOT, folder, 'package.json'))) continue;
+    found.add(`${entry.name ?? folder.slice(folder.lastIndexOf('node_modules/') + 'node_modules/'.length)}@${entry.version}`);
+  }
+  return [...found].sort();
+}
 
 const RECIPES = section('README.md', 'Recipes');
 const EXAMPLE_URL = 'https://lead-api.example/v2';
@@ -26,6 +58,13 @@ function block(language: string): string {
 function cronCommand(): string {
   const line = block('cron').split('\n').find((l) => /^[\d*]/.test(l))!;
   return line.split(/\s+/).slice(5).join(' ').replace(/\\%/g, '%');
+}
+
+/** The CI step's `env:` values that are no expression (`${{ … }}`): the store's path. */
+function ciEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [, name, value] of block('yaml').matchAll(/^\s+([A-Z_]+): (.+)$/gm)) if (!value!.includes('${{')) env[name!] = value!;
+  return env;
 }
 
 /** The CI step's `run: |` script. */
@@ -179,38 +218,67 @@ describe.skipIf(OFFLINE_MISSING !== undefined)('the README CI step, as written',
     fs.writeFileSync(path.join(dir, 'data', 'contacts.csv'), file);
     fs.cpSync(tarballs, path.join(dir, 'vendor'), { recursive: true });
     // `npm install -g` puts lead-enrich in a global folder of the test's own, first on the PATH
-    // (not the wrapper world() made); its dependencies come from the registry on 127.0.0.1, through
-    // a cache of the test's own (world()'s HOME holds no .npmrc: no setting of the machine's
-    // applies). Any request for another host would go to a proxy that is not there, and fail at once.
+    // (not the wrapper world() made); were npm to ask a registry for a dependency, the one on
+    // 127.0.0.1 would answer, through a cache of the test's own (world()'s HOME holds no .npmrc: no
+    // setting of the machine's applies). Any request for another host would go to a proxy that is
+    // not there, and fail at once.
     const prefix = path.join(dir, 'global');
     const npmEnv = { npm_config_prefix: prefix, ...offlineNpm(registry, npmCache) };
-    const ci = { ...env, ...npmEnv, PATH: `${path.join(prefix, 'bin')}:${process.env.PATH}`, LEAD_API_TOKEN: sandbox.token, LEAD_API_BASE_URL: sandbox.baseUrl };
-    return sh(ciScript(), dir, ci, ['-e']).then((r) => {
-      expect(registry.missing, 'asked of the registry on 127.0.0.1, which holds only the production dependencies').toEqual([]);
+    const runner = { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dir, GITHUB_STEP_SUMMARY: path.join(dir, 'step-summary.md'), GITHUB_OUTPUT: path.join(dir, 'step-output.txt') };
+    const ci = { ...env, ...ciEnv(), ...npmEnv, ...runner, PATH: `${path.join(prefix, 'bin')}:${process.env.PATH}`, LEAD_API_TOKEN: sandbox.token, LEAD_API_BASE_URL: sandbox.baseUrl };
+    return sh(ciScript(), dir, ci, ['-e']).then(async (r) => {
+      expect(registry.asked, 'asked of the registry on 127.0.0.1: the tarball holds every dependency').toEqual([]);
       const installed = fs.realpathSync(path.join(prefix, 'bin', 'lead-enrich'));
+      const ls = await runProcess('npm', ['ls', '--all', '--json', '--global'], { cwd: dir, env: { ...ci }, timeoutMs: 60_000 });
       // The install's node_modules is the bulk of the folder: gone at once, not in the last hook.
       fs.rmSync(prefix, { recursive: true, force: true });
-      return { ...r, dir, installed };
+      return { ...r, dir, installed, tree: JSON.parse(ls.stdout) as NpmTree };
     });
   };
+
+  it('keeps the store between workflow runs and hands its counts on: the step has an id, the cache a key per run, a prefix to restore by, saved under if: always(), a later step reads steps.<id>.outputs.found', () => {
+    const yaml = block('yaml');
+    const id = /^\s+id: (\S+)$/m.exec(yaml)?.[1];
+    expect(id).toBeDefined();
+    expect(yaml).toMatch(/- uses: actions\/cache\/restore@v\d+\n\s+with: \{ path: \.lead-enrich, key: "lead-enrich-\$\{\{ github\.run_id \}\}-\$\{\{ github\.run_attempt \}\}", restore-keys: lead-enrich- \}/);
+    expect(yaml).toMatch(/- uses: actions\/cache\/save@v\d+\n\s+if: always\(\)\n\s+with: \{ path: \.lead-enrich, key: "lead-enrich-\$\{\{ github\.run_id \}\}-\$\{\{ github\.run_attempt \}\}" \}/);
+    expect(yaml).toContain(`steps.${id}.outputs.found`);
+    expect(ciEnv().LEAD_ENRICH_STORE).toMatch(/^\.lead-enrich\//);
+  });
 
   it('installs nothing by the project\'s name from a registry: the tarball it has', () => {
     expect(ciScript()).not.toMatch(/npm (install|i)( -g)? lead-enrich(@|\s|$)/m);
     expect(ciScript()).toMatch(/^npm install -g \.\/vendor\/lead-enrich-\*\.tgz$/m);
   });
 
-  it('passes, in a fresh folder (out/ made), with the summary and the sidecar kept', async () => {
+  it('passes, in a fresh folder (out/ made), with the summary and the sidecar kept, the job summary and the step outputs written, the store where the cache steps keep it', async () => {
     const r = await run(GOOD);
     expect(r.code, r.stderr).toBe(0);
     expect(r.installed.startsWith(path.join(r.dir, 'global'))).toBe(true);
-    expect(JSON.parse(fs.readFileSync(path.join(r.dir, 'out', 'summary.json'), 'utf8'))).toMatchObject({ rows: 2 });
+    const summary = JSON.parse(fs.readFileSync(path.join(r.dir, 'out', 'summary.json'), 'utf8'));
+    expect(summary).toMatchObject({ rows: 2 });
     expect(fs.existsSync(path.join(r.dir, 'out', 'contacts.errors.csv'))).toBe(true);
+    expect(fs.existsSync(path.join(r.dir, 'out', 'report.html'))).toBe(true);
+    const outputs = readStepOutputs(fs.readFileSync(path.join(r.dir, 'step-output.txt'), 'utf8'));
+    expect(outputs).toMatchObject({ 'exit-code': '0', rows: '2', found: String(summary.status.found), errors: '0', output: path.join(r.dir, 'out', 'contacts.csv') });
+    expect(renderSummary(fs.readFileSync(path.join(r.dir, 'step-summary.md'), 'utf8'))).toMatch(/^<h3>lead-enrich: Done: 2 rows \(exit 0\)<\/h3>/);
+    // The cache steps' path holds the store: the next workflow run finds its answers there.
+    const cached = /actions\/cache\/save@\S+\n.*\n\s+with: \{ path: ([^,\s]+),/.exec(block('yaml'))![1]!;
+    expect(fs.existsSync(path.join(r.dir, cached, 'results.sqlite'))).toBe(true);
   }, 120_000); // the install and two runs: 6-13 s measured at a load average of 6-8 on 2 cores
+
+  it("installs exactly the tree this checkout's tests ran: npm ls --all of the install is the lockfile's production packages, version for version", async () => {
+    const r = await run(GOOD);
+    expect(r.code, r.stderr).toBe(0);
+    expect(installedVersions(r.tree)).toEqual(lockedVersions());
+  }, 120_000);
 
   it("passes when the only errors are the file's own (exit 5 accepted)", async () => {
     const r = await run(WITH_A_BAD_KEY);
     expect(r.code, r.stderr).toBe(0);
     expect(r.installed.startsWith(path.join(r.dir, 'global'))).toBe(true);
     expect(JSON.parse(fs.readFileSync(path.join(r.dir, 'out', 'summary.json'), 'utf8')).errorCodes).toEqual({ invalid_input: 1 });
+    expect(readStepOutputs(fs.readFileSync(path.join(r.dir, 'step-output.txt'), 'utf8'))).toMatchObject({ 'exit-code': '5', errors: '1' });
+    expect(r.stderr).toContain('::error file=data/contacts.csv,line=3,title=lead-enrich (invalid_input)::1 row in error with invalid_input: row 2; see out/contacts.errors.csv');
   }, 120_000);
 });

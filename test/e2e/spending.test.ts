@@ -14,6 +14,7 @@ import { lines, runCli, spawnCli, tempDir } from '../helpers/cli.js';
 import { readCsvObjects, writeCsv } from '../helpers/files.js';
 import { REDIS_MISSING, startRedis, type RedisServer } from '../helpers/redis.js';
 import { sandboxesPerTest } from '../helpers/sandboxes.js';
+import { accountOnlyServer } from '../helpers/servers.js';
 import { until } from './reliability/support.js';
 
 const sandbox = sandboxesPerTest({ notFoundRate: 0, variedPrices: true });
@@ -27,7 +28,8 @@ function envOf(s: Sandbox, store: string): Record<string, string> {
   return { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: store };
 }
 
-const spendJson = async (store: string) => JSON.parse((await runCli(['store', 'spend', '--store', store, '--json'])).stdout) as { days: Array<{ day: string; credits: number; calls: number }>; months: Array<{ month: string; credits: number }> };
+const spendJson = async (store: string, ...more: string[]) =>
+  JSON.parse((await runCli(['store', 'spend', '--store', store, '--json', ...more])).stdout) as { days: Array<{ day: string; credits: number; calls: number; lapsed: number }>; months: Array<{ month: string; credits: number }>; held: number };
 const total = (rows: Array<{ credits: number }>) => rows.reduce((sum, row) => sum + row.credits, 0);
 
 describe('--budget N/day', () => {
@@ -166,8 +168,8 @@ describe('the ledger', () => {
     await runCli(['enrich', people(dir, 15, 'q', 'more.csv'), '-q'], { env: envOf(s, store) });
     const json = await spendJson(store);
     const today = new Date().toISOString();
-    expect(json.days).toEqual([{ day: today.slice(0, 10), credits: s.stats.creditsCharged, calls: 40 }]);
-    expect(json.months).toEqual([{ month: today.slice(0, 7), credits: s.stats.creditsCharged, calls: 40 }]);
+    expect(json.days).toEqual([{ day: today.slice(0, 10), credits: s.stats.creditsCharged, calls: 40, lapsed: 0 }]);
+    expect(json.months).toEqual([{ month: today.slice(0, 7), credits: s.stats.creditsCharged, calls: 40, lapsed: 0 }]);
     const text = await runCli(['store', 'spend', '--store', store]);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(`${today.slice(0, 10)}  ${json.days[0]!.credits} credits  (${json.days[0]!.calls} charged lookups)`);
@@ -239,4 +241,151 @@ describe('workers on one Redis', () => {
     expect(plan.code).toBe(3);
     expect(plan.stdout).toContain(`Budget 300/day: ${s.stats.creditsCharged} credits spent today`);
   });
+});
+
+describe("a killed run's lookups in flight", () => {
+  it('count as spent at their worst case: runs killed with SIGKILL mid-flight, then a full run, never pass --budget N/month', async () => {
+    // Long answers, many at once: each kill leaves calls the sandbox charged (it charges when a
+    // request arrives, and answers after the latency) whose answers no store ever saw.
+    const s = await sandbox({ latencyMs: [150, 250] });
+    const dir = tempDir();
+    const store = path.join(dir, 'store.sqlite');
+    const input = people(dir, 200);
+    const command = ['enrich', input, '-q', '--budget', '400/month', '--concurrency', '8'];
+    for (let kill = 0; kill < 3; kill++) {
+      const child = spawnCli(command, { env: envOf(s, store) });
+      const before = s.stats.creditsCharged;
+      await until(() => s.stats.creditsCharged >= before + 40, '40 more credits charged');
+      child.kill('SIGKILL');
+      await child.result;
+    }
+    const charged = s.stats.creditsCharged;
+    const last = await runCli(command, { env: envOf(s, store) });
+    expect(last.code, last.stderr).toBe(3);
+    expect(s.stats.creditsCharged).toBeGreaterThan(charged);
+    expect(s.stats.creditsCharged).toBeLessThanOrEqual(400);
+    // What store spend says: every charge, and the killed runs' calls in flight at their worst case.
+    const spend = await spendJson(store);
+    expect(spend.held).toBe(0);
+    expect(total(spend.days)).toBeGreaterThanOrEqual(s.stats.creditsCharged);
+    expect(spend.days.reduce((sum, day) => sum + day.lapsed, 0)).toBeGreaterThan(0);
+    expect(total(spend.days) - spend.days.reduce((sum, day) => sum + day.lapsed, 0)).toBeLessThanOrEqual(s.stats.creditsCharged);
+  }, 60_000);
+});
+
+describe("one service's spend", () => {
+  it('a rehearsal against the sandbox never counts against another service’s budget; store spend and store clear take --service', async () => {
+    const rehearsal = await sandbox();
+    const real = await sandbox();
+    const dir = tempDir();
+    const store = path.join(dir, 'store.sqlite');
+    expect((await runCli(['enrich', people(dir, 30, 'r', 'rehearse.csv'), '-q'], { env: envOf(rehearsal, store) })).code).toBe(0);
+    const rehearsed = rehearsal.stats.creditsCharged;
+    expect(rehearsed).toBeGreaterThan(100);
+    // The real service's day budget is smaller than what the rehearsal spent: it counts none of it.
+    const r = await runCli(['enrich', people(dir, 10, 'n', 'night.csv'), '--json', '--budget', '100/day'], { env: envOf(real, store) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(real.stats.creditsCharged).toBeGreaterThan(40);
+    expect(JSON.parse(r.stdout).budgets).toEqual([expect.objectContaining({ budget: '100/day', spent: real.stats.creditsCharged, left: 100 - real.stats.creditsCharged })]);
+    // -q: the one line of a run the real service's budget stops names its spend only.
+    const stopped = await runCli(['enrich', people(dir, 10, 'm', 'more.csv'), '-q', '--budget', `${real.stats.creditsCharged + 4}/day`], { env: envOf(real, store) });
+    expect(stopped.code).toBe(3);
+    expect(lines(stopped.stderr)).toHaveLength(1);
+    expect(stopped.stderr).toContain(`stopped at --budget ${real.stats.creditsCharged + 4}/day (${real.stats.creditsCharged} of ${real.stats.creditsCharged + 4} credits spent on`);
+    const plan = await runCli(['enrich', people(dir, 5, 'p', 'plan.csv'), '--dry-run', '--budget', '100/day'], { env: envOf(real, store) });
+    expect(plan.stdout).toContain(`Budget 100/day: ${real.stats.creditsCharged} credits spent today`);
+    // store spend shows each service apart, and what is left of a budget for each.
+    const one = await spendJson(store, '--service', real.baseUrl, '--budget', '100/day');
+    expect(total(one.days)).toBe(real.stats.creditsCharged);
+    const text = (await runCli(['store', 'spend', '--store', store, '--budget', '100/day'])).stdout;
+    expect(text).toContain(`${rehearsal.baseUrl}\n  Budgets (UTC, by this machine's clock): 100/day: ${rehearsed} spent on`);
+    expect(text).toContain(`${real.baseUrl}\n  Budgets (UTC, by this machine's clock): 100/day: ${real.stats.creditsCharged} spent on`);
+    // store clear --service clears that service's ledger, not the other's.
+    expect((await runCli(['store', 'clear', '--store', store, '--service', rehearsal.baseUrl, '--yes'])).code).toBe(0);
+    expect(total((await spendJson(store, '--service', rehearsal.baseUrl)).days)).toBe(0);
+    expect(total((await spendJson(store)).days)).toBe(real.stats.creditsCharged);
+  }, 60_000);
+});
+
+describe('every charged call counts', () => {
+  it('lookup, mx and whois record their charges in the store they would use (--store, LEAD_ENRICH_STORE), and hold to the config file’s budget: exit 3, one line, no call', async () => {
+    const s = await sandbox();
+    const dir = tempDir();
+    const store = path.join(dir, 'store.sqlite');
+    const env = envOf(s, path.join(dir, 'env.sqlite'));
+    const one = await runCli(['lookup', 'email', 'jane.person@globex.com', '--store', store], { env });
+    expect(one.code, one.stderr).toBe(0);
+    // A person at what its answer says it cost (4, plus 2 a phone): what the sandbox charged.
+    expect(await spendJson(store)).toMatchObject({ days: [{ credits: s.stats.creditsCharged, calls: 1 }], held: 0 });
+    const mx = await runCli(['mx', 'globex.com'], { env });
+    expect(mx.code, mx.stderr).toBe(0);
+    // An MX call (price not published) at the price a run starts from, an upper bound: in LEAD_ENRICH_STORE's store.
+    expect(await spendJson(path.join(dir, 'env.sqlite'))).toMatchObject({ days: [{ credits: 4, calls: 1 }], held: 0 });
+    // The config file's day budget, which enrich stopped at, holds for them too.
+    const config = path.join(dir, 'config.json');
+    fs.writeFileSync(config, JSON.stringify({ budget: '24/day' }));
+    const run = await runCli(['enrich', people(dir, 20), '-q', '--config', config], { env: envOf(s, store) });
+    expect(run.code).toBe(3);
+    const requests = s.stats.requests;
+    // Less than a person's worst case (8) is left of the day: no person lookup is sent.
+    for (const args of [['lookup', 'email', 'someone.else@globex.com'], ['lookup', 'url', 'https://www.linkedin.com/in/some-one']]) {
+      const refused = await runCli([...args, '--config', config, '--store', store], { env });
+      expect(refused.code, refused.stderr).toBe(3);
+      expect(lines(refused.stderr)).toHaveLength(1);
+      expect(refused.stderr).toMatch(/^lead-enrich: Not sent: the call could have spent more than --budget 24\/day \(\d+ of 24 credits spent on \d{4}-\d\d-\d\d \(UTC\)\); the day resets at 00:00 UTC, in .+: run it again then \(code: budget\)\n$/);
+      expect(refused.stdout).toBe('');
+    }
+    expect(s.stats.requests).toBe(requests);
+    // --budget on the command line, the same: a whois (held at 4) with nothing left of the day.
+    const spent = total((await spendJson(store)).days);
+    const flag = await runCli(['whois', 'globex.com', '--store', store, '--budget', `${spent}/day`], { env });
+    expect(flag.code).toBe(3);
+    expect(flag.stderr).toContain(`Not sent: the call could have spent more than --budget ${spent}/day (${spent} of ${spent} credits spent on`);
+    expect(s.stats.requests).toBe(requests);
+  }, 60_000);
+});
+
+describe("a lookup's worst case counts every phone it may carry", () => {
+  /** A service whose every person has five phone numbers: 4 + 5 × 2 = 14 credits, which it counts. */
+  async function fivePhones() {
+    let charged = 0;
+    let calls = 0;
+    const server = await accountOnlyServer((req) => {
+      calls++;
+      const email = new URL(req.url!, 'http://x').searchParams.get('email');
+      charged += 14;
+      const phones = ['+1 555 0100', '+1 555 0101', '+1 555 0102', '+1 555 0103', '+1 555 0104'];
+      return { status: 200, body: JSON.stringify({ status: 'success', data: { email_address: email, lead: { name: 'Pat Five', phones } } }) };
+    });
+    return { ...server, charged: () => charged, calls: () => calls };
+  }
+
+  it('the first answer dearer than any before may pass a budget by its excess, once; from then on a call holds its price, across runs', async () => {
+    const server = await fivePhones();
+    try {
+      const dir = tempDir();
+      const store = path.join(dir, 'store.sqlite');
+      const env = { LEAD_API_BASE_URL: server.baseUrl, LEAD_API_TOKEN: 'tok-0123456789abcdef', LEAD_ENRICH_STORE: store };
+      // A fresh store: nothing says a call may cost 14. The only call that fits holds all 12 left; it costs 14.
+      const first = await runCli(['enrich', people(dir, 10), '-q', '--budget', '12/day', '--concurrency', '4'], { env });
+      expect(first.code).toBe(3);
+      expect(server.calls()).toBe(1);
+      expect(first.stderr).toContain('(14 of 12 credits spent on');
+      // The ledger remembers: the same budget sends nothing more, and a larger one holds 14 a call.
+      const again = await runCli(['enrich', people(dir, 10), '-q', '--budget', '12/day'], { env });
+      expect(again.code).toBe(3);
+      expect(server.calls()).toBe(1);
+      const larger = await runCli(['enrich', people(dir, 10, 'q', 'more.csv'), '-q', '--budget', '60/day', '--concurrency', '4'], { env });
+      expect(larger.code).toBe(3);
+      // 46 left after the first 14: three calls at 14 (the third holding the 18 left), never a fourth.
+      expect(server.charged()).toBe(14 + 3 * 14);
+      expect(server.charged()).toBeLessThanOrEqual(60);
+      // A single lookup holds the same price: 4 left of the day, so it is not sent.
+      const single = await runCli(['lookup', 'email', 'one.more@globex.com', '--budget', '60/day'], { env });
+      expect(single.code).toBe(3);
+      expect(server.calls()).toBe(4);
+    } finally {
+      server.close();
+    }
+  }, 60_000);
 });

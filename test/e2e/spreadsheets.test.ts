@@ -307,7 +307,7 @@ describe('the workbook writer', () => {
     // A real pipe to a program that stops reading after four bytes, as a shell user has it.
     const args = [CLI_PATH, 'enrich', file, '--sheet', 'Contacts', '--sandbox', '--store', path.join(dir, 's.sqlite'), '--format', 'xlsx', '-o', '-', '--errors', path.join(dir, 'e.csv'), '-q'];
     const result = await run('sh', ['-c', '"$0" "$@" | head -c 4 > /dev/null; exit "${PIPESTATUS:-0}"', process.execPath, ...args], { timeoutMs: 60_000 });
-    expect(lines(result.stderr)).toEqual(['lead-enrich: Cannot write the output: EPIPE; the run stopped, and the answers it received are kept in the store for the next run (code: unwritable_output)']);
+    expect(lines(result.stderr)).toEqual(['lead-enrich: Cannot write the output: its reader has gone (the pipe is closed); the run stopped, and the answers it received are kept in the store for the next run (code: unwritable_output)']);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

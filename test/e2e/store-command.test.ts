@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import yargs from 'yargs';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/api/errors.js';
@@ -117,7 +118,7 @@ describe('store stats', () => {
     const file = path.join(tmpDir(), 'none.sqlite');
     const r = await run(['store', 'stats', '--store', file, '--json']);
     expect(JSON.parse(r.out)).toEqual({
-      path: file, exists: false, sizeBytes: 0, entries: 0, earlierAnswers: 0, byOperation: {}, byService: {}, oldest: null, newest: null,
+      path: file, exists: false, sizeBytes: 0, entries: 0, earlierAnswers: 0, byOperation: {}, byService: {}, oldest: null, newest: null, ledger: { rows: 0, days: 0, bytes: 0 },
     });
   });
 
@@ -162,6 +163,7 @@ describe('store stats', () => {
       byService: { sandbox: 3, 'https://api.example.com/v2': 1 },
       oldest,
       newest,
+      ledger: { rows: 0, days: 0, bytes: expect.any(Number) },
     });
   });
 
@@ -279,7 +281,7 @@ describe('store clear', () => {
   it('one entry: singular', async () => {
     const file = path.join(tmpDir(), 'results.sqlite');
     populate(file, SAMPLE.slice(0, 1));
-    expect(JSON.parse((await run(['store', 'clear', '--store', file, '--json', '--yes'])).out)).toEqual({ path: file, exists: true, removed: 1 });
+    expect(JSON.parse((await run(['store', 'clear', '--store', file, '--json', '--yes'])).out)).toEqual({ path: file, exists: true, removed: 1, ledger: { credits: 0, calls: 0 } });
     populate(file, SAMPLE.slice(0, 1));
     expect((await run(['store', 'clear', '--store', file, '-y'])).out).toBe(`Removed 1 entry from ${file}.\n`);
   });
@@ -414,7 +416,7 @@ describe('--service: one API only', () => {
     expect(r.out).toBe(`Removed 1 entry of ${API} from ${file}.\n`);
     expect(byService(file)).toEqual({ sandbox: 3 });
     const j = JSON.parse((await run(['store', 'clear', '--store', file, '--service', 'sandbox', '--yes', '--json'])).out);
-    expect(j).toEqual({ path: file, service: 'sandbox', exists: true, removed: 3 });
+    expect(j).toEqual({ path: file, service: 'sandbox', exists: true, removed: 3, ledger: { credits: 0, calls: 0 } });
   });
 
   it('the question names the service and counts its entries only', async () => {
@@ -511,5 +513,132 @@ describe('the sandbox has a store of its own', () => {
   it('enrich --help says where the sandbox keeps its answers', async () => {
     const r = await runCli(['enrich', '--help']);
     expect(r.stdout).toContain('results.sandbox.sqlite');
+  });
+});
+
+describe('the ledger in the store commands (one service apart from another)', () => {
+  const REAL = 'https://api.example.com/v2';
+  const REHEARSAL = 'http://127.0.0.1:47812/v2';
+
+  /** Charges recorded as a run records them: [service, ISO time, credits] each. */
+  function charged(file: string, charges: Array<[string, string, number]>): void {
+    const store = ResultStore.open({ path: file });
+    for (const [service, iso, credits] of charges) store.settle({ hold: undefined, charge: { at: Date.parse(iso), service, op: 'lookup_email', credits, runId: 'run-1' } });
+    store.close();
+  }
+
+  function ledgerRows(file: string): Array<[string, number]> {
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      const statement = db.prepare('SELECT service, sum(credits) FROM ledger_totals GROUP BY service ORDER BY service');
+      statement.setReturnArrays(true);
+      return statement.all() as unknown as Array<[string, number]>;
+    } finally {
+      db.close();
+    }
+  }
+
+  const today = () => new Date().toISOString().slice(0, 10);
+
+  it('store spend shows each service apart, --service one; days and months of every service together in --json', async () => {
+    const file = path.join(tmpDir(), 'results.sqlite');
+    const now = new Date().toISOString();
+    charged(file, [
+      [REAL, now, 8],
+      [REAL, now, 6],
+      [REHEARSAL, now, 14],
+    ]);
+    const text = (await run(['store', 'spend', '--store', file])).out;
+    expect(text).toContain(`${REHEARSAL}\n  Per day, the last 31 days with any:\n    ${today()}  14 credits  (1 charged lookup)`);
+    expect(text).toContain(`${REAL}\n  Per day, the last 31 days with any:\n    ${today()}  14 credits  (2 charged lookups)`);
+    const all = JSON.parse((await run(['store', 'spend', '--store', file, '--json'])).out);
+    expect(all.days).toEqual([{ day: today(), credits: 28, calls: 3, lapsed: 0 }]);
+    expect(all.services.map((s: { service: string }) => s.service)).toEqual([REHEARSAL, REAL].sort());
+    const one = JSON.parse((await run(['store', 'spend', '--store', file, '--json', '--service', `${REAL}/`])).out);
+    expect(one).toMatchObject({ service: REAL, days: [{ day: today(), credits: 14, calls: 2, lapsed: 0 }], services: [{ service: REAL, budgets: [] }] });
+  });
+
+  it('store spend with budgets (flags, else the config file) shows what is left of each, per service', async () => {
+    const dir = tmpDir();
+    const file = path.join(dir, 'results.sqlite');
+    charged(file, [
+      [REAL, new Date().toISOString(), 30],
+      [REHEARSAL, new Date().toISOString(), 500],
+    ]);
+    const flags = JSON.parse((await run(['store', 'spend', '--store', file, '--json', '--budget', '100/day', '--budget', '1000/month', '--budget', '50'])).out);
+    const real = flags.services.find((s: { service: string }) => s.service === REAL);
+    expect(real.budgets).toEqual([
+      { budget: '100/day', credits: 100, per: 'day', spent: 30, left: 70, period: today() },
+      { budget: '1000/month', credits: 1000, per: 'month', spent: 30, left: 970, period: today().slice(0, 7) },
+    ]);
+    const config = path.join(dir, 'config.json');
+    fs.writeFileSync(config, JSON.stringify({ budget: '200/day' }), { mode: 0o600 });
+    const text = (await run(['store', 'spend', '--store', file, '--config', config, '--service', REHEARSAL])).out;
+    expect(text).toContain(`${REHEARSAL}\n  Budgets (UTC, by this machine's clock): 200/day: 500 spent on ${today()}, 0 left`);
+    expect(text).not.toContain(REAL);
+  });
+
+  it('store spend lists a charge dated later than this machine\'s clock on its own day, and says so', async () => {
+    const file = path.join(tmpDir(), 'results.sqlite');
+    const later = new Date(Date.now() + 3 * DAY);
+    charged(file, [
+      [REAL, new Date().toISOString(), 4],
+      [REAL, later.toISOString(), 8],
+    ]);
+    const j = JSON.parse((await run(['store', 'spend', '--store', file, '--json'])).out);
+    expect(j.days.map((d: { day: string }) => d.day)).toEqual([today(), later.toISOString().slice(0, 10)]);
+    expect(j).toMatchObject({ newestCharge: later.toISOString(), newestAhead: true });
+    const text = (await run(['store', 'spend', '--store', file])).out;
+    expect(text).toContain(`The newest charge is dated ${later.toISOString()}, 2d 23h`);
+    expect(text).toContain("later than this machine's clock: a machine whose clock is ahead made it; it is listed on the day it is dated.");
+    expect(text).toMatch(/Per month, the last 12 with any:\n( {4}\d{4}-\d\d +\d+ credits.*\n)+/);
+  });
+
+  it('store spend shows how much of a day is the worst case of a stopped run\'s lookups in flight, and what is held now', async () => {
+    const file = path.join(tmpDir(), 'results.sqlite');
+    charged(file, [[REAL, new Date().toISOString(), 6]]);
+    const db = new DatabaseSync(file);
+    db.prepare("INSERT INTO ledger (charged_at, service, op, credits, run_id, lapsed) VALUES (?, ?, 'lookup_email', 8, 'gone', 1)").run(Date.now(), REAL);
+    db.prepare("INSERT INTO spend_holds (owner, seq, pid, host, credits, made_at, expires_at, service, op) VALUES ('live', 1, 1, 'h', 12, ?, ?, ?, 'lookup_email')").run(Date.now(), Date.now() + 60_000, REAL);
+    db.close();
+    const text = (await run(['store', 'spend', '--store', file])).out;
+    expect(text).toContain(`    ${today()}  14 credits  (2 charged lookups; 8 credits of them the worst case of lookups in flight of a run that stopped)`);
+    expect(text).toContain('  Held now by lookups in flight: 12 credits');
+    expect(JSON.parse((await run(['store', 'spend', '--store', file, '--json'])).out)).toMatchObject({ held: 12, days: [{ credits: 14, calls: 2, lapsed: 8 }] });
+  });
+
+  it('store clear --service clears that service\'s ledger and totals too; store clear --yes the whole ledger', async () => {
+    const file = path.join(tmpDir(), 'results.sqlite');
+    populate(file, SAMPLE);
+    charged(file, [
+      [REAL, new Date().toISOString(), 14],
+      [REHEARSAL, new Date().toISOString(), 20],
+    ]);
+    let asked = '';
+    await run(['store', 'clear', '--store', file, '--service', REHEARSAL], (question) => {
+      asked = question;
+      return Promise.resolve('n');
+    });
+    expect(asked).toBe(`Delete 0 entries of ${REHEARSAL} and the ledger of 20 credits charged from ${file}? Later runs pay again for these lookups, and the day and month budgets no longer count those credits. [y/N] `);
+    expect(ledgerRows(file)).toEqual([[REHEARSAL, 20], [REAL, 14]].sort());
+    const one = JSON.parse((await run(['store', 'clear', '--store', file, '--service', REHEARSAL, '--yes', '--json'])).out);
+    expect(one).toEqual({ path: file, service: REHEARSAL, exists: true, removed: 0, ledger: { credits: 20, calls: 1 } });
+    expect(ledgerRows(file)).toEqual([[REAL, 14]]);
+    const db = new DatabaseSync(file, { readOnly: true });
+    expect(db.prepare('SELECT count(*) AS n FROM ledger WHERE service = ?').get(REHEARSAL)).toEqual({ n: 0 });
+    db.close();
+    expect((await run(['store', 'clear', '--store', file, '--yes'])).out).toBe(`Removed 4 entries and the ledger of 14 credits charged from ${file}.\n`);
+    expect(ledgerRows(file)).toEqual([]);
+  });
+
+  it('store stats shows the ledger\'s size: its per-call rows, the days it has totals for, its bytes', async () => {
+    const file = path.join(tmpDir(), 'results.sqlite');
+    charged(file, [
+      [REAL, '2026-03-14T10:00:00Z', 4],
+      [REAL, '2026-03-14T11:00:00Z', 4],
+      [REHEARSAL, '2026-03-15T10:00:00Z', 4],
+    ]);
+    expect((await run(['store', 'stats', '--store', file])).out).toMatch(/^Ledger +3 charged calls kept one by one, totals for 2 days, \d+\.\d KiB \(store spend lists them\)$/m);
+    expect(JSON.parse((await run(['store', 'stats', '--store', file, '--json'])).out).ledger).toEqual({ rows: 3, days: 2, bytes: expect.any(Number) });
   });
 });

@@ -166,6 +166,42 @@ describe("the API's messages and the account's strings through pipes", () => {
   });
 });
 
+/** A header or message that reads in another order than it holds (RLO, the isolates, the marks) or hides a character. */
+const BIDI = 'x\u202eliame\u2066a\u2067b\u2068c\u2069\u200e\u200f\u061c\u200b';
+const BIDI_SHOWN = 'x\\u202eliame\\u2066a\\u2067b\\u2068c\\u2069\\u200e\\u200f\\u061c\\u200b';
+/** Bidi controls and the invisible format controls: none may reach stderr as they are. */
+const RAW_FORMAT = /[\u00ad\u061c\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/;
+
+describe('bidi and invisible format controls', () => {
+  it('a header holding them is named escaped in a refusal', async () => {
+    const dir = tempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email', BIDI], ['jane@acme.com', '1']]);
+    const sb = await startSandbox();
+    const r = await runCli(['enrich', input, '--fill', 'q=lead_name'], { env: { LEAD_API_BASE_URL: sb.baseUrl, LEAD_API_TOKEN: sb.token } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toMatch(RAW_FORMAT);
+    expect(r.stderr).toContain(BIDI_SHOWN);
+  });
+
+  it('an API message holding them: the fatal line shows them escaped, and --json the same line', async () => {
+    const server = await hostileServer({ status: 403, message: `denied ${BIDI}` });
+    const env = { LEAD_API_BASE_URL: server.baseUrl, LEAD_API_TOKEN: TOKEN };
+    const r = await runCli(['lookup', 'email', 'jane@acme.com'], { env });
+    expect(r.code).toBe(1);
+    expect(lines(r.stderr)).toHaveLength(1);
+    expect(r.stderr).not.toMatch(RAW_FORMAT);
+    expect(r.stderr).toContain(`denied ${BIDI_SHOWN}`);
+    const dir = tempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['jane@acme.com']]);
+    const json = await runCli(['enrich', input, '--json'], { env: { ...env, LEAD_ENRICH_STORE: path.join(dir, 's.sqlite') } });
+    expect(json.code).toBe(1);
+    expect(json.stderr).not.toMatch(RAW_FORMAT);
+    expect(json.stdout).not.toMatch(RAW_FORMAT);
+    // The JSON's message is the fatal line's, as shown.
+    expect(JSON.parse(json.stdout).error.message).toContain(`denied ${BIDI_SHOWN}`);
+  });
+});
+
 describe('a value typed on stdin', () => {
   it('lookup email - with a megabyte on one line: refused in one short line, the value cut and escaped', async () => {
     const r = await runCli(['lookup', 'email', '-', '--sandbox'], { input: `${HOSTILE}${'a'.repeat(1024 * 1024)}\n` });

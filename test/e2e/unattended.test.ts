@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, lines, runCli, spawnCli } from '../helpers/cli.js';
 import { emails, makeTempDir, writeCsv } from '../helpers/files.js';
+import { testDnsEnv } from '../helpers/test-dns.js';
 import { closeAll, envFor, expectNoCrash, lookupsSeen, sandbox, until } from './reliability/support.js';
 
 const { version } = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
@@ -154,5 +155,41 @@ describe.concurrent('--json always answers: one JSON object with exitCode and ve
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(130);
     expect(JSON.parse(r.stdout)).toMatchObject({ exitCode: 130, version, rows: 30, stoppedBy: 'interrupt', errorCodes: { interrupted: 30 } });
+  }, 40_000);
+});
+
+// The names are answered by the test itself (test/helpers/test-dns.mjs): no DNS server is asked.
+// The single executable takes no --import through NODE_OPTIONS: its names would reach the machine's resolver.
+describe.skipIf(Boolean(process.env.LEAD_ENRICH_TEST_EXE))('a host that does not exist is an address to fix: exit 1 at once; one that cannot be looked up now is an outage', { meta: { skipReason: 'the single executable does not load the test\'s name answers (NODE_OPTIONS --import)' } }, () => {
+  it('enrich, its dry run and account against lead-api.invalid: exit 1, (code: network), in seconds, no row sent', async () => {
+    const dir = makeTempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(5, 'no-such-host').map((k) => [k])]);
+    const base = ['--base-url', 'https://lead-api.invalid/v2'];
+    // How many times each asked for the name: once per read it makes (account makes three at once), no retry.
+    for (const [args, asked] of [[['enrich', input, ...base, '--json'], 1], [['enrich', input, ...base, '--dry-run', '--json'], 1], [['account', ...base, '--json'], 3]] as const) {
+      const log = path.join(dir, `dns-${args.length}-${args[0]}.log`);
+      const env = { ...testDnsEnv(log), LEAD_API_TOKEN: 'tok-no-such-host-0123456789', LEAD_ENRICH_STORE: path.join(dir, 's.sqlite') };
+      const started = Date.now();
+      const r = await runCli([...args], { env });
+      expectNoCrash(r);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(1);
+      expect(lines(fs.readFileSync(log, 'utf8')).length, args.join(' ')).toBeLessThanOrEqual(asked);
+      // The patience is 15 minutes, the retry schedule 4 s or more: seconds, even on a loaded machine.
+      expect(Date.now() - started, r.stderr).toBeLessThan(15_000);
+      expect(JSON.parse(r.stdout)).toMatchObject({ exitCode: 1, version, error: { code: 'network' } });
+      expect(lines(r.stderr).at(-1)).toMatch(/lead-api\.invalid:443 .*no such host \(ENOTFOUND\); check the host name in --base-url .* \(code: network\)$/);
+    }
+    expect(fs.existsSync(path.join(dir, 'in.enriched.csv'))).toBe(false);
+  }, 40_000);
+
+  it('EAI_AGAIN at the start (a DNS that cannot answer now) is the API down: waited for up to --patience, then exit 2, rows skipped with api_unavailable', async () => {
+    const dir = makeTempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(5, 'dns-later').map((k) => [k])]);
+    const env = { ...testDnsEnv(), LEAD_API_TOKEN: 'tok-dns-later-0123456789', LEAD_ENRICH_STORE: path.join(dir, 's.sqlite') };
+    const r = await runCli(['enrich', input, '--base-url', 'https://api.eai-again.invalid/v2', '--patience', '2s', '--json'], { env });
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(2);
+    expect(JSON.parse(r.stdout)).toMatchObject({ exitCode: 2, stoppedBy: 'api_unavailable', rows: 5, skipReasons: { api_unavailable: 5 } });
+    expect(r.stderr).toMatch(/The API is unavailable .*EAI_AGAIN/);
   }, 40_000);
 });

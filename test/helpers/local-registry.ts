@@ -25,6 +25,8 @@ export interface LocalRegistry {
   url: string;
   /** What npm asked for that the registry does not hold (a failed install names them). */
   missing: string[];
+  /** Everything npm asked for, held or not. */
+  asked: string[];
   /** The integrity (sha512) of the tarball served for name@version, or undefined when not held. */
   integrity(name: string, version: string): string | undefined;
   close(): Promise<void>;
@@ -128,8 +130,10 @@ function tarballAt(url: string, names: Map<string, Map<string, Version>>): Versi
 export async function startLocalRegistry(root: string, dir: string, scope: Scope = 'production'): Promise<LocalRegistry> {
   const names = await packDependencies(root, dir, scope);
   const missing: string[] = [];
+  const asked: string[] = [];
   const server = http.createServer((request, response) => {
     const url = decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname);
+    asked.push(url);
     const tarball = tarballAt(url, names);
     const versions = names.get(url.slice(1));
     if (tarball !== undefined) {
@@ -146,6 +150,7 @@ export async function startLocalRegistry(root: string, dir: string, scope: Scope
   return {
     url: `${base}/`,
     missing,
+    asked,
     integrity: (name, version) => names.get(name)?.get(version)?.integrity,
     close: () =>
       new Promise<void>((resolve) => {

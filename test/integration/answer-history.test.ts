@@ -173,3 +173,42 @@ describe('the upgrade to the schema with history', () => {
     expect(upgraded.replaced('svc', 'lookup_email', 'p1@x.test', 2_000)).toMatchObject({ fetchedAt: 1_000, same: false });
   });
 });
+
+describe('the earlier answers read beside the current ones (store export --history, store show)', () => {
+  it('each key followed by its own earlier answers, newest first, across services and operations; a key with none by none', () => {
+    const file = path.join(makeTempDir(), 'store.sqlite');
+    const store = storeAt(file);
+    const at = (service: string, op: 'lookup_email' | 'lookup_domain', key: string, title: string, fetchedAt: number) => {
+      store.put(service, op, key, { found: true, data: { lead: { name: key, title } }, fetchedAt }, 'r');
+      store.flush();
+    };
+    // Keys whose order as text differs from the order they were stored in; 0, 1 and 3 earlier answers.
+    for (const service of ['svc-b', 'svc-a']) {
+      at(service, 'lookup_email', 'z@x.test', 'One', 1_000);
+      at(service, 'lookup_email', 'a@x.test', 'One', 1_000);
+      at(service, 'lookup_email', 'a@x.test', 'Two', 2_000);
+      at(service, 'lookup_domain', 'x.test', 'One', 1_000);
+      at(service, 'lookup_domain', 'x.test', 'One', 2_000); // the same answer again
+      at(service, 'lookup_domain', 'x.test', 'Two', 3_000);
+      at(service, 'lookup_domain', 'x.test', 'Three', 4_000);
+    }
+    // An earlier answer whose key has no current one (left by hand): never shown under another key.
+    const db = openSqliteFile(file);
+    db.run("INSERT INTO history (service_id, op, key, fetched_at, replaced_at, found, same, data, refused) SELECT id, 'lookup_domain', 'w.test', 1, 2, 1, 0, '{}', NULL FROM services WHERE name = 'svc-b'");
+    db.close();
+    const listed = [...store.entries({ history: true })].map((e) => `${e.service} ${e.op} ${e.key} ${e.fetchedAt} ${e.replacedAt ?? '-'} ${(JSON.parse(e.data!) as { lead: { title: string } }).lead.title} ${e.change ?? '-'}`);
+    const ofService = (service: string) => [
+      `${service} lookup_domain x.test 4000 - Three -`,
+      `${service} lookup_domain x.test 3000 4000 Two not_reported`,
+      `${service} lookup_domain x.test 2000 3000 One not_reported`,
+      `${service} lookup_domain x.test 1000 2000 One same`,
+      `${service} lookup_email a@x.test 2000 - Two -`,
+      `${service} lookup_email a@x.test 1000 2000 One not_reported`,
+      `${service} lookup_email z@x.test 1000 - One -`,
+    ];
+    // Services in the order they were first stored (their ids), as the export has always listed them.
+    expect(listed).toEqual([...ofService('svc-b'), ...ofService('svc-a')]);
+    expect([...store.entries({ history: true, service: 'svc-a', key: 'a@x.test' })]).toHaveLength(2);
+    expect([...store.entries({ history: true, key: 'w.test' })]).toEqual([]);
+  });
+});

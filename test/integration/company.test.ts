@@ -62,7 +62,7 @@ describe('--with company', () => {
     expect(rows[0]!.company_name).toBe(rows[3]!.company_name);
     expect(Object.keys(rows[0]!)).toEqual(expect.arrayContaining(['company_status', 'company_name', 'company_network_url', 'company_address', 'company_country', 'company_country_code', 'company_id', 'company_billing']));
     // The rows looked up (the malformed one never was): two paid, one duplicate, one without a company domain.
-    expect(summary.withBilling.company).toEqual({ charged: 2, free: 0, cached: 0, duplicate: 1, none: 1 });
+    expect(summary.withBilling.company).toEqual({ charged: 2, free: 0, cached: 0, duplicate: 1, stale: 0, none: 1 });
   });
 
   it('a re-run takes the companies from the store: no request at all', async () => {

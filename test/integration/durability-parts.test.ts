@@ -54,19 +54,43 @@ describe('claims in the store', () => {
     stores.forEach((s) => s.close());
   });
 
-  it('lapses when its lease runs out without renewal, and is renewed by a sweep', () => {
+  it("lapses when it was not renewed for a lease as the waiting run's own clock measures it; a sweep renews it", () => {
+    const file = path.join(makeTempDir(), 'store.sqlite');
     let now = 1_000_000;
-    const { a, b, stores } = twoRuns(() => now);
-    a.claim('lookup_email', 'k1');
+    const elapsed = { a: 0, b: 0 };
+    const [storeA, storeB] = [ResultStore.open({ path: file, now: () => now }), ResultStore.open({ path: file, now: () => now })];
+    const a = storeA.claims('run-a', 'svc', 30_000, () => elapsed.a);
+    const b = storeB.claims('run-b', 'svc', 30_000, () => elapsed.b);
+    a.sweep();
     a.claim('lookup_email', 'k2');
+    expect(b.claim('lookup_email', 'k2')).toBe(false); // seen for the first time: its lease starts now for run-b
+    elapsed.b += 20_000;
     now += 20_000;
-    a.answered('lookup_email', 'k1');
-    a.sweep(); // renews k2 to now + 30 s
-    now += 20_000; // k2's first lease would have run out
+    a.sweep(); // renews k2
     expect(b.claim('lookup_email', 'k2')).toBe(false);
-    now += 15_000;
+    elapsed.b += 29_999;
+    expect(b.claim('lookup_email', 'k2')).toBe(false);
+    elapsed.b += 1;
+    expect(b.claim('lookup_email', 'k2')).toBe(true); // a whole lease without renewal
+    [storeA, storeB].forEach((s) => s.close());
+  });
+
+  it('a run whose clock is a day ahead takes no live claim, and waits for a live run (a key is never paid twice for a clock)', () => {
+    const file = path.join(makeTempDir(), 'store.sqlite');
+    const storeA = ResultStore.open({ path: file });
+    const a = storeA.claims('run-a', 'svc', 30_000);
+    expect(a.claim('lookup_email', 'k1')).toBe(true);
+    const storeB = ResultStore.open({ path: file, now: () => Date.now() + 86_400_000 });
+    const b = storeB.claims('run-b', 'svc', 30_000);
+    // run-a is alive: run-b shares the store and waits for run-a to claim its key in flight.
+    expect(b.sharing).toBe(true);
+    expect(b.claim('lookup_email', 'k1')).toBe(false);
+    a.sweep();
+    expect(b.claim('lookup_email', 'k1')).toBe(false);
     expect(b.claim('lookup_email', 'k2')).toBe(true);
-    stores.forEach((s) => s.close());
+    // The claim run-b took carries its own clock's deadline, a day ahead: run-a does not take it either.
+    expect(a.claim('lookup_email', 'k2')).toBe(false);
+    [storeA, storeB].forEach((s) => s.close());
   });
 
   it('lapses at once when its process on this host is gone (a run killed with -9)', () => {

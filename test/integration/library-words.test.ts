@@ -9,7 +9,9 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, ForbiddenError, LeadEnrichError, NetworkError, RateLimitedError, UnauthorizedError } from '../../src/api/errors.js';
+import { isUnknownHost, networkFailure } from '../../src/api/network-errors.js';
 import { restated } from '../../src/api/restated.js';
+import { fatalOf } from '../../src/cli/fatal.js';
 import { LeadClient } from '../../src/lookup/lead-client.js';
 import { enrich } from '../../src/run/enrich.js';
 import { enrichRows, type EnrichRowsOptions } from '../../src/run/enrich-rows.js';
@@ -169,6 +171,19 @@ describe('every error is of its documented class, whatever path threw it', () =>
     expect(again).toBeInstanceOf(RateLimitedError);
     expect(again).toBeInstanceOf(Error);
     expect(again).toMatchObject({ name: 'RateLimitedError', code: 'rate_limited', status: 429, apiCode: 1030, retryAt, message: 'Cannot read the account before starting: Rate limited (429)' });
-    expect((again.cause as Error).message).toBe('Rate limited (429)');
+    expect(again.cause).toBeUndefined();
+  });
+
+  it('an error said again keeps what its cause says: a host that does not exist is still one, and the command line exits 1 for it (an outage would be 2)', () => {
+    const system = Object.assign(new Error('getaddrinfo ENOTFOUND lead-api.invalid'), { code: 'ENOTFOUND' });
+    const failure = networkFailure({ code: 'ENOTFOUND' }, { host: 'lead-api.invalid', port: 443, path: '/account/credits' }, undefined, system);
+    const again = restated(failure, `Cannot read the account before starting: ${failure.message}`);
+    expect(again).toBeInstanceOf(NetworkError);
+    expect(again.cause).toBe(system);
+    expect(isUnknownHost(again)).toBe(true);
+    expect(fatalOf(again, () => false)).toMatchObject({ status: 1, code: 'network' });
+    // EAI_AGAIN may pass by waiting: the API taken as down, 2.
+    const later = networkFailure({ code: 'EAI_AGAIN' }, { host: 'lead-api.invalid', port: 443, path: '/account/credits' }, undefined, Object.assign(new Error('x'), { code: 'EAI_AGAIN' }));
+    expect(fatalOf(restated(later, `Cannot read the account before starting: ${later.message}`), () => false)).toMatchObject({ status: 2, code: 'network' });
   });
 });

@@ -5,6 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { periodAt } from '../../src/core/budget-periods.js';
+import { Budgets } from '../../src/lookup/budget.js';
+import { storeLedger } from '../../src/lookup/spend-ledgers.js';
 import { ResultStore, SCHEMA_VERSION } from '../../src/store/result-store.js';
 import { makeTempDir } from '../helpers/files.js';
 import { openSqliteFile } from '../helpers/sqlite.js';
@@ -52,6 +55,28 @@ describe('a v8 store, opened by this build', () => {
     // What the history held was the build before's to report: nothing is left to report.
     expect(after.value('SELECT count(*) FROM history WHERE reported = 0')).toBe(0);
     after.close();
+  });
+
+  it("a budget reads the spend of its own service: the rehearsal's rows never count against the real service", async () => {
+    const file = copyOfFixture();
+    const store = ResultStore.open({ path: file });
+    const db = openSqliteFile(file, { readonly: true });
+    const chargedAt = Number(db.value('SELECT min(charged_at) FROM ledger'));
+    db.close();
+    const day = periodAt('day', chargedAt);
+    const { ledger } = store.spend();
+    expect(ledger.spentIn(day, REAL)).toBe(68);
+    expect(ledger.spentIn(day, REHEARSAL)).toBe(20);
+    // A day budget of 76 for the real service leaves 8: one lookup at 8 fits, a second does not.
+    const budgets = (service: string, runId: string) =>
+      new Budgets({ limits: [{ credits: 76, per: 'day' }], ledger: storeLedger(store, runId, 60_000, service), now: () => chargedAt, service, runId });
+    const real = budgets(REAL, 'run-real');
+    expect(await real.tryBegin('lookup_email', 8)).toBeDefined();
+    expect(await real.tryBegin('lookup_email', 8)).toBeUndefined();
+    expect(real.stopped).toMatchObject({ spent: 68, held: 8 });
+    // The rehearsal's service has spent 20 of its own 76.
+    expect(await budgets(REHEARSAL, 'run-rehearsal').tryBegin('lookup_email', 8)).toBeDefined();
+    store.close();
   });
 
   it('keeps the history from then on, a change marked unreported and a repeat reported', () => {

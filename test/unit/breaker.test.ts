@@ -208,6 +208,70 @@ describe('the first account reads (an API down when the run starts)', () => {
   });
 });
 
+describe('a host that does not exist at the start: an address to fix, said at once', () => {
+  const dnsFailure = (code: string) => networkFailure({ code }, { host: 'lead-api.invalid', port: 443, path: '/account/credits' }, undefined, Object.assign(new Error(`getaddrinfo ${code}`), { code }));
+
+  it('the start\'s read is sent once: no retry, no wait, its NetworkError thrown', async () => {
+    const clock = new ManualClock();
+    let sent = 0;
+    const attempt: Attempt = async () => {
+      sent += 1;
+      throw dnsFailure('ENOTFOUND');
+    };
+    const path = pathWithBreaker(attempt, clock, 4, { patienceMs: 60_000 });
+    const error = await path.callAtStart('credits', {}).then(() => undefined, (e: unknown) => e);
+    expect(isUnknownHost(error)).toBe(true);
+    expect(sent).toBe(1);
+    expect(path.counts.retries).toBe(0);
+    expect(path.breaker?.unavailableSince).toBeUndefined();
+  });
+
+  it('a single call (account, a dry run, a LeadClient) is not retried either; EAI_AGAIN is', async () => {
+    for (const [code, tries] of [['ENOTFOUND', 1], ['EAI_AGAIN', 5]] as const) {
+      const clock = new ManualClock();
+      let sent = 0;
+      const attempt: Attempt = async () => {
+        sent += 1;
+        throw dnsFailure(code);
+      };
+      const path = pathWithBreaker(attempt, clock, 4, { patienceMs: 60_000 });
+      const call = path.call('credits', {}).then(() => undefined, (e: unknown) => e);
+      for (let i = 0; i < 20; i += 1) await clock.advance(1_000);
+      expect(await call).toMatchObject({ code: 'network' });
+      expect(sent).toBe(tries);
+    }
+  });
+
+  it('EAI_AGAIN (a DNS that could not answer now) may pass: the API is down, waited for as an outage', async () => {
+    const clock = new ManualClock();
+    let sent = 0;
+    const attempt: Attempt = async () => {
+      sent += 1;
+      if (sent < 3) throw dnsFailure('EAI_AGAIN');
+      return { data: { total_remaining_credits: 10 }, status: 200, rate: undefined };
+    };
+    const path = pathWithBreaker(attempt, clock, 4, { patienceMs: 60_000 });
+    const read = path.callAtStart('credits', {}).then((r) => r.data);
+    for (let i = 0; i < 10; i += 1) await clock.advance(1_000);
+    expect(await read).toEqual({ total_remaining_credits: 10 });
+  });
+
+  it('mid-run a lookup meeting it is retried as any network failure (a DNS that failed for a while)', async () => {
+    const clock = new ManualClock();
+    let sent = 0;
+    const attempt: Attempt = async () => {
+      sent += 1;
+      if (sent < 3) throw dnsFailure('ENOTFOUND');
+      return { data: { lead: { name: 'x' } }, status: 200, rate: undefined };
+    };
+    const path = pathWithBreaker(attempt, clock, 4, { patienceMs: 60_000 });
+    const lookup = path.lookup('lookup_email', 'a@x.test');
+    for (let i = 0; i < 20; i += 1) await clock.advance(1_000);
+    expect(await lookup).toEqual({ lead: { name: 'x' } });
+    expect(path.counts.retries).toBe(2);
+  });
+});
+
 describe('withBreaker', () => {
   it('a lookup held at the gate\'s end while the run stops was never sent: it fails as one the gate dropped', async () => {
     const { breaker } = breakerOf();

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { periodAt, resetText } from '../../src/core/budget-periods.js';
 import { RuleBroken } from '../../src/core/rule.js';
-import { Budgets, budgetStopLine } from '../../src/lookup/budget.js';
+import { budgetCallLine, Budgets, budgetStopLine } from '../../src/lookup/budget.js';
 import { storeLedger } from '../../src/lookup/spend-ledgers.js';
 import { budgets } from '../../src/options/rules.js';
 import { ResultStore } from '../../src/store/result-store.js';
@@ -44,10 +44,10 @@ describe('UTC periods', () => {
   });
 });
 
-/** Budgets (none: []) over a store's ledger, on a clock the test moves. */
-function budgetsOn(store: ResultStore, limits: string | number | Array<string | number>, clock: { now: number }, runId = 'run-1') {
+/** Budgets (none: []) over a store's ledger of service `svc`, on a clock the test moves. */
+function budgetsOn(store: ResultStore, limits: string | number | Array<string | number>, clock: { now: number }, runId = 'run-1', service = 'svc') {
   const parsed = Array.isArray(limits) && limits.length === 0 ? [] : budgets(limits);
-  return new Budgets({ limits: parsed, ledger: storeLedger(store, runId, 60_000), now: () => clock.now, service: 'svc', runId });
+  return new Budgets({ limits: parsed, ledger: storeLedger(store, runId, 60_000, service), now: () => clock.now, service, runId });
 }
 
 describe('budgets over the ledger', () => {
@@ -55,22 +55,49 @@ describe('budgets over the ledger', () => {
     const store = ResultStore.open({ path: ':memory:' });
     const clock = { now: at('2026-03-14T18:48:00Z') };
     const run = budgetsOn(store, '20/day', clock);
-    for (let i = 0; i < 4; i++) {
+    for (const charged of [4, 4, 0, 4, 4]) {
       const ticket = await run.tryBegin('lookup_email', 4);
       expect(ticket).toBeDefined();
-      await run.finish(ticket!, i === 3 ? 0 : 6); // three found at 6 (one phone), one miss
+      await run.finish(ticket!, charged); // four found at 4, one miss
     }
     store.flush();
-    // 18 spent: one more at 4 could pass 20.
+    // 16 spent: one more at 4 fits (it holds the 4 left); then none.
+    expect(await run.tryBegin('lookup_email', 4)).toMatchObject({ cost: 4 });
     expect(await run.tryBegin('lookup_email', 4)).toBeUndefined();
-    expect(run.stopped).toMatchObject({ limit: { credits: 20, per: 'day' }, spent: 18 });
+    expect(run.stopped).toMatchObject({ limit: { credits: 20, per: 'day' }, spent: 16, held: 4 });
     // In a program's words (a library caller's run): the option as it passed it.
     expect(budgetStopLine(run.stopped!)).toBe(
-      'No more lookups: the next one could have spent more than budget 20/day (18 of 20 credits spent on 2026-03-14 (UTC)); the rows not looked up are written as skipped (budget); the day resets at 00:00 UTC, in 5h 12m: run the same command again then to finish',
+      'No more lookups: the next one could have spent more than budget 20/day (16 of 20 credits spent on 2026-03-14 (UTC), 4 more held by lookups in flight); the rows not looked up are written as skipped (budget); the day resets at 00:00 UTC, in 5h 12m: run the same command again then to finish',
     );
-    expect(await run.tryBegin('lookup_email', 2)).toBeDefined();
-    const ledger = store.spend().ledger;
-    expect(ledger.days(clock.now - 86_400_000, clock.now)).toEqual([{ period: '2026-03-14', credits: 18, calls: 3 }]);
+    expect(store.spend().ledger.days(31, 'svc')).toEqual([{ period: '2026-03-14', credits: 16, calls: 4, lapsed: 0 }]);
+    store.close();
+  });
+
+  it('a call holds the most a call of its operation was ever charged by its service (the ledger remembers), this run’s dearer ones too', async () => {
+    const store = ResultStore.open({ path: ':memory:' });
+    const clock = { now: at('2026-03-14T10:00:00Z') };
+    const earlier = budgetsOn(store, [], clock, 'earlier');
+    await earlier.finish((await earlier.tryBegin('lookup_email', 8))!, 14);
+    await budgetsOn(store, [], clock, 'elsewhere', 'other-service').finish((await budgetsOn(store, [], clock, 'x', 'other-service').tryBegin('lookup_url', 8))!, 40);
+    store.flush();
+    const run = budgetsOn(store, '100/day', clock);
+    // 14 spent: a person lookup holds 14 (not 8): six fit in 86, the sixth holding what is left.
+    const tickets = [];
+    for (let i = 0; i < 6; i++) tickets.push(await run.tryBegin('lookup_email', 8));
+    expect(tickets.every((ticket) => ticket !== undefined)).toBe(true);
+    expect(await run.tryBegin('lookup_email', 8)).toBeUndefined();
+    // Another operation of the service has no dearer record: it holds what it is given.
+    expect(await budgetsOn(store, '100/day', clock, 'run-3').tryBegin('lookup_url', 4)).toBeUndefined();
+    for (const ticket of tickets) await run.finish(ticket!, 0);
+    store.flush();
+    const next = budgetsOn(store, '100/day', clock, 'run-4');
+    const first = await next.tryBegin('lookup_url', 4);
+    await next.finish(first!, 20);
+    store.flush();
+    // This run's dearer answer raises its own holds at once: 100 - 14 - 20 = 66 left, three at 20 then the rest.
+    const held = [];
+    for (let i = 0; i < 4; i++) held.push(await next.tryBegin('lookup_url', 4));
+    expect(held.map((ticket) => ticket !== undefined)).toEqual([true, true, true, false]);
     store.close();
   });
 
@@ -81,7 +108,7 @@ describe('budgets over the ledger', () => {
     const second = budgetsOn(store, '10/day', clock, 'run-2');
     const held = await first.tryBegin('lookup_email', 8);
     expect(held).toBeDefined();
-    expect(await second.tryBegin('lookup_email', 4)).toBeUndefined();
+    expect(await second.tryBegin('lookup_email', 2)).toBeUndefined();
     // Settled as a miss: the hold goes with the commit, and the other run may spend.
     await first.finish(held!, 0);
     store.flush();
@@ -93,7 +120,7 @@ describe('budgets over the ledger', () => {
     const store = ResultStore.open({ path: ':memory:' });
     const clock = { now: at('2026-03-10T12:00:00Z') };
     const earlier = budgetsOn(store, [], clock, 'earlier');
-    for (let i = 0; i < 5; i++) await earlier.finish((await earlier.tryBegin('lookup_email', 4))!, 180);
+    for (let i = 0; i < 5; i++) await earlier.finish((await earlier.tryBegin('lookup_url', 4))!, 180);
     store.flush();
     clock.now = at('2026-03-15T12:00:00Z');
     const run = budgetsOn(store, ['200/day', '1000/month'], clock);
@@ -117,24 +144,43 @@ describe('budgets over the ledger', () => {
     const month = budgetsOn(store, '8/month', clock, 'b');
     expect(await month.tryBegin('lookup_email', 4)).toBeUndefined();
     clock.now = at('2026-04-01T00:10:00Z');
-    expect(await budgetsOn(store, '8/month', clock, 'c').tryBegin('lookup_email', 4)).toBeDefined();
-    expect(await budgetsOn(store, '8/day', clock, 'd').tryBegin('lookup_email', 4)).toBeDefined();
-    // The 8 held just now are April's.
-    expect(await budgetsOn(store, '8/day', clock, 'e').tryBegin('lookup_email', 4)).toBeUndefined();
-    expect(store.spend().ledger.months(at('2026-01-01T00:00:00Z'), clock.now)).toEqual([{ period: '2026-03', credits: 8, calls: 1 }]);
+    expect(await budgetsOn(store, '16/month', clock, 'c').tryBegin('lookup_email', 8)).toBeDefined();
+    expect(await budgetsOn(store, '16/day', clock, 'd').tryBegin('lookup_email', 8)).toBeDefined();
+    // The 16 held just now are April's.
+    expect(await budgetsOn(store, '16/day', clock, 'e').tryBegin('lookup_email', 4)).toBeUndefined();
+    expect(store.spend().ledger.months(12, 'svc')).toEqual([{ period: '2026-03', credits: 8, calls: 1, lapsed: 0 }]);
     store.close();
   });
 
-  it("a run's own budget counts this run's charges only", async () => {
+  it("a run's own budget counts this run's charges only, and its last call holds what is left", async () => {
     const store = ResultStore.open({ path: ':memory:' });
     const clock = { now: at('2026-03-14T10:00:00Z') };
     const other = budgetsOn(store, [], clock, 'other');
-    await other.finish((await other.tryBegin('lookup_email', 4))!, 100);
+    await other.finish((await other.tryBegin('lookup_url', 4))!, 100);
     const run = budgetsOn(store, ['12', 30], clock);
-    await run.finish((await run.tryBegin('lookup_email', 4))!, 8);
-    expect(await run.tryBegin('lookup_email', 8)).toBeUndefined();
-    expect(run.stopped).toMatchObject({ limit: { credits: 12, per: 'run' }, spent: 8, period: undefined });
-    expect(budgetStopLine(run.stopped!)).toContain('budget 12 (8 credits spent by this run)');
+    await run.finish((await run.tryBegin('lookup_email', 4))!, 5);
+    // 7 left of 12: a call at 5 fits and holds all 7 (no second one could follow it).
+    expect(await run.tryBegin('lookup_email', 4)).toMatchObject({ cost: 7 });
+    expect(await run.tryBegin('lookup_email', 1)).toBeUndefined();
+    expect(run.stopped).toMatchObject({ limit: { credits: 12, per: 'run' }, spent: 5, held: 7, period: undefined });
+    expect(budgetStopLine(run.stopped!)).toContain('budget 12 (5 credits spent by this run, 7 more held by lookups in flight)');
     store.close();
+  });
+});
+
+describe('the stop lines', () => {
+  const period = periodAt('day', at('2026-03-14T18:48:00Z'));
+  const stop = { limit: { credits: 300, per: 'day' as const }, spent: 290, held: 8, period, at: at('2026-03-14T18:48:00Z') };
+
+  it("names when another run's held credits count as spent if it has stopped, as well as the period's reset", () => {
+    expect(budgetStopLine({ ...stop, lapseInMs: 290_000 })).toBe(
+      'No more lookups: the next one could have spent more than budget 300/day (290 of 300 credits spent on 2026-03-14 (UTC), 8 more held by lookups in flight (answered soon, or, if their run has stopped, counted as spent at 18:52:50 UTC, in 4m 50s)); the rows not looked up are written as skipped (budget); the day resets at 00:00 UTC, in 5h 12m: run the same command again then to finish',
+    );
+    // Only this run's own lookups held: nothing to lapse.
+    expect(budgetStopLine(stop)).toContain('(290 of 300 credits spent on 2026-03-14 (UTC), 8 more held by lookups in flight); the rows');
+  });
+
+  it('a single call refused: nothing sent, when to run it again', () => {
+    expect(budgetCallLine({ ...stop, held: 0 })).toBe('Not sent: the call could have spent more than budget 300/day (290 of 300 credits spent on 2026-03-14 (UTC)); the day resets at 00:00 UTC, in 5h 12m: run it again then');
   });
 });

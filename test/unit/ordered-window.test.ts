@@ -21,9 +21,9 @@ describe('OrderedWindow', () => {
     const window = new OrderedWindow<string>(10);
     const a = deferred<string>();
     const c = deferred<string>();
-    window.addPending(a.promise, 'a?');
+    window.addPending(a.promise, () => 'a?');
     window.add('b');
-    window.addPending(c.promise, 'c?');
+    window.addPending(c.promise, () => 'c?');
     window.add('d');
     expect(window.takeReady()).toEqual([]);
     c.resolve('c');
@@ -51,7 +51,7 @@ describe('OrderedWindow', () => {
   it('says it is full at its capacity (back-pressure), and has room again once the head leaves', async () => {
     const window = new OrderedWindow<string>(2);
     const head = deferred<string>();
-    window.addPending(head.promise, 'gave up');
+    window.addPending(head.promise, () => 'gave up');
     window.add('x');
     expect(window.isFull).toBe(true);
     let waited = false;
@@ -68,8 +68,8 @@ describe('OrderedWindow', () => {
     const window = new OrderedWindow<string>(10);
     const first = deferred<string>();
     const second = deferred<string>();
-    window.addPending(first.promise, '1?');
-    window.addPending(second.promise, '2?');
+    window.addPending(first.promise, () => '1?');
+    window.addPending(second.promise, () => '2?');
     expect(window.pending).toBe(2);
     const woke = window.waitForAnySettled(never);
     second.resolve('2');
@@ -80,7 +80,7 @@ describe('OrderedWindow', () => {
 
   it('stops waiting when the signal aborts (a stop while waiting)', async () => {
     const window = new OrderedWindow<string>(10);
-    window.addPending(new Promise<string>(() => {}), 'never');
+    window.addPending(new Promise<string>(() => {}), () => 'never');
     const controller = new AbortController();
     const head = window.waitForHead(controller.signal);
     const any = window.waitForAnySettled(controller.signal);
@@ -93,7 +93,7 @@ describe('OrderedWindow', () => {
 
   it('gives up a head that does not settle by the deadline: its fallback leaves in its place', async () => {
     const window = new OrderedWindow<string>(10);
-    window.addPending(new Promise<string>(() => {}), 'skipped');
+    window.addPending(new Promise<string>(() => {}), () => 'skipped');
     window.add('next');
     let asked = 0;
     await window.abandonHead(() => {
@@ -118,7 +118,7 @@ describe('OrderedWindow', () => {
   it('keeps the answer of a head that settles before the deadline', async () => {
     const window = new OrderedWindow<string>(10);
     const head = deferred<string>();
-    window.addPending(head.promise, 'skipped');
+    window.addPending(head.promise, () => 'skipped');
     const deadline = deferred<void>();
     const abandoning = window.abandonHead(() => deadline.promise);
     head.resolve('answered');
@@ -129,7 +129,7 @@ describe('OrderedWindow', () => {
   it('passes on a failure of the head (a bug, not a lookup error) instead of hiding it', async () => {
     const window = new OrderedWindow<string>(10);
     const head = deferred<string>();
-    window.addPending(head.promise, 'skipped');
+    window.addPending(head.promise, () => 'skipped');
     head.reject(new Error('boom'));
     await expect(window.abandonHead(() => new Promise(() => {}))).rejects.toThrow('boom');
     expect(window.pending).toBe(0);
@@ -138,8 +138,8 @@ describe('OrderedWindow', () => {
   it('settleAll waits for every pending item, or the deadline', async () => {
     const window = new OrderedWindow<string>(10);
     const a = deferred<string>();
-    window.addPending(a.promise, 'a?');
-    window.addPending(new Promise<string>(() => {}), 'b?');
+    window.addPending(a.promise, () => 'a?');
+    window.addPending(new Promise<string>(() => {}), () => 'b?');
     const deadline = deferred<void>();
     let done = false;
     const settling = window.settleAll(deadline.promise).then(() => (done = true));

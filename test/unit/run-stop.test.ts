@@ -35,6 +35,18 @@ describe('RunStop', () => {
     expect(stop.refusal()).toMatchObject({ kind: 'skipped', code: 'credit_reserve' });
   });
 
+  it('every reason stops the lookups (the gate drops the lookups and retries waiting for it); credits and a budget leave requests going', () => {
+    const reasons = ['interrupt', 'unauthorized', 'forbidden', 'redis', 'credits', 'budget', 'daily_limit', 'max_errors', 'api_unavailable', 'failed'] as const;
+    for (const reason of reasons) {
+      const stop = new RunStop();
+      expect(stop.lookupsStopped).toBe(false);
+      stop.stop(reason);
+      expect(stop.lookupsStopped, reason).toBe(true);
+      expect(stop.lookupsSignal.aborted, reason).toBe(true);
+      expect(stop.requestsStopped, reason).toBe(reason !== 'credits' && reason !== 'budget');
+    }
+  });
+
   it('a 401 halts and is the fatal error the run ends with', () => {
     const stop = new RunStop();
     const error = new UnauthorizedError('Invalid API Token');

@@ -16,6 +16,21 @@ describe('terminalText', () => {
     expect(terminalText('Müller 東京 🙂 \u00a0é')).toBe('Müller 東京 🙂 \u00a0é');
   });
 
+  it('escapes the bidi and invisible format controls (a header or API message shown in another order than it holds), and keeps the joiners', () => {
+    // RLO, the isolates, the marks, ALM, ZWSP, word joiner, BOM, soft hyphen, line separator.
+    expect(terminalText('\u202eliame')).toBe('\\u202eliame');
+    expect(terminalText('a\u2066b\u2067c\u2068d\u2069e')).toBe('a\\u2066b\\u2067c\\u2068d\\u2069e');
+    expect(terminalText('\u200e\u200f\u061c\u202a\u202b\u202c\u202d')).toBe('\\u200e\\u200f\\u061c\\u202a\\u202b\\u202c\\u202d');
+    expect(terminalText('x\u200by\u2060z\ufeff\u00ad\u2028\u2029\u180e\ufff9', 'lines')).toBe('x\\u200by\\u2060z\\ufeff\\u00ad\\u2028\\u2029\\u180e\\ufff9');
+    // Every character of the ranges named, and the neighbours that are printable text.
+    for (const [from, to] of [[0x202a, 0x202e], [0x2060, 0x2064], [0x2066, 0x206f], [0xfff9, 0xfffb]] as const) {
+      for (let code = from; code <= to; code += 1) expect(terminalText(String.fromCharCode(code))).toBe(`\\u${code.toString(16)}`);
+    }
+    for (const kept of ['\u2027', '\u2030', '\u2065', '\u200c', '\u200d', '\u00ac', '\u00ae', '\u061b', '\u0627\u0644', '\ufffc']) expect(terminalText(kept)).toBe(kept);
+    // Emoji joined by ZWJ and a flag of tag characters stay whole.
+    expect(terminalText('👩\u200d💻 🏴\udb40\udc67\udb40\udc62\udb40\udc73\udb40\udc63\udb40\udc74\udb40\udc7f')).toBe('👩\u200d💻 🏴\udb40\udc67\udb40\udc62\udb40\udc73\udb40\udc63\udb40\udc74\udb40\udc7f');
+  });
+
   it("keeps line feeds in a text of several lines ('lines'), and only them", () => {
     expect(terminalText('one\ntwo\r\n\x1b[31mthree', 'lines')).toBe('one\ntwo\\r\n\\x1b[31mthree');
   });
@@ -32,6 +47,13 @@ describe('jsonText', () => {
     const text = jsonText(value, 2);
     expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(text).toContain('a\\u001b[2J\\u009b2J\\u007fz');
+    expect(JSON.parse(text)).toEqual(value);
+  });
+
+  it('escapes the format controls too, and parses back to the same value', () => {
+    const value = { header: '\u202eliame', message: 'a\u2066b\u2069\u200f' };
+    const text = jsonText(value);
+    expect(text).toBe('{"header":"\\u202eliame","message":"a\\u2066b\\u2069\\u200f"}');
     expect(JSON.parse(text)).toEqual(value);
   });
 

@@ -18,6 +18,7 @@
 // of the counts the parts keep.
 import type { ApiResponse } from '../../api/transport.js';
 import { RateLimitedError } from '../../api/errors.js';
+import { isUnknownHost } from '../../api/network-errors.js';
 import type { Credits, Operation } from '../../api/types.js';
 import type { OperationInput } from '../../api/client.js';
 import { parseServiceLimits } from '../../api/limits.js';
@@ -181,11 +182,15 @@ export class RequestPath {
     return this.#readings;
   }
 
-  /** Any call, retried as `policy` says (the path's own by default), paced once a gate is open. */
+  /**
+   * Any call, retried as `policy` says (the path's own by default), paced once a gate is open. A
+   * host that does not exist is not retried: an address to fix (docs/cli-contract.md, "Every night,
+   * unattended"), said at once by `account`, a dry run, a LeadClient's call.
+   */
   call<Op extends Operation>(op: Op, input: OperationInput[Op], policy: RetryPolicy = this.#settings.retry): Promise<ApiResponse<unknown>> {
     let send = this.#calls.get(policy);
     if (!send) {
-      send = withRetry(this.#pace(this.#attempt, policy), policy, this.#counts, this.#settings.noMoreRequests);
+      send = withRetry(this.#pace(this.#attempt, policy), policy, this.#counts, this.#settings.noMoreRequests, isUnknownHost);
       this.#calls.set(policy, send);
     }
     return send({ op, input } as ApiCall);
@@ -194,13 +199,15 @@ export class RequestPath {
   /**
    * A call the run makes before anything else (its first account reads), as call() but through the
    * breaker: an API down then is waited for as one down mid-run (the read is the probe), and after
-   * the patience the call rejects with ApiUnavailableError. Without a breaker (a LeadClient's
-   * path), call().
+   * the patience the call rejects with ApiUnavailableError. A host that does not exist is no
+   * outage then, nor worth a retry, as for call(). Mid-run, a lookup that meets it meets a DNS
+   * that failed for a while (the host answered the start): retried, and an outage when it lasts.
+   * Without a breaker (a LeadClient's path), call().
    */
   callAtStart<Op extends Operation>(op: Op, input: OperationInput[Op]): Promise<ApiResponse<unknown>> {
     const { retry, noMoreRequests } = this.#settings;
     if (!this.#breaker) return this.call(op, input);
-    this.#atStart ??= withRetry(withBreaker(this.#pace(this.#attempt, retry), this.#breaker, noMoreRequests, true), retry, this.#counts, noMoreRequests);
+    this.#atStart ??= withRetry(withBreaker(this.#pace(this.#attempt, retry), this.#breaker, noMoreRequests, true), retry, this.#counts, noMoreRequests, isUnknownHost);
     return this.#atStart({ op, input } as ApiCall);
   }
 

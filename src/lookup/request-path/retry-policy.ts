@@ -29,6 +29,8 @@ export interface RetryHooks {
   onRetry?(error: unknown, attempt: number): void;
   /** Resolves early when the run is being interrupted. */
   signal?: AbortSignal;
+  /** A transient failure that no wait mends on this call's way (a host that does not exist at a run's start): thrown at once. */
+  final?(error: unknown): boolean;
 }
 
 export class RetryPolicy {
@@ -74,7 +76,7 @@ export class RetryPolicy {
           if (rateLimited > this.#maxRateLimited) throw error;
           continue;
         }
-        if (!isTransient(error) || failures >= this.retries) throw error;
+        if (!isTransient(error) || hooks.final?.(error) || failures >= this.retries) throw error;
         failures += 1;
         hooks.onRetry?.(error, failures);
         await this.#clock.sleep(this.delayFor(failures), hooks.signal);

@@ -5,12 +5,14 @@ import { GateStoppedError } from '../rate/rate-gate.js';
 import type { RetryPolicy } from './retry-policy.js';
 import type { RequestCounts, Send } from './request.js';
 
-export function withRetry(next: Send, policy: RetryPolicy, counts: RequestCounts, signal: AbortSignal): Send {
+/** `final`: the failures that end the call at once on this way (RetryHooks.final). */
+export function withRetry(next: Send, policy: RetryPolicy, counts: RequestCounts, signal: AbortSignal, final?: (error: unknown) => boolean): Send {
   const hooks = {
     signal,
     onRetry: () => {
       counts.retried();
     },
+    ...(final ? { final } : {}),
   };
   return async (call) => {
     // A retry the gate refuses (the run is stopping) leaves the call with the failure it had: it

@@ -88,13 +88,15 @@ describe('two runs on one store', () => {
 
 describe('two runs on one output', () => {
   it('the second exits 1 at once naming the file and the run that writes it; the first finishes right', async () => {
-    const s = await sandbox();
+    // Answers that take 30-50 ms, two at a time: the first run lasts some 5 s, past the two runs
+    // started against it (at --rpm 1800 alone, its 120 lookups fit one window and were done first).
+    const s = await sandbox({ latencyMs: [30, 50] });
     const dir = makeTempDir();
-    const keys = emails(120, 'locked');
+    const keys = emails(240, 'locked');
     const file = input(dir, keys);
     const out = path.join(dir, 'out.csv');
     const env = envFor(s, dir);
-    const first = spawnCli(['enrich', file, '-o', out, '--rpm', '1800', '--quiet'], { env, timeoutMs: 60_000 });
+    const first = spawnCli(['enrich', file, '-o', out, '--rpm', '1800', '--concurrency', '2', '--quiet'], { env, timeoutMs: 60_000 });
     first.stdin!.end();
     await until(() => lookupsSeen(s) >= 5, '5 lookups');
     const started = Date.now();
@@ -134,6 +136,57 @@ describe('two runs on one output', () => {
     expect(again.code, again.stderr).toBe(0);
     expectRowsMatchSandbox(path.join(dir, 'in.enriched.csv'), keys);
   }, 90_000);
+});
+
+describe("an output over the store's own files", () => {
+  it('--changes X.sqlite-wal while another run writes X.sqlite, that run then killed: refused in one line, the store intact, nothing paid twice', async () => {
+    const s = await sandbox();
+    const dir = makeTempDir();
+    const store = path.join(dir, 'X.sqlite');
+    const wal = `${store}-wal`;
+    const keys = emails(600, 'family');
+    const file = input(dir, keys);
+    const env = { ...envFor(s, dir), LEAD_ENRICH_STORE: store };
+    const args = ['enrich', file, '-o', path.join(dir, 'out.csv'), '--concurrency', '4', '--rpm', '1200', '--quiet'];
+    const writer = spawnCli(args, { env, timeoutMs: 90_000 });
+    writer.stdin!.end();
+    await until(() => lookupsSeen(s) >= 100, '100 lookups', 60_000);
+    // The answers so far are in the log, not yet copied into the main file.
+    expect(fs.statSync(wal).size).toBeGreaterThan(0);
+    // The red team's construction, the store's other files, and the log through a link made before SQLite made it.
+    fs.symlinkSync(`${store}-journal`, path.join(dir, 'journal-link.csv'));
+    fs.symlinkSync(wal, path.join(dir, 'wal-link.csv'));
+    fs.symlinkSync(wal, path.join(dir, 'wal-link.json'));
+    const other = await sandbox();
+    const small = input(dir, emails(5, 'other'), 'small.csv');
+    const cases: Array<[string[], string]> = [
+      [['--changes', wal], `--changes would overwrite the store's write-ahead log (${wal})`],
+      [['--changes', `${store}-shm`], `--changes would overwrite the store's shared-memory index (${store}-shm)`],
+      [['--errors', path.join(dir, 'journal-link.csv')], `--errors would overwrite the store's rollback journal (${store}-journal)`],
+      [['-o', path.join(dir, 'wal-link.csv')], `--output would overwrite the store's write-ahead log (${wal})`],
+      [['--report', path.join(dir, 'wal-link.json')], `--report would overwrite the store's write-ahead log (${wal})`],
+    ];
+    for (const [extra, line] of cases) {
+      const refused = await runCli(['enrich', small, ...extra, '--json'], { env: { ...envFor(other, dir), LEAD_ENRICH_STORE: store } });
+      expectNoCrash(refused);
+      expect(refused.code).toBe(1);
+      expect(JSON.parse(refused.stdout).error).toEqual({ code: 'config', message: `${line}: choose another path` });
+    }
+    expect(other.stats.requests).toBe(0);
+    // Still SQLite's log (its magic number), the links still links.
+    expect(fs.readFileSync(wal).readUInt32BE(0) & 0xfffffffe).toBe(0x377f0682);
+    expect(fs.lstatSync(path.join(dir, 'wal-link.csv')).isSymbolicLink()).toBe(true);
+    await sigkill(writer);
+    const checked = await runCli(['store', 'check'], { env });
+    expect(checked.code, checked.stderr).toBe(0);
+    const again = await runCli(args, { env, timeoutMs: 90_000 });
+    expect(again.code, again.stderr).toBe(0);
+    expectRowsMatchSandbox(path.join(dir, 'out.csv'), keys);
+    // Paid again at most for the requests in flight at the kill (--concurrency 4).
+    expect(chargedTwice(s).length, chargedTwice(s).join(', ')).toBeLessThanOrEqual(4);
+    const stats = JSON.parse((await runCli(['store', 'stats', '--json'], { env })).stdout);
+    expect(stats.entries).toBe(keys.length);
+  }, 120_000);
 });
 
 // Skipped where this user may not mount a tmpfs (not root, or a container without the right to

@@ -1,0 +1,66 @@
+// When a night's budget cannot refresh every stale answer, the oldest go first (run/refresh-order.ts),
+// so a budget smaller than the refreshes a month needs takes every key in its turn over the nights,
+// not the file's first rows every time. In process: enrich() on a file against the sandbox; the
+// stored answers' ages set in the store file, each its own.
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enrich } from '../../src/run/enrich.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { makeTempDir, readCsvObjects, writeCsv } from '../helpers/files.js';
+import { openSqliteFile } from '../helpers/sqlite.js';
+
+let s: Sandbox;
+beforeAll(async () => {
+  s = await startSandbox({ port: 0, rpm: 60_000, notFoundRate: 0 });
+});
+afterAll(() => s.close());
+
+const DAY = 86_400_000;
+const EMAILS = Array.from({ length: 12 }, (_, i) => `order.${i}@company${i % 3}.com`);
+/** How many days ago each row's answer was fetched: the oldest are in the middle of the file. */
+const AGES = [31, 32, 33, 34, 70, 69, 68, 67, 50, 49, 48, 47];
+
+describe('a budget that cannot refresh every stale answer tonight', () => {
+  it('refreshes the oldest first; the next night the next oldest; the rest are written stale (budget)', async () => {
+    const dir = makeTempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...EMAILS.map((e) => [e])]);
+    const store = path.join(dir, 'store.sqlite');
+    const output = path.join(dir, 'out.csv');
+    const options = { input, output, store, baseUrl: s.baseUrl, token: s.token };
+    await enrich(options);
+    const db = openSqliteFile(store);
+    const now = Date.now();
+    EMAILS.forEach((email, i) => db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - AGES[i]! * DAY, email));
+    db.close();
+
+    // 16 credits: three lookups of 4, the last with room for a hold of 8. One at a time: no hold of another call in the way.
+    const night = async () => {
+      const summary = await enrich({ ...options, budget: 16, concurrency: 1 });
+      const rows = readCsvObjects(output);
+      return { summary, refreshed: rows.flatMap((row, i) => (row.lead_billing === 'charged' ? [i] : [])), stale: rows.filter((row) => row.lead_billing === 'stale').length, blank: rows.filter((row) => row.lead_status !== 'found').length };
+    };
+    const first = await night();
+    expect(first.refreshed).toEqual([4, 5, 6]);
+    expect({ stale: first.stale, blank: first.blank }).toEqual({ stale: 9, blank: 0 });
+    expect(first.summary).toMatchObject({ stoppedBy: 'budget', stale: { rows: 9, reasons: { budget: 9 } } });
+    const second = await night();
+    expect(second.refreshed).toEqual([7, 8, 9]);
+    const third = await night();
+    expect(third.refreshed).toEqual([3, 10, 11]);
+  });
+
+  it('a budget that pays for every refresh: nothing waits, the file in its order', async () => {
+    const dir = makeTempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...EMAILS.slice(0, 4).map((e) => [e])]);
+    const store = path.join(dir, 'store.sqlite');
+    const output = path.join(dir, 'out.csv');
+    const options = { input, output, store, baseUrl: s.baseUrl, token: s.token };
+    await enrich(options);
+    const db = openSqliteFile(store);
+    db.run('UPDATE results SET fetched_at = fetched_at - ?', 40 * DAY);
+    db.close();
+    const summary = await enrich({ ...options, budget: 100 });
+    expect(readCsvObjects(output).map((row) => row.lead_billing)).toEqual(['charged', 'charged', 'charged', 'charged']);
+    expect(summary).toMatchObject({ stoppedBy: undefined, stale: { rows: 0 } });
+  });
+});
