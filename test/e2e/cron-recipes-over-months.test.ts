@@ -7,9 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { simulate } from '../helpers/simulation.js';
 
 describe("the README's two cron recipes on one store", () => {
-  // Fails on today's main: the first line absorbs the changes of the second, and blanks the rows
-  // it cannot refresh under its budget (issue 49). Becomes `it` once history and outcomes are merged.
-  it.fails('a hundred days against a drifting sandbox: every change mailed once, no enriched row blank', { timeout: 240_000 }, async () => {
+  it('a hundred days against a drifting sandbox: every change mailed once, no enriched row blank', { timeout: 240_000 }, async () => {
     const { code, stdout, summary } = await simulate(['--recipes', '--seed', '7', '--nights', '100', '--rows', '120'], 230_000);
     expect(summary, stdout).toBeDefined();
     expect(summary!.firstFailure, stdout).toBeUndefined();

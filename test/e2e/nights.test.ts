@@ -24,9 +24,7 @@ describe('the simulation of nights', () => {
     expect(b).not.toBe(a);
   });
 
-  // Fails on today's main, as it must: the money, history and outcomes fixes are not merged yet
-  // (docs/development.md lists what each seed catches there). Becomes `it` once they are.
-  it.concurrent.fails.each(SEEDS)('seed %i: thirty nights from 2028-02-10, every invariant after every night', { timeout: 180_000 }, async (seed) => {
+  it.concurrent.each(SEEDS)('seed %i: thirty nights from 2028-02-10, every invariant after every night', { timeout: 180_000 }, async (seed) => {
     const { code, stdout, summary } = await simulate(['--seed', String(seed), '--nights', '30', '--start', '2028-02-10', '--max-age', '7d']);
     expect(summary, stdout).toBeDefined();
     expect(summary!.firstFailure, stdout).toBeUndefined();
