@@ -67,6 +67,11 @@ export function nightOf(world, n) {
   }
   night.contacts = { add: r.int(0, 3), remove: r.int(0, 2), edit: r.chance(0.5), malformed: r.chance(0.04) };
   if (r.chance(0.03)) night.damage = true;
+  // The daily limit meets a run only on a night that sends requests, and a month budget that binds
+  // sends none for the rest of its month: a few more early in a month, when a budget has room, so
+  // that every seed's year meets it at least five times. Drawn last, so the draws above (and every
+  // night a seed drew before this line) stay as they were.
+  if (night.dailyLimit === undefined && new Date(date).getUTCDate() <= 7 && r.chance(0.1)) night.dailyLimit = r.int(0, 15);
   return night;
 }
 
