@@ -1,17 +1,7 @@
 // Seeded draws. Every night's conditions come from (seed, night) alone, so the first N nights of a
 // seed are the same whatever --nights says: replaying night N runs nights 1 to N as they ran.
-
-/** Uniform floats in [0, 1): mulberry32 over a 32-bit state. */
-function mulberry32(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The generator is the sandbox's own (mulberry32), from the build the simulation runs.
+import { createRandom } from '../../dist/sandbox/random.js';
 
 /** A 32-bit hash of the seed and the names of a stream (murmur3's finalizer over FNV-1a). */
 function streamSeed(seed, names) {
@@ -24,7 +14,7 @@ function streamSeed(seed, names) {
 
 /** The draws of one stream: `random(seed, 'night', 12)`. */
 export function random(seed, ...names) {
-  const next = mulberry32(streamSeed(seed, names.map(String)));
+  const next = createRandom(streamSeed(seed, names.map(String)));
   const draw = {
     float: () => next(),
     /** An integer in [lo, hi]. */
