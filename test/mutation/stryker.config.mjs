@@ -13,7 +13,9 @@ const scratch = path.join(os.tmpdir(), 'stryker-lead-enrich');
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
-  vitest: { configFile: 'test/mutation/vitest.config.ts', related: true },
+  // Forks, as the suite's projects: the tests use FIFOs, signals and process state that worker threads
+  // share (a FIFO test aborted a thread pool's process: libuv's "opened in unmanaged mode twice").
+  vitest: { configFile: 'test/mutation/vitest.config.ts', related: true, pool: 'forks' },
   plugins: ['@stryker-mutator/vitest-runner'],
   mutate: [
     // What the issue names: the money and history paths.
