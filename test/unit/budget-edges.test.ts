@@ -5,7 +5,7 @@
 // are the UTC calendar's, to the millisecond.
 import { describe, expect, it } from 'vitest';
 import { budgetText, dayNumber, isPeriodLimit, periodAt, periodWords, resetText, type BudgetLimit, type Period, type PeriodLimit } from '../../src/core/budget-periods.js';
-import { Budgets, budgetStopLine, standingOf, type HeldCall, type SpendLedger } from '../../src/lookup/budget.js';
+import { budgetCallLine, Budgets, budgetStopLine, standingOf, type HeldCall, type SpendLedger } from '../../src/lookup/budget.js';
 import { storeLedger } from '../../src/lookup/spend-ledgers.js';
 import type { Charge, HoldRefusal } from '../../src/store/store-spend.js';
 import { ResultStore } from '../../src/store/result-store.js';
@@ -250,6 +250,10 @@ describe('UTC periods, to the millisecond', () => {
     expect(resetText(day, day.end - 1)).toBe('the day resets at 00:00 UTC, in 1s');
     expect(resetText(day, day.end - 1000)).toBe('the day resets at 00:00 UTC, in 1s');
     expect(resetText(periodAt('month', NOW), at('2026-03-31T23:59:59.500Z'))).toBe('the month resets on 2026-04-01 at 00:00 UTC, in 1s');
+  });
+
+  it('a single call refused by a budget with no period names no reset', () => {
+    expect(budgetCallLine({ limit: { credits: 5, per: 'run' }, spent: 5, held: 0, period: undefined, at: NOW })).toBe('Not sent: the call could have spent more than budget 5 (5 credits spent by this run)');
   });
 
   it('the stop line of a run budget says to run again with a larger budget, and names no reset', () => {

@@ -18,6 +18,7 @@ describe('the published prices', () => {
     expect(answerCost('lookup_url', { lead: { phones: ['+1', '+2', '+3'] } }, 99)).toBe(10);
     expect(answerCost('lookup_email', { lead: { phones: '+1 555' } }, 99)).toBe(4);
     expect(answerCost('lookup_email', undefined, 99)).toBe(4);
+    expect(answerCost('lookup_email', {}, 99)).toBe(4);
     // The other operations cost what the guard counts for them.
     expect(answerCost('mx', { lead: { phones: ['+1'] } }, 3)).toBe(3);
     expect(answerCost('whois', {}, 7)).toBe(7);
@@ -66,6 +67,14 @@ describe('the reserve, at its edge', () => {
     expect(guard.tryBegin('lookup_email')).toEqual({ op: 'lookup_email', cost: 10 });
     // A cheaper one does not lower it.
     guard.finish({ op: 'lookup_email', cost: 10 }, true, 4);
+    expect(guard.costOf('lookup_email')).toBe(10);
+    expect(guard.spent).toBe(14);
+  });
+
+  it('a charge recorded without a price does not lower what a dearer answer raised the reservation to', () => {
+    const guard = new CreditGuard({ balance: 200, reserve: 0 });
+    guard.recordCharge('lookup_email', 10);
+    guard.recordCharge('lookup_email');
     expect(guard.costOf('lookup_email')).toBe(10);
     expect(guard.spent).toBe(14);
   });
@@ -142,6 +151,31 @@ describe('what a run spent, and the prices it learns', () => {
     for (let i = 0; i < 2; i++) guard.finish(guard.tryBegin('lookup_email')!, true);
     for (let i = 0; i < 3; i++) guard.finish(guard.tryBegin('mx')!, true);
     guard.reading(993 - 8 - 6);
+    expect(guard.costOf('mx')).toBe(2);
+  });
+
+  it('a fall the charges do not explain at all is learned as a price of 0: three charges that left the balance as it was', () => {
+    const alone = new CreditGuard({ balance: 1000, reserve: 0 });
+    for (let i = 0; i < 3; i++) alone.finish(alone.tryBegin('mx')!, true);
+    alone.reading(1000);
+    expect(alone.costOf('mx')).toBe(0);
+    // The persons explain the whole fall: nothing is left for mx, which is free.
+    const beside = new CreditGuard({ balance: 1000, reserve: 0 });
+    for (let i = 0; i < 2; i++) beside.finish(beside.tryBegin('lookup_email')!, true);
+    for (let i = 0; i < 3; i++) beside.finish(beside.tryBegin('mx')!, true);
+    beside.reading(1000 - 8);
+    expect(beside.costOf('mx')).toBe(0);
+  });
+
+  it('an operation whose price was learned is taken off, and the other one learned', () => {
+    const guard = new CreditGuard({ balance: 1000, reserve: 0 });
+    for (let i = 0; i < 3; i++) guard.finish(guard.tryBegin('mx')!, true);
+    guard.reading(1000 - 6);
+    expect(guard.costOf('mx')).toBe(2);
+    for (let i = 0; i < 3; i++) guard.finish(guard.tryBegin('mx')!, true);
+    for (let i = 0; i < 3; i++) guard.finish(guard.tryBegin('whois')!, true);
+    guard.reading(994 - 6 - 9);
+    expect(guard.costOf('whois')).toBe(3);
     expect(guard.costOf('mx')).toBe(2);
   });
 
@@ -342,6 +376,31 @@ describe('on the request path: every reservation released, whatever the end', ()
     await expect(withCredits(next, credits, budgetsOver(memoryLedger({ fail: true })))(call)).rejects.toThrow('ledger gone');
     expect(next.sent).toBe(0);
     expect(credits.tryBegin('lookup_email')).toBeDefined();
+  });
+
+  it('while the call is in flight its credit reservation stays held, budgets or not', async () => {
+    const credits = new CreditGuard({ balance: 4, reserve: 0 });
+    let second: unknown = 'not asked';
+    const next: Send = async () => {
+      second = credits.tryBegin('lookup_email');
+      return { data: MISS, status: 200, rate: undefined } as ApiResponse<unknown>;
+    };
+    await withCredits(next, credits, budgetsOver(memoryLedger()))(call);
+    expect(second).toBeUndefined();
+  });
+
+  it('a miss of an operation priced by the balance is not counted as spent', async () => {
+    const credits = new CreditGuard({ balance: 100, reserve: 0 });
+    const mx = { op: 'mx', input: { domain: 'example.com' } as ApiCall['input'] } as ApiCall;
+    await withCredits(answering({ mx_records: [] }), credits)(mx);
+    expect(credits.spent).toBe(0);
+    await withCredits(answering({ mx_records: ['mx.example'] }), credits)(mx);
+    expect(credits.spent).toBe(4);
+  });
+
+  it('a refusal says the reserve unless it says a budget', () => {
+    expect(new CreditRefusedError().by).toBe('credits');
+    expect(new CreditRefusedError().message).toBe('not looked up: the credit balance reached the reserve');
   });
 
   it('without budgets, only the reserve is asked', async () => {

@@ -130,8 +130,15 @@ describe('the fatal line and its JSON', () => {
     expect(out).toEqual([]);
   });
 
+  it('an io with no one to tell of the failure says the line all the same', async () => {
+    const err: string[] = [];
+    await tellFatal({ out: () => {}, err: (line) => err.push(line), setStatus: () => {}, isTty: false }, fatalOf(new ServerError('down'), notUsage));
+    expect(err).toEqual(['lead-enrich: down (code: server_error)']);
+  });
+
   it('--json is asked for anywhere before --, as a flag or =true, not after it', () => {
     expect(asksJson(['enrich', 'a.csv', '--json'])).toBe('out');
+    expect(asksJson(['--', '--json'])).toBeUndefined();
     expect(asksJson(['--json=true', 'account'])).toBe('out');
     expect(asksJson(['lookup', '--', '--json'])).toBeUndefined();
     expect(asksJson(['--json=false'])).toBeUndefined();
