@@ -1,0 +1,154 @@
+// The ledger shared by every worker on one Redis (--redis; docs/cli-contract.md, "Spending over days
+// and months"): a call holds its worst case against the day and month budgets atomically, a budget
+// of 8 takes a worst case of 8 and refuses 9, another worker's holds count, a gone worker's holds
+// count as spent at what they held (and its late charge replaces that estimate), and the dearest
+// call is remembered. A real redis-server on 127.0.0.1 (skipped, with its reason, where none is installed).
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SharedSpend } from '../../src/cluster/shared-spend.js';
+import { RedisLink } from '../../src/cluster/redis-link.js';
+import { periodAt, type PeriodLimit } from '../../src/core/budget-periods.js';
+import { REDIS_MISSING, startRedis, type RedisServer } from '../helpers/redis.js';
+
+let redis: RedisServer | undefined;
+const links: RedisLink[] = [];
+beforeAll(async () => {
+  if (REDIS_MISSING === undefined) redis = await startRedis();
+}, 30_000);
+afterAll(async () => {
+  for (const link of links) await link.close();
+  await redis?.stop();
+});
+beforeEach((context) => {
+  if (REDIS_MISSING !== undefined) context.skip(REDIS_MISSING);
+});
+
+const AT = Date.parse('2026-03-14T10:00:00Z');
+const day = (credits: number): PeriodLimit => ({ credits, per: 'day' });
+const month = (credits: number): PeriodLimit => ({ credits, per: 'month' });
+const charge = (credits: number, op = 'lookup_email', at = AT) => ({ at, service: 'svc', op, credits, runId: 'run' });
+
+/** Workers of one fresh cluster (its own keys), each with its own link; `aliveMs` how long a silent one stays alive. */
+async function cluster(): Promise<(aliveMs?: number) => Promise<SharedSpend>> {
+  const id = `test-${randomUUID()}`;
+  return async (aliveMs?: number) => {
+    const link = await RedisLink.connect(redis!.url);
+    links.push(link);
+    return new SharedSpend(link, id, randomUUID(), aliveMs);
+  };
+}
+
+describe('the shared ledger, at a budget’s edge', () => {
+  it('a budget of 8/day takes a worst case of 8 and refuses 9, naming the budget, its period and what it spent', async () => {
+    const worker = await cluster();
+    const a = await worker();
+    expect(await a.reserve('lookup_email', 9, [day(8)], AT)).toEqual({ refused: day(8), period: periodAt('day', AT), spent: 0, held: 0 });
+    expect(await a.reserve('lookup_email', 8, [day(8)], AT)).toEqual({ seq: 2 });
+    expect(await a.standing(periodAt('day', AT))).toEqual({ spent: 0, held: 8 });
+  });
+
+  it('what was charged and what is held both count; a settlement releases the hold and records the charge in the day and the month', async () => {
+    const worker = await cluster();
+    const a = await worker();
+    const first = (await a.reserve('lookup_email', 8, [day(30)], AT)) as { seq: number };
+    await a.settle(first.seq, charge(6));
+    expect(await a.standing(periodAt('day', AT))).toEqual({ spent: 6, held: 0 });
+    expect(await a.standing(periodAt('month', AT))).toEqual({ spent: 6, held: 0 });
+    // Another day of the month: its own day, the same month.
+    expect(await a.standing(periodAt('day', AT + 86_400_000))).toEqual({ spent: 0, held: 0 });
+    const second = (await a.reserve('lookup_email', 8, [day(30)], AT)) as { seq: number };
+    expect(second.seq).toBe(2);
+    // 6 spent + 8 held + 16 asked = 30: fits exactly; 17 would not.
+    expect(await a.reserve('mx', 17, [day(30)], AT)).toMatchObject({ refused: day(30), spent: 6, held: 8 });
+    expect(await a.reserve('mx', 16, [day(30)], AT)).toMatchObject({ seq: 4 });
+  });
+
+  it('a miss settles without a charge: nothing spent, nothing held', async () => {
+    const worker = await cluster();
+    const a = await worker();
+    const held = (await a.reserve('lookup_email', 8, [day(8)], AT)) as { seq: number };
+    await a.settle(held.seq, undefined);
+    expect(await a.standing(periodAt('day', AT))).toEqual({ spent: 0, held: 0 });
+    expect(await a.mostCharged()).toEqual(new Map());
+  });
+
+  it('the last call that fits holds all the budget has left', async () => {
+    const worker = await cluster();
+    const a = await worker();
+    await a.reserve('lookup_email', 8, [day(15)], AT);
+    expect(await a.standing(periodAt('day', AT))).toEqual({ spent: 0, held: 15 });
+    const even = await (await cluster())();
+    await even.reserve('lookup_email', 8, [day(16)], AT);
+    expect(await even.standing(periodAt('day', AT))).toEqual({ spent: 0, held: 8 });
+  });
+
+  it('the tightest budget refuses and is named: a month nearly spent before a day', async () => {
+    const worker = await cluster();
+    const a = await worker();
+    const earlier = AT - 5 * 86_400_000;
+    await a.settle(undefined, charge(95, 'lookup_url', earlier));
+    expect(await a.reserve('lookup_email', 8, [day(100), month(100)], AT)).toEqual({ refused: month(100), period: periodAt('month', AT), spent: 95, held: 0 });
+    expect(await a.reserve('lookup_email', 8, [month(1000), day(7)], AT)).toMatchObject({ refused: day(7), spent: 0 });
+  });
+
+  it('with no budget, a call is held all the same (it counts for every budget read), at its worst case', async () => {
+    const worker = await cluster();
+    const a = await worker();
+    expect(await a.reserve('lookup_email', 8, [], AT)).toEqual({ seq: 1 });
+    expect(await a.standing(periodAt('day', AT))).toEqual({ spent: 0, held: 8 });
+    // A hold made on another day is not this day's.
+    expect(await a.standing(periodAt('day', AT - 86_400_000))).toEqual({ spent: 0, held: 0 });
+  });
+});
+
+describe('several workers', () => {
+  it("another worker's holds count against the budget, and the refusal says when they lapse if that worker is gone", async () => {
+    const worker = await cluster();
+    const a = await worker(60_000);
+    const b = await worker(60_000);
+    await a.reserve('lookup_email', 8, [day(16)], AT);
+    const refused = await b.reserve('lookup_email', 9, [day(16)], AT);
+    expect(refused).toMatchObject({ refused: day(16), spent: 0, held: 8 });
+    const lapse = (refused as { lapseInMs?: number }).lapseInMs;
+    expect(lapse).toBeGreaterThan(50_000);
+    expect(lapse).toBeLessThanOrEqual(60_000);
+    // Its own holds alone: nothing to lapse, so no time is said.
+    const alone = await (await cluster())(60_000);
+    await alone.reserve('lookup_email', 8, [day(16)], AT);
+    expect(await alone.reserve('lookup_email', 9, [day(16)], AT)).not.toHaveProperty('lapseInMs');
+  });
+
+  it("a gone worker's holds count as spent at what they held; its late charge replaces the estimate", async () => {
+    const worker = await cluster();
+    const gone = await worker(150);
+    const b = await worker(60_000);
+    const held = (await gone.reserve('lookup_email', 8, [day(100)], AT)) as { seq: number };
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await b.standing(periodAt('day', AT))).toEqual({ spent: 8, held: 0 });
+    expect(await b.standing(periodAt('month', AT))).toEqual({ spent: 8, held: 0 });
+    // Only frozen: it settles, and its real charge replaces the 8 counted.
+    await gone.settle(held.seq, charge(6));
+    expect(await b.standing(periodAt('day', AT))).toEqual({ spent: 6, held: 0 });
+    expect(await b.standing(periodAt('month', AT))).toEqual({ spent: 6, held: 0 });
+  });
+
+  it('a worker alive keeps its holds held, not spent', async () => {
+    const worker = await cluster();
+    const a = await worker(60_000);
+    const b = await worker(60_000);
+    await a.reserve('lookup_email', 8, [day(100)], AT);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await b.standing(periodAt('day', AT))).toEqual({ spent: 0, held: 8 });
+  });
+});
+
+describe('the dearest call remembered', () => {
+  it('per operation: raised by a dearer charge, never lowered', async () => {
+    const worker = await cluster();
+    const a = await worker();
+    await a.settle(undefined, charge(12));
+    await a.settle(undefined, charge(6));
+    await a.settle(undefined, charge(4, 'mx'));
+    expect(await a.mostCharged()).toEqual(new Map([['lookup_email', 12], ['mx', 4]]));
+  });
+});
