@@ -2,6 +2,7 @@
 // reason there is none, with the sidecar's stable code (docs/cli-contract.md, "The error sidecar").
 import { isLeadFound } from '../api/client.js';
 import type { ErrorCode, LeadEnrichError } from '../api/errors.js';
+import type { Answer } from '../core/answer.js';
 import type { BillableOperation } from './credits.js';
 import { stopOf, type StopReason } from './stops.js';
 
@@ -33,13 +34,9 @@ export interface Unanswered {
 }
 export type LookupOutcome = Answered | Unanswered;
 
-/** An answer as the store keeps it. */
-export interface KeptAnswer {
-  found: boolean;
-  data: unknown;
+/** An answer as the store keeps it; when it was fetched, where the one who kept it says. */
+export interface KeptAnswer extends Omit<Answer, 'fetchedAt'> {
   fetchedAt?: number;
-  /** The API refused the key (400): why. */
-  refused?: string | undefined;
 }
 
 /** A key the API refused (400): the row's `error` with `bad_request`, its own problem, not the API's. */
