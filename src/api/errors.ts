@@ -2,39 +2,71 @@
 // (the same words appear in the sidecar's `error_code`). Messages never contain the token: they
 // are built here from status, API code and server message only, never from request options.
 
-export type ErrorCode =
-  | 'bad_request'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'daily_limit'
-  | 'not_found'
-  | 'payment_required'
-  | 'rate_limited'
-  | 'server_error'
-  | 'api_failed'
-  | 'timeout'
-  | 'network'
-  | 'tls'
-  | 'proxy'
-  | 'bad_response'
-  | 'invalid_input'
-  | 'config'
-  | 'unreadable_input'
-  | 'unwritable_output'
-  | 'output_locked'
-  | 'store_failed'
-  | 'redis_unavailable'
-  | 'client_closed'
+/**
+ * Every code the program writes, to a sidecar's `error_code` or a fatal line's `(code: …)`: a
+ * closed set (docs/reference.md lists each; test/unit/vocabulary.test.ts holds it to that list).
+ */
+export const ERROR_CODES = [
+  'bad_request',
+  'unauthorized',
+  'forbidden',
+  'daily_limit',
+  'not_found',
+  'payment_required',
+  'rate_limited',
+  'server_error',
+  'api_failed',
+  'timeout',
+  'network',
+  'tls',
+  'proxy',
+  'bad_response',
+  'invalid_input',
+  'config',
+  'unreadable_input',
+  'unwritable_output',
+  'output_locked',
+  'store_failed',
+  'redis_unavailable',
+  'client_closed',
   // Why a row was not looked up (the sidecar's words, docs/cli-contract.md "The error sidecar").
-  | 'no_key'
-  | 'credit_reserve'
-  | 'interrupted'
-  | 'max_errors'
-  | 'api_unavailable'
-  | 'budget'
-  | 'complete'
+  'no_key',
+  'credit_reserve',
+  'interrupted',
+  'max_errors',
+  'api_unavailable',
+  'budget',
+  'complete',
   // A row whose request the API refused with a 4xx other than 400 (a 404: usually a wrong base URL).
-  | 'request_rejected';
+  'request_rejected',
+  // The command line's own failures, on its fatal line only: a command line yargs refuses, a
+  // Node.js too old, a costly run nobody confirmed, and a failure lead-enrich did not foresee.
+  'usage',
+  'unsupported_node',
+  'not_confirmed',
+  'unexpected',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/**
+ * What a failure of a class means, declared by the class: whether a run or a command retries it,
+ * waits it out, stops for it, and the exit status of a command that ends with it
+ * (docs/cli-contract.md, "Exit status of `enrich`" and "Every night, unattended").
+ */
+export interface ErrorPolicy {
+  /** The same request may succeed sent again later: retried with backoff. */
+  readonly transient: boolean;
+  /** Says the API itself is down (not this answer): the breaker waits these out. */
+  readonly outage: boolean;
+  /** The stop a run makes when a lookup meets it (lookup/stops.ts): no later request could pass. */
+  readonly stops?: 'unauthorized' | 'forbidden' | 'failed' | 'daily_limit' | 'credits' | 'redis' | 'api_unavailable' | 'interrupt';
+  /** The exit status of a command that ends with it: 2 for an API that is down (waiting may mend it), never 1. */
+  readonly exit: 1 | 2 | 3 | 130;
+}
+
+const FATAL: ErrorPolicy = { transient: false, outage: false, exit: 1 };
+const OUTAGE: ErrorPolicy = { transient: true, outage: true, exit: 2 };
 
 export interface ErrorDetails {
   cause?: unknown;
@@ -45,6 +77,8 @@ export interface ErrorDetails {
 }
 
 export class LeadEnrichError extends Error {
+  /** What a failure of this class means (each class declares its own). */
+  static readonly policy: ErrorPolicy = FATAL;
   readonly code: ErrorCode;
   readonly status: number | undefined;
   readonly apiCode: number | undefined;
@@ -55,6 +89,11 @@ export class LeadEnrichError extends Error {
     this.code = code;
     this.status = details.status;
     this.apiCode = details.apiCode;
+  }
+
+  /** Its class's policy. */
+  get policy(): ErrorPolicy {
+    return (this.constructor as typeof LeadEnrichError).policy;
   }
 }
 
@@ -92,6 +131,7 @@ export class RequestRejectedError extends LeadEnrichError {
 
 /** 401: the token was rejected. Fatal for a run. */
 export class UnauthorizedError extends LeadEnrichError {
+  static override readonly policy: ErrorPolicy = { ...FATAL, stops: 'unauthorized' };
   constructor(message: string, details: ErrorDetails = {}) {
     super('unauthorized', message, details);
   }
@@ -102,6 +142,7 @@ export class UnauthorizedError extends LeadEnrichError {
  * of the same operation would be refused too: fatal for a run, like a rejected token.
  */
 export class ForbiddenError extends LeadEnrichError {
+  static override readonly policy: ErrorPolicy = { ...FATAL, stops: 'forbidden' };
   constructor(message: string, details: ErrorDetails = {}) {
     super('forbidden', message, details);
   }
@@ -112,6 +153,7 @@ export class ForbiddenError extends LeadEnrichError {
  * before the next day can pass, so it is never retried and a run stops sending at once.
  */
 export class DailyLimitError extends LeadEnrichError {
+  static override readonly policy: ErrorPolicy = { ...FATAL, stops: 'daily_limit' };
   constructor(message: string, details: ErrorDetails = {}) {
     super('daily_limit', message, details);
   }
@@ -130,6 +172,7 @@ export class NotFoundError extends LeadEnrichError {
 
 /** 402 (codes 1002, 1028, 1031): no credits left to pay for the call. */
 export class PaymentRequiredError extends LeadEnrichError {
+  static override readonly policy: ErrorPolicy = { ...FATAL, stops: 'credits' };
   constructor(message: string, details: ErrorDetails = {}) {
     super('payment_required', message, details);
   }
@@ -137,6 +180,7 @@ export class PaymentRequiredError extends LeadEnrichError {
 
 /** 429 (code 1030): wait until `retryAt` (undefined when the server said nothing usable). */
 export class RateLimitedError extends LeadEnrichError {
+  static override readonly policy: ErrorPolicy = { ...FATAL, transient: true };
   readonly retryAt: Date | undefined;
   constructor(message: string, retryAt: Date | undefined, details: ErrorDetails = {}) {
     super('rate_limited', message, details);
@@ -150,6 +194,7 @@ export class RateLimitedError extends LeadEnrichError {
  * holds the rows and gives up after --patience instead of sleeping for years.
  */
 export class RateLimitedTooLongError extends LeadEnrichError {
+  static override readonly policy: ErrorPolicy = OUTAGE;
   constructor(message: string, details: ErrorDetails = {}) {
     super('rate_limited', message, details);
   }
@@ -157,6 +202,7 @@ export class RateLimitedTooLongError extends LeadEnrichError {
 
 /** 5xx, 524 and unknown statuses: the server failed; worth retrying. */
 export class ServerError extends LeadEnrichError {
+  static override readonly policy: ErrorPolicy = OUTAGE;
   constructor(message: string, details: ErrorDetails = {}) {
     super('server_error', message, details);
   }
@@ -164,12 +210,14 @@ export class ServerError extends LeadEnrichError {
 
 /** `"status":"failed"` in a body with an API code we do not know (often at HTTP 200). */
 export class ApiFailedError extends LeadEnrichError {
+  static override readonly policy: ErrorPolicy = OUTAGE;
   constructor(message: string, details: ErrorDetails = {}) {
     super('api_failed', message, details);
   }
 }
 
 export class TimeoutError extends LeadEnrichError {
+  static override readonly policy: ErrorPolicy = OUTAGE;
   constructor(message: string, details: ErrorDetails = {}) {
     super('timeout', message, details);
   }
@@ -177,6 +225,7 @@ export class TimeoutError extends LeadEnrichError {
 
 /** The connection failed or was reset. */
 export class NetworkError extends LeadEnrichError {
+  static override readonly policy: ErrorPolicy = OUTAGE;
   constructor(message: string, details: ErrorDetails = {}) {
     super('network', message, details);
   }
@@ -184,6 +233,7 @@ export class NetworkError extends LeadEnrichError {
 
 /** The body was not JSON, was cut short, too large, or of the wrong shape. */
 export class BadResponseError extends LeadEnrichError {
+  static override readonly policy: ErrorPolicy = { ...FATAL, transient: true };
   constructor(message: string, details: ErrorDetails = {}) {
     super('bad_response', message, details);
   }
@@ -222,6 +272,7 @@ export class UnwritableOutputError extends LeadEnrichError {
  * another host), or the server does not speak TLS: no retry helps; the run ends (api/network-errors.ts).
  */
 export class TlsError extends LeadEnrichError {
+  static override readonly policy: ErrorPolicy = { ...FATAL, stops: 'failed' };
   constructor(message: string, details: ErrorDetails = {}) {
     super('tls', message, details);
   }
@@ -229,6 +280,7 @@ export class TlsError extends LeadEnrichError {
 
 /** The proxy refused the request (407, a policy) or cannot be reached: no retry helps; the run ends. */
 export class ProxyError extends LeadEnrichError {
+  static override readonly policy: ErrorPolicy = { ...FATAL, stops: 'failed' };
   constructor(message: string, details: ErrorDetails = {}) {
     super('proxy', message, details);
   }
@@ -246,6 +298,7 @@ export class OutputLockedError extends LeadEnrichError {
  * error. The message names the file, the cause and what to do (store/open-database.ts, diagnose).
  */
 export class StoreFailedError extends LeadEnrichError {
+  static override readonly policy: ErrorPolicy = { ...FATAL, stops: 'failed' };
   constructor(message: string, details: ErrorDetails = {}) {
     super('store_failed', message, details);
   }
@@ -263,8 +316,17 @@ export class RowError extends LeadEnrichError {
   }
 }
 
+/** A day or month budget refused a single call (`lookup`, `mx`, `whois`): nothing was sent; what a run stopped by it exits with. */
+export class BudgetRefusedError extends LeadEnrichError {
+  static override readonly policy: ErrorPolicy = { ...FATAL, exit: 3 };
+  constructor(message: string) {
+    super('budget', message);
+  }
+}
+
 /** The API stayed down longer than the patience (--patience): the run gave up on it; nothing was sent for this row (`cause`: what the last try met). */
 export class ApiUnavailableError extends LeadEnrichError {
+  static override readonly policy: ErrorPolicy = { ...FATAL, stops: 'api_unavailable' };
   constructor(message: string, details: ErrorDetails = {}) {
     super('api_unavailable', message, details);
   }
@@ -275,6 +337,7 @@ export class ApiUnavailableError extends LeadEnrichError {
  * exit 130. A row of enrichRows not looked up because the run was stopped is one too.
  */
 export class InterruptedError extends LeadEnrichError {
+  static override readonly policy: ErrorPolicy = { ...FATAL, stops: 'interrupt', exit: 130 };
   constructor(message: string, details: ErrorDetails = {}) {
     super('interrupted', message, details);
   }
@@ -285,6 +348,7 @@ export class InterruptedError extends LeadEnrichError {
  * others, not beside the Redis client: the library's public types then need none of ioredis's.
  */
 export class CoordinationLostError extends LeadEnrichError {
+  static override readonly policy: ErrorPolicy = { ...FATAL, stops: 'redis' };
   constructor(message: string, cause?: unknown) {
     super('redis_unavailable', message, cause === undefined ? {} : { cause });
   }
@@ -299,15 +363,7 @@ export class ClientClosedError extends LeadEnrichError {
 
 /** Failures that may succeed if the same request is sent again later. */
 export function isTransient(error: unknown): boolean {
-  return (
-    error instanceof RateLimitedError ||
-    error instanceof RateLimitedTooLongError ||
-    error instanceof ServerError ||
-    error instanceof ApiFailedError ||
-    error instanceof TimeoutError ||
-    error instanceof NetworkError ||
-    error instanceof BadResponseError
-  );
+  return error instanceof LeadEnrichError && error.policy.transient;
 }
 
 /**
@@ -317,5 +373,5 @@ export function isTransient(error: unknown): boolean {
  * command that ends with one exits 2, never 1 (docs/cli-contract.md, "Every night, unattended").
  */
 export function isOutage(error: unknown): boolean {
-  return isTransient(error) && !(error instanceof RateLimitedError) && !(error instanceof BadResponseError);
+  return error instanceof LeadEnrichError && error.policy.outage;
 }

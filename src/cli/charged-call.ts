@@ -6,7 +6,7 @@
 // exit 3, one line. What it is charged is recorded there, so the nightly run's budgets count it.
 // A budget for one run (`N`) is a run's: a single call is held to the day and month budgets only.
 import { randomUUID } from 'node:crypto';
-import { LeadEnrichError } from '../api/errors.js';
+import { BudgetRefusedError } from '../api/errors.js';
 import { isPeriodLimit } from '../core/budget-periods.js';
 import type { BillableOperation } from '../core/kinds.js';
 import { budgetCallLine, Budgets } from '../lookup/budget.js';
@@ -29,7 +29,7 @@ export async function chargedCall<T>(target: Target, args: ChargedCallArgs, op: 
     // The price a run starts from: a person at the published price with two phones (raised to the
     // dearest call the ledger remembers), another operation at the published price as its upper bound.
     const ticket = await budgets.tryBegin(op, budgetHold(op, PUBLISHED_FOUND_COST));
-    if (!ticket) throw new LeadEnrichError('budget', budgetCallLine(budgets.stopped!));
+    if (!ticket) throw new BudgetRefusedError(budgetCallLine(budgets.stopped!));
     let charged = 0;
     try {
       const data = await send();

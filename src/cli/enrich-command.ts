@@ -23,7 +23,9 @@ import { openTarget, TARGET_FLAGS, targetOptions, type Target } from './target.j
 import { STDIN_ARGUMENT } from './stdin-argument.js';
 import { asTyped } from './number-flags.js';
 import { noticeLines, noticeText, stderrLines } from './stderr-lines.js';
-import { jsonText, terminalText } from '../core/terminal-text.js';
+import { terminalText } from '../core/terminal-text.js';
+import { exitStatusesHelp } from '../core/exit-statuses.js';
+import { STOPS } from '../lookup/stops.js';
 import { exitStatusOf } from '../run/exit-status.js';
 import { PUBLISHED_FOUND_COST } from '../lookup/credits.js';
 import { askOnTerminal, saidYes } from './ask-user.js';
@@ -100,27 +102,6 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
   };
 }
 
-// Lines of at most 78 characters, the continuations indented: an 80-column terminal shows them as written.
-const EXIT_STATUSES = [
-  'Exit statuses:',
-  '  0    every row found or not found (or skipped: an empty key, or complete',
-  '       with --fill/--only-missing)',
-  '  2    at least one row is an error for a reason of the API or the network,',
-  '       or the API stayed down past --patience (the rows not looked up are',
-  '       skipped); see the sidecar',
-  "  5    the API worked, and the only errors are the file's own: malformed keys",
-  '       (invalid_input) or keys the API refused (bad_request); cron and CI',
-  '       jobs accept 0 and 5',
-  '  3    stopped early by the account: the credit reserve, a --budget of the',
-  '       run, the day or the month, or the daily limit; the rows not looked up',
-  '       are skipped (credit_reserve, budget, daily_limit)',
-  '  4    stopped at --max-errors; the rows not looked up are skipped',
-  '  1    fatal: bad usage or configuration, unreadable input, rejected token,',
-  '       an operation the token may not use (403); nothing written',
-  '  130  interrupted (SIGINT/SIGTERM; a second Ctrl-C quits at once); outputs',
-  '       are complete',
-].join('\n');
-
 /** The flags of enrich beyond the target's (target.ts), in the registry's order. */
 const ENRICH_FLAGS = FLAG_NAMES.filter((name) => !TARGET_FLAGS.includes(name));
 
@@ -145,7 +126,7 @@ function enrichOptions<T>(yargs: import('yargs').Argv<T>) {
         ['$0 enrich crm.csv --report run.html', 'a report to open in a browser: match and fill rates, credits, the rate used'],
       ]),
     )
-    .epilogue(EXIT_STATUSES);
+    .epilogue(exitStatusesHelp());
 }
 
 /** The options the target's client settles (target.ts): the run is given the client, not them. */
@@ -234,7 +215,8 @@ async function dryRun(io: CliIo, options: EnrichOptions, json: boolean): Promise
   const plan = await planRun({ ...options, onWarning: noticeLines(io) });
   // The plan is what was asked for: stdout, so that `--dry-run > plan.txt` keeps it; the lines
   // about the run (warnings) stay on stderr.
-  const status = plan.fits && plan.budgets.every((b) => b.fits) ? 0 : 3;
+  // What the run would exit with: stopped at the reserve or at the budget that does not cover it.
+  const status = !plan.fits ? STOPS.credits.exit : plan.budgets.every((b) => b.fits) ? 0 : STOPS.budget.exit;
   if (json) writeOutcome(io, status, plan);
   else io.out(`${formatPlan(plan)}\n`);
   io.setStatus(status);

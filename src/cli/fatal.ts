@@ -2,7 +2,7 @@
 // its stable code, `lead-enrich: <message> (code: <code>)`, and with --json one JSON object,
 // `{ exitCode, version, error: { code, message } }` (docs/cli-contract.md, "Every night,
 // unattended"). Imports nothing that needs a recent Node.js: the version check uses it too.
-import { LeadEnrichError, isOutage } from '../api/errors.js';
+import { LeadEnrichError, type ErrorCode } from '../api/errors.js';
 import { isUnknownHost } from '../api/network-errors.js';
 import { terminalText } from '../core/terminal-text.js';
 import { writeOutcome, type CliIo } from './io.js';
@@ -10,7 +10,7 @@ import { writeOutcome, type CliIo } from './io.js';
 /** A failure as the command line ends with it: its exit status, stable code and one-line message. */
 export interface Fatal {
   status: number;
-  code: string;
+  code: ErrorCode;
   message: string;
   /** The line's text before its code: the message, with what to do when the message does not say it. */
   line: string;
@@ -29,12 +29,10 @@ export function fatalOf(error: unknown, usage: (error: unknown) => boolean): Fat
   }
   if (error instanceof LeadEnrichError) {
     const message = oneLine(error.message);
-    // Stopped by a signal before anything could be written: the interrupted status all the same. An
-    // API that is down (a command's one call, a dry run's account read) is 2, never 1: waiting may
-    // mend it, as it may a run's; a host that does not exist is an address to fix.
-    const down = isOutage(error) && !isUnknownHost(error);
-    // A budget that refused a single call (lookup, mx, whois): what a run stopped by it exits with.
-    const status = error.code === 'interrupted' ? 130 : error.code === 'budget' ? 3 : down ? 2 : 1;
+    // Each class says what a command ending with it exits with (api/errors.ts): an API that is down
+    // (a command's one call, a dry run's account read) is 2, never 1: waiting may mend it, as it
+    // may a run's; but a host that does not exist is an address to fix.
+    const status = error.policy.outage && isUnknownHost(error) ? 1 : error.policy.exit;
     return { status, code: error.code, message, line: message };
   }
   const message = oneLine(error instanceof Error ? error.message : String(error));

@@ -150,7 +150,7 @@ export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
         ) as never,
     handler: async (args) => {
       const options = sandboxOptionsOf(args);
-      let sandbox;
+      let sandbox: Awaited<ReturnType<typeof import('../sandbox/server.js').startSandbox>>;
       try {
         const { startSandbox } = await import('../sandbox/server.js');
         sandbox = await startSandbox(options);

@@ -3,13 +3,14 @@
 // docs/cli-contract.md. Colour comes from node:util's styleText, which honours NO_COLOR, FORCE_COLOR
 // and a stream that is not a terminal (no escape codes in a pipe or a log file).
 import { styleText } from 'node:util';
-import { periodWords, resetText } from '../core/budget-periods.js';
+import { periodWords } from '../core/budget-periods.js';
 import { formatDuration } from '../core/duration.js';
 import { terminalText } from '../core/terminal-text.js';
 import { errorRows, exitStatusOf } from '../run/exit-status.js';
+import { stopFacts } from '../run/stop-facts.js';
+import { stopWords } from '../lookup/stops.js';
 import type { EnrichSummary, SummaryBudget } from '../run/summary.js';
 import { formatRate, rowsWord } from './progress-line.js';
-
 
 export type Tone = 'good' | 'warn' | 'bad';
 
@@ -25,28 +26,6 @@ export function paintFor(stream: NodeJS.WriteStream): Paint {
   return (tone, text) => styleText(COLOURS[tone], text, { stream });
 }
 
-/** Where an exit-3 run stopped, in the outcome's sentence. */
-const STOPPED_AT: Partial<Record<string, string>> = {
-  credits: 'at the credit reserve',
-  budget: 'at --budget',
-  daily_limit: "at the account's daily limit",
-};
-
-/** Where an exit-3 run stopped: the reserve, the daily limit, or the budget that bound (`at --budget 200/day`). */
-function stoppedAt(s: EnrichSummary): string {
-  const bound = s.stoppedBy === 'budget' ? s.budgets?.find((b) => b.stopped) : undefined;
-  return bound ? `at --budget ${bound.budget}` : (STOPPED_AT[s.stoppedBy ?? 'credits'] ?? STOPPED_AT.credits!);
-}
-
-/** What the budget that stopped the run had spent, and when its period starts again. */
-function budgetStopWords(s: EnrichSummary): string {
-  const bound = s.budgets?.find((b) => b.stopped);
-  if (!bound) return '';
-  if (bound.per === 'run' || !bound.resetsAt) return ` (${bound.spent} credits spent by this run)`;
-  const period = { per: bound.per, start: 0, end: Date.parse(bound.resetsAt), key: bound.period ?? '' };
-  return ` (${bound.spent} of ${bound.credits} credits spent ${periodWords(period)}; ${resetText(period, Date.parse(s.endedAt))})`;
-}
-
 /** Every budget as it stands at the end: "Budgets: 200/day 196 spent today, 4 left; ...". */
 function budgetsLine(s: EnrichSummary): string | undefined {
   if (!s.budgets?.length) return undefined;
@@ -54,26 +33,21 @@ function budgetsLine(s: EnrichSummary): string | undefined {
   return `Budgets: ${s.budgets.map((b) => `${b.budget}: ${b.spent} spent ${spentIn(b)}, ${b.left} left`).join('; ')}`;
 }
 
+/** How each exit status reads. */
+const TONES: Readonly<Record<number, Tone>> = { 0: 'good', 5: 'warn', 3: 'warn', 130: 'warn', 4: 'bad', 2: 'bad' };
+
 /** The run's outcome in one sentence, with its exit status, and how it reads (good, warn, bad). */
 export function outcomeOf(s: EnrichSummary): { tone: Tone; text: string } {
   const status = exitStatusOf(s);
+  const tone = TONES[status] ?? 'bad';
   const see = s.errorsFile ? `; see ${s.errorsFile}` : '';
-  switch (status) {
-    case 0:
-      return { tone: 'good', text: `Done: ${rowsWord(s.rows)} (exit 0).` };
-    case 5:
-      return { tone: 'warn', text: `Done: ${rowsWord(s.status.error)} ${s.status.error === 1 ? 'holds a key that is' : 'hold keys that are'} malformed or refused by the API (exit 5)${see}.` };
-    case 3:
-      return { tone: 'warn', text: `Stopped early ${stoppedAt(s)} (exit 3).` };
-    case 4:
-      return { tone: 'bad', text: `Stopped at --max-errors (exit 4)${see}.` };
-    case 130:
-      return { tone: 'warn', text: 'Interrupted (exit 130).' };
-    default:
-      if (s.stoppedBy === 'api_unavailable') return { tone: 'bad', text: 'Stopped: the API stayed unavailable (exit 2).' };
-      if (s.stoppedBy === 'redis') return { tone: 'bad', text: 'Stopped: Redis was lost (exit 2).' };
-      return { tone: 'bad', text: `Finished with ${rowsWord(errorRows(s))} in error${staleErrorWords(s)} (exit 2)${see}.` };
+  if (s.stoppedBy) {
+    const words = stopWords(s.stoppedBy);
+    return { tone, text: `${words.outcome(stopFacts(s))} (exit ${status})${'seeSidecar' in words ? see : ''}.` };
   }
+  if (status === 0) return { tone, text: `Done: ${rowsWord(s.rows)} (exit 0).` };
+  if (status === 5) return { tone, text: `Done: ${rowsWord(s.status.error)} ${s.status.error === 1 ? 'holds a key that is' : 'hold keys that are'} malformed or refused by the API (exit 5)${see}.` };
+  return { tone, text: `Finished with ${rowsWord(errorRows(s))} in error${staleErrorWords(s)} (exit ${status})${see}.` };
 }
 
 /** Of the rows in error, those written with their stale answer (their refresh failed). */
@@ -115,18 +89,7 @@ function codesOf(s: EnrichSummary): { errors: string; skipped: string } {
 
 /** One line, for `-q` runs that did not exit 0: what happened and where to look. */
 export function oneLineSummary(s: EnrichSummary): string {
-  const why =
-    s.stoppedBy === 'max_errors'
-      ? 'stopped at --max-errors'
-      : s.stoppedBy === 'credits' || s.stoppedBy === 'budget' || s.stoppedBy === 'daily_limit'
-        ? `stopped ${stoppedAt(s)}${s.stoppedBy === 'daily_limit' ? '; run the same command again the next day' : ''}${s.stoppedBy === 'budget' ? budgetStopWords(s) : ''}`
-        : s.stoppedBy === 'interrupt'
-          ? 'interrupted'
-          : s.stoppedBy === 'redis'
-            ? 'Redis was lost'
-            : s.stoppedBy === 'api_unavailable'
-              ? `the API stayed unavailable past --patience (${formatDuration(s.patienceMs)})${s.apiFailure ? `, failing with: ${s.apiFailure}` : ''}`
-              : `${rowsWord(errorRows(s))} ${errorRows(s) === 1 ? 'is an error' : 'are errors'}`;
+  const why = s.stoppedBy ? stopWords(s.stoppedBy).quiet(stopFacts(s)) : `${rowsWord(errorRows(s))} ${errorRows(s) === 1 ? 'is an error' : 'are errors'}`;
   const { errors, skipped } = codesOf(s);
   const stale = Object.entries(s.stale?.reasons ?? {}).map(([code, n]) => `${code} ${n}`).join(', ');
   const codes = [errors, skipped && `skipped: ${skipped}`, stale && `stale: ${stale}`].filter(Boolean).join('; ');
@@ -176,21 +139,11 @@ function summaryLines(s: EnrichSummary, outcome: string): string[] {
   if (s.errorsFile) lines.push(`Errors and skipped rows: ${s.errorsFile}`);
   if (s.changesFile) lines.push(`Changes: ${s.changesFile}`);
   if (s.report) lines.push(`Report: ${s.report}`);
-  if (s.stoppedBy === 'credits') lines.push('Stopped early: the credit reserve was reached; add credits and run the same command again to finish.');
   const budgets = budgetsLine(s);
   if (budgets) lines.push(budgets);
-  if (s.stoppedBy === 'budget') lines.push(`Stopped early: the next lookup could have spent more than ${stoppedAt(s).slice(3)}${budgetStopWords(s)}; run the same command again (then, or with a larger --budget) to finish.`);
-  if (s.stoppedBy === 'daily_limit') lines.push("Stopped early: the account's daily limit was reached; run the same command again the next day to finish.");
-  if (s.stoppedBy === 'redis') lines.push('Stopped early: Redis was lost; the rows not looked up are marked redis_unavailable. Run the same command again.');
+  if (s.stoppedBy) lines.push(stopWords(s.stoppedBy).summary(stopFacts(s)));
   if (s.shard) lines.push(`Shard: ${s.shard.index} of ${s.shard.count} (only this shard's rows are in the outputs)`);
-  if (s.stoppedBy === 'interrupt') lines.push('Interrupted: run the same command again to finish; answers already paid for are reused.');
-  if (s.stoppedBy === 'max_errors') lines.push('Stopped at --max-errors: too many lookups failed (see the sidecar); fix the cause and run the same command again.');
   if (s.apiUnavailableMs > 0 && s.stoppedBy !== 'api_unavailable') lines.push(`The API was unavailable for ${formatDuration(s.apiUnavailableMs)} in all; the rows waited for it.`);
-  if (s.stoppedBy === 'api_unavailable') {
-    // The time is the run's total: an API that came and went may have been down longer in all than
-    // --patience, which is per outage.
-    lines.push(`Stopped: the API stayed unavailable past --patience (${formatDuration(s.patienceMs)}; unavailable for ${formatDuration(s.apiUnavailableMs)} in all); the rows not looked up are skipped with api_unavailable. Run the same command again to finish.`);
-  }
   return lines;
 }
 

@@ -2,13 +2,11 @@
 // a worker claims a key before it pays for it, and publishes the answer for the others, who wait
 // for it instead of paying again.
 import { createHash } from 'node:crypto';
+import type { Answer } from '../core/answer.js';
 import type { RedisLink } from './redis-link.js';
 
-export interface SharedAnswer {
-  found: boolean;
-  data: unknown;
-  fetchedAt: number;
-}
+/** An answer as Redis shares it between workers (a refusal is not shared: each worker's store keeps its own). */
+export type SharedAnswer = Omit<Answer, 'refused'>;
 
 /** How long a claim on a key in flight holds before another worker may take it over. */
 const CLAIM_TTL_MS = 60_000;

@@ -1,6 +1,6 @@
 // One input row once the run is done with it: what the look-up step hands to the writer and the
 // run's tally. Shared by lookup/, write/ and run/, so it lives below all three.
-import type { LeadEnrichError } from '../api/errors.js';
+import type { ErrorCode, LeadEnrichError } from '../api/errors.js';
 import type { CompanyLead, Lead, MxResult, Operation, WhoisResult } from '../api/types.js';
 import type { LookupKind } from './kinds.js';
 
@@ -109,7 +109,7 @@ export interface FinishedRow {
    * Why the row has no answer (`error`, `skipped`), or, with `unrefreshed`, why a stale answer it
    * carries was not refreshed (the sidecar's `error_code` and `error_message`).
    */
-  errorCode?: string | undefined;
+  errorCode?: ErrorCode | undefined;
   errorMessage?: string | undefined;
   /** The API's failure behind `errorCode`, when there was one: its class, `status` and `apiCode` (enrichRows' `error`). */
   failure?: LeadEnrichError | undefined;

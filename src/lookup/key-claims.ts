@@ -4,16 +4,11 @@
 // (store-key-claims.ts); workers with --redis claim in Redis (the coordinator), across machines.
 // shared-lookup.ts is the one algorithm over either.
 import type { LeadEnrichError } from '../api/errors.js';
+import type { Answer } from '../core/answer.js';
 import type { Coordinator } from '../cluster/coordinator.js';
 
 /** An answer another run or worker has for a key, with when it was fetched (epoch ms). */
-export interface ClaimedAnswer {
-  found: boolean;
-  data: unknown;
-  fetchedAt: number;
-  /** The API refused the key (400): why. */
-  refused?: string | undefined;
-}
+export type ClaimedAnswer = Answer;
 
 export interface KeyClaims {
   /** The answer another run or worker already has for the key, if any. */

@@ -2,7 +2,7 @@
 // reach the network nor the limiter); concurrent requests for one key share one call; with Redis,
 // other workers' answers and claims come next (shared-lookup.ts); misses go down the request path
 // (request-path/), then into the store.
-import { ApiUnavailableError, BadRequestError, DailyLimitError, ForbiddenError, LeadEnrichError, PaymentRequiredError, ProxyError, StoreFailedError, TlsError, UnauthorizedError, isTransient } from '../api/errors.js';
+import { BadRequestError, LeadEnrichError, StoreFailedError, isTransient } from '../api/errors.js';
 import type { CellsRenderer, ResultStore, StoredResult } from '../store/result-store.js';
 import type { KeyClaims } from './key-claims.js';
 import type { BillableOperation, CreditAccount } from './credits.js';
@@ -221,7 +221,7 @@ export class Lookups {
       return stop.turnAway(error.by);
     }
     // Nothing sent before the next day can pass: no retry, no probe, no wait for an outage to end.
-    if (error instanceof DailyLimitError) {
+    if (error instanceof LeadEnrichError && error.policy.stops === 'daily_limit') {
       stop.stop('daily_limit', error);
       return { ...DAILY_LIMIT, failure: error };
     }
@@ -235,18 +235,18 @@ export class Lookups {
     // whose one 503 came as a budget bound would be an `error` (docs/cli-contract.md, exit statuses).
     if (error instanceof GateStoppedError) return stop.refusal() ?? INTERRUPTED;
     if (stop.lookupsStopped && isTransient(error)) return cutShort(stop.refusal() ?? INTERRUPTED, error);
-    if (error instanceof ApiUnavailableError || (isTransient(error) && stop.apiUnavailable)) return { ...API_UNAVAILABLE, failure: error as LeadEnrichError };
-    if (error instanceof PaymentRequiredError) {
+    const stops = error instanceof LeadEnrichError ? error.policy.stops : undefined;
+    if (stops === 'api_unavailable' || (isTransient(error) && stop.apiUnavailable)) return { ...API_UNAVAILABLE, failure: error as LeadEnrichError };
+    if (stops === 'credits') {
       credits.markExhausted();
       stop.stop('credits');
-      return { ...stop.turnAway('credits'), message: `not looked up: ${error.message}`, failure: error };
+      return { ...stop.turnAway('credits'), message: `not looked up: ${(error as Error).message}`, failure: error as LeadEnrichError };
     }
-    if (error instanceof UnauthorizedError) stop.stop('unauthorized', error);
-    // Every later call of the operation would be refused the same way: one line and exit 1, not a request per row.
-    if (error instanceof ForbiddenError) stop.stop('forbidden', error);
-    // No later request can pass either: a certificate not trusted, a proxy that refuses; nor be
-    // kept: the store's disk is full (its commit before the request failed: nothing was sent).
-    if (error instanceof TlsError || error instanceof ProxyError || error instanceof StoreFailedError) stop.stop('failed', error);
+    // A rejected token; a token that may not use the operation (every later call of it would be
+    // refused the same way: one line and exit 1, not a request per row); a certificate not
+    // trusted, a proxy that refuses, a store whose disk is full (its commit before the request
+    // failed: nothing was sent): no later request can pass, or be kept. Their class says so.
+    if (stops === 'unauthorized' || stops === 'forbidden' || stops === 'failed') stop.stop(stops, error as LeadEnrichError);
     // Another 4xx (a 404: usually a wrong base URL) refuses the request, not the key: not the file's problem.
     if (error instanceof BadRequestError) return { kind: 'error', code: 'request_rejected', message: error.message, billing: 'none', failure: error };
     if (error instanceof LeadEnrichError) return { kind: 'error', code: error.code, message: error.message, billing: 'none', failure: error };

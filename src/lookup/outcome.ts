@@ -1,9 +1,10 @@
 // What looking up one key came to: an answer (found or not, and how it was billed), or the
 // reason there is none, with the sidecar's stable code (docs/cli-contract.md, "The error sidecar").
 import { isLeadFound } from '../api/client.js';
-import type { LeadEnrichError } from '../api/errors.js';
-import { optionWord } from '../options/option-table.js';
+import type { ErrorCode, LeadEnrichError } from '../api/errors.js';
+import type { Answer } from '../core/answer.js';
 import type { BillableOperation } from './credits.js';
+import { stopOf, type StopReason } from './stops.js';
 
 import type { Billing, EarlierAnswer } from '../core/rows.js';
 
@@ -23,7 +24,7 @@ export interface Answered {
 export interface Unanswered {
   kind: 'error' | 'skipped';
   /** Stable lower-case word for the sidecar: an error class's code, `credit_reserve`, `interrupted`, ... */
-  code: string;
+  code: ErrorCode;
   message: string;
   billing: 'none';
   /** The answer (a refusal) was kept by an earlier run or another worker: no request of this run made it. */
@@ -33,13 +34,9 @@ export interface Unanswered {
 }
 export type LookupOutcome = Answered | Unanswered;
 
-/** An answer as the store keeps it. */
-export interface KeptAnswer {
-  found: boolean;
-  data: unknown;
+/** An answer as the store keeps it; when it was fetched, where the one who kept it says. */
+export interface KeptAnswer extends Omit<Answer, 'fetchedAt'> {
   fetchedAt?: number;
-  /** The API refused the key (400): why. */
-  refused?: string | undefined;
 }
 
 /** A key the API refused (400): the row's `error` with `bad_request`, its own problem, not the API's. */
@@ -74,44 +71,22 @@ function isNonEmptyObject(value: unknown): boolean {
   return value !== null && typeof value === 'object' && Object.keys(value).length > 0;
 }
 
-export const INTERRUPTED: Unanswered = {
-  kind: 'skipped',
-  code: 'interrupted',
-  message: 'not looked up: the run was stopped',
-  billing: 'none',
-};
-export const RESERVE: Unanswered = {
-  kind: 'skipped',
-  code: 'credit_reserve',
-  message: 'not looked up: the credit balance reached the reserve',
-  billing: 'none',
-};
-// The option is named as the reader gave it (api/caller-words.ts): read when the row is written.
-export const MAX_ERRORS: Unanswered = {
-  kind: 'skipped',
-  code: 'max_errors',
-  get message() {
-    return `not looked up: the run stopped at ${optionWord('maxErrors')}`;
-  },
-  billing: 'none',
-};
-export const API_UNAVAILABLE: Unanswered = {
-  kind: 'skipped',
-  code: 'api_unavailable',
-  get message() {
-    return `not looked up: the API stayed unavailable longer than ${optionWord('patience')}`;
-  },
-  billing: 'none',
-};
-export const DAILY_LIMIT: Unanswered = {
-  kind: 'skipped',
-  code: 'daily_limit',
-  message: "not looked up: the account's daily limit was reached; run the same command again the next day",
-  billing: 'none',
-};
-export const BUDGET: Unanswered = {
-  kind: 'skipped',
-  code: 'budget',
-  message: 'not looked up: the next lookup could have spent more than --budget',
-  billing: 'none',
-};
+/** What a lookup turned away by a stop becomes: its row of the stops table (stops.ts); the message read when the row is written (the option named as the reader gave it). */
+export function stoppedRow(reason: StopReason): Unanswered {
+  const row = stopOf(reason).row;
+  return {
+    kind: row.kind,
+    code: row.code,
+    get message() {
+      return row.message();
+    },
+    billing: 'none',
+  };
+}
+
+export const INTERRUPTED = stoppedRow('interrupt');
+export const RESERVE = stoppedRow('credits');
+export const MAX_ERRORS = stoppedRow('max_errors');
+export const API_UNAVAILABLE = stoppedRow('api_unavailable');
+export const DAILY_LIMIT = stoppedRow('daily_limit');
+export const BUDGET = stoppedRow('budget');

@@ -4,14 +4,8 @@
 import type { LeadEnrichError } from '../api/errors.js';
 import type { Unanswered } from './outcome.js';
 
-/** Why lookups stop: one word each (run/run-stop.ts says what each does). */
-export type StopReason = 'interrupt' | 'unauthorized' | 'forbidden' | 'redis' | 'credits' | 'budget' | 'daily_limit' | 'max_errors' | 'api_unavailable' | 'failed';
-
-/**
- * The reasons a run that ends reports as having stopped it early (the summary's `stoppedBy`): the
- * same words. The others (a refused token, a store or output that failed) end the run with an error.
- */
-export type StoppedBy = Exclude<StopReason, 'unauthorized' | 'forbidden' | 'failed'>;
+export type { StoppedBy, StopReason } from './stops.js';
+import type { StopReason } from './stops.js';
 
 export interface StopControl {
   /** Aborted once the run halts (interrupt, 401): waits give up, rows in flight drain. */

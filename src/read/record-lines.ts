@@ -54,7 +54,10 @@ export class RecordLines {
   }
 
   #byte(b: number): void {
-    if (b === CR || b === LF) return this.#lineBreak(b);
+    if (b === CR || b === LF) {
+      this.#lineBreak(b);
+      return;
+    }
     this.#afterCr = false;
     if (this.#skipping > 0) return;
     if (this.#quoted) {

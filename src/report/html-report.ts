@@ -1,30 +1,12 @@
 // The run report as one self-contained HTML page (docs/cli-contract.md, "Report"): no script, no font,
 // image or style sheet from elsewhere; the charts are inline SVG (svg-charts.ts); one style sheet
 // inline (report-style.ts), readable at 1280 px, in print, light or dark.
+import { exitStatusShort } from '../core/exit-statuses.js';
+import { stopWords } from '../lookup/stops.js';
 import { duration, esc, num, pct, table, when } from './html-text.js';
 import { REPORT_CSS } from './report-style.js';
 import type { RunReport } from './run-report.js';
 import { fillRateChart, timelineChart, windowName } from './svg-charts.js';
-
-const EXIT_MEANING: Record<number, string> = {
-  0: 'every row found or not found, or skipped with no key or complete',
-  1: 'fatal',
-  2: 'rows in error for a reason of the API or the network, or the API stayed down past --patience',
-  3: 'stopped early by the account: the credit reserve, a --budget of the run, the day or the month, or the daily limit',
-  4: 'stopped at --max-errors',
-  5: "the only errors are the file's own (malformed or refused keys)",
-  130: 'interrupted',
-};
-
-const STOPPED: Record<string, string> = {
-  credits: 'Stopped early: the credit reserve was reached. The rows not looked up are skipped (credit_reserve); add credits and run the same command again.',
-  interrupt: 'Interrupted. The rows not looked up are skipped (interrupted); run the same command again to finish.',
-  max_errors: 'Stopped at --max-errors: too many lookups failed. The rows not looked up are skipped (max_errors).',
-  api_unavailable: 'Stopped: the API stayed unavailable past --patience. The rows not looked up are skipped (api_unavailable); run the same command again to finish.',
-  redis: 'Stopped early: Redis was lost. Run the same command again.',
-  budget: 'Stopped early: the next lookup could have spent more than --budget. The rows not looked up are skipped (budget); run the same command again with a budget that allows them.',
-  daily_limit: "Stopped early: the account's daily limit was reached. The rows not looked up are skipped (daily_limit); run the same command again the next day.",
-};
 
 const NUMERIC_1_TO_9 = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9]);
 
@@ -42,9 +24,9 @@ function tiles(r: RunReport): string {
 
 function outcome(r: RunReport): string {
   const cls = r.exitStatus === 0 ? 'ok' : r.exitStatus === 5 ? '' : 'bad';
-  const stopped = r.stoppedBy ? `<p>${esc(STOPPED[r.stoppedBy] ?? `Stopped early: ${r.stoppedBy}.`)}</p>` : '';
+  const stopped = r.stoppedBy ? `<p>${esc(stopWords(r.stoppedBy).report)}</p>` : '';
   // The outcome in words is the headline; the exit status (for whoever runs it in cron) comes after.
-  return `<section class="notice ${cls}"><h2>${esc(r.outcome)}</h2>${stopped}<p class="muted">Exit status ${r.exitStatus}: ${esc(EXIT_MEANING[r.exitStatus] ?? '')}.</p></section>`;
+  return `<section class="notice ${cls}"><h2>${esc(r.outcome)}</h2>${stopped}<p class="muted">Exit status ${r.exitStatus}: ${esc(exitStatusShort(r.exitStatus))}.</p></section>`;
 }
 
 function rowsSection(r: RunReport): string {

@@ -4,6 +4,7 @@
 //
 // A rate is a share from 0 to 1, or null when its denominator is 0 (no row looked up, none found).
 // Times are ISO 8601; durations and offsets milliseconds.
+import type { StoppedBy } from '../lookup/stops.js';
 
 export type Status = 'found' | 'not_found' | 'error' | 'skipped';
 export type BillingWord = 'charged' | 'free' | 'cached' | 'duplicate' | 'stale' | 'none';
@@ -19,7 +20,7 @@ export interface RunReport {
   /** The exit status the command line ends with (docs/cli-contract.md, "Exit status"). */
   exitStatus: number;
   /** Why lookups stopped early: credits, interrupt, max_errors, api_unavailable, redis; null when they did not. */
-  stoppedBy: string | null;
+  stoppedBy: StoppedBy | null;
   /** Absolute paths (the input as typed when it was stdin or a stream). */
   files: { input: string; output: string | null; errors: string | null };
   /** The outcome in words, for a reader who does not know exit statuses. */

@@ -1,12 +1,11 @@
 // The exit status a run's summary means (docs/cli-contract.md, "Exit status of `enrich`"): the command
 // line exits with it, and the run report names it.
+import { STOPS } from '../lookup/stops.js';
 import type { EnrichSummary } from './summary.js';
 
 export function exitStatusOf(summary: Pick<EnrichSummary, 'stoppedBy' | 'status' | 'fileErrors' | 'stale'>): number {
-  if (summary.stoppedBy === 'interrupt') return 130;
-  if (summary.stoppedBy === 'redis' || summary.stoppedBy === 'api_unavailable') return 2;
-  if (summary.stoppedBy === 'credits' || summary.stoppedBy === 'budget' || summary.stoppedBy === 'daily_limit') return 3;
-  if (summary.stoppedBy === 'max_errors') return 4;
+  // A run stopped early exits with its reason's status (lookup/stops.ts).
+  if (summary.stoppedBy) return STOPS[summary.stoppedBy].exit;
   // Rows skipped (no_key, complete, ...) are not errors: a run whose rows are all answered or skipped exits 0.
   const errors = errorRows(summary);
   if (errors === 0) return 0;

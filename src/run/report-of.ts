@@ -7,7 +7,9 @@ import { commandLineText } from '../report/command-line.js';
 import { perWindowRate } from '../report/window-rate.js';
 import type { RunReport } from '../report/run-report.js';
 import { noBilling } from '../core/rows.js';
+import { stopWords } from '../lookup/stops.js';
 import { errorRows, exitStatusOf } from './exit-status.js';
+import { stopFacts } from './stop-facts.js';
 import type { EnrichSummary } from './summary.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -34,22 +36,13 @@ function absolute(file: string): string {
 /** What became of the run, in a sentence a manager reads without knowing exit statuses. */
 function outcomeWords(s: EnrichSummary): string {
   const rows = `${s.rows} ${s.rows === 1 ? 'row' : 'rows'}`;
+  if (s.stoppedBy) return stopWords(s.stoppedBy).reportOutcome(stopFacts(s));
   switch (exitStatusOf(s)) {
     case 0:
       return `Finished: all ${rows} done (found, not found, or skipped for a reason that is no error).`;
     case 5:
       return `Finished: ${s.status.error} of ${rows} ${s.status.error === 1 ? 'has' : 'have'} a key that is malformed or that the API refused; every other row is done.`;
-    case 3:
-      if (s.stoppedBy === 'budget') return `Stopped early: ${['--budget', s.budgets.find((b) => b.stopped)?.budget].filter(Boolean).join(' ')} was reached. Run the same command again when its period resets (or with a larger budget) to finish.`;
-      if (s.stoppedBy === 'daily_limit') return "Stopped early: the account's daily limit was reached. Run the same command again the next day to finish.";
-      return 'Stopped early: the account reached its credit reserve. Add credits and run the same command again to finish.';
-    case 4:
-      return 'Stopped early: too many lookups failed (--max-errors). Fix the cause and run the same command again.';
-    case 130:
-      return 'Interrupted before the end. Running the same command again finishes the work.';
     default:
-      if (s.stoppedBy === 'api_unavailable') return 'Stopped: the API stayed unavailable. Running the same command again finishes the work.';
-      if (s.stoppedBy === 'redis') return 'Stopped: the connection to Redis was lost. Running the same command again finishes the work.';
       return `Finished with errors: ${errorRows(s)} of ${rows} could not be looked up (the API or the network failed); the error file lists them.`;
   }
 }

@@ -32,7 +32,7 @@ import { restated } from '../api/restated.js';
 type Make = (message: string, details: ErrorDetails) => LeadEnrichError;
 
 /** The class of each code a row may carry that has one. */
-const CLASSES: Readonly<Partial<Record<string, Make>>> = {
+const CLASSES: Readonly<Partial<Record<ErrorCode, Make>>> = {
   invalid_input: (m, d) => new InvalidInputError(m, d),
   // A key refused before, answered by the store: a 400 all the same.
   bad_request: (m, d) => new BadRequestError(m, [], { status: 400, ...d }),
@@ -55,15 +55,15 @@ const CLASSES: Readonly<Partial<Record<string, Make>>> = {
 };
 
 /** The codes whose row answers a request the API refused: they keep its status and apiCode. */
-const ANSWERED = new Set(['request_rejected', 'daily_limit']);
+const ANSWERED: ReadonlySet<ErrorCode> = new Set(['request_rejected', 'daily_limit']);
 
 /**
  * The error a row carries for `code`: `failure` itself said again in the row's words when it is of
  * that code (its class, status, apiCode, reasons, retryAt kept), else an error of the code's class
  * whose cause is `failure`.
  */
-export function rowError(code: string, message: string, failure: LeadEnrichError | undefined): LeadEnrichError {
+export function rowError(code: ErrorCode, message: string, failure: LeadEnrichError | undefined): LeadEnrichError {
   if (failure?.code === code) return restated(failure, message);
   const details: ErrorDetails = failure === undefined ? {} : ANSWERED.has(code) ? { cause: failure, status: failure.status, apiCode: failure.apiCode } : { cause: failure };
-  return CLASSES[code]?.(message, details) ?? new RowError(code as ErrorCode, message, details);
+  return CLASSES[code]?.(message, details) ?? new RowError(code, message, details);
 }

@@ -1,35 +1,18 @@
 // Whether, and why, a run stops looking up: the one object every part of a run asks, instead of
-// each keeping its own flag. The reasons, and what each does (docs/cli-contract.md, exit statuses):
-// - interrupt (SIGINT/SIGTERM, the caller's AbortSignal): no new request; requests in flight get a
-//   drain time; the rows not looked up are `skipped`/`interrupted`; exit 130. A second interrupt
-//   ends the drain at once.
-// - unauthorized (401) and forbidden (403/1008, 415: the token may not use the operation): as an
-//   interrupt, then the run fails (exit 1) once what was paid for is stored.
-// - redis (the coordinator lost Redis): queued requests are dropped; the rows not looked up are
-//   `error`/`redis_unavailable`.
-// - credits (the reserve was reached, or 402): no new paid request; requests in flight finish,
-//   answers the store knows are still written; the rows not looked up are `skipped`/`credit_reserve`.
-// - budget (the next request could spend past --budget): as credits; `skipped`/`budget`; exit 3.
-// - daily_limit (codes 1017/1032): no new request and no retry: nothing can pass before the next
-//   day; the rows not looked up are `skipped`/`daily_limit`; exit 3.
-// - max_errors (--max-errors): no new request; those in flight finish; `skipped`/`max_errors`.
-// - api_unavailable (the API stayed down past --patience): no new request; the rows not looked up
-//   are `skipped`/`api_unavailable`; exit 2.
-// - failed (the store or an output could not be written: a full disk, a damaged store): as an
-//   interrupt, so that the answers in flight still reach the store where it has room, then the run
-//   fails (exit 1) and leaves no output behind.
+// each keeping its own flag. What each reason does (its rows, its exit status, whether the queue
+// is dropped and the run halts) is its row of lookup/stops.ts. An interrupt gives the requests in
+// flight a drain time; a second interrupt ends the drain at once.
 import { setMaxListeners } from 'node:events';
 import type { LeadEnrichError } from '../api/errors.js';
-import { API_UNAVAILABLE, BUDGET, DAILY_LIMIT, INTERRUPTED, MAX_ERRORS, RESERVE, type Unanswered } from '../lookup/outcome.js';
-import type { StopControl, StoppedBy, StopReason } from '../lookup/stop-control.js';
+import { BUDGET, RESERVE, stoppedRow, type Unanswered } from '../lookup/outcome.js';
+import type { StopControl } from '../lookup/stop-control.js';
+import { STOP_ORDER, stopOf, type StoppedBy, type StopReason } from '../lookup/stops.js';
 
-export type { StoppedBy, StopReason } from '../lookup/stop-control.js';
+export type { StoppedBy, StopReason } from '../lookup/stops.js';
 export { API_UNAVAILABLE, BUDGET, DAILY_LIMIT, INTERRUPTED, MAX_ERRORS, RESERVE } from '../lookup/outcome.js';
 
-/** Reasons after which no queued request may start (the gate drops its queue). */
-const DROPS_QUEUE: ReadonlySet<StopReason> = new Set(['interrupt', 'unauthorized', 'forbidden', 'redis', 'daily_limit', 'max_errors', 'api_unavailable', 'failed']);
-/** Reasons after which requests in flight give up their retries and rows in flight are drained. */
-const HALTS: ReadonlySet<StopReason> = new Set(['interrupt', 'unauthorized', 'forbidden', 'failed']);
+/** The reasons whose stop turns a lookup away with a row of its own (credits and budget count the rows too). */
+const TURNS_AWAY = STOP_ORDER.filter((reason) => reason !== 'redis' && !stopOf(reason).halts);
 
 export class RunStop implements StopControl {
   readonly #reasons = new Set<StopReason>();
@@ -112,8 +95,8 @@ export class RunStop implements StopControl {
     this.#reasons.add(reason);
     if (error) this.#errors.set(reason, error);
     // The request path drops the gate's queue and sends nothing more when this aborts.
-    if (DROPS_QUEUE.has(reason)) this.#noMoreRequests.abort();
-    if (HALTS.has(reason)) this.#halt.abort();
+    if (stopOf(reason).queue === 'drop') this.#noMoreRequests.abort();
+    if (stopOf(reason).halts) this.#halt.abort();
     this.#noMoreLookups.abort();
     for (const listener of this.#listeners) listener(reason);
   }
@@ -131,19 +114,17 @@ export class RunStop implements StopControl {
 
   /**
    * What a lookup that may not start now becomes, or undefined while lookups may start. Redis
-   * lost first (the run cannot say which key another worker took), then a halt, then the limits.
+   * lost first (the run cannot say which key another worker took), then a halt, then the limits,
+   * in the stops table's order.
    */
   refusal(): Unanswered | undefined {
     if (this.#reasons.size === 0) return undefined;
     const lost = this.redisLost;
     if (lost) return { kind: 'error', code: lost.code, message: lost.message, billing: 'none' };
-    if (this.halted) return INTERRUPTED;
-    if (this.#reasons.has('daily_limit')) return DAILY_LIMIT;
-    if (this.#reasons.has('max_errors')) return MAX_ERRORS;
-    if (this.#reasons.has('api_unavailable')) return API_UNAVAILABLE;
-    if (this.#reasons.has('credits')) return this.turnAway('credits');
-    if (this.#reasons.has('budget')) return this.turnAway('budget');
-    return undefined;
+    if (this.halted) return stoppedRow('interrupt');
+    const reason = TURNS_AWAY.find((r) => this.#reasons.has(r));
+    if (reason === 'credits' || reason === 'budget') return this.turnAway(reason);
+    return reason === undefined ? undefined : stoppedRow(reason);
   }
 
   turnAway(reason: 'credits' | 'budget'): Unanswered {
@@ -152,19 +133,17 @@ export class RunStop implements StopControl {
   }
 
   /**
-   * Why lookups stopped early, the one answer the summary and the exit status read: Redis lost,
-   * an interrupt, --max-errors, or the credits, when they turned at least one row away (a run at
-   * the reserve whose rows the store all answers did not stop early).
+   * Why lookups stopped early, the one answer the summary and the exit status read: the first, in
+   * the stops table's order, of the reasons that have words; the credits and the budget only when
+   * they turned at least one row away (a run at the reserve whose rows the store all answers did
+   * not stop early).
    */
   get stoppedBy(): StoppedBy | undefined {
-    if (this.redisLost) return 'redis';
-    if (this.#reasons.has('interrupt')) return 'interrupt';
-    if (this.#reasons.has('daily_limit')) return 'daily_limit';
-    if (this.#reasons.has('max_errors')) return 'max_errors';
-    if (this.#reasons.has('api_unavailable')) return 'api_unavailable';
-    if (this.#turnedAway.credits > 0) return 'credits';
-    if (this.#turnedAway.budget > 0) return 'budget';
-    return undefined;
+    return STOP_ORDER.find((reason): reason is StoppedBy => {
+      if (reason === 'redis') return this.redisLost !== undefined;
+      if (reason === 'credits' || reason === 'budget') return this.#turnedAway[reason] > 0;
+      return 'words' in stopOf(reason) && this.#reasons.has(reason);
+    });
   }
 
   /**

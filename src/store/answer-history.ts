@@ -5,6 +5,7 @@
 // run with --changes for the changes no --changes file has listed yet (change-report.ts)
 // (docs/cli-contract.md, "What changed since the last answer").
 import type { Operation } from '../api/types.js';
+import type { Answer } from '../core/answer.js';
 import type { CarriedChange } from '../core/rows.js';
 import { prepareRaw, type Database, type Statement } from './sqlite.js';
 import { parsedOrUndefined } from './stored-result.js';
@@ -26,10 +27,7 @@ export interface EarlierEntry {
 }
 
 /** An earlier answer as a run compares with it: `data` parsed (undefined when `same`: the newer answer's). */
-export interface ReplacedAnswer {
-  found: boolean;
-  data: unknown;
-  fetchedAt: number;
+export interface ReplacedAnswer extends Omit<Answer, 'refused'> {
   same: boolean;
 }
 

@@ -30,7 +30,7 @@ const MAX_PROBLEMS = 20;
 
 /** Checks the store at `filePath` (which must exist). Synchronous: it reads the whole file. */
 export function checkStore(filePath: string): StoreCheck {
-  let db;
+  let db: ReturnType<typeof openSqlite>;
   try {
     db = openSqlite(filePath, { readOnly: true, timeoutMs: 5_000 });
   } catch (error) {

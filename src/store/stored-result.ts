@@ -1,14 +1,9 @@
 // An answer as the store holds it, and the rows it is read from: the types and the one function
 // that turns a row into a StoredResult (result-store.ts reads and writes them).
 import type { Operation } from '../api/types.js';
+import type { Answer } from '../core/answer.js';
 
-export interface StoredResult {
-  /** false = the API answered "not found": a valid (and free) answer worth keeping too. */
-  found: boolean;
-  /** The JSON `data` object of the API answer, as received (unknown fields kept). */
-  data: unknown;
-  /** When it was fetched, epoch ms. */
-  fetchedAt: number;
+export interface StoredResult extends Answer {
   /** The run that fetched it: lets the pipeline tell "duplicate in this run" from "cached before". */
   runId: string;
   /**
@@ -17,11 +12,6 @@ export interface StoredResult {
    * `data` is then undefined. Absent for an operation with no such columns, or when asked for data.
    */
   cellsRecord?: string | undefined;
-  /**
-   * The API refused the key (400: the key is malformed in its eyes, `bad_request`): why. An answer
-   * about the key like a miss, kept so that a re-run does not send it again; `found` is false.
-   */
-  refused?: string | undefined;
 }
 
 export interface Pending {

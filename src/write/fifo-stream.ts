@@ -37,7 +37,10 @@ export class FifoStream extends Writable {
         fd = fs.openSync(this.#name, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
       } catch (error) {
         // Let go while it waited (the run failed or was stopped): nothing more to say.
-        if (this.destroyed) return callback();
+        if (this.destroyed) {
+          callback();
+          return;
+        }
         if ((error as NodeJS.ErrnoException).code === 'ENXIO') {
           this.#timer = setTimeout(attempt, POLL_MS);
           return;

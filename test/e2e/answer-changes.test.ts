@@ -197,7 +197,7 @@ describe('--changes: its file and its column', () => {
         titles.clear();
         const env = { LEAD_API_BASE_URL: api.baseUrl, LEAD_API_TOKEN: 'token-0123456789', LEAD_ENRICH_STORE: path.join(dir, `${path.basename(changes)}.sqlite`) };
         expect((await runCli(['enrich', input, '-o', path.join(dir, 'one.csv')], { env })).code).toBe(0);
-        keys.forEach((key, i) => titles.set(key, newTitles[i]!));
+        keys.forEach((key, i) => { titles.set(key, newTitles[i]!); });
         const r = await runCli(['enrich', input, '-o', path.join(dir, 'two.csv'), '--refresh', '--changes', changes, '--json'], { env });
         expect(r.code, r.stderr).toBe(0);
         expect(JSON.parse(r.stdout).changesFile).toBe(changes);

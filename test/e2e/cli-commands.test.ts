@@ -333,7 +333,7 @@ describe('token secrecy on every failure', () => {
     const broke = await sandbox();
     broke.setCredits(0);
     const faulty = await Promise.all(FAULTS.map(() => sandbox()));
-    faulty.forEach((s, i) => s.setFaults({ [FAULTS[i]![0]]: 1 }));
+    faulty.forEach((s, i) => { s.setFaults({ [FAULTS[i]![0]]: 1 }); });
 
     // The token also comes from a config file and a tokenFile in some runs: no source may leak.
     const d = dir();
@@ -385,7 +385,7 @@ describe('token secrecy on every failure', () => {
       }
       expect(revoked.stats.unauthorized).toBeGreaterThan(0);
       expect(broke.stats.paymentRequired).toBeGreaterThan(0);
-      faulty.forEach((s, i) => expect(s.stats.faults[FAULTS[i]![0]], FAULTS[i]![0]).toBeGreaterThan(0));
+      faulty.forEach((s, i) => { expect(s.stats.faults[FAULTS[i]![0]], FAULTS[i]![0]).toBeGreaterThan(0); });
     } finally {
       for (const s of faulty) s.setFaults({});
       broke.setCredits(10_000);

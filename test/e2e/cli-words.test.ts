@@ -9,7 +9,7 @@ import { readCsvObjects } from '../helpers/files.js';
 import { accountOnlyServer } from '../helpers/servers.js';
 
 const closers: Array<() => void> = [];
-afterAll(() => closers.forEach((close) => close()));
+afterAll(() => closers.forEach((close) => { close(); }));
 
 describe("the command line's words", () => {
   it('no key column: --by and --column, as flags', async () => {

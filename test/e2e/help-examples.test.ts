@@ -90,7 +90,7 @@ beforeAll(async () => {
   workbook.addWorksheet('Notes').addRow(['nothing here']);
   const leads = workbook.addWorksheet('Leads');
   leads.addRow(['Name', 'Email']);
-  people.forEach(([e], i) => leads.addRow([`P${i}`, e!]));
+  people.forEach(([e], i) => { leads.addRow([`P${i}`, e!]); });
   await workbook.xlsx.writeFile(path.join(cwd, 'leads.xlsx'));
   fs.copyFileSync(path.join(REPO_ROOT, 'fixtures', 'input', 'excel-de-semicolon-windows1252.csv'), path.join(cwd, 'export.csv'));
   // A report export with three title lines above its header (the --skip-lines example).

@@ -49,7 +49,7 @@ describe('the encoding rule: a stray Latin-1 byte in a UTF-8 export', () => {
     expect(written).toHaveLength(30);
     // No BOM: the input was read as UTF-8 and had none.
     expect(fs.readFileSync(output).subarray(0, 3).toString('latin1')).not.toBe('\xef\xbb\xbf');
-    input.forEach((record, i) => expect(written[i]!.slice(0, record.length)).toEqual(record));
+    input.forEach((record, i) => { expect(written[i]!.slice(0, record.length)).toEqual(record); });
     // The one stray byte (é as Latin-1 0xE9) is there as it was; the accented cells are UTF-8 text.
     expect(written[5]![0]).toBe('Ren\xe9');
     expect(fromBytes(written[5]![1]!)).toBe('Lefèvre');

@@ -167,10 +167,10 @@ describe('ResultStore: getMany', () => {
     let now = 1_000_000;
     const store = ResultStore.open({ path: path.join(tmpDir(), 'r.sqlite'), flushBatchSize: 100_000, now: () => now });
     const keys = Array.from({ length: 250 }, (_, i) => `k${i}@x.com`);
-    keys.slice(0, 150).forEach((key, i) => store.put('svc', 'lookup_email', key, { found: i % 2 === 0, data: { lead: { n: i } } }, 'run-1'));
+    keys.slice(0, 150).forEach((key, i) => { store.put('svc', 'lookup_email', key, { found: i % 2 === 0, data: { lead: { n: i } } }, 'run-1'); });
     store.flush();
     now += 1000;
-    keys.slice(150, 200).forEach((key, i) => store.put('svc', 'lookup_email', key, { found: true, data: { lead: { n: 150 + i } } }, 'run-2'));
+    keys.slice(150, 200).forEach((key, i) => { store.put('svc', 'lookup_email', key, { found: true, data: { lead: { n: 150 + i } } }, 'run-2'); });
     store.put('other', 'lookup_email', keys[220]!, { found: true, data: {} }, 'run-2');
     store.put('svc', 'mx', keys[230]!, { found: true, data: {} }, 'run-2');
 

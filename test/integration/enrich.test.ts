@@ -56,7 +56,7 @@ describe('enrich: rows and cells', () => {
     expect(out[0]!.slice(0, 5)).toEqual([...inBytes[0]!, 'lead_status']);
     expect(out[0]).toContain('lead_name');
     expect(out[0]).toContain('lead_billing');
-    out.slice(1).forEach((row, i) => expect(row.slice(0, 4)).toEqual(inBytes[i + 1]));
+    out.slice(1).forEach((row, i) => { expect(row.slice(0, 4)).toEqual(inBytes[i + 1]); });
     // Input cells starting with '=' stay as they are: only added cells are escaped.
     expect(out[1]![3]).toBe('=SUM(A1:A2)');
     // The output uses the input's line ending.

@@ -30,7 +30,7 @@ describe('a budget that cannot refresh every stale answer tonight', () => {
     await enrich(options);
     const db = openSqliteFile(store);
     const now = Date.now();
-    EMAILS.forEach((email, i) => db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - AGES[i]! * DAY, email));
+    EMAILS.forEach((email, i) => { db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - AGES[i]! * DAY, email); });
     db.close();
 
     // 16 credits: three lookups of 4, the last with room for a hold of 8. One at a time: no hold of another call in the way.

@@ -30,12 +30,12 @@ export interface CiArgs {
 export function ciArgsOf(argv: readonly string[]): CiArgs {
   const end = argv.indexOf('--');
   const args = end < 0 ? argv : argv.slice(0, end);
-  const valueOf = (flag: string) => {
+  const flagValue = (flag: string) => {
     const at = args.findLastIndex((arg) => arg === flag || arg.startsWith(`${flag}=`));
     if (at < 0) return undefined;
     return args[at] === flag ? args[at + 1] : args[at]!.slice(flag.length + 1);
   };
-  return { ci: valueOf('--ci'), ciSummary: valueOf('--ci-summary'), quiet: args.some((arg) => arg === '-q' || arg === '--quiet') };
+  return { ci: flagValue('--ci'), ciSummary: flagValue('--ci-summary'), quiet: args.some((arg) => arg === '-q' || arg === '--quiet') };
 }
 
 /**

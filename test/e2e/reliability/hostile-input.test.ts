@@ -133,7 +133,7 @@ describe.concurrent('one file with everything at once', () => {
     const side = readCsvBytes(sidecar).slice(1);
     expect(side.map((r) => [r[0], r[5]])).toEqual(invalidRows.map((n) => [String(n), 'invalid_input']));
     const inputCells = records_(input);
-    side.forEach((r) => expect(r.slice(1, 5)).toEqual([...inputCells[Number(r[0])]!, '', '', '', ''].slice(0, 4)));
+    side.forEach((r) => { expect(r.slice(1, 5)).toEqual([...inputCells[Number(r[0])]!, '', '', '', ''].slice(0, 4)); });
     expect(side[0]![6]).toContain('EXTRA');
     expectNoSecret([result.stdout, result.stderr], [dir]);
   }, 30_000);

@@ -127,7 +127,7 @@ export function filesUnder(dir: string): string[] {
  * the SQLite store and its WAL are covered whatever their encoding).
  */
 export function expectNoSecret(texts: Array<string | undefined>, dirs: string[] = [], token = SECRET): void {
-  texts.forEach((text, i) => expect(text ?? '', `text #${i} holds the token`).not.toContain(token));
+  texts.forEach((text, i) => { expect(text ?? '', `text #${i} holds the token`).not.toContain(token); });
   const needles = [Buffer.from(token, 'utf8'), Buffer.from(token, 'utf16le')];
   for (const dir of dirs) {
     for (const file of filesUnder(dir)) {

@@ -28,7 +28,7 @@ export function checkRows({ sandbox, store, state, runs, night }) {
     }
     const codes = new Map((readCsv(run.sidecarText) ?? []).map((line) => [Number(line.row), line.error_code]));
     const problems = { wrong: [], old: [], blank: [], error: [] };
-    rows.forEach((row, i) => judgeRow({ sandbox, store, state, run, row, number: i + 1, code: codes.get(i + 1), problems, failing }));
+    rows.forEach((row, i) => { judgeRow({ sandbox, store, state, run, row, number: i + 1, code: codes.get(i + 1), problems, failing }); });
     const say = (list, words) => list.length > 0 && failures.push(`${run.command}: ${list.length} ${words}: ${list.slice(0, NAMED).join('; ')}`);
     say(problems.wrong, 'rows unlike any answer the sandbox sent for their key');
     say(problems.old, 'rows written from an answer older than --max-age, not as stale');

@@ -1,13 +1,12 @@
 // --max-errors: a run whose lookups fail (answers the API should not give, for every key) stops
 // looking up, finishes what is in flight, writes the rest as skipped/max_errors, and says so (exit
-// 4 on the command line). A dead API is another matter (issue 21): its rows are held, not errors,
-// and the run gives up on it after --patience (test/api-outage.test.ts); here, it cannot reach the budget.
+// 4 on the command line). A dead API is another matter: its rows are held, not errors,
+// and the run gives up on it after --patience (test/e2e/reliability/api-outage.test.ts); here, it cannot reach the budget.
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { enrich } from '../../src/run/enrich.js';
 import { emails, makeTempDir, readCsvObjects, writeCsv } from '../helpers/files.js';
 import { accountOnlyServer } from '../helpers/servers.js';
-import { runCli } from '../helpers/cli.js';
 
 const closers: Array<() => void> = [];
 afterEach(() => {
