@@ -4,6 +4,7 @@
 // line each is said in, with its stable code, and with --json its object.
 import { describe, expect, it } from 'vitest';
 import {
+  BudgetRefusedError,
   ApiFailedError,
   ApiUnavailableError,
   BadRequestError,
@@ -30,22 +31,22 @@ const refused = () => new NetworkError('Connection refused by 127.0.0.1:9', { ca
 
 describe('the exit status of each class of failure', () => {
   it.each([
-    ['stopped by a signal', new InterruptedError('Stopped before anything was written'), 130, 'interrupted'],
-    ['a budget that refused a single call', new LeadEnrichError('budget', 'Not sent: the call could have spent more than --budget 8/day'), 3, 'budget'],
-    ['a 5xx', new ServerError('Server error 503 Service Unavailable from /x'), 2, 'server_error'],
-    ['"failed" at 200', new ApiFailedError('The API answered "failed"'), 2, 'api_failed'],
-    ['a timeout', new TimeoutError('No complete answer from /x within the timeout'), 2, 'timeout'],
-    ['a refused connection', refused(), 2, 'network'],
-    ['a 429 past the hour bound', new RateLimitedTooLongError('Rate limited for 3 days'), 2, 'rate_limited'],
-    ['a host that does not exist', unknownHost(), 1, 'network'],
-    ['a 429 within the bound', new RateLimitedError('Rate limited', undefined), 1, 'rate_limited'],
-    ['a body not as the interface says', new BadResponseError('Response from /x has no data object'), 1, 'bad_response'],
-    ['a rejected token', new UnauthorizedError('The API rejected the token'), 1, 'unauthorized'],
-    ['out of credits', new PaymentRequiredError('Out of credits'), 1, 'payment_required'],
-    ['a bad request', new BadRequestError('The API rejected the input', []), 1, 'bad_request'],
-    ['a configuration error', new ConfigError('No usable API token'), 1, 'config'],
-    ['the API given up on after --patience', new ApiUnavailableError('The API stayed down'), 1, 'api_unavailable'],
-  ])('%s: exit %i, code %s', (_what, error, status, code) => {
+    ['stopped by a signal', 130, 'interrupted', new InterruptedError('Stopped before anything was written')],
+    ['a budget that refused a single call', 3, 'budget', new BudgetRefusedError('Not sent: the call could have spent more than --budget 8/day')],
+    ['a 5xx', 2, 'server_error', new ServerError('Server error 503 Service Unavailable from /x')],
+    ['"failed" at 200', 2, 'api_failed', new ApiFailedError('The API answered "failed"')],
+    ['a timeout', 2, 'timeout', new TimeoutError('No complete answer from /x within the timeout')],
+    ['a refused connection', 2, 'network', refused()],
+    ['a 429 past the hour bound', 2, 'rate_limited', new RateLimitedTooLongError('Rate limited for 3 days')],
+    ['a host that does not exist', 1, 'network', unknownHost()],
+    ['a 429 within the bound', 1, 'rate_limited', new RateLimitedError('Rate limited', undefined)],
+    ['a body not as the interface says', 1, 'bad_response', new BadResponseError('Response from /x has no data object')],
+    ['a rejected token', 1, 'unauthorized', new UnauthorizedError('The API rejected the token')],
+    ['out of credits', 1, 'payment_required', new PaymentRequiredError('Out of credits')],
+    ['a bad request', 1, 'bad_request', new BadRequestError('The API rejected the input', [])],
+    ['a configuration error', 1, 'config', new ConfigError('No usable API token')],
+    ['the API given up on after --patience', 1, 'api_unavailable', new ApiUnavailableError('The API stayed down')],
+  ] as const)('%s: exit %i, code %s', (_what, status, code, error) => {
     const fatal = fatalOf(error, notUsage);
     expect(fatal).toEqual({ status, code, message: error.message, line: error.message });
   });
@@ -116,7 +117,7 @@ describe('the fatal line and its JSON', () => {
 
   it('one line on stderr naming the code; with --json one object on stdout with the exit status', async () => {
     const { cli, out, err, told } = io('out');
-    const fatal = fatalOf(new LeadEnrichError('budget', 'Not sent'), notUsage);
+    const fatal = fatalOf(new BudgetRefusedError('Not sent'), notUsage);
     await tellFatal(cli, fatal);
     expect(err).toEqual(['lead-enrich: Not sent (code: budget)']);
     expect(JSON.parse(out.join(''))).toMatchObject({ exitCode: 3, error: { code: 'budget', message: 'Not sent' } });
