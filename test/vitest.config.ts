@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './support/longest-first.js';
 
 const shared = {
   setupFiles: ['test/support/remove-temp-dirs.ts', 'test/support/end-processes.ts'],
@@ -36,6 +37,8 @@ export default defineConfig({
   root,
   test: {
     globalSetup: ['test/support/global-setup.ts'],
+    // The longest files first, from measured costs, not from the file sizes a fresh clone falls back to.
+    sequence: { sequencer: LongestFirst },
     reporters: ['default', './test/support/skip-reporter.ts'],
     projects: [
       {
