@@ -88,9 +88,11 @@ describe('two runs on one store', () => {
 
 describe('two runs on one output', () => {
   it('the second exits 1 at once naming the file and the run that writes it; the first finishes right', async () => {
-    // Answers that take 30-50 ms, two at a time: the first run lasts some 5 s, past the two runs
-    // started against it (at --rpm 1800 alone, its 120 lookups fit one window and were done first).
-    const s = await sandbox({ latencyMs: [30, 50] });
+    // Answers that take 300-400 ms, two at a time, while the two runs started against it run: the
+    // first holds its output for a minute if need be (at --rpm 1800 alone, its lookups fit one
+    // window and were done first), however long a loaded machine takes to start the others; then
+    // quick ones, and it finishes.
+    const s = await sandbox({ latencyMs: [300, 400] });
     const dir = makeTempDir();
     const keys = emails(240, 'locked');
     const file = input(dir, keys);
@@ -99,9 +101,16 @@ describe('two runs on one output', () => {
     const first = spawnCli(['enrich', file, '-o', out, '--rpm', '1800', '--concurrency', '2', '--quiet'], { env, timeoutMs: 60_000 });
     first.stdin!.end();
     await until(() => lookupsSeen(s) >= 5, '5 lookups');
+    // At once: as soon as a run refused at its start for a bad option would be (both measured now,
+    // on this machine as loaded as it is), and without waiting for the first to let the output go.
+    const control = Date.now();
+    expect((await runCli(['enrich', file, '-o', path.join(dir, 'control.csv'), '--budget', 'abc'], { env: envFor(s, makeTempDir()), timeoutMs: 20_000 })).code).toBe(1);
+    const startup = Date.now() - control;
     const started = Date.now();
     const second = await runCli(['enrich', file, '-o', out], { env: envFor(s, makeTempDir()), timeoutMs: 20_000 });
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(Date.now() - started, `a run refused for a bad option took ${startup} ms`).toBeLessThan(2 * startup + 1_000);
+    expect(first.exitCode, 'the first run ended before the second did').toBeNull();
+    expect(lookupsSeen(s)).toBeLessThan(keys.length);
     expectNoCrash(second);
     expect(second.code).toBe(1);
     expect(lastLine(second)).toContain(out);
@@ -114,6 +123,8 @@ describe('two runs on one output', () => {
     });
     expect(sidecarClash.code).toBe(1);
     expect(lastLine(sidecarClash)).toContain('out.errors.csv');
+    expect(first.exitCode, 'the first run ended before the sidecar clash was refused').toBeNull();
+    s.setLatency([2, 8]);
     const done = await first.result;
     expect(done.code, done.stderr).toBe(0);
     expectRowsMatchSandbox(out, keys);
