@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, lines, runCli, spawnCli } from '../helpers/cli.js';
+import { REPO_ROOT, lines, refusalMs, runCli, spawnCli } from '../helpers/cli.js';
 import { emails, makeTempDir, writeCsv } from '../helpers/files.js';
 import { testDnsEnv } from '../helpers/test-dns.js';
 import { closeAll, envFor, expectNoCrash, lookupsSeen, sandbox, until } from './reliability/support.js';
@@ -32,12 +32,15 @@ describe.concurrent('stops are prompt: once a run stopped sending it ends as its
     const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(300, 'prompt').map((k) => [k])]);
     const r = await runCli(['enrich', input, ...extra()], { env: envFor(s, dir), timeoutMs: 30_000 });
     const ended = Date.now();
+    // The machine's pace now: a run refused for a bad option, 0.4-0.6 s idle, 6 s at a load
+    // average of 14 on 2 cores, where the fixed bounds below (2 and 3 s) were outlasted.
+    const slack = Math.max(0, (await refusalMs()) - 600);
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(3);
     const stopped = stampOf(r.stderr, /lead-enrich: No more lookups/);
     // The outcome line is written once the outputs are complete: no idle wait before it (it was 6 s).
-    expect(stampOf(r.stderr, /Stopped early at/) - stopped, r.stderr).toBeLessThan(2_000);
-    expect(ended - stopped, r.stderr).toBeLessThan(3_000);
+    expect(stampOf(r.stderr, /Stopped early at/) - stopped, r.stderr).toBeLessThan(2_000 + slack);
+    expect(ended - stopped, r.stderr).toBeLessThan(3_000 + slack);
     // The last balance reading still went: the credits are read, not estimated.
     // Within the budget, and at most one lookup's worst case (8: a person with two phones) below it.
     const spent = Number(/Credits: 10000 before, 99\d\d after, (\d+) spent/.exec(r.stderr)?.[1]);
