@@ -18,7 +18,7 @@ import {
 import { enrich } from '../../src/run/enrich.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 import { emails, makeTempDir, writeCsv } from '../helpers/files.js';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { REPO_ROOT, refusalMs } from '../helpers/cli.js';
 import { run } from '../helpers/processes.js';
 
 const sandboxes: Sandbox[] = [];
@@ -229,16 +229,20 @@ describe('LeadClient: the process', () => {
       const answers = await Promise.all(keys.map((key) => client.lookupEmail(key)));
       console.log('answered ' + answers.length);
     `;
+    // A process held by something else than the gate would run until it is killed (30 s); one that
+    // ends by itself takes well under 5 s, plus, on a loaded machine, what a CLI's start takes more
+    // now than idle (a run refused for a bad option: 0.4-0.6 s idle, 6 s at a load average of 14).
+    const slack = Math.min(20_000, Math.max(0, (await refusalMs()) - 600));
     const started = Date.now();
     const { code, stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script], {
       env: { PATH: process.env.PATH, BASE_URL: s.baseUrl, TOKEN: s.token },
       stdin: 'ignore',
-      timeoutMs: 10_000,
+      timeoutMs: 30_000,
     });
     expect(stderr).toBe('');
     expect(stdout.trim()).toBe('answered 3');
     expect(code).toBe(0);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(Date.now() - started).toBeLessThan(5_000 + slack);
     expect(s.stats.byOperation.lookup_email).toBe(3);
-  }, 15_000);
+  }, 60_000);
 });
