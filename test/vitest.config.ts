@@ -34,6 +34,9 @@ const e2eWorkers = Number(process.env['LEAD_ENRICH_E2E_WORKERS']) || (idle >= 1.
 // run starts (at a load average of 24, tests of a dozen CLIs one after another, 6 s each to start,
 // were killed at 60 s).
 const e2eTimeout = idle >= 1 ? 60_000 : 120_000;
+// The same for the processes the tests start (test/helpers/processes.ts: `hangBound`), read by every
+// worker from the environment it inherits.
+process.env['LEAD_ENRICH_SUITE_BUSY'] = idle >= 1 ? '' : '1';
 
 // In test/ (the top level holds only what the repository's layout lists): the root is the repository.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
