@@ -290,7 +290,7 @@ describe('--redis and --shard', () => {
       await s.close();
       await own.stop();
     }
-  }, 30_000);
+  }, hangBound(30_000));
 });
 
 describe('the budgets every worker on one Redis shares', () => {

@@ -19,7 +19,7 @@ import { enrich } from '../../src/run/enrich.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 import { emails, makeTempDir, writeCsv } from '../helpers/files.js';
 import { REPO_ROOT, refusalMs } from '../helpers/cli.js';
-import { run } from '../helpers/processes.js';
+import { hangBound, run } from '../helpers/processes.js';
 
 const sandboxes: Sandbox[] = [];
 const clients: LeadClient[] = [];
@@ -244,5 +244,5 @@ describe('LeadClient: the process', () => {
     expect(code).toBe(0);
     expect(Date.now() - started).toBeLessThan(5_000 + slack);
     expect(s.stats.byOperation.lookup_email).toBe(3);
-  }, 60_000);
+  }, hangBound(60_000));
 });

@@ -13,7 +13,7 @@ import { columnsFor } from '../../src/write/columns.js';
 import { RowWriter } from '../../src/write/row-writer.js';
 import { CLI_PATH, lines, REPO_ROOT, runCli } from '../helpers/cli.js';
 import { makeTempDir, readCsvObjects } from '../helpers/files.js';
-import { run } from '../helpers/processes.js';
+import { hangBound, run } from '../helpers/processes.js';
 import { hasSoffice, soffice } from '../helpers/soffice.js';
 import { expectedEmail } from './reliability/support.js';
 
@@ -243,7 +243,7 @@ describe('enrich contacts.xlsx (CLI, sandbox)', () => {
       ['1234567.891', '', '', '', ''],
     ]);
     expect(records.every((r) => ['found', 'not_found'].includes(r.lead_status!))).toBe(true);
-  }, 150_000); // LibreOffice's start: 25-35 s at a load average of 17 on 2 cores, as in the other conversions (test/helpers/workbook-read.ts)
+  }, hangBound(150_000)); // LibreOffice's start: 25-35 s at a load average of 17 on 2 cores, as in the other conversions (test/helpers/workbook-read.ts)
 });
 
 describe('-o x.xlsx for a CSV input', () => {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { refusalMs, runCli, spawnCli, type CliResult } from '../../helpers/cli.js';
 import { emails, makeTempDir, writeCsv } from '../../helpers/files.js';
-import { runChecked } from '../../helpers/processes.js';
+import { hangBound, runChecked } from '../../helpers/processes.js';
 import { chargedTwice, closeAll, envFor, expectNoCrash, expectNoSecret, expectRowsMatchSandbox, lookupsSeen, sandbox, sigkill, until } from './support.js';
 
 afterAll(closeAll);
@@ -62,7 +62,7 @@ describe('two runs on one store', () => {
     expect(chargedTwice(s).length, chargedTwice(s).join(', ')).toBeLessThanOrEqual(3);
     // Both looked up: the work was shared, not done by one while the other waited for all of it.
     expect(lookupsSeen(s)).toBeLessThanOrEqual(1500 + 3);
-  }, 120_000);
+  }, hangBound(120_000));
 
   it('the second started while the first is half way: it waits for the keys the first is looking up, and pays for none twice', async () => {
     const s = await sandbox({ latencyMs: [5, 15] });
@@ -83,7 +83,7 @@ describe('two runs on one store', () => {
     const summary = JSON.parse(second.stdout) as { credits: { spent: number; fell: number; exact: boolean } };
     expect(summary.credits.exact).toBe(true);
     expect(summary.credits.fell).toBeGreaterThan(summary.credits.spent);
-  }, 120_000);
+  }, hangBound(120_000));
 });
 
 describe('two runs on one output', () => {
@@ -128,7 +128,7 @@ describe('two runs on one output', () => {
     expect(done.code, done.stderr).toBe(0);
     expectRowsMatchSandbox(out, keys);
     expect(fs.existsSync(path.join(dir, '.out.csv.lock'))).toBe(false);
-  }, 90_000);
+  }, hangBound(90_000));
 
   it('a lock left by a run killed with -9 is taken over at once by the same command', async () => {
     const s = await sandbox();
@@ -145,7 +145,7 @@ describe('two runs on one output', () => {
     const again = await runCli(['enrich', file, '--quiet'], { env, timeoutMs: 60_000 });
     expect(again.code, again.stderr).toBe(0);
     expectRowsMatchSandbox(path.join(dir, 'in.enriched.csv'), keys);
-  }, 90_000);
+  }, hangBound(90_000));
 });
 
 describe("an output over the store's own files", () => {
@@ -201,7 +201,7 @@ describe("an output over the store's own files", () => {
     expect(chargedTwice(s).length, chargedTwice(s).join(', ')).toBeLessThanOrEqual(4);
     const stats = JSON.parse((await runCli(['store', 'stats', '--json'], { env })).stdout);
     expect(stats.entries).toBe(keys.length);
-  }, 120_000);
+  }, hangBound(120_000));
 });
 
 // Skipped where this user may not mount a tmpfs (not root, or a container without the right to
@@ -238,7 +238,7 @@ describe.skipIf(!canMount)('a disk that fills (a small tmpfs)', { meta: { skipRe
     } finally {
       disk.unmount();
     }
-  }, 180_000);
+  }, hangBound(180_000));
 
   it('under the output: one line, exit 1, the answers in flight kept in the store; the re-run pays again at most 2', async () => {
     const disk = smallDisk('1m')!;
@@ -267,7 +267,7 @@ describe.skipIf(!canMount)('a disk that fills (a small tmpfs)', { meta: { skipRe
     } finally {
       disk.unmount();
     }
-  }, 180_000);
+  }, hangBound(180_000));
 });
 
 describe('a damaged store', () => {
@@ -306,7 +306,7 @@ describe('a damaged store', () => {
     expect(check.stdout).toContain('.damaged');
     const json = await runCli(['store', 'check', '--store', env.LEAD_ENRICH_STORE!, '--json'], { timeoutMs: 30_000 });
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, exists: true });
-  }, 90_000);
+  }, hangBound(90_000));
 
   it('`store check` of a sound store: exit 0 with its entries; of none: exit 0, nothing to check', async () => {
     const s = await sandbox();
@@ -320,7 +320,7 @@ describe('a damaged store', () => {
     const check = await runCli(['store', 'check', '--json'], { env, timeoutMs: 30_000 });
     expect(check.code).toBe(0);
     expect(JSON.parse(check.stdout)).toMatchObject({ ok: true, problems: [], entries: 30 });
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('`store check` that cannot be made (another program holds the file locked) says why, never that a sound store is damaged', async () => {
     const s = await sandbox();
@@ -339,7 +339,7 @@ describe('a damaged store', () => {
     } finally {
       holder.close();
     }
-  }, 60_000);
+  }, hangBound(60_000));
 });
 
 describe('kill -9', () => {
@@ -364,5 +364,5 @@ describe('kill -9', () => {
     const early = twice.filter((key) => killedAt - answeredBefore.get(key)! > 25);
     expect(early, `paid again though answered more than 25 ms before the kill (${twice.length} paid twice in all)`).toEqual([]);
     expect(twice.length).toBeLessThanOrEqual(16);
-  }, 120_000);
+  }, hangBound(120_000));
 });

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { lines, refusalMs, runCli } from '../../helpers/cli.js';
 import { emails, makeTempDir, readCsvBytes, readCsvObjects, writeCsv } from '../../helpers/files.js';
 import { chargedTwice, closeAll, envFor, expectedEmail, expectNoCrash, expectNoSecret, expectRowsMatchSandbox, lookupsSeen, sandbox } from './support.js';
+import { hangBound } from '../../helpers/processes.js';
 
 afterAll(closeAll);
 
@@ -88,5 +89,5 @@ describe('fault soak', () => {
     expect(all.length - status.length - breaker.length, result.stderr).toBeLessThan(12);
     expect(fs.readdirSync(dir).sort()).toEqual(['in.csv', 'out.csv', 'out.errors.csv', 'store.sqlite', 'store.sqlite-shm', 'store.sqlite-wal'].filter((f) => fs.existsSync(path.join(dir, f))));
     console.log(`fault soak: ${keys.length} rows, ${lookupsSeen(s)} lookups (${faulted} faulted), ${summary.retries} retries, ${elapsed} ms, request timeout ${timeout} ms`);
-  }, 300_000);
+  }, hangBound(300_000));
 });
