@@ -30,10 +30,11 @@ async function idleCores(): Promise<number> {
 }
 const idle = await idleCores();
 const e2eWorkers = Number(process.env['LEAD_ENRICH_E2E_WORKERS']) || (idle >= 1.5 ? 4 : idle >= 1 ? 3 : 2);
-// A test's bound catches a hang, not a slow machine: 60 s, twice that when no core is idle as the
-// run starts (at a load average of 24, tests of a dozen CLIs one after another, 6 s each to start,
-// were killed at 60 s).
-const e2eTimeout = idle >= 1 ? 60_000 : 120_000;
+// A test's bound catches a hang, not a slow machine: each layer's, twice over when no core is idle
+// as the run starts (at a load average of 24, e2e tests of a dozen CLIs one after another, 6 s each
+// to start, were killed at 60 s, and integration tests at 30 s).
+const busy = (ms: number) => (idle >= 1 ? ms : 2 * ms);
+const e2eTimeout = busy(60_000);
 // The same for the processes the tests start (test/helpers/processes.ts: `hangBound`), read by every
 // worker from the environment it inherits.
 process.env['LEAD_ENRICH_SUITE_BUSY'] = idle >= 1 ? '' : '1';
@@ -51,11 +52,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { ...shared, name: 'unit', include: ['test/unit/**/*.test.ts'], pool: 'forks', maxWorkers: 2, testTimeout: 10_000, hookTimeout: 10_000, sequence: { groupOrder: 0 } },
+        test: { ...shared, name: 'unit', include: ['test/unit/**/*.test.ts'], pool: 'forks', maxWorkers: 2, testTimeout: busy(10_000), hookTimeout: busy(10_000), sequence: { groupOrder: 0 } },
       },
       {
         extends: true,
-        test: { ...shared, name: 'integration', include: ['test/integration/**/*.test.ts'], pool: 'forks', maxWorkers: 2, testTimeout: 30_000, hookTimeout: 30_000, sequence: { groupOrder: 0 } },
+        test: { ...shared, name: 'integration', include: ['test/integration/**/*.test.ts'], pool: 'forks', maxWorkers: 2, testTimeout: busy(30_000), hookTimeout: busy(30_000), sequence: { groupOrder: 0 } },
       },
       {
         extends: true,
