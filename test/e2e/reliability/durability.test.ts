@@ -73,7 +73,15 @@ describe('two runs on one store', () => {
     const first = spawnCli(['enrich', file, '-o', path.join(dir, 'a.csv'), '--rpm', '6000', '--quiet'], { env, timeoutMs: 90_000 });
     first.stdin!.end();
     await until(() => lookupsSeen(s) >= 250, '250 lookups');
-    const second = await runCli(['enrich', file, '-o', path.join(dir, 'b.csv'), '--rpm', '6000', '--json'], { env, timeoutMs: 90_000 });
+    // Slow answers until the second has read the balance, however long a loaded machine takes to
+    // start it: the first must still be looking up then (its 350 keys left take 2 s at full pace).
+    s.setLatency([1_000, 1_200]);
+    const reads = s.stats.byOperation.credits ?? 0;
+    const started = spawnCli(['enrich', file, '-o', path.join(dir, 'b.csv'), '--rpm', '6000', '--json'], { env, timeoutMs: 90_000 });
+    started.stdin!.end();
+    await until(() => (s.stats.byOperation.credits ?? 0) > reads, "the second run's balance read");
+    s.setLatency([5, 15]);
+    const second = await started.result;
     const done = await first.result;
     expect(done.code, done.stderr).toBe(0);
     expect(second.code, second.stderr).toBe(0);
