@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './support/longest-first.js';
 
 const shared = {
   setupFiles: ['test/support/remove-temp-dirs.ts', 'test/support/end-processes.ts'],
@@ -27,7 +28,16 @@ async function idleCores(): Promise<number> {
   const after = idle();
   return after.all > before.all ? ((after.idle - before.idle) / (after.all - before.all)) * os.cpus().length : 0;
 }
-const e2eWorkers = Number(process.env['LEAD_ENRICH_E2E_WORKERS']) || (await idleCores().then((idle) => (idle >= 1.5 ? 4 : idle >= 1 ? 3 : 2)));
+const idle = await idleCores();
+const e2eWorkers = Number(process.env['LEAD_ENRICH_E2E_WORKERS']) || (idle >= 1.5 ? 4 : idle >= 1 ? 3 : 2);
+// A test's bound catches a hang, not a slow machine: each layer's, twice over when no core is idle
+// as the run starts (at a load average of 24, e2e tests of a dozen CLIs one after another, 6 s each
+// to start, were killed at 60 s, and integration tests at 30 s).
+const busy = (ms: number) => (idle >= 1 ? ms : 2 * ms);
+const e2eTimeout = busy(60_000);
+// The same for the processes the tests start (test/helpers/processes.ts: `hangBound`), read by every
+// worker from the environment it inherits.
+process.env['LEAD_ENRICH_SUITE_BUSY'] = idle >= 1 ? '' : '1';
 
 // In test/ (the top level holds only what the repository's layout lists): the root is the repository.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -36,19 +46,21 @@ export default defineConfig({
   root,
   test: {
     globalSetup: ['test/support/global-setup.ts'],
+    // The longest files first, from measured costs, not from the file sizes a fresh clone falls back to.
+    sequence: { sequencer: LongestFirst },
     reporters: ['default', './test/support/skip-reporter.ts'],
     projects: [
       {
         extends: true,
-        test: { ...shared, name: 'unit', include: ['test/unit/**/*.test.ts'], pool: 'forks', maxWorkers: 2, testTimeout: 10_000, hookTimeout: 10_000, sequence: { groupOrder: 0 } },
+        test: { ...shared, name: 'unit', include: ['test/unit/**/*.test.ts'], pool: 'forks', maxWorkers: 2, testTimeout: busy(10_000), hookTimeout: busy(10_000), sequence: { groupOrder: 0 } },
       },
       {
         extends: true,
-        test: { ...shared, name: 'integration', include: ['test/integration/**/*.test.ts'], pool: 'forks', maxWorkers: 2, testTimeout: 30_000, hookTimeout: 30_000, sequence: { groupOrder: 0 } },
+        test: { ...shared, name: 'integration', include: ['test/integration/**/*.test.ts'], pool: 'forks', maxWorkers: 2, testTimeout: busy(30_000), hookTimeout: busy(30_000), sequence: { groupOrder: 0 } },
       },
       {
         extends: true,
-        test: { ...shared, name: 'e2e', include: ['test/e2e/**/*.test.ts'], pool: 'forks', maxWorkers: e2eWorkers, maxConcurrency: 3, testTimeout: 60_000, hookTimeout: 60_000, sequence: { groupOrder: 1 } },
+        test: { ...shared, name: 'e2e', include: ['test/e2e/**/*.test.ts'], pool: 'forks', maxWorkers: e2eWorkers, maxConcurrency: 3, testTimeout: e2eTimeout, hookTimeout: e2eTimeout, sequence: { groupOrder: 1 } },
       },
     ],
   },

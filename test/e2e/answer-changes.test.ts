@@ -15,7 +15,7 @@ import { codeBlocks, readDocument } from '../helpers/docs.js';
 import { openSqliteFile } from '../helpers/sqlite.js';
 import { emails, readCsvObjects, writeCsv } from '../helpers/files.js';
 import { accountOnlyServer } from '../helpers/servers.js';
-import { run } from '../helpers/processes.js';
+import { hangBound, run } from '../helpers/processes.js';
 import { readByExceljs, zipPart } from '../helpers/workbook-read.js';
 import { lookupsSeen, sigkill, until } from './reliability/support.js';
 
@@ -56,7 +56,7 @@ describe('a re-check against a sandbox where 30 % of the people changed jobs', (
     second = await runCli(['enrich', file('in.csv'), '-o', file('out2.csv'), '--refresh', '--changes', file('changes.csv'), '--json'], { env });
     expect(second.code, second.stderr).toBe(0);
     times = { first: [t0, t1], second: [t1, Date.now()] };
-  }, 60_000);
+  }, hangBound(60_000));
   afterAll(() => sandbox.close());
 
   it('--changes lists exactly one line per changed field of every changed key, before and after right, dates in order', () => {
@@ -369,7 +369,7 @@ describe('the README recipe: every night, what changed since the last check', ()
     } finally {
       await sandbox.close();
     }
-  }, 60_000);
+  }, hangBound(60_000));
 });
 
 /** The changes between two enriched outputs of the same file, by key, as a --changes file words them (without `row`). */
@@ -415,7 +415,7 @@ describe('reported once, never absorbed', () => {
     } finally {
       await sandbox.close();
     }
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('changes stored by a run SIGKILLed before its --changes file was complete are listed by the next run with --changes, once', async () => {
     const sandbox = await startSandbox({ port: 0, rpm: 60_000, drift: 0.5, latencyMs: [20, 40] });
@@ -445,5 +445,5 @@ describe('reported once, never absorbed', () => {
     } finally {
       await sandbox.close();
     }
-  }, 90_000);
+  }, hangBound(90_000));
 });

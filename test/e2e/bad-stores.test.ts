@@ -12,6 +12,7 @@ import { emails, writeCsv } from '../helpers/files.js';
 import { runSync } from '../helpers/processes.js';
 import { sandboxesPerTest } from '../helpers/sandboxes.js';
 import { openSqliteFile } from '../helpers/sqlite.js';
+import { cannotRunAsNobody, runAsNobody, sharedFolderWithCli } from '../helpers/other-user.js';
 
 const startSandbox = sandboxesPerTest();
 
@@ -131,37 +132,37 @@ describe('a stored answer that is not JSON', () => {
   });
 });
 
-/**
- * Runs the CLI as a user who cannot write `dir`: this user when not root; as root, the user
- * nobody through setpriv (root may write anything), with `dir`'s folders opened to be crossed.
- */
-function asReader(args: string[], dir: string): { status: number | null; stdout: string; stderr: string } {
-  const root = process.getuid?.() === 0;
-  if (root) for (let up = path.dirname(dir); up !== path.dirname(up); up = path.dirname(up)) fs.chmodSync(up, fs.statSync(up).mode | 0o001);
-  const command = root ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', process.execPath] : [process.execPath];
-  const r = runSync(command[0]!, [...command.slice(1), CLI_PATH, ...args], { env: { PATH: process.env.PATH, HOME: dir }, timeoutMs: 30_000 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-const CAN_DROP_ROOT = process.getuid?.() !== 0 || runSync('setpriv', ['--version']).status === 0;
+// A read-only folder is a POSIX matter. The reader must be a user who cannot write the folder:
+// this one when not root; as root (who writes through any permission bits), the user nobody, who
+// runs a copy of the CLI from a folder every user may enter (test/helpers/other-user.ts): it can
+// enter neither a clone in a private folder nor the run's temporary folder.
+const ROOT = process.getuid?.() === 0;
+describe.skipIf(process.platform === 'win32' || (ROOT && cannotRunAsNobody !== undefined))('a store in a read-only folder, itself read-only', { meta: { skipReason: `as root, the reader is nobody, who cannot run here: ${cannotRunAsNobody ?? 'Windows'}` } }, () => {
+  /** Runs the CLI on a store in `dir` as a user who cannot write `dir`. */
+  function asReader(args: string[], dir: string, cli: string): { status: number | null; stdout: string; stderr: string } {
+    if (ROOT) return runAsNobody(cli, args, dir);
+    const r = runSync(process.execPath, [cli, ...args], { env: { PATH: process.env.PATH, HOME: dir }, timeoutMs: 30_000 });
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  }
 
-// A read-only folder is a POSIX matter; as root the reader is nobody, through util-linux's setpriv.
-describe.runIf(process.platform !== 'win32' && CAN_DROP_ROOT)('a store in a read-only folder, itself read-only', { meta: { skipReason: 'Windows, or root without setpriv to read as another user' } }, () => {
   it('stats, export, show and check read it (SQLite cannot make its -shm file there)', async () => {
-    const dir = tempDir();
+    const shared = ROOT ? sharedFolderWithCli() : undefined;
+    const cli = shared?.cli ?? CLI_PATH;
+    const dir = shared === undefined ? tempDir() : fs.mkdtempSync(path.join(shared.folder, 'store-'));
     const file = storeOf(3, dir);
     fs.chmodSync(file, 0o444);
     fs.chmodSync(dir, 0o555);
     try {
-      const stats = asReader(['store', 'stats', '--json', '--store', file], dir);
+      const stats = asReader(['store', 'stats', '--json', '--store', file], dir, cli);
       expect(stats.status, stats.stderr).toBe(0);
       expect(JSON.parse(stats.stdout)).toMatchObject({ entries: 3 });
-      const exported = asReader(['store', 'export', '--store', file], dir);
+      const exported = asReader(['store', 'export', '--store', file], dir, cli);
       expect(exported.status, exported.stderr).toBe(0);
       expect(exported.stdout.trim().split('\n')).toHaveLength(3);
-      const shown = asReader(['store', 'show', 'a2@x.example', '--store', file], dir);
+      const shown = asReader(['store', 'show', 'a2@x.example', '--store', file], dir, cli);
       expect(shown.status, shown.stderr).toBe(0);
       expect(JSON.parse(shown.stdout)[0].answer.lead.name).toBe('A 2');
-      const check = asReader(['store', 'check', '--store', file], dir);
+      const check = asReader(['store', 'check', '--store', file], dir, cli);
       expect(check.status, check.stderr).toBe(0);
       expect(check.stdout).toMatch(/is sound \(.*, 3 entries\)/);
       expect(fs.readdirSync(dir)).toEqual(['results.sqlite']);

@@ -12,6 +12,7 @@ import { commandLines, htmlTags, readStepOutputs, renderSummary } from '../helpe
 import { emails, makeTempDir, readCsvObjects, writeCsv } from '../helpers/files.js';
 import { accountOnlyServer } from '../helpers/servers.js';
 import { closeAll, envFor, expectNoCrash, lookupsSeen, sandbox, until } from './reliability/support.js';
+import { hangBound } from '../helpers/processes.js';
 
 afterAll(closeAll);
 
@@ -87,7 +88,7 @@ describe.concurrent('every outcome: one summary section, its status and code, an
     });
     expect(Number(step.outputs.errors) + Number(step.outputs.skipped)).toBe(step.sidecarRows);
     expect(renderSummary(step.summary).match(/<table>/g)!.length).toBeGreaterThanOrEqual(2);
-  }, 40_000);
+  }, hangBound(40_000));
 
   it('exit 130 (SIGINT): the summary so far, its outputs', async () => {
     const s = await sandbox({ rpm: 600 });
@@ -103,7 +104,7 @@ describe.concurrent('every outcome: one summary section, its status and code, an
     expect(step.sections).toEqual(['lead-enrich: Interrupted (exit 130, interrupted)']);
     expect(step.outputs).toMatchObject({ 'exit-code': '130', rows: '300', found: String(step.count('found')), skipped: String(step.count('skipped')) });
     expect(Number(step.outputs.skipped)).toBeGreaterThan(100);
-  }, 40_000);
+  }, hangBound(40_000));
 });
 
 describe.concurrent('annotations: one per code, at the line of its first row', () => {
@@ -121,7 +122,7 @@ describe.concurrent('annotations: one per code, at the line of its first row', (
       '::error file=in.csv,line=7,title=lead-enrich (bad_request)::150 rows in error with bad_request: rows 3, 5, 7, 9, 11 and 145 more; see in.enriched.errors.csv',
       '::error file=in.csv,line=6,title=lead-enrich (invalid_input)::150 rows in error with invalid_input: rows 2, 4, 6, 8, 10 and 145 more; see in.enriched.errors.csv',
     ]);
-  }, 40_000);
+  }, hangBound(40_000));
 
   it('a file named ::error::x,line=9.csv, a header %0A::warning::y, cells ::error::z and ##[error]w: only lead-enrich\'s own commands start a line, escaped; the summary makes no link or tag of them', async () => {
     const s = await sandbox();
@@ -140,7 +141,7 @@ describe.concurrent('annotations: one per code, at the line of its first row', (
     expect(htmlTags(html)).toEqual(['h3', 'p', 'strong', 'table', 'tbody', 'td', 'th', 'thead', 'tr']);
     expect(html).toContain('<td>::error::x,line=9.enriched.csv</td>');
     expect(readStepOutputs(read(path.join(dir, 'output.txt'))).output).toBe(path.join(dir, '::error::x,line=9.enriched.csv'));
-  }, 40_000);
+  }, hangBound(40_000));
 
   it('a header ##[error]h and a title line ::error::t echoed in a warning and a fatal line: escaped where the line is written', async () => {
     const s = await sandbox();
@@ -152,7 +153,7 @@ describe.concurrent('annotations: one per code, at the line of its first row', (
     expect(r.stderr).toContain('#\\u0023[set-output name=x;]y');
     expect(commandLines(r.stdout + r.stderr)).toEqual(['::group::lead-enrich progress', '::endgroup::', expect.stringMatching(/^::error title=lead-enrich \(config\)::/)]);
     expect(r.stdout + r.stderr).not.toContain('##[');
-  }, 40_000);
+  }, hangBound(40_000));
 
   it('rows written to stdout with -o - are data: unchanged, however they begin', async () => {
     const s = await sandbox();
@@ -160,7 +161,7 @@ describe.concurrent('annotations: one per code, at the line of its first row', (
     const r = await runCli(['enrich', '-', '-o', '-', '--fields', 'lead_status'], { cwd: dir, env: { ...envFor(s, dir), ...runner(dir) }, input: 'email,note\nann@acme.com,x\n::error::z,##[error]w\n' });
     expect(r.code, r.stderr).toBe(5);
     expect(r.stdout).toBe('email,note,lead_status\nann@acme.com,x,found\n::error::z,##[error]w,error\n');
-  }, 40_000);
+  }, hangBound(40_000));
 });
 
 /** A run's stderr with its times taken out: stamps, durations, rates. */
@@ -183,7 +184,7 @@ describe.concurrent('never in the way', () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/lead-enrich: could not write the job summary \(\$GITHUB_STEP_SUMMARY\) to .*summary\.md: EISDIR.*; the run and its exit status are as without --ci$/);
     expect(readStepOutputs(read(path.join(dir, 'output.txt')))['exit-code']).toBe('5');
-  }, 40_000);
+  }, hangBound(40_000));
 
   it('outside CI, and with --ci none under a runner: the same lines as ever, and no file written', async () => {
     const dir = makeTempDir();
@@ -202,7 +203,7 @@ describe.concurrent('never in the way', () => {
     expect(runs[2]).toEqual(runs[0]);
     expect(fs.existsSync(path.join(dir, 'summary.md')) || fs.existsSync(path.join(dir, 'output.txt'))).toBe(false);
     expect(commandLines(runs[0]!.stderr)).toEqual([]);
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('-q and --json under a runner: the same stdout and stderr as outside it; the files still written', async () => {
     const dir = makeTempDir();
@@ -221,7 +222,7 @@ describe.concurrent('never in the way', () => {
     expect(lines(outcomes[0]!.stderr)).toHaveLength(1);
     expect(readStepOutputs(read(path.join(dir, 'output.txt')))).toMatchObject({ 'exit-code': '5', errors: '1' });
     expect(read(path.join(dir, 'summary.md'))).toMatch(/^### lead-enrich: /);
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('GitLab: the progress in a collapsed section, the summary in the --ci-summary file, no GitHub command', async () => {
     const s = await sandbox();
@@ -233,7 +234,7 @@ describe.concurrent('never in the way', () => {
     expect(r.stderr).toMatch(/\n\x1b\[0Ksection_end:\d+:lead_enrich_progress\r\x1b\[0K\n/);
     expect(commandLines(r.stderr)).toEqual([]);
     expect(renderSummary(read(path.join(dir, 'job-summary.md')))).toMatch(/^<h3>lead-enrich: Done: 1 row \(exit 0\)<\/h3>/);
-  }, 40_000);
+  }, hangBound(40_000));
 });
 
 describe.concurrent('which CI: the flag, the config file, the environment', () => {
@@ -246,7 +247,7 @@ describe.concurrent('which CI: the flag, the config file, the environment', () =
     expect(stepOf(dir).sections).toEqual(['lead-enrich: failed (exit 1, usage)']);
     expect(stepOf(dir).outputs).toMatchObject({ 'exit-code': '1', code: 'usage' });
     expect(lines(r.stderr)).toEqual(["lead-enrich: Unknown option --rmp: did you mean --rpm? Run 'lead-enrich --help' for usage. (code: usage)", '::error title=lead-enrich (usage)::Unknown option --rmp: did you mean --rpm?']);
-  }, 40_000);
+  }, hangBound(40_000));
 
   it('the config file\'s "ci": "none" under a runner: nothing written; --ci github on the command line wins over it', async () => {
     const s = await sandbox();
@@ -260,7 +261,7 @@ describe.concurrent('which CI: the flag, the config file, the environment', () =
     const on = await runCli(['enrich', 'in.csv', '--config', 'config.json', '--ci', 'github'], { cwd: dir, env: { ...envFor(s, dir), ...runner(dir) } });
     expect(on.code, on.stderr).toBe(0);
     expect(stepOf(dir).sections).toEqual(['lead-enrich: Done: 1 row (exit 0)']);
-  }, 40_000);
+  }, hangBound(40_000));
 
   it('--ci-summary outside any CI: the summary in the file, nothing else', async () => {
     const s = await sandbox();
@@ -271,5 +272,5 @@ describe.concurrent('which CI: the flag, the config file, the environment', () =
     expect(stepOf(dir).sections).toEqual(['lead-enrich: Done: 1 row holds a key that is malformed or refused by the API (exit 5, invalid_input)']);
     expect(commandLines(r.stderr)).toEqual([]);
     expect(fs.existsSync(path.join(dir, 'output.txt'))).toBe(false);
-  }, 40_000);
+  }, hangBound(40_000));
 });

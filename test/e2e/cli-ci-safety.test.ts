@@ -7,6 +7,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { lines, runCli, spawnCli, tempDir } from '../helpers/cli.js';
 import { emails, writeCsv } from '../helpers/files.js';
 import { accountOnlyServer } from '../helpers/servers.js';
+import { hangBound } from '../helpers/processes.js';
 
 const STAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z lead-enrich: |^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /;
 
@@ -47,7 +48,7 @@ describe('--patience, --max-errors and -q: a failing API fails the job loudly', 
     expect(sidecar).toHaveLength(501);
     expect(sidecar.filter((line) => line.includes(',api_unavailable,')).length).toBeGreaterThan(480);
     expect(lookups).toBeLessThanOrEqual(30);
-  }, 20_000);
+  }, hangBound(20_000));
 
   it('lookups that fail (answers the interface does not allow): exit 4 within seconds at --max-errors, one line, nothing sent after the stop', async () => {
     let lookups = 0;
@@ -77,7 +78,7 @@ describe('--patience, --max-errors and -q: a failing API fails the job loudly', 
     expect(errors).toBeGreaterThan(10);
     expect(errors).toBeLessThanOrEqual(10 + 4);
     expect(lookups).toBeLessThanOrEqual((errors + cutShort) * 2);
-  }, 20_000);
+  }, hangBound(20_000));
 
   it('a quiet run that succeeds prints nothing; one that ends with errors prints one line', async () => {
     const dir = tempDir();
@@ -137,7 +138,7 @@ describe('a second Ctrl-C', () => {
     expect(summary.errorCodes.interrupted).toBe(40);
     const output = fs.readFileSync(path.join(dir, 'in.enriched.csv'), 'utf8').trim().split('\n');
     expect(output).toHaveLength(41);
-  }, 20_000);
+  }, hangBound(20_000));
 });
 
 describe('papercuts', () => {

@@ -8,6 +8,7 @@ import { RateGate } from '../../src/lookup/rate/rate-gate.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { lines, runCli, spawnCli, type CliProcess } from '../helpers/cli.js';
 import { emails, makeTempDir, readCsvObjects, writeCsv } from '../helpers/files.js';
+import { hangBound } from '../helpers/processes.js';
 import { REDIS_MISSING, startRedis, type RedisServer } from '../helpers/redis.js';
 
 vi.setConfig({ testTimeout: 60_000 });
@@ -26,7 +27,7 @@ beforeEach((context) => {
 function worker(s: Sandbox, dir: string, input: string, k: number, n: number, extra: string[] = [], redisUrl = redis.url, windowMs = 1000): CliProcess {
   const child = spawnCli(
     ['enrich', input, '--redis', redisUrl, '--shard', `${k}/${n}`, '--rate-window', String(windowMs), '--json', '--quiet', ...extra],
-    { env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: path.join(dir, `store-${k}.sqlite`) }, timeoutMs: 60_000 },
+    { env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: path.join(dir, `store-${k}.sqlite`) }, timeoutMs: hangBound(60_000) },
   );
   child.stdin!.end();
   return child;
@@ -73,7 +74,7 @@ describe('--redis and --shard', () => {
     } finally {
       await s.close();
     }
-  }, 90_000);
+  }, hangBound(90_000));
 
   it('a shared gate counts grants still waiting for their turn at the edge against the new window', async () => {
     // Two workers in one process, each with its own Redis connection. Bottleneck takes a
@@ -289,7 +290,7 @@ describe('--redis and --shard', () => {
       await s.close();
       await own.stop();
     }
-  }, 30_000);
+  }, hangBound(30_000));
 });
 
 describe('the budgets every worker on one Redis shares', () => {
@@ -367,5 +368,5 @@ describe('the budgets every worker on one Redis shares', () => {
     } finally {
       await s.close();
     }
-  }, 60_000);
+  }, hangBound(60_000));
 });

@@ -11,7 +11,7 @@ import { enrichRows, type RowResult } from '../../src/run/enrich-rows.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { sandboxesPerTest } from '../helpers/sandboxes.js';
 import { REPO_ROOT } from '../helpers/cli.js';
-import { run } from '../helpers/processes.js';
+import { hangBound, run } from '../helpers/processes.js';
 
 const sandbox = sandboxesPerTest({ notFoundRate: 0 });
 const lookups = (s: Sandbox) => s.stats.byOperation.lookup_email ?? 0;
@@ -147,7 +147,7 @@ describe('enrichRows', () => {
     const r = await run(process.execPath, ['--input-type=module', '-e', script], { stdin: 'ignore', timeoutMs: 15_000 });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('broke after 3');
-  }, 20_000);
+  }, hangBound(20_000));
 
   it('a 401 rejects the loop with the API error, after the rows before it', async () => {
     const s = await sandbox();

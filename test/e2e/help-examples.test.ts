@@ -12,7 +12,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { CLI_PATH, REPO_ROOT, tempDir } from '../helpers/cli.js';
 import { emails, writeCsv } from '../helpers/files.js';
 import { REDIS_MISSING, startRedis, type RedisServer } from '../helpers/redis.js';
-import { runSync, start } from '../helpers/processes.js';
+import { hangBound, runSync, start } from '../helpers/processes.js';
 import { openSqliteFile } from '../helpers/sqlite.js';
 
 interface Example {
@@ -95,7 +95,7 @@ beforeAll(async () => {
   fs.copyFileSync(path.join(REPO_ROOT, 'fixtures', 'input', 'excel-de-semicolon-windows1252.csv'), path.join(cwd, 'export.csv'));
   // A report export with three title lines above its header (the --skip-lines example).
   fs.writeFileSync(path.join(cwd, 'report.csv'), ['Contacts report', 'Generated 2026-11-27', '', 'Name,Email', ...people.map(([e], i) => `P${i},${e!}`)].join('\n') + '\n');
-}, 30_000);
+}, hangBound(30_000));
 afterAll(async () => {
   await Promise.all([sandbox?.close(), redis?.stop()]);
 });
@@ -161,7 +161,7 @@ describe('every --help example runs as written', () => {
     for (const command of all.filter((c) => c[0] !== 'completion')) expect(examples(command).length, command.join(' ')).toBeGreaterThan(0);
     // Wrapped lines are joined back into the command as typed.
     expect(examples(['enrich']).map((e) => e.command)).toContain('lead-enrich enrich leads.csv --by url --column "Person Linkedin Url"');
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('and each one exits 0 and does what it says', async () => {
     const seen = new Set<string>();
@@ -204,5 +204,5 @@ describe('every --help example runs as written', () => {
     }
     expect(failures, failures.join('\n\n')).toEqual([]);
     expect(list.length).toBeGreaterThan(25);
-  }, 240_000);
+  }, hangBound(240_000));
 });

@@ -17,6 +17,7 @@ import { RateGate } from '../../src/lookup/rate/rate-gate.js';
 import { lines, runCli } from '../helpers/cli.js';
 import { makeTempDir, readCsvObjects, writeCsv } from '../helpers/files.js';
 import { closeAll, envFor, expectNoCrash, expectNoSecret, SECRET, tinyServer, type LookupHandler } from './reliability/support.js';
+import { hangBound } from '../helpers/processes.js';
 
 const dirs: string[] = [];
 const clients: LeadClient[] = [];
@@ -153,7 +154,7 @@ describe('compression bombs through the CLI (the 8 MiB cap)', () => {
     expect(sidecar[0]!.error_message).toContain(`exceeded ${8 * MiB} bytes once decoded (${coding})`);
     expect(leftovers(dir)).toEqual([]);
     expectNoSecret([result.stdout, result.stderr], [dir]);
-  }, 70_000);
+  }, hangBound(70_000));
 
   it.concurrent.each<Coding>(['br', 'zstd'])('a %s bomb as the first account answer: exit 1, one line, nothing written', async (coding) => {
     const server = await tinyServer((_req, res) => res.end('{}'), { credits: bomb(coding) });
@@ -166,7 +167,7 @@ describe('compression bombs through the CLI (the 8 MiB cap)', () => {
     expect(result.stderr).toContain(`exceeded ${8 * MiB} bytes once decoded (${coding})`);
     expect(server.hits.get('/v2/reverse_lookup/email')).toBeUndefined();
     expect(fs.readdirSync(dir).filter((f) => !f.startsWith('store.sqlite'))).toEqual(['in.csv']);
-  }, 70_000);
+  }, hangBound(70_000));
 });
 
 /** The warnings Node emitted while `run` ran and a few ticks after (they come on the next tick). */
@@ -263,7 +264,7 @@ describe('absurd waits are bounded', () => {
     expect(summary.rateLimited).toBe(summary.requests);
     expect(summary.rateLimited).toBeGreaterThan(0);
     expectNoSecret([result.stdout, result.stderr], [dir]);
-  }, 70_000);
+  }, hangBound(70_000));
 });
 
 describe('a server that echoes the token back as lead data', () => {
@@ -303,5 +304,5 @@ describe('a server that echoes the token back as lead data', () => {
     expect(fromStore).toContain('cached');
     expect(fromStore.split('Ann ***')).toHaveLength(3);
     expectNoSecret([result.stdout, result.stderr, again.stdout, again.stderr], [dir]);
-  }, 40_000);
+  }, hangBound(40_000));
 });

@@ -21,7 +21,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { REPO_ROOT, tempDir } from '../helpers/cli.js';
 import { codeBlocks, readDocument, section } from '../helpers/docs.js';
 import { offlineNpm, pinLockfile, registryMissing, startLocalRegistry, type LocalRegistry } from '../helpers/local-registry.js';
-import { run as runProcess, type ProcessResult } from '../helpers/processes.js';
+import { hangBound, type ProcessResult, run as runProcess } from '../helpers/processes.js';
 
 /** `file ARGS` in `cwd` with the environment `env` (and the suite's marks), to its end. */
 function run(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<ProcessResult> {
@@ -99,7 +99,7 @@ beforeAll(async () => {
   fs.symlinkSync(process.execPath, path.join(globalBin, 'node'));
   // Packing the dependencies, the clone's install and build, npm pack and the global install:
   // 35 s measured alone with Node 26 + npm 12, 55 s with Node 22 + npm 11; room for a loaded machine.
-}, 600_000);
+}, hangBound(600_000));
 
 afterAll(async () => {
   await sandbox?.close();
@@ -166,5 +166,5 @@ describe("the README's crontab, run as cron runs it", () => {
     const r = await cron(others);
     expect(r.stdout).toMatch(/lead-enrich: not found|Node\.js .* is needed/);
     expect(fs.existsSync(path.join(r.dir, 'contacts.enriched.csv'))).toBe(false);
-  }, 60_000);
+  }, hangBound(60_000));
 });

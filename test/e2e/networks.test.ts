@@ -17,7 +17,7 @@ import { readOption } from '../../src/options/option-table.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { emails, makeTempDir, writeCsv } from '../helpers/files.js';
-import { runChecked } from '../helpers/processes.js';
+import { hangBound, runChecked } from '../helpers/processes.js';
 import { SECRET, closeAll, expectNoSecret, expectRowsMatchSandbox, sandbox } from './reliability/support.js';
 
 const PASSWORD = 's3cr3t-Proxy-pw';
@@ -119,7 +119,7 @@ const keys = emails(40, 'proxied');
 
 beforeAll(async () => {
   net1 = await network();
-}, 30_000);
+}, hangBound(30_000));
 afterAll(async () => {
   await net1?.close();
   await closeAll();
@@ -158,7 +158,7 @@ describe.skipIf(!canProxy())('through an authenticating CONNECT proxy, with a pr
     expect(tunnels).toBeLessThanOrEqual(20);
     expectNoSecret([r.stdout, r.stderr], [r.dir], PASSWORD);
     expectNoSecret([r.stdout, r.stderr], [r.dir]);
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('lower-case https_proxy too, and the config file\'s "proxy"', async () => {
     const before = net1.tunnels.length;
@@ -172,7 +172,7 @@ describe.skipIf(!canProxy())('through an authenticating CONNECT proxy, with a pr
     expectRowsMatchSandbox(path.join(configured.dir, 'in.enriched.csv'), keys);
     expect(net1.tunnels.length - before).toBeGreaterThan(1);
     expectNoSecret([configured.stdout, configured.stderr], [configured.dir], PASSWORD);
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('NO_PROXY naming the host bypasses the proxy (and without it the proxy is asked, and refuses)', async () => {
     const direct = `https://127.0.0.2:${net1.tlsPort}/v2`;
@@ -185,7 +185,7 @@ describe.skipIf(!canProxy())('through an authenticating CONNECT proxy, with a pr
     expect(oneLine(proxied)).toHaveLength(1);
     expect(proxied.stderr).toContain('502 Bad Gateway');
     expect(proxied.stderr).toContain('NO_PROXY');
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('without the CA: exit 1, one line naming the certificate problem and NODE_EXTRA_CA_CERTS', async () => {
     const r = await enrich({ LEAD_API_BASE_URL: apiUrl(), HTTPS_PROXY: proxyUrl() });
@@ -194,7 +194,7 @@ describe.skipIf(!canProxy())('through an authenticating CONNECT proxy, with a pr
     expect(r.stderr).toContain(`The certificate of ${API_HOST}:${net1.tlsPort} is not trusted`);
     expect(r.stderr).toContain('NODE_EXTRA_CA_CERTS');
     expect(r.stderr).not.toContain(PASSWORD);
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('a wrong proxy password: exit 1, one line with 407 naming the proxy, no password', async () => {
     const r = await enrich({ LEAD_API_BASE_URL: apiUrl(), HTTPS_PROXY: proxyUrl('wrong-Pa55word'), NODE_EXTRA_CA_CERTS: net1.ca });
@@ -203,7 +203,7 @@ describe.skipIf(!canProxy())('through an authenticating CONNECT proxy, with a pr
     expect(r.stderr).toContain('407');
     expect(r.stderr).toContain(`http://corp-user@127.0.0.1:${net1.proxyPort}`);
     expect(r.stderr).not.toContain('wrong-Pa55word');
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('a proxy that is not there: exit 1, one line naming it', async () => {
     const r = await enrich({ LEAD_API_BASE_URL: apiUrl(), HTTPS_PROXY: `http://corp-user:${PASSWORD}@127.0.0.1:1`, NODE_EXTRA_CA_CERTS: net1.ca });
@@ -211,7 +211,7 @@ describe.skipIf(!canProxy())('through an authenticating CONNECT proxy, with a pr
     expect(oneLine(r)).toHaveLength(1);
     expect(r.stderr).toContain('The proxy http://corp-user@127.0.0.1:1 (HTTPS_PROXY) cannot be reached: connection refused');
     expect(r.stderr).not.toContain(PASSWORD);
-  }, 60_000);
+  }, hangBound(60_000));
 });
 
 describe('network failures say where and what to check', () => {
@@ -224,7 +224,7 @@ describe('network failures say where and what to check', () => {
     expect(r.stderr).toContain('the API stayed unavailable past --patience (1s), failing with: Cannot reach 127.0.0.1:1');
     expect(r.stderr).toContain('connection refused');
     expect(r.stderr).toContain('--base-url');
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('each cause in words, with what to check (no DNS is asked here: the errors are the system\'s own shapes)', () => {
     // In the command line's words, as the runs above say them (a program's: test/integration/library-words.test.ts).

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { CLI_PATH, lines, runCli, spawnCli, tempDir } from '../helpers/cli.js';
 import { emails, readCsvObjects, writeCsv } from '../helpers/files.js';
-import { run, runChecked } from '../helpers/processes.js';
+import { hangBound, run, runChecked } from '../helpers/processes.js';
 import { readByExceljs } from '../helpers/workbook-read.js';
 import { closeAll, envFor, expectNoCrash, lookupsSeen, sandbox, sleep, until } from './reliability/support.js';
 
@@ -94,7 +94,7 @@ describe('a name that is a symbolic link', () => {
     expect(done.code, done.stderr).toBe(0);
     expect(fs.lstatSync(path.join(dir, 'a.csv')).isSymbolicLink()).toBe(true);
     expect(readCsvObjects(target)).toHaveLength(240);
-  }, 60_000);
+  }, hangBound(60_000));
 });
 
 // Not on Windows, which has no mkfifo; Linux (every CI platform) and macOS have it.
@@ -166,7 +166,7 @@ describe.skipIf(process.platform === 'win32')('a FIFO', { meta: { skipReason: 'n
     ]);
     expect(lookupsSeen(s, 'lookup_email')).toBe(lookups + 3);
     expect(fs.statSync(changes).isFIFO()).toBe(true);
-  }, 60_000);
+  }, hangBound(60_000));
 });
 
 describe('a device, and standard output by name', () => {

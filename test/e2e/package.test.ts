@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { REPO_ROOT } from '../helpers/cli.js';
-import { run as runProcess, start } from '../helpers/processes.js';
+import { hangBound, run as runProcess, start } from '../helpers/processes.js';
 import { REDIS_MISSING, startRedis, type RedisServer } from '../helpers/redis.js';
 
 interface Run {
@@ -120,7 +120,7 @@ beforeAll(async () => {
     });
   }
   await Promise.all(Object.values(runs));
-}, 90_000);
+}, hangBound(90_000));
 
 afterAll(async () => {
   await Promise.all([breakSandbox?.close(), redis?.stop()]);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { CLI_PATH, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
-import { runSync, start } from '../helpers/processes.js';
+import { hangBound, runSync, start } from '../helpers/processes.js';
 import { unevenContacts } from '../helpers/uneven-rows.js';
 
 const ROWS = 2500;
@@ -131,7 +131,7 @@ describe('progress without a terminal', () => {
     // No colour in a log.
     expect(result.stderr).not.toMatch(ESCAPES);
     expect(result.stderr).toMatch(/Z Done: 2500 rows \(exit 0\)\./);
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('FORCE_COLOR: colour even in a pipe', async () => {
     const tiny = path.join(dir, 'forced.csv');
@@ -139,7 +139,7 @@ describe('progress without a terminal', () => {
     const result = await runCli(['enrich', tiny, '-o', path.join(dir, 'forced.out.csv')], { env: env({ FORCE_COLOR: '1' }) as Record<string, string> });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('\x1b[32mDone: 5 rows (exit 0).\x1b[39m');
-  }, 30_000);
+  }, hangBound(30_000));
 });
 
 // Skipped only without util-linux `script`: .ci/run installs it (bsdutils), so CI runs it.
@@ -164,7 +164,7 @@ describe.skipIf(!HAS_SCRIPT)('progress in a terminal (a real pseudo-terminal)', 
     // Line wrapping is never turned off (no DECAWM reset), and the outcome is green.
     expect(screen).not.toContain('\x1b[?7l');
     expect(screen).toContain('\x1b[32mDone: 2500 rows (exit 0).\x1b[39m');
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('redraws at the new width when the terminal is resized while it runs', async () => {
     const small = path.join(dir, 'small.csv');
@@ -185,7 +185,7 @@ describe.skipIf(!HAS_SCRIPT)('progress in a terminal (a real pseudo-terminal)', 
     const last = drawn.at(-1)!;
     expect(last).toMatch(/^100% .*1200\/1200 rows/);
     expect(last.length, last).toBeLessThan(50);
-  }, 60_000);
+  }, hangBound(60_000));
 
   it("a Salesforce report at 80 columns: its 6-line footer is no row, and the last frame says 100 % of its 320 rows", async () => {
     const report = path.join(REPO_ROOT, 'fixtures', 'input', 'salesforce-report-windows1252.csv');
@@ -196,7 +196,7 @@ describe.skipIf(!HAS_SCRIPT)('progress in a terminal (a real pseudo-terminal)', 
     expect(drawn.at(-1), screen).toMatch(/^100% .*320\/320 rows/);
     for (const frame of drawn) expect(frame.length, frame).toBeLessThanOrEqual(80);
     expect(screen).toContain('Done: 320 rows (exit 0).');
-  }, 30_000);
+  }, hangBound(30_000));
 
   it('NO_COLOR: no escape codes in the summary, even in a terminal', async () => {
     const tiny = path.join(dir, 'tiny.csv');
@@ -205,7 +205,7 @@ describe.skipIf(!HAS_SCRIPT)('progress in a terminal (a real pseudo-terminal)', 
     expect(code, screen).toBe(0);
     expect(screen).toContain('Done: 5 rows (exit 0).');
     expect(screen).not.toMatch(/\x1b\[3\dm/);
-  }, 30_000);
+  }, hangBound(30_000));
 
   it('with --with mx at 80 columns: the row count moves within 2 s of the first answer, no field moves between frames, the last frame\'s credits are the summary\'s', async () => {
     // 20 requests a second: 60 rows on 20 domains are 80 requests, about 4 s.
@@ -235,5 +235,5 @@ describe.skipIf(!HAS_SCRIPT)('progress in a terminal (a real pseudo-terminal)', 
     } finally {
       await paced.close();
     }
-  }, 60_000);
+  }, hangBound(60_000));
 });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { REPO_ROOT, tempDir } from '../helpers/cli.js';
 import { allCodeBlocks, codeBlocks, section } from '../helpers/docs.js';
-import { run } from '../helpers/processes.js';
+import { hangBound, run } from '../helpers/processes.js';
 
 function libraryExamples(): string[] {
   return allCodeBlocks('js').map((block) => block.code);
@@ -43,5 +43,5 @@ describe('README Library examples', () => {
     const { code: status, stdout, stderr } = await run(process.execPath, [file], { cwd: dir, env, stdin: 'ignore', timeoutMs: 20_000 });
     expect(status, stderr).toBe(0);
     expect(stdout.trim().length, stderr).toBeGreaterThan(0);
-  }, 30_000);
+  }, hangBound(30_000));
 });

@@ -13,7 +13,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { CLI_PATH, REPO_ROOT, tempDir } from '../helpers/cli.js';
 import { codeBlocks, section } from '../helpers/docs.js';
 import { offlineNpm, registryMissing, startLocalRegistry, type LocalRegistry } from '../helpers/local-registry.js';
-import { run as runProcess } from '../helpers/processes.js';
+import { hangBound, run as runProcess } from '../helpers/processes.js';
 import { readStepOutputs, renderSummary } from '../helpers/ci-files.js';
 
 interface NpmTree {
@@ -142,7 +142,7 @@ describe("the README's first run and shell recipes, as written", () => {
     const made = fs.readdirSync(dir).filter((f) => !before.has(f));
     expect(made.filter((f) => /enriched\.(csv|xlsx)$/.test(f)), made.join(', ')).toHaveLength(1);
     expect(made.filter((f) => /\.errors\.csv$/.test(f)), made.join(', ')).toHaveLength(1);
-  }, 60_000);
+  }, hangBound(60_000));
 
   it("filling blanks fills the CRM's own blank cells and keeps its columns", async () => {
     const { dir, env } = world();
@@ -154,7 +154,7 @@ describe("the README's first run and shell recipes, as written", () => {
     expect(header).toBe('Email,Title,Company,lead_status');
     expect(ann).toMatch(/^ann@acme\.com,[^,]+,[^,]+,found$/);
     expect(ben).toBe('ben@acme.com,CTO,Acme,skipped');
-  }, 60_000);
+  }, hangBound(60_000));
 });
 
 describe('the README cron recipe, as written', () => {
@@ -203,13 +203,13 @@ describe.skipIf(OFFLINE_MISSING !== undefined)('the README CI step, as written',
     });
     expect(packed.code, packed.stderr).toBe(0);
     registry = await startLocalRegistry(REPO_ROOT, tempDir('lead-enrich-registry-'));
-  }, 120_000);
+  }, hangBound(120_000));
   // Each run's folder holds a global install (its node_modules): removed after the tests.
   const made: string[] = [];
   afterAll(async () => {
     await registry?.close();
     for (const dir of [tarballs, ...made]) fs.rmSync(dir, { recursive: true, force: true });
-  }, 60_000);
+  }, hangBound(60_000));
 
   const run = (file: string) => {
     const { dir, env } = world();
@@ -265,13 +265,13 @@ describe.skipIf(OFFLINE_MISSING !== undefined)('the README CI step, as written',
     // The cache steps' path holds the store: the next workflow run finds its answers there.
     const cached = /actions\/cache\/save@\S+\n.*\n\s+with: \{ path: ([^,\s]+),/.exec(block('yaml'))![1]!;
     expect(fs.existsSync(path.join(r.dir, cached, 'results.sqlite'))).toBe(true);
-  }, 120_000); // the install and two runs: 6-13 s measured at a load average of 6-8 on 2 cores
+  }, hangBound(120_000)); // the install and two runs: 6-13 s measured at a load average of 6-8 on 2 cores
 
   it("installs exactly the tree this checkout's tests ran: npm ls --all of the install is the lockfile's production packages, version for version", async () => {
     const r = await run(GOOD);
     expect(r.code, r.stderr).toBe(0);
     expect(installedVersions(r.tree)).toEqual(lockedVersions());
-  }, 120_000);
+  }, hangBound(120_000));
 
   it("passes when the only errors are the file's own (exit 5 accepted)", async () => {
     const r = await run(WITH_A_BAD_KEY);
@@ -280,5 +280,5 @@ describe.skipIf(OFFLINE_MISSING !== undefined)('the README CI step, as written',
     expect(JSON.parse(fs.readFileSync(path.join(r.dir, 'out', 'summary.json'), 'utf8')).errorCodes).toEqual({ invalid_input: 1 });
     expect(readStepOutputs(fs.readFileSync(path.join(r.dir, 'step-output.txt'), 'utf8'))).toMatchObject({ 'exit-code': '5', errors: '1' });
     expect(r.stderr).toContain('::error file=data/contacts.csv,line=3,title=lead-enrich (invalid_input)::1 row in error with invalid_input: row 2; see out/contacts.errors.csv');
-  }, 120_000);
+  }, hangBound(120_000));
 });

@@ -11,6 +11,7 @@ import { ResultStore } from '../../src/store/result-store.js';
 import { sandboxAnswer } from '../../src/sandbox/data.js';
 import { runCli, spawnCli } from '../helpers/cli.js';
 import { emails, makeTempDir, partialOf, readCsvObjects, writeCsv } from '../helpers/files.js';
+import { hangBound } from '../helpers/processes.js';
 
 const sandboxes: Sandbox[] = [];
 afterEach(async () => {
@@ -225,14 +226,14 @@ describe('resume after a kill', () => {
 
   it('killed before the first answer', async () => {
     await killedThenResumed(150);
-  }, 30_000);
+  }, hangBound(30_000));
 
   it('killed mid-run', async () => {
     const { chargedByKilledRun } = await killedThenResumed('answered');
     expect(chargedByKilledRun).toBeGreaterThan(0);
-  }, 30_000);
+  }, hangBound(30_000));
 
   it('killed while writing the output', async () => {
     await killedThenResumed('writing');
-  }, 60_000);
+  }, hangBound(60_000));
 });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI_PATH, runCli, spawnCli, tempDir, waitForOutput } from '../helpers/cli.js';
 import { codeBlocks, section } from '../helpers/docs.js';
-import { run, type ProcessResult } from '../helpers/processes.js';
+import { hangBound, type ProcessResult, run } from '../helpers/processes.js';
 
 /** Starts `lead-enrich sandbox ARGS`, reads what it prints, asks /account/credits with `token`, and stops it. */
 async function serve(args: string[], token?: string): Promise<{ printed: string; baseUrl: string; status: number | undefined; stderr: string }> {
@@ -102,5 +102,5 @@ describe("the README's rehearsal: the cron recipe against the sandbox server, ac
         await child.result;
       }
     }
-  }, 60_000);
+  }, hangBound(60_000));
 });

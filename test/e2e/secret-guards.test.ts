@@ -9,6 +9,7 @@ import { canProxy, proxySetup } from '../../src/api/proxy.js';
 import { lines, runCli } from '../helpers/cli.js';
 import { makeTempDir, writeCsv } from '../helpers/files.js';
 import { expectNoCrash, expectNoSecret, SECRET } from './reliability/support.js';
+import { hangBound } from '../helpers/processes.js';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -80,7 +81,7 @@ describe.skipIf(!canProxy())('plain http through a proxy', { meta: { skipReason:
     } finally {
       await proxy.close();
     }
-  }, 30_000);
+  }, hangBound(30_000));
 });
 
 describe('a Redis password on the command line', () => {
@@ -107,5 +108,5 @@ describe('a Redis password on the command line', () => {
     expect(noPassword.code).toBe(1);
     expect(noPassword.stderr).not.toContain('Warning');
     for (const result of [typed, fromEnv, noPassword]) expect(result.stdout + result.stderr).not.toContain(PASSWORD);
-  }, 30_000);
+  }, hangBound(30_000));
 });

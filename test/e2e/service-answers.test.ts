@@ -19,6 +19,7 @@ import { runCli, tempDir } from '../helpers/cli.js';
 import { readCsvObjects, writeCsv } from '../helpers/files.js';
 import { accountOnlyServer } from '../helpers/servers.js';
 import { sandboxesPerTest } from '../helpers/sandboxes.js';
+import { hangBound } from '../helpers/processes.js';
 
 // Only keys marked `notfound` are missed, so each test knows which rows are found.
 const sandbox = sandboxesPerTest({ notFoundRate: 0 });
@@ -232,12 +233,12 @@ describe('MX and Whois wait for the server-side timeout', () => {
       setTimeout(() => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ status: 'success', data: { domain: 'acme.com', mx_records: [], verified_on: '', time_taken: 400 } }));
-      }, 400);
+      }, hangBound(400));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const client = new LeadClient({ baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}/v2`, token: 't', retry: false, timeoutMs: 100 });
     try {
-      const answer = await client.findMx('acme.com', { timeout: 400 });
+      const answer = await client.findMx('acme.com', { timeout: hangBound(400) });
       expect(answer.time_taken).toBe(400);
     } finally {
       await client.close();

@@ -16,6 +16,7 @@ import { REDIS_MISSING, startRedis, type RedisServer } from '../helpers/redis.js
 import { sandboxesPerTest } from '../helpers/sandboxes.js';
 import { accountOnlyServer } from '../helpers/servers.js';
 import { until } from './reliability/support.js';
+import { hangBound } from '../helpers/processes.js';
 
 const sandbox = sandboxesPerTest({ notFoundRate: 0, variedPrices: true });
 
@@ -270,7 +271,7 @@ describe("a killed run's lookups in flight", () => {
     expect(total(spend.days)).toBeGreaterThanOrEqual(s.stats.creditsCharged);
     expect(spend.days.reduce((sum, day) => sum + day.lapsed, 0)).toBeGreaterThan(0);
     expect(total(spend.days) - spend.days.reduce((sum, day) => sum + day.lapsed, 0)).toBeLessThanOrEqual(s.stats.creditsCharged);
-  }, 60_000);
+  }, hangBound(60_000));
 });
 
 describe("one service's spend", () => {
@@ -304,7 +305,7 @@ describe("one service's spend", () => {
     expect((await runCli(['store', 'clear', '--store', store, '--service', rehearsal.baseUrl, '--yes'])).code).toBe(0);
     expect(total((await spendJson(store, '--service', rehearsal.baseUrl)).days)).toBe(0);
     expect(total((await spendJson(store)).days)).toBe(real.stats.creditsCharged);
-  }, 60_000);
+  }, hangBound(60_000));
 });
 
 describe('every charged call counts', () => {
@@ -342,7 +343,7 @@ describe('every charged call counts', () => {
     expect(flag.code).toBe(3);
     expect(flag.stderr).toContain(`Not sent: the call could have spent more than --budget ${spent}/day (${spent} of ${spent} credits spent on`);
     expect(s.stats.requests).toBe(requests);
-  }, 60_000);
+  }, hangBound(60_000));
 });
 
 describe("a lookup's worst case counts every phone it may carry", () => {
@@ -387,5 +388,5 @@ describe("a lookup's worst case counts every phone it may carry", () => {
     } finally {
       server.close();
     }
-  }, 60_000);
+  }, hangBound(60_000));
 });

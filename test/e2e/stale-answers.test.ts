@@ -13,6 +13,7 @@ import { runCli, spawnCli } from '../helpers/cli.js';
 import { emails, makeTempDir, readCsvObjects, writeCsv } from '../helpers/files.js';
 import { openSqliteFile } from '../helpers/sqlite.js';
 import { closeAll, envFor, expectNoCrash, lookupsSeen, sandbox, until } from './reliability/support.js';
+import { hangBound } from '../helpers/processes.js';
 
 afterAll(closeAll);
 
@@ -87,7 +88,7 @@ describe.concurrent('forty days later, every answer is stale: a run that cannot 
     expect(summary).toMatchObject({ exitCode: 3, stoppedBy: 'budget', rows: ROWS, stale: { rows: stale.length, errors: 0, reasons: { budget: stale.length } }, billing: { stale: stale.length, none: 0 }, errorCodes: {} });
     expect(summary.status.found + summary.status.not_found).toBe(ROWS);
     expect(r.stderr).toMatch(new RegExp(`Stale: ${stale.length} rows written with their stored answers, older than --max-age, not refreshed \\(budget ${stale.length}\\)`));
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('-q says it in its one line; the report counts them; the next run with room refreshes them all: exit 0, none stale', async () => {
     const { s, dir, input, env, before, output } = await enrichedFortyDaysAgo('stale-quiet');
@@ -111,7 +112,7 @@ describe.concurrent('forty days later, every answer is stale: a run that cannot 
     expectEveryAnswerKept(before, after);
     expect(after.filter((row) => row.lead_billing === 'stale')).toEqual([]);
     expect(JSON.parse(again.stdout).stale).toEqual({ rows: 0, errors: 0, reasons: {} });
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('the API down past --patience: exit 2, every row stale with api_unavailable, the same rows', async () => {
     const { s, input, env, before, output, sidecar } = await enrichedFortyDaysAgo('stale-down');
@@ -126,7 +127,7 @@ describe.concurrent('forty days later, every answer is stale: a run that cannot 
     expect(listed).toHaveLength(ROWS);
     expect(new Set(listed.map((row) => row.error_code))).toEqual(new Set(['api_unavailable']));
     expect(JSON.parse(r.stdout)).toMatchObject({ exitCode: 2, stoppedBy: 'api_unavailable', stale: { rows: ROWS, errors: 0, reasons: { api_unavailable: ROWS } } });
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('a refresh that fails after every retry keeps the stored answer too: stale with server_error, an error for the exit status (2) and for --max-errors (4)', async () => {
     // Four keys: their failures are too few keys at once to be the API down (request-path/breaker.ts), so each row's retries fail.
@@ -150,7 +151,7 @@ describe.concurrent('forty days later, every answer is stale: a run that cannot 
     expect(codes.filter((code) => code === 'server_error').length).toBeGreaterThanOrEqual(2);
     expect(codes).toContain('max_errors');
     expect(JSON.parse(capped.stdout)).toMatchObject({ exitCode: 4, stoppedBy: 'max_errors', stale: { rows: 4 } });
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('an interrupt: exit 130, the rows not refreshed keep their stored answer (interrupted), those given up in flight too', async () => {
     const { s, input, env, before, output, sidecar } = await enrichedFortyDaysAgo('stale-sigint');
@@ -171,7 +172,7 @@ describe.concurrent('forty days later, every answer is stale: a run that cannot 
     expect(after.every((row) => row.lead_billing === 'stale')).toBe(true);
     expect(new Set(readCsvObjects(sidecar).map((row) => row.error_code))).toEqual(new Set(['interrupted']));
     expect(JSON.parse(r.stdout)).toMatchObject({ exitCode: 130, stoppedBy: 'interrupt', stale: { rows: ROWS, reasons: { interrupted: ROWS } } });
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('--with mx: the domains\' stored answers are kept too (mx_billing stale), with the lead\'s', async () => {
     const { s, input, env, before, output } = await enrichedFortyDaysAgo('stale-mx', 14, ['--with', 'mx']);
@@ -185,5 +186,5 @@ describe.concurrent('forty days later, every answer is stale: a run that cannot 
     expect(after.every((row) => row.lead_billing === 'stale')).toBe(true);
     for (const [i, row] of after.entries()) expect(row.mx_billing, row.email).toBe(before[i]!.mx_billing === 'none' ? 'none' : 'stale');
     expect(JSON.parse(r.stdout).withBilling.mx.stale).toBe(after.filter((row) => row.mx_billing === 'stale').length);
-  }, 60_000);
+  }, hangBound(60_000));
 });

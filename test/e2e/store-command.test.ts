@@ -13,7 +13,7 @@ import type { CliIo } from '../../src/cli/io.js';
 import { ResultStore } from '../../src/store/result-store.js';
 import { CLI_PATH, runCli } from '../helpers/cli.js';
 import { writeCsv } from '../helpers/files.js';
-import { run as runProcess, runSync } from '../helpers/processes.js';
+import { hangBound, run as runProcess, runSync } from '../helpers/processes.js';
 
 interface Captured {
   out: string;
@@ -405,7 +405,7 @@ describe('store clear: confirmation', () => {
     expect(yes.output).toContain(`Removed 4 entries from ${file}.`);
     expect(yes.code).toBe(0);
     expect(byService(file)).toEqual({});
-  }, 30_000);
+  }, hangBound(30_000));
 });
 
 describe('--service: one API only', () => {
@@ -508,7 +508,7 @@ describe('the sandbox has a store of its own', () => {
     expect((await run([], { LEAD_ENRICH_STORE: fromEnv })).code).toBe(0);
     expect(byService(fromEnv)).toEqual({ sandbox: 2 });
     expect(fs.existsSync(path.join(cache, 'lead-enrich', 'results.sqlite'))).toBe(false);
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('enrich --help says where the sandbox keeps its answers', async () => {
     const r = await runCli(['enrich', '--help']);

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openSqliteFile } from '../helpers/sqlite.js';
-import { start } from '../helpers/processes.js';
+import { hangBound, start } from '../helpers/processes.js';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { speakTo } from '../../src/api/caller-words.js';
@@ -319,13 +319,13 @@ describe('ResultStore: durability', () => {
       expect(store.stats().entries).toBe(1000);
       expect(store.get('svc', 'lookup_email', 'u999@x.test')).toMatchObject({ data: { i: 999 }, runId: 'child' });
       store.close();
-    }, 15_000);
+    }, hangBound(15_000));
 
     it('flushes pending entries on process.exit() without close()', async () => {
       const file = tmpStorePath();
       expect(await runChild(childPackage(), file, 'exit')).toBe(0);
       expect(committedCount(file)).toBe(1000);
-    }, 15_000);
+    }, hangBound(15_000));
   });
 });
 
@@ -547,7 +547,7 @@ describe('ResultStore: speed (printed, not asserted)', () => {
         `get misses ${Math.round(missesPerSec).toLocaleString('en')}/s`,
     );
     store.close();
-  }, 30_000);
+  }, hangBound(30_000));
 });
 
 describe('parseDuration / formatDuration', () => {

@@ -151,3 +151,14 @@ export function waitForOutput(
 export function lines(text: string): string[] {
   return text.split(/\r?\n/).filter((line) => line.trim() !== '');
 }
+
+/**
+ * How long the CLI takes, on this machine as loaded as it is now, to start, refuse a bad option in
+ * one line and exit (ms): what a time bound on a run's start or end may be measured against.
+ */
+export async function refusalMs(): Promise<number> {
+  const started = Date.now();
+  const r = await runCli(['enrich', 'in.csv', '--budget', 'abc'], { cwd: tempDir() });
+  if (r.code !== 1) throw new Error(`a run with --budget abc exited ${r.code}, not 1: ${r.stderr}`);
+  return Date.now() - started;
+}

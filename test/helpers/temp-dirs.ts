@@ -7,9 +7,9 @@ import path from 'node:path';
 
 const made: string[] = [];
 
-/** A fresh folder under os.tmpdir(), removed when the test file ends. */
-export function makeTempDir(prefix = 'lead-enrich-test-'): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+/** A fresh folder in `parent` (default os.tmpdir()), removed when the test file ends. */
+export function makeTempDir(prefix = 'lead-enrich-test-', parent = os.tmpdir()): string {
+  const dir = fs.mkdtempSync(path.join(parent, prefix));
   made.push(dir);
   return dir;
 }

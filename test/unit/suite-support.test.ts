@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startOf } from '../helpers/process-table.js';
+import { COSTS } from '../support/file-costs.js';
 import { isDeadRun } from '../support/run-folders.js';
 
 const TEST_ROOT = path.resolve(import.meta.dirname, '..');
@@ -41,5 +42,12 @@ describe('run folders', () => {
   it('a folder not named as a run folder (an older one, without its owner) is never taken for a dead run', () => {
     expect(isDeadRun('lead-enrich-suite-AbCdEf')).toBe(false);
     expect(isDeadRun(path.join('/tmp', 'lead-enrich-test-123.456-AbCdEf'))).toBe(false);
+  });
+});
+
+describe('the order the files start in', () => {
+  it('names only test files that exist (a file renamed or removed would lose its place at the front)', () => {
+    const missing = Object.keys(COSTS).filter((file) => !fs.existsSync(path.join(TEST_ROOT, '..', file)));
+    expect(missing).toEqual([]);
   });
 });

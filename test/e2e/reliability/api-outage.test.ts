@@ -13,6 +13,7 @@ import { runCli } from '../../helpers/cli.js';
 import { emails, makeTempDir, readCsvObjects, writeCsv } from '../../helpers/files.js';
 import type { OutageOptions, Sandbox } from '../../../src/sandbox/server.js';
 import { closeAll, envFor, expectNoCrash, expectRowsMatchSandbox, lookupsSeen, sandbox, sleep, until } from './support.js';
+import { hangBound } from '../../helpers/processes.js';
 
 afterAll(closeAll);
 
@@ -54,7 +55,7 @@ describe.concurrent('an outage in the middle of a run (acceptance: 8 s, paced at
     expect(summary.apiUnavailableMs).toBeGreaterThan(5_000);
     // The pace (10 s) + the outage (8 s) + 15 s.
     expect(took).toBeLessThan(10_000 + 8_000 + 15_000);
-  }, 60_000);
+  }, hangBound(60_000));
 });
 
 describe.concurrent('a dead API (acceptance: 300 rows, --patience 5s)', () => {
@@ -86,7 +87,7 @@ describe.concurrent('a dead API (acceptance: 300 rows, --patience 5s)', () => {
     expect(summary.apiUnavailableMs).toBeGreaterThanOrEqual(3_500);
     expect(readCsvObjects(path.join(dir, 'in.enriched.csv'))).toHaveLength(300);
     expect(r.stderr).toMatch(/The API stayed unavailable for .* \(--patience \ds\): the rows not looked up are skipped/);
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('the same command finishes the work once the API is back, paying nothing twice', async () => {
     const s = await sandbox({ outage: { afterMs: 0, kind: 'error503' } });
@@ -100,7 +101,7 @@ describe.concurrent('a dead API (acceptance: 300 rows, --patience 5s)', () => {
     const second = await runCli(['enrich', input, '-q'], { env: envFor(s, dir), timeoutMs: 30_000 });
     expect(second.code, second.stderr).toBe(0);
     expectRowsMatchSandbox(path.join(dir, 'in.enriched.csv'), keys);
-  }, 40_000);
+  }, hangBound(40_000));
 });
 
 describe.concurrent('an API down when the run starts is an outage, not a configuration error (issue 41)', () => {
@@ -124,7 +125,7 @@ describe.concurrent('an API down when the run starts is an outage, not a configu
     expect(r.stderr).toMatch(/The API is back after [12]\ds/);
     expect(r.stderr).toMatch(/The API was unavailable for [12]\ds \d+ms in all; the rows waited for it/);
     expect(lookupsSeen(up)).toBe(100);
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('503 to every call for 6 s: exit 0, every row right, a handful of probes, stderr says unavailable and back', async () => {
     const s = await sandbox({ notFoundRate: 0.1 });
@@ -146,7 +147,7 @@ describe.concurrent('an API down when the run starts is an outage, not a configu
     expect(s.stats.outage.requests).toBeGreaterThanOrEqual(2);
     expect(s.stats.outage.requests).toBeLessThanOrEqual(6);
     expect(JSON.parse(r.stdout).apiUnavailableMs).toBeGreaterThan(3_000);
-  }, 60_000);
+  }, hangBound(60_000));
 
   it.each([
     ['refusing connections', (s: Sandbox) => s.close()],
@@ -178,7 +179,7 @@ describe.concurrent('an API down when the run starts is an outage, not a configu
     expect(r.stderr).toMatch(/The API is unavailable \(.*\): holding the rows/);
     expect(r.stderr).toMatch(/The API stayed unavailable for 5s \d+ms \(--patience 5s\): the rows not looked up are skipped/);
     expect(r.stderr).toMatch(/Requests: 0 \(the API was unavailable from the start\)/);
-  }, 60_000);
+  }, hangBound(60_000));
 });
 
 describe("the file's problems are not the API's", () => {
@@ -212,7 +213,7 @@ describe("the file's problems are not the API's", () => {
     const refreshed = await runCli(['enrich', input, '--refresh', '-o', path.join(dir, 'r.csv'), '--json'], { env });
     expect(refreshed.code).toBe(5);
     expect(lookupsSeen(s)).toBeGreaterThan(sent + 90);
-  }, 60_000);
+  }, hangBound(60_000));
 });
 
 describe('the library behaves the same', () => {
@@ -228,7 +229,7 @@ describe('the library behaves the same', () => {
     expect(results).toHaveLength(40);
     expect(results.filter((r) => r.status === 'skipped').every((r) => r.error?.code === 'api_unavailable')).toBe(true);
     expect(results.filter((r) => r.status === 'skipped').length).toBeGreaterThan(30);
-  }, 20_000);
+  }, hangBound(20_000));
 
   it('an API down when the run starts: enrichRows and enrich give rows skipped with api_unavailable, not a throw; an error that surfaces is a NetworkError', async () => {
     const s = await sandbox();
@@ -245,5 +246,5 @@ describe('the library behaves the same', () => {
     const planned = await planRun({ ...options, input, retries: 0 }).catch((error: unknown) => error);
     expect(planned).toBeInstanceOf(NetworkError);
     expect(planned).toMatchObject({ code: 'network', message: expect.stringMatching(/^Cannot read the account before starting: Cannot reach 127\.0\.0\.1:\d+ .*connection refused/) });
-  }, 30_000);
+  }, hangBound(30_000));
 });

@@ -6,9 +6,9 @@ import { DatabaseSync } from 'node:sqlite';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, spawnCli, type CliResult } from '../../helpers/cli.js';
+import { refusalMs, runCli, spawnCli, type CliResult } from '../../helpers/cli.js';
 import { emails, makeTempDir, writeCsv } from '../../helpers/files.js';
-import { runChecked } from '../../helpers/processes.js';
+import { hangBound, runChecked } from '../../helpers/processes.js';
 import { chargedTwice, closeAll, envFor, expectNoCrash, expectNoSecret, expectRowsMatchSandbox, lookupsSeen, sandbox, sigkill, until } from './support.js';
 
 afterAll(closeAll);
@@ -62,7 +62,7 @@ describe('two runs on one store', () => {
     expect(chargedTwice(s).length, chargedTwice(s).join(', ')).toBeLessThanOrEqual(3);
     // Both looked up: the work was shared, not done by one while the other waited for all of it.
     expect(lookupsSeen(s)).toBeLessThanOrEqual(1500 + 3);
-  }, 120_000);
+  }, hangBound(120_000));
 
   it('the second started while the first is half way: it waits for the keys the first is looking up, and pays for none twice', async () => {
     const s = await sandbox({ latencyMs: [5, 15] });
@@ -73,7 +73,15 @@ describe('two runs on one store', () => {
     const first = spawnCli(['enrich', file, '-o', path.join(dir, 'a.csv'), '--rpm', '6000', '--quiet'], { env, timeoutMs: 90_000 });
     first.stdin!.end();
     await until(() => lookupsSeen(s) >= 250, '250 lookups');
-    const second = await runCli(['enrich', file, '-o', path.join(dir, 'b.csv'), '--rpm', '6000', '--json'], { env, timeoutMs: 90_000 });
+    // Slow answers until the second has read the balance, however long a loaded machine takes to
+    // start it: the first must still be looking up then (its 350 keys left take 2 s at full pace).
+    s.setLatency([1_000, 1_200]);
+    const reads = s.stats.byOperation.credits ?? 0;
+    const started = spawnCli(['enrich', file, '-o', path.join(dir, 'b.csv'), '--rpm', '6000', '--json'], { env, timeoutMs: 90_000 });
+    started.stdin!.end();
+    await until(() => (s.stats.byOperation.credits ?? 0) > reads, "the second run's balance read");
+    s.setLatency([5, 15]);
+    const second = await started.result;
     const done = await first.result;
     expect(done.code, done.stderr).toBe(0);
     expect(second.code, second.stderr).toBe(0);
@@ -83,14 +91,16 @@ describe('two runs on one store', () => {
     const summary = JSON.parse(second.stdout) as { credits: { spent: number; fell: number; exact: boolean } };
     expect(summary.credits.exact).toBe(true);
     expect(summary.credits.fell).toBeGreaterThan(summary.credits.spent);
-  }, 120_000);
+  }, hangBound(120_000));
 });
 
 describe('two runs on one output', () => {
   it('the second exits 1 at once naming the file and the run that writes it; the first finishes right', async () => {
-    // Answers that take 30-50 ms, two at a time: the first run lasts some 5 s, past the two runs
-    // started against it (at --rpm 1800 alone, its 120 lookups fit one window and were done first).
-    const s = await sandbox({ latencyMs: [30, 50] });
+    // Answers that take 300-400 ms, two at a time, while the two runs started against it run: the
+    // first holds its output for a minute if need be (at --rpm 1800 alone, its lookups fit one
+    // window and were done first), however long a loaded machine takes to start the others; then
+    // quick ones, and it finishes.
+    const s = await sandbox({ latencyMs: [300, 400] });
     const dir = makeTempDir();
     const keys = emails(240, 'locked');
     const file = input(dir, keys);
@@ -98,10 +108,16 @@ describe('two runs on one output', () => {
     const env = envFor(s, dir);
     const first = spawnCli(['enrich', file, '-o', out, '--rpm', '1800', '--concurrency', '2', '--quiet'], { env, timeoutMs: 60_000 });
     first.stdin!.end();
-    await until(() => lookupsSeen(s) >= 5, '5 lookups');
+    // A condition, not a time: 15 s did not always see the run start at a load average of 19.
+    await until(() => lookupsSeen(s) >= 5, '5 lookups', 45_000);
+    // At once: as soon as a run refused at its start for a bad option would be (both measured now,
+    // on this machine as loaded as it is), and without waiting for the first to let the output go.
+    const startup = await refusalMs();
     const started = Date.now();
     const second = await runCli(['enrich', file, '-o', out], { env: envFor(s, makeTempDir()), timeoutMs: 20_000 });
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(Date.now() - started, `a run refused for a bad option took ${startup} ms`).toBeLessThan(2 * startup + 1_000);
+    expect(first.exitCode, 'the first run ended before the second did').toBeNull();
+    expect(lookupsSeen(s)).toBeLessThan(keys.length);
     expectNoCrash(second);
     expect(second.code).toBe(1);
     expect(lastLine(second)).toContain(out);
@@ -114,11 +130,13 @@ describe('two runs on one output', () => {
     });
     expect(sidecarClash.code).toBe(1);
     expect(lastLine(sidecarClash)).toContain('out.errors.csv');
+    expect(first.exitCode, 'the first run ended before the sidecar clash was refused').toBeNull();
+    s.setLatency([2, 8]);
     const done = await first.result;
     expect(done.code, done.stderr).toBe(0);
     expectRowsMatchSandbox(out, keys);
     expect(fs.existsSync(path.join(dir, '.out.csv.lock'))).toBe(false);
-  }, 90_000);
+  }, hangBound(90_000));
 
   it('a lock left by a run killed with -9 is taken over at once by the same command', async () => {
     const s = await sandbox();
@@ -135,7 +153,7 @@ describe('two runs on one output', () => {
     const again = await runCli(['enrich', file, '--quiet'], { env, timeoutMs: 60_000 });
     expect(again.code, again.stderr).toBe(0);
     expectRowsMatchSandbox(path.join(dir, 'in.enriched.csv'), keys);
-  }, 90_000);
+  }, hangBound(90_000));
 });
 
 describe("an output over the store's own files", () => {
@@ -151,6 +169,9 @@ describe("an output over the store's own files", () => {
     const writer = spawnCli(args, { env, timeoutMs: 90_000 });
     writer.stdin!.end();
     await until(() => lookupsSeen(s) >= 100, '100 lookups', 60_000);
+    // From now on slow answers: the writer still runs when it is killed below, however long a loaded
+    // machine takes over the five refused runs (at 1200 RPM it would be done in 25 s).
+    s.setLatency(2_000);
     // The answers so far are in the log, not yet copied into the main file.
     expect(fs.statSync(wal).size).toBeGreaterThan(0);
     // The red team's construction, the store's other files, and the log through a link made before SQLite made it.
@@ -177,16 +198,18 @@ describe("an output over the store's own files", () => {
     expect(fs.readFileSync(wal).readUInt32BE(0) & 0xfffffffe).toBe(0x377f0682);
     expect(fs.lstatSync(path.join(dir, 'wal-link.csv')).isSymbolicLink()).toBe(true);
     await sigkill(writer);
+    s.setLatency(0);
     const checked = await runCli(['store', 'check'], { env });
     expect(checked.code, checked.stderr).toBe(0);
-    const again = await runCli(args, { env, timeoutMs: 90_000 });
+    // The same command, at a pace that no longer needs to outlast the refusals above (25 s more at 1200).
+    const again = await runCli(args.map((arg) => (arg === '1200' ? '12000' : arg)), { env, timeoutMs: 90_000 });
     expect(again.code, again.stderr).toBe(0);
     expectRowsMatchSandbox(path.join(dir, 'out.csv'), keys);
     // Paid again at most for the requests in flight at the kill (--concurrency 4).
     expect(chargedTwice(s).length, chargedTwice(s).join(', ')).toBeLessThanOrEqual(4);
     const stats = JSON.parse((await runCli(['store', 'stats', '--json'], { env })).stdout);
     expect(stats.entries).toBe(keys.length);
-  }, 120_000);
+  }, hangBound(120_000));
 });
 
 // Skipped where this user may not mount a tmpfs (not root, or a container without the right to
@@ -223,7 +246,7 @@ describe.skipIf(!canMount)('a disk that fills (a small tmpfs)', { meta: { skipRe
     } finally {
       disk.unmount();
     }
-  }, 180_000);
+  }, hangBound(180_000));
 
   it('under the output: one line, exit 1, the answers in flight kept in the store; the re-run pays again at most 2', async () => {
     const disk = smallDisk('1m')!;
@@ -252,7 +275,7 @@ describe.skipIf(!canMount)('a disk that fills (a small tmpfs)', { meta: { skipRe
     } finally {
       disk.unmount();
     }
-  }, 180_000);
+  }, hangBound(180_000));
 });
 
 describe('a damaged store', () => {
@@ -291,7 +314,7 @@ describe('a damaged store', () => {
     expect(check.stdout).toContain('.damaged');
     const json = await runCli(['store', 'check', '--store', env.LEAD_ENRICH_STORE!, '--json'], { timeoutMs: 30_000 });
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, exists: true });
-  }, 90_000);
+  }, hangBound(90_000));
 
   it('`store check` of a sound store: exit 0 with its entries; of none: exit 0, nothing to check', async () => {
     const s = await sandbox();
@@ -305,7 +328,7 @@ describe('a damaged store', () => {
     const check = await runCli(['store', 'check', '--json'], { env, timeoutMs: 30_000 });
     expect(check.code).toBe(0);
     expect(JSON.parse(check.stdout)).toMatchObject({ ok: true, problems: [], entries: 30 });
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('`store check` that cannot be made (another program holds the file locked) says why, never that a sound store is damaged', async () => {
     const s = await sandbox();
@@ -324,7 +347,7 @@ describe('a damaged store', () => {
     } finally {
       holder.close();
     }
-  }, 60_000);
+  }, hangBound(60_000));
 });
 
 describe('kill -9', () => {
@@ -349,5 +372,5 @@ describe('kill -9', () => {
     const early = twice.filter((key) => killedAt - answeredBefore.get(key)! > 25);
     expect(early, `paid again though answered more than 25 ms before the kill (${twice.length} paid twice in all)`).toEqual([]);
     expect(twice.length).toBeLessThanOrEqual(16);
-  }, 120_000);
+  }, hangBound(120_000));
 });

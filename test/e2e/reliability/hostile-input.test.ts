@@ -11,6 +11,7 @@ import type { Sandbox } from '../../../src/sandbox/server.js';
 import { lines, runCli } from '../../helpers/cli.js';
 import { makeTempDir, readCsvBytes, readCsvObjects } from '../../helpers/files.js';
 import { closeAll, envFor, expectedEmail, expectNoCrash, expectNoSecret, lookupsSeen, sandbox } from './support.js';
+import { hangBound } from '../../helpers/processes.js';
 
 let s: Sandbox;
 beforeAll(async () => {
@@ -58,7 +59,7 @@ describe('csv-spectrum through the CLI', () => {
     const raw = fs.readFileSync(output, 'latin1');
     if (name.endsWith('_crlf')) expect(raw.split('\r\n').length).toBeGreaterThan(expected.length);
     else expect(raw).not.toContain('\r\n');
-  }, 30_000);
+  }, hangBound(30_000));
 });
 
 describe.concurrent('one file with everything at once', () => {
@@ -136,7 +137,7 @@ describe.concurrent('one file with everything at once', () => {
     side.forEach((r) => { expect(r.slice(1, 5)).toEqual([...inputCells[Number(r[0])]!, '', '', '', ''].slice(0, 4)); });
     expect(side[0]![6]).toContain('EXTRA');
     expectNoSecret([result.stdout, result.stderr], [dir]);
-  }, 30_000);
+  }, hangBound(30_000));
 
   it('on stdin: the same rows and cells as from the file', async () => {
     const dir = makeTempDir();
@@ -147,7 +148,7 @@ describe.concurrent('one file with everything at once', () => {
     expect(result.code, result.stderr).toBe(5);
     check(output, path.join(dir, 'hostile.csv'));
     expect(readCsvBytes(path.join(dir, 'from-stdin.errors.csv'))).toHaveLength(1 + invalidRows.length);
-  }, 30_000);
+  }, hangBound(30_000));
 
   it('as JSON Lines: one valid JSON object per row, duplicate names as notes_2, cells decoded as UTF-8', async () => {
     const dir = makeTempDir();
@@ -164,7 +165,7 @@ describe.concurrent('one file with everything at once', () => {
     expect(objects[4]!.input.notes).toBe('nul\0here');
     expect(objects[5]!.input.notes).toBe(bigCell);
     expect(objects.filter((o) => o.error).map((o) => [o.row, o.error!.code])).toEqual(invalidRows.map((n) => [n, 'invalid_input']));
-  }, 30_000);
+  }, hangBound(30_000));
 });
 
 describe.concurrent('a key that is not valid UTF-8', () => {
@@ -182,7 +183,7 @@ describe.concurrent('a key that is not valid UTF-8', () => {
     expect([...raw.subarray(0, 3)]).toEqual([...BOM]);
     expect(raw.includes(Buffer.from('josé@acme.com,José,', 'utf8'))).toBe(true);
     expect(lookupsSeen(own)).toBe(2);
-  }, 30_000);
+  }, hangBound(30_000));
 
   it('read as UTF-8 (--encoding utf-8), the same key is refused as invalid_input: no request, no credit, the cell unchanged', async () => {
     // Decoded as UTF-8 the key becomes "jos\ufffd@acme.com", a key the user never wrote: looking it
@@ -200,7 +201,7 @@ describe.concurrent('a key that is not valid UTF-8', () => {
     expect(side.slice(1).map((r) => [r[0], r[1], r[3]])).toEqual([['1', key.toString('latin1'), 'invalid_input']]);
     expect(result.code).toBe(5);
     expect(lookupsSeen(own)).toBe(1); // ok@acme.com only
-  }, 30_000);
+  }, hangBound(30_000));
 });
 
 describe.concurrent('empty, blank and header-only files', () => {
@@ -218,7 +219,7 @@ describe.concurrent('empty, blank and header-only files', () => {
     expect(lines(result.stderr), result.stderr).toHaveLength(1);
     expect(result.stderr).toMatch(message);
     expect(createdFiles(dir, input)).toEqual([]);
-  }, 30_000);
+  }, hangBound(30_000));
 
   it.each([
     ['with LF', Buffer.from('email\n'), '', '\n'],
@@ -235,7 +236,7 @@ describe.concurrent('empty, blank and header-only files', () => {
     const header = bytes.toString('utf8').replace('\ufeff', '').trimEnd();
     expect(fs.readFileSync(path.join(dir, 'in.enriched.csv'), 'utf8')).toBe(`${bom}${header},${LEAD_COLUMNS}${eol}`);
     expect(fs.readFileSync(path.join(dir, 'in.enriched.errors.csv'), 'utf8')).toBe(`${bom}row,${header},error_code,error_message${eol}`);
-  }, 30_000);
+  }, hangBound(30_000));
 });
 
 describe.concurrent('unclosed quotes', () => {
@@ -252,5 +253,5 @@ describe.concurrent('unclosed quotes', () => {
     expect(lines(result.stderr), result.stderr).toHaveLength(1);
     expect(result.stderr).toMatch(/Cannot parse .*in\.csv.*Quote Not Closed/);
     expect(createdFiles(dir, input)).toEqual([]);
-  }, 30_000);
+  }, hangBound(30_000));
 });

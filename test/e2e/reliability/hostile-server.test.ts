@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { lines, runCli } from '../../helpers/cli.js';
 import { makeTempDir, readCsvObjects, writeCsv } from '../../helpers/files.js';
 import { closeAll, envFor, expectNoCrash, expectNoSecret, tinyServer, type LookupHandler } from './support.js';
+import { hangBound } from '../../helpers/processes.js';
 
 afterAll(closeAll);
 
@@ -110,7 +111,7 @@ describe('hostile server: lookups misbehave for ever', () => {
     // attempts' timeouts would take (reading 8 MiB three times took 15.5 s at a load average of 20).
     expect(took).toBeLessThan(code === 'timeout' ? 15_000 : (RETRIES + 1) * 10_000);
     expectNoSecret([result.stdout, result.stderr], [dir]);
-  }, 60_000);
+  }, hangBound(60_000));
 });
 
 describe('hostile server: a wrong content type', () => {
@@ -153,7 +154,7 @@ describe('hostile server: the account reads before the first lookup fail', () =>
     expect([...server.hits.keys()].every((p) => p.startsWith('/v2/account/'))).toBe(true);
     expect(readdirOutputs(dir)).toEqual([]);
     expectNoSecret([result.stdout, result.stderr], [dir]);
-  }, 40_000);
+  }, hangBound(40_000));
 });
 
 describe('hostile server: an account read that never completes is the API down (issue 41)', () => {
@@ -170,7 +171,7 @@ describe('hostile server: an account read that never completes is the API down (
     const sidecar = readCsvObjects(path.join(dir, 'in.enriched.errors.csv'));
     expect(sidecar.map((r) => r.error_code)).toEqual(KEYS.map(() => 'api_unavailable'));
     expectNoSecret([result.stdout, result.stderr], [dir]);
-  }, 40_000);
+  }, hangBound(40_000));
 });
 
 function readdirOutputs(dir: string): string[] {

@@ -24,6 +24,7 @@ import {
   sigkill,
   until,
 } from './support.js';
+import { hangBound } from '../../helpers/processes.js';
 
 afterAll(closeAll);
 
@@ -119,7 +120,7 @@ describe('kill -9, then the same command again', () => {
     const found = new Set(keys.filter((k) => expectedEmail(k).kind === 'found').map((k) => k.trim().toLowerCase()));
     expect(s.stats.charges.size).toBe(found.size);
     expectNoSecret([final.stdout, final.stderr], [dir]);
-  }, 90_000);
+  }, hangBound(90_000));
 
   it('killed during the retry backoff: the rows being retried are looked up again, none lost, faulted requests never paid', async () => {
     const s = await sandbox();
@@ -154,7 +155,7 @@ describe('kill -9, then the same command again', () => {
     // Faulted requests cost nothing: only answers in flight at the kill may have been paid twice.
     expect(chargedTwice(s).length).toBeLessThanOrEqual(3);
     expectNoSecret([resumed.stdout, resumed.stderr], [dir]);
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('killed at many moments around the final write and rename: a destination file, when present, is always complete', async () => {
     const s = await sandbox();
@@ -228,6 +229,6 @@ describe('kill -9, then the same command again', () => {
     expect(readCsvBytes(path.join(dir, 'attempt-0.errors.csv'))).toHaveLength(1 + cells.filter((c) => c.startsWith('bad-')).length);
     expect(lookupsSeen(s)).toBe(0);
     expectNoSecret([full.stdout, full.stderr, again.stdout, again.stderr], [dir]);
-  }, 120_000);
+  }, hangBound(120_000));
 });
 

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.js';
 import { emails, makeTempDir, readCsvObjects, writeCsv } from '../../helpers/files.js';
 import { chargedTwice, closeAll, envFor, expectNoCrash, expectNoSecret, expectRowsMatchSandbox, lookupsSeen, sandbox } from './support.js';
+import { hangBound } from '../../helpers/processes.js';
 
 afterAll(closeAll);
 
@@ -72,6 +73,6 @@ describe.concurrent('429 storms without Retry-After', () => {
       // ...and yet it does not wait needlessly: the run keeps to a window or two per 30 rows.
       expect(windows).toBeLessThanOrEqual(Math.ceil(rows / 30) * 2 + 2);
       expectNoSecret([result.stdout, result.stderr], [dir]);
-    }, 60_000);
+    }, hangBound(60_000));
   }
 });

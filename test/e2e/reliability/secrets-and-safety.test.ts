@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { lines, runCli, spawnCli } from '../../helpers/cli.js';
 import { emails, makeTempDir, readCsvBytes, readCsvObjects, writeCsv } from '../../helpers/files.js';
 import { closeAll, envFor, expectNoCrash, expectNoSecret, lookupsSeen, sandbox, SECRET, sigkill, tinyServer, until, type LookupHandler } from './support.js';
+import { hangBound } from '../../helpers/processes.js';
 
 afterAll(closeAll);
 
@@ -67,7 +68,7 @@ describe.concurrent('the token never shows', () => {
         expect(sidecar[0]!.error_message).toMatch(shown);
       }
     }
-  }, 40_000);
+  }, hangBound(40_000));
 
   it('in the store and its write-ahead log, left behind by kill -9 in the middle of a run', async () => {
     const s = await sandbox();
@@ -83,7 +84,7 @@ describe.concurrent('the token never shows', () => {
     expect(fs.existsSync(wal) && fs.statSync(wal).size > 0).toBe(true);
     expect(fs.readFileSync(wal).includes(Buffer.from('wal.1@company1.com'))).toBe(true); // the WAL does hold answers
     expectNoSecret([child.output.stdout, child.output.stderr], [dir]);
-  }, 30_000);
+  }, hangBound(30_000));
 });
 
 describe.concurrent('configuration', () => {
@@ -106,7 +107,7 @@ describe.concurrent('configuration', () => {
     expect(closed.code, closed.stderr).toBe(0);
     expect(closed.stderr).toBe('');
     expectNoSecret([open.stdout, open.stderr, closed.stdout, closed.stderr], [dir]);
-  }, 30_000);
+  }, hangBound(30_000));
 
   it.each([
     ['--base-url http://example.com/v2', (dir: string) => ({ args: ['--base-url', 'http://example.com/v2'], env: { LEAD_API_TOKEN: SECRET, LEAD_ENRICH_STORE: path.join(dir, 's.sqlite') } }), /Refusing plain http to example\.com/],
@@ -131,7 +132,7 @@ describe.concurrent('configuration', () => {
     expect(result.stderr).toMatch(message);
     expect(fs.readdirSync(dir).filter((f) => f.includes('enriched') || f.endsWith('.partial'))).toEqual([]);
     expectNoSecret([result.stdout, result.stderr], [dir]);
-  }, 30_000);
+  }, hangBound(30_000));
 
   it('a redirect is not followed: the token is never sent to the other host', async () => {
     const stranger = await tinyServer((_req, res) => res.end('{}'));
@@ -147,7 +148,7 @@ describe.concurrent('configuration', () => {
     expect(stranger.hits.size).toBe(0);
     expect(readCsvObjects(path.join(dir, 'in.enriched.errors.csv'))[0]!.error_code).toBe('request_rejected');
     expectNoSecret([result.stdout, result.stderr], [dir]);
-  }, 30_000);
+  }, hangBound(30_000));
 });
 
 describe.concurrent('formula injection', () => {
@@ -211,5 +212,5 @@ describe.concurrent('formula injection', () => {
     const first = JSON.parse(fs.readFileSync(path.join(dir, 'in.enriched.jsonl'), 'utf8').split('\n')[0]!);
     expect(first.lead).toEqual(lead);
     expect(first.input).toEqual({ '=Email': 'ann@acme.com', note: '=1+1' });
-  }, 30_000);
+  }, hangBound(30_000));
 });

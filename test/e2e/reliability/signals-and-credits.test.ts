@@ -22,6 +22,7 @@ import {
   tinyServer,
   until,
 } from './support.js';
+import { hangBound } from '../../helpers/processes.js';
 
 afterAll(closeAll);
 
@@ -65,7 +66,7 @@ describe.concurrent('SIGINT and SIGTERM', () => {
     expect(JSON.parse(second.stdout).billing.cached).toBe(summary.billing.charged + summary.billing.free);
     expectRowsMatchSandbox(path.join(dir, 'in.enriched.csv'), keys);
     expectNoSecret([first.stdout, first.stderr, second.stdout, second.stderr], [dir]);
-  }, 40_000);
+  }, hangBound(40_000));
 
   it('SIGINT again and again (an impatient Ctrl-C) on a JSON Lines run: still exit 130, complete outputs, every answer kept; a re-run equals an uninterrupted run', async () => {
     const s = await sandbox();
@@ -106,7 +107,7 @@ describe.concurrent('SIGINT and SIGTERM', () => {
     expect(ref.code).toBe(5);
     expect(jsonlWithoutBilling(path.join(dir, 'out.jsonl'))).toEqual(jsonlWithoutBilling(path.join(refDir, 'out.jsonl')));
     expect(fs.readFileSync(path.join(dir, 'out.errors.csv'))).toEqual(fs.readFileSync(path.join(refDir, 'out.errors.csv')));
-  }, 40_000);
+  }, hangBound(40_000));
 
   it('SIGTERM while rows wait (in a retry backoff, or held while the API is down): stops at once, those rows are interrupted, not errors', async () => {
     const s = await sandbox();
@@ -142,7 +143,7 @@ describe.concurrent('SIGINT and SIGTERM', () => {
     expect(second.code, second.stderr).toBe(0);
     expectRowsMatchSandbox(path.join(dir, 'in.enriched.csv'), keys);
     expect(chargedTwice(s)).toEqual([]);
-  }, 40_000);
+  }, hangBound(40_000));
 
   it('SIGINT while every request hangs: the run gives in-flight requests a bounded time, then exits 130 with every row written', async () => {
     const s = await sandbox();
@@ -167,7 +168,7 @@ describe.concurrent('SIGINT and SIGTERM', () => {
     const rows = readCsvObjects(path.join(dir, 'in.enriched.csv'));
     expect(rows.map((r) => [r.email, r.lead_status])).toEqual(keys.map((k) => [k, 'skipped']));
     expect(readCsvObjects(path.join(dir, 'in.enriched.errors.csv')).map((r) => r.error_code)).toEqual(keys.map(() => 'interrupted'));
-  }, 40_000);
+  }, hangBound(40_000));
 });
 
 describe.concurrent('credits', () => {
@@ -205,7 +206,7 @@ describe.concurrent('credits', () => {
     expect(chargedTwice(s)).toEqual([]);
     expectRowsMatchSandbox(path.join(dir, 'in.enriched.csv'), keys);
     expectNoSecret([first.stdout, first.stderr, second.stdout, second.stderr], [dir]);
-  }, 40_000);
+  }, hangBound(40_000));
 
   it('a server already at zero balance, answering 402 to every call, the account reads too: exit 3, every row written as skipped credit_reserve, no lookup', async () => {
     const paymentRequired = (_req: unknown, res: import('node:http').ServerResponse) => {
@@ -226,7 +227,7 @@ describe.concurrent('credits', () => {
     const dry = await runCli(['enrich', input, '--dry-run', '--json'], { env: envFor(server, dir) });
     expect(dry.code, dry.stderr).toBe(3);
     expect(JSON.parse(dry.stdout)).toMatchObject({ balance: 0, fits: false });
-  }, 20_000);
+  }, hangBound(20_000));
 
   it('--min-credits at full speed: the balance never goes below the reserve, exit 3; a re-run at the reserve answers known rows from the store and makes no lookup', async () => {
     const s = await sandbox({ notFoundRate: 0 });
@@ -264,7 +265,7 @@ describe.concurrent('credits', () => {
     expect(third.code, third.stderr).toBe(0);
     expect(chargedTwice(s)).toEqual([]);
     expectRowsMatchSandbox(path.join(dir, 'in.enriched.csv'), keys, { notFoundRate: 0 });
-  }, 40_000);
+  }, hangBound(40_000));
 });
 
 describe.concurrent('a token revoked in the middle of a run', () => {
@@ -320,6 +321,6 @@ describe.concurrent('a token revoked in the middle of a run', () => {
       expect(chargedTwice(first, second).map((k) => k.replace(/^lookup_email:(.*) x2$/, '$1')).sort()).toEqual([...abandoned].sort());
       expectRowsMatchSandbox(path.join(dir, 'in.enriched.csv'), keys);
       expectNoSecret([rerun.stdout, rerun.stderr], [dir]);
-    }, 60_000);
+    }, hangBound(60_000));
   }
 });

@@ -41,8 +41,11 @@ export function envFor(target: { baseUrl: string }, dir: string, token = SECRET)
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Polls `condition` every few ms; throws with `what` after `timeoutMs`. */
-export async function until(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+/**
+ * Polls `condition` every few ms; throws with `what` after `timeoutMs`: long enough for a CLI to
+ * start on a loaded machine (15 s was outlasted at a load average of 24), short of the test's own bound.
+ */
+export async function until(condition: () => boolean, what: string, timeoutMs = 45_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
