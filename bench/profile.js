@@ -36,7 +36,9 @@ async function profileRunner(spec, runner = 'bench/lib/enrich-runner.js') {
   const r = await runNode([runner, JSON.stringify(spec)], { json: true, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
   const file = newestProfile(before);
   const ms = r.json.enrichMs ?? r.json.ms;
-  console.log(`${runner}: ${r.json.rows ?? '-'} rows, ${r.json.requests} requests in ${(ms / 1000).toFixed(2)} s (profiling slows it down); profile ${path.relative(ROOT, file)}`);
+  console.log(
+    `${runner}: ${r.json.rows ?? '-'} rows, ${r.json.requests} requests in ${(ms / 1000).toFixed(2)} s (profiling slows it down); profile ${path.relative(ROOT, file)}`,
+  );
   const summary = topSelfTime(file, 30);
   if (r.json.requests) console.log(`CPU (not idle) per 1 000 requests: ${((summary.busyMs * 1000) / r.json.requests).toFixed(0)} ms`);
   console.log(formatTop(summary));
@@ -103,12 +105,36 @@ if (what === 'startup') {
     const heapFile = path.join(dir, `${mode}-${n}.heapsnapshot`);
     await withSandbox({ rpm: 10_000_000, credits: 1e12, threshold: 0 }, async (sandbox) => {
       const r = await runNode(
-        ['bench/lib/enrich-runner.js', JSON.stringify({ input, output: path.join(OUT_DIR, 'profile.enriched.csv'), store, baseUrl: sandbox.baseUrl, token: sandbox.token, maxAgeMs: 1e13, heapSnapshotAfterMs: mode === 'store' ? 1200 : Number(afterArg ?? 4000), heapSnapshotFile: heapFile })],
+        [
+          'bench/lib/enrich-runner.js',
+          JSON.stringify({
+            input,
+            output: path.join(OUT_DIR, 'profile.enriched.csv'),
+            store,
+            baseUrl: sandbox.baseUrl,
+            token: sandbox.token,
+            maxAgeMs: 1e13,
+            heapSnapshotAfterMs: mode === 'store' ? 1200 : Number(afterArg ?? 4000),
+            heapSnapshotFile: heapFile,
+          }),
+        ],
         { json: true },
       );
       const mb = (x) => `${(x / 1048576).toFixed(1)} MB`;
-      console.log(`\n${mode}-answered, ${n} rows: peak RSS ${mb(r.json.maxRssBytes)} (inflated by the snapshot itself); at the highest RSS sample before it: ${Object.entries(r.json.atPeak).map(([k, v]) => `${k} ${mb(v)}`).join(', ')}`);
-      console.log(r.stderr.trim().split('\n').filter((l) => l.startsWith('heap snapshot')).join('\n'));
+      console.log(
+        `\n${mode}-answered, ${n} rows: peak RSS ${mb(r.json.maxRssBytes)} (inflated by the snapshot itself); at the highest RSS sample before it: ${Object.entries(
+          r.json.atPeak,
+        )
+          .map(([k, v]) => `${k} ${mb(v)}`)
+          .join(', ')}`,
+      );
+      console.log(
+        r.stderr
+          .trim()
+          .split('\n')
+          .filter((l) => l.startsWith('heap snapshot'))
+          .join('\n'),
+      );
       if (fs.existsSync(heapFile)) console.log(formatHeap(heapSummary(heapFile, 25)));
       else console.log('(the run ended before the snapshot time)');
     });

@@ -84,7 +84,11 @@ function machine() {
   };
 }
 
-const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
+const load = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 function cell(text) {
   return String(text).replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -108,17 +112,26 @@ function report({ options, command, startedAt, elapsedMs, info, loadStart, loadE
   const analysis = readAnalysis();
   const lines = [];
   lines.push('# Benchmarks', '');
-  lines.push(`Written by \`bench/run.js\` (issue 6); do not edit by hand: re-run the command below. ${options.quick ? '**Quick mode**: several scenarios are shrunk to fit in 2 minutes (each says how); run `npm run bench` for the full figures.' : 'Full run.'}`, '');
+  lines.push(
+    `Written by \`bench/run.js\` (issue 6); do not edit by hand: re-run the command below. ${options.quick ? '**Quick mode**: several scenarios are shrunk to fit in 2 minutes (each says how); run `npm run bench` for the full figures.' : 'Full run.'}`,
+    '',
+  );
   lines.push(`- **Command**: \`${command}\``);
   lines.push(`- **Date**: ${startedAt.toISOString().replace(/\.\d+Z$/, 'Z')} (the run took ${duration(elapsedMs)})`);
   lines.push(`- **Machine**: ${info.cpu}, ${info.cores} cores, ${info.memory} memory, ${info.os}; Node ${info.node}`);
-  lines.push(`- **Load average** (1/5/15 min) at start ${loadStart}, at end ${loadEnd}: a shared machine, so every figure is a ratio to a baseline measured in the same run, repeated, median.`);
+  lines.push(
+    `- **Load average** (1/5/15 min) at start ${loadStart}, at end ${loadEnd}: a shared machine, so every figure is a ratio to a baseline measured in the same run, repeated, median.`,
+  );
   lines.push(`- **Library**: \`dist/\` as built from commit ${commit ?? 'unknown'}${dirty ? ' plus uncommitted changes under src/' : ''}.`);
   lines.push('');
   lines.push('| scenario | figure | target | comparison (measured in the same run) | met? |');
   lines.push('| --- | --- | --- | --- | --- |');
   for (const r of results) {
-    const met = r.error ? '**error**' : r.met ? 'yes' : `**no**${analysis ? ': why and what would fix it [below](#missed-targets-why-and-what-would-fix-them)' : ''}`;
+    const met = r.error
+      ? '**error**'
+      : r.met
+        ? 'yes'
+        : `**no**${analysis ? ': why and what would fix it [below](#missed-targets-why-and-what-would-fix-them)' : ''}`;
     lines.push(`| ${cell(r.scenario)} | ${cell(r.figure)} | ${cell(r.target)} | ${cell(r.comparison)} | ${met} |`);
   }
   const findings = results.flatMap((r) => r.findings ?? []);
@@ -134,9 +147,15 @@ function report({ options, command, startedAt, elapsedMs, info, loadStart, loadE
     lines.push('');
   }
   lines.push('## Method', '');
-  lines.push('- Scripts: `bench/run.js` (driver), `bench/scenarios/*.js` (one per scenario), `bench/lib/` (runners spawned as child processes, data generation, helpers). Plain ESM JavaScript importing the built library from `dist/`.');
-  lines.push('- Every measured pipeline runs in its own `node` child process (fresh heap and JIT, peak RSS of that process only); the sandbox runs in the bench process. Generated inputs and pre-filled stores are cached in `bench/out/` (gitignored); temporary stores go to the OS temp directory.');
-  lines.push('- A single scenario: `node bench/run.js rate` (names: startup, rate, cluster, latency, nolimit, known, encodings, xlsx, memory; with `--quick` to shrink, `--out FILE` to write elsewhere). Profiles of the missed targets: `node bench/profile.js <scenario>`.');
+  lines.push(
+    '- Scripts: `bench/run.js` (driver), `bench/scenarios/*.js` (one per scenario), `bench/lib/` (runners spawned as child processes, data generation, helpers). Plain ESM JavaScript importing the built library from `dist/`.',
+  );
+  lines.push(
+    '- Every measured pipeline runs in its own `node` child process (fresh heap and JIT, peak RSS of that process only); the sandbox runs in the bench process. Generated inputs and pre-filled stores are cached in `bench/out/` (gitignored); temporary stores go to the OS temp directory.',
+  );
+  lines.push(
+    '- A single scenario: `node bench/run.js rate` (names: startup, rate, cluster, latency, nolimit, known, encodings, xlsx, memory; with `--quick` to shrink, `--out FILE` to write elsewhere). Profiles of the missed targets: `node bench/profile.js <scenario>`.',
+  );
   lines.push('');
   // The why of each missed target is written by hand, kept beside the scripts, and carried along.
   if (analysis) lines.push(analysis.trimEnd(), '');
@@ -166,7 +185,15 @@ async function main() {
       log(`${name}: ${result.figure} (target ${result.target}) → ${result.met ? 'met' : 'MISSED'} in ${duration(result.seconds * 1000)}`);
     } catch (error) {
       log(`${name} FAILED: ${error.stack ?? error}`);
-      results.push({ scenario: name, figure: `could not run: ${String(error.message ?? error).split('\n')[0]}`, target: '', comparison: '', met: false, error: true, notes: [`Error: ${String(error.message ?? error).slice(0, 2000)}`] });
+      results.push({
+        scenario: name,
+        figure: `could not run: ${String(error.message ?? error).split('\n')[0]}`,
+        target: '',
+        comparison: '',
+        met: false,
+        error: true,
+        notes: [`Error: ${String(error.message ?? error).slice(0, 2000)}`],
+      });
     }
   }
   const elapsedMs = performance.now() - t0;
@@ -174,11 +201,19 @@ async function main() {
   const dirty = (git(['status', '--porcelain', '--', 'src']) ?? '') !== '';
   const text = report({ options, command, startedAt, elapsedMs, info, loadStart, loadEnd: load(), commit, dirty, results });
   fs.writeFileSync(options.out, text);
-  fs.writeFileSync(path.join(OUT_DIR, 'results.json'), `${JSON.stringify({ command, startedAt, elapsedMs, machine: info, quick: options.quick, results }, null, 2)}\n`);
+  fs.writeFileSync(
+    path.join(OUT_DIR, 'results.json'),
+    `${JSON.stringify({ command, startedAt, elapsedMs, machine: info, quick: options.quick, results }, null, 2)}\n`,
+  );
   // Temporary outputs a failed or stopped run may leave (enrich writes hidden *.partial files).
   for (const f of fs.readdirSync(OUT_DIR)) if (f.startsWith('.') && f.endsWith('.partial')) fs.rmSync(path.join(OUT_DIR, f), { force: true });
   log(`wrote ${path.relative(process.cwd(), options.out) || options.out} in ${duration(elapsedMs)}`);
-  process.stdout.write(`${text.split('\n').filter((l) => l.startsWith('|')).join('\n')}\n`);
+  process.stdout.write(
+    `${text
+      .split('\n')
+      .filter((l) => l.startsWith('|'))
+      .join('\n')}\n`,
+  );
   process.exitCode = results.some((r) => r.error) ? 1 : 0;
 }
 

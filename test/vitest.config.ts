@@ -22,7 +22,10 @@ const shared = {
 // docs/development.md). Idle is measured over a quarter second, not read from the load average (a
 // minute's memory, which still holds npm install and the build). LEAD_ENRICH_E2E_WORKERS sets it.
 async function idleCores(): Promise<number> {
-  const idle = () => os.cpus().reduce((sum, cpu) => ({ idle: sum.idle + cpu.times.idle, all: sum.all + Object.values(cpu.times).reduce((a, b) => a + b, 0) }), { idle: 0, all: 0 });
+  const idle = () =>
+    os
+      .cpus()
+      .reduce((sum, cpu) => ({ idle: sum.idle + cpu.times.idle, all: sum.all + Object.values(cpu.times).reduce((a, b) => a + b, 0) }), { idle: 0, all: 0 });
   const before = idle();
   await new Promise((resolve) => setTimeout(resolve, 250));
   const after = idle();
@@ -52,15 +55,43 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { ...shared, name: 'unit', include: ['test/unit/**/*.test.ts'], pool: 'forks', maxWorkers: 2, testTimeout: busy(10_000), hookTimeout: busy(10_000), sequence: { groupOrder: 0 } },
+        test: {
+          ...shared,
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          pool: 'forks',
+          maxWorkers: 2,
+          testTimeout: busy(10_000),
+          hookTimeout: busy(10_000),
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         extends: true,
-        test: { ...shared, name: 'integration', include: ['test/integration/**/*.test.ts'], pool: 'forks', maxWorkers: 2, testTimeout: busy(30_000), hookTimeout: busy(30_000), sequence: { groupOrder: 0 } },
+        test: {
+          ...shared,
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          pool: 'forks',
+          maxWorkers: 2,
+          testTimeout: busy(30_000),
+          hookTimeout: busy(30_000),
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         extends: true,
-        test: { ...shared, name: 'e2e', include: ['test/e2e/**/*.test.ts'], pool: 'forks', maxWorkers: e2eWorkers, maxConcurrency: 3, testTimeout: e2eTimeout, hookTimeout: e2eTimeout, sequence: { groupOrder: 1 } },
+        test: {
+          ...shared,
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          pool: 'forks',
+          maxWorkers: e2eWorkers,
+          maxConcurrency: 3,
+          testTimeout: e2eTimeout,
+          hookTimeout: e2eTimeout,
+          sequence: { groupOrder: 1 },
+        },
       },
     ],
   },

@@ -34,7 +34,9 @@ export function topSelfTime(file, limit = 20) {
   return {
     totalMs: all / 1000,
     busyMs: (all - idle) / 1000,
-    owners: [...byOwner].sort((a, b) => b[1] - a[1]).map(([owner, us]) => ({ owner, selfMs: us / 1000, busyShare: owner === '(idle)' ? NaN : us / (all - idle) })),
+    owners: [...byOwner]
+      .sort((a, b) => b[1] - a[1])
+      .map(([owner, us]) => ({ owner, selfMs: us / 1000, busyShare: owner === '(idle)' ? NaN : us / (all - idle) })),
     top: [...totals]
       .sort((a, b) => b[1] - a[1])
       .slice(0, limit)
@@ -67,8 +69,12 @@ function shorten(url) {
 
 export function formatTop({ totalMs, busyMs, top, owners }) {
   const lines = ['self time by owner (not idle):'];
-  for (const o of owners.filter((x) => x.owner !== '(idle)').slice(0, 14)) lines.push(`${o.selfMs.toFixed(0).padStart(7)} ms ${(o.busyShare * 100).toFixed(1).padStart(5)} %  ${o.owner}`);
+  for (const o of owners.filter((x) => x.owner !== '(idle)').slice(0, 14))
+    lines.push(`${o.selfMs.toFixed(0).padStart(7)} ms ${(o.busyShare * 100).toFixed(1).padStart(5)} %  ${o.owner}`);
   lines.push('', `profile: ${totalMs.toFixed(0)} ms sampled, ${busyMs.toFixed(0)} ms not idle`, 'self ms  % busy  function  (where)');
-  for (const t of top) lines.push(`${t.selfMs.toFixed(0).padStart(7)}  ${Number.isFinite(t.busyShare) ? (t.busyShare * 100).toFixed(1).padStart(5) : '    -'}  ${t.name}  ${t.where}`);
+  for (const t of top)
+    lines.push(
+      `${t.selfMs.toFixed(0).padStart(7)}  ${Number.isFinite(t.busyShare) ? (t.busyShare * 100).toFixed(1).padStart(5) : '    -'}  ${t.name}  ${t.where}`,
+    );
   return lines.join('\n');
 }

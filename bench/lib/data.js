@@ -5,10 +5,92 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ensureOutDir, log, removeStore } from './util.js';
 
-const FIRST = ['james', 'mary', 'john', 'patricia', 'robert', 'jennifer', 'michael', 'linda', 'william', 'elizabeth', 'david', 'barbara', 'richard', 'susan', 'joseph', 'jessica', 'thomas', 'sarah', 'charles', 'karen', 'amelie', 'jose', 'zoe', 'noah'];
-const LAST = ['smith', 'johnson', 'williams', 'brown', 'jones', 'garcia', 'miller', 'davis', 'rodriguez', 'martinez', 'hernandez', 'lopez', 'gonzalez', 'wilson', 'anderson', 'thomas', 'taylor', 'moore', 'jackson', 'martin', 'lee', 'perez', 'thompson', 'white'];
-const COMPANY = ['acme', 'globex', 'initech', 'umbrella', 'hooli', 'vandelay', 'stark-industries', 'wayne-enterprises', 'wonka', 'tyrell', 'cyberdyne', 'soylent', 'massive-dynamic', 'aperture', 'black-mesa', 'oscorp', 'piedpiper', 'dunder-mifflin', 'gringotts', 'monarch'];
-const TITLE = ['Head of Sales', 'Account Executive', 'VP Marketing', 'CTO', 'Software Engineer', 'Office Manager', 'Founder', 'Growth Lead, EMEA', 'Data Analyst', 'Procurement "Lead"'];
+const FIRST = [
+  'james',
+  'mary',
+  'john',
+  'patricia',
+  'robert',
+  'jennifer',
+  'michael',
+  'linda',
+  'william',
+  'elizabeth',
+  'david',
+  'barbara',
+  'richard',
+  'susan',
+  'joseph',
+  'jessica',
+  'thomas',
+  'sarah',
+  'charles',
+  'karen',
+  'amelie',
+  'jose',
+  'zoe',
+  'noah',
+];
+const LAST = [
+  'smith',
+  'johnson',
+  'williams',
+  'brown',
+  'jones',
+  'garcia',
+  'miller',
+  'davis',
+  'rodriguez',
+  'martinez',
+  'hernandez',
+  'lopez',
+  'gonzalez',
+  'wilson',
+  'anderson',
+  'thomas',
+  'taylor',
+  'moore',
+  'jackson',
+  'martin',
+  'lee',
+  'perez',
+  'thompson',
+  'white',
+];
+const COMPANY = [
+  'acme',
+  'globex',
+  'initech',
+  'umbrella',
+  'hooli',
+  'vandelay',
+  'stark-industries',
+  'wayne-enterprises',
+  'wonka',
+  'tyrell',
+  'cyberdyne',
+  'soylent',
+  'massive-dynamic',
+  'aperture',
+  'black-mesa',
+  'oscorp',
+  'piedpiper',
+  'dunder-mifflin',
+  'gringotts',
+  'monarch',
+];
+const TITLE = [
+  'Head of Sales',
+  'Account Executive',
+  'VP Marketing',
+  'CTO',
+  'Software Engineer',
+  'Office Manager',
+  'Founder',
+  'Growth Lead, EMEA',
+  'Data Analyst',
+  'Procurement "Lead"',
+];
 const CITY = ['Berlin', 'Austin', 'Lyon', 'Toronto', 'Osaka', 'Leeds', 'Porto', 'Denver'];
 
 export const HEADER = ['id', 'first_name', 'last_name', 'email', 'company', 'title', 'city', 'phone'];
@@ -58,7 +140,12 @@ export function contactsCsv(rows) {
 }
 
 /** Accented spellings of some generated first names (issue 13: files that are not plain ASCII). */
-const ACCENTED = [['Amelie', 'Amélie'], ['Jose', 'José'], ['Zoe', 'Zoë'], ['Noah', 'Noé']];
+const ACCENTED = [
+  ['Amelie', 'Amélie'],
+  ['Jose', 'José'],
+  ['Zoe', 'Zoë'],
+  ['Noah', 'Noé'],
+];
 
 /**
  * bench/out/contacts-<rows>-<encoding>.csv: contacts-<rows>.csv with some first names accented
@@ -73,9 +160,11 @@ export function accentedCsv(rows, encoding) {
   let text = fs.readFileSync(contactsCsv(rows), 'utf8');
   for (const [plain, accented] of ACCENTED) text = text.replaceAll(`,${plain},`, `,${accented},`);
   const bytes =
-    encoding === 'utf-16le' ? Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')])
-    : encoding === 'windows-1252' ? Buffer.from(text, 'latin1') // é, ë: the same code points in both
-    : Buffer.from(text, 'utf8');
+    encoding === 'utf-16le'
+      ? Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')])
+      : encoding === 'windows-1252'
+        ? Buffer.from(text, 'latin1') // é, ë: the same code points in both
+        : Buffer.from(text, 'utf8');
   fs.writeFileSync(`${file}.tmp`, bytes);
   fs.renameSync(`${file}.tmp`, file);
   fs.writeFileSync(done, `${rows}\n`);
@@ -133,7 +222,13 @@ export async function prefilledStore(rows, { every = 1 } = {}) {
       if (!normalized.ok) throw new Error(`generated email ${contactEmail(i)} is invalid: ${normalized.reason}`);
       const a = sandboxAnswer('lookup_email', normalized.key);
       if (a.kind === 'rejected') throw new Error(`the sandbox rejects generated email ${normalized.key}`);
-      store.put('bench', 'lookup_email', normalized.key, { found: a.kind === 'found', data: a.data, cells: ANSWER_CELLS.render('lookup_email', a.data) }, 'warm');
+      store.put(
+        'bench',
+        'lookup_email',
+        normalized.key,
+        { found: a.kind === 'found', data: a.data, cells: ANSWER_CELLS.render('lookup_email', a.data) },
+        'warm',
+      );
     }
   } finally {
     store.close();

@@ -25,7 +25,9 @@ async function freePort() {
 
 async function startRedis() {
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   await new Promise((resolve, reject) => {
     let out = '';
     child.once('error', (error) => reject(new Error(`cannot run redis-server (${error.message}): install it (Debian: redis-server)`)));
@@ -50,9 +52,26 @@ export async function run({ quick }) {
     log(`cluster: four workers, ${rows} rows, ${rpm} per ${windowMs / 1000}-s window`);
     const env = { LEAD_API_BASE_URL: sandbox.baseUrl, LEAD_API_TOKEN: sandbox.token };
     const runs = [1, 2, 3, 4].map((k) =>
-      runNode([path.join(DIST, 'cli', 'main.js'), 'enrich', input, '--redis', redis.url, '--shard', `${k}/4`, '--rate-window', String(windowMs), '-o', outputs[k - 1], '--json', '--quiet'], {
-        env: { ...env, LEAD_ENRICH_STORE: stores[k - 1] },
-      }),
+      runNode(
+        [
+          path.join(DIST, 'cli', 'main.js'),
+          'enrich',
+          input,
+          '--redis',
+          redis.url,
+          '--shard',
+          `${k}/4`,
+          '--rate-window',
+          String(windowMs),
+          '-o',
+          outputs[k - 1],
+          '--json',
+          '--quiet',
+        ],
+        {
+          env: { ...env, LEAD_ENRICH_STORE: stores[k - 1] },
+        },
+      ),
     );
     const results = await Promise.all(runs);
     for (const r of results) if (r.code !== 0) throw new Error(`cluster: a worker exited ${r.code ?? r.signal}: ${r.stderr.slice(-1500)}`);

@@ -25,10 +25,18 @@ export async function run({ quick }) {
   const perSecond = Object.fromEntries([...VARIANTS, 'passthrough'].map((v) => [v, []]));
   try {
     const runEnrich = async (variant) => {
-      const r = await runNode(['bench/lib/enrich-runner.js', JSON.stringify({ input: inputs[variant], output, store, baseUrl: sandbox.baseUrl, token: sandbox.token, maxAgeMs: 1e13 })], { json: true });
+      const r = await runNode(
+        [
+          'bench/lib/enrich-runner.js',
+          JSON.stringify({ input: inputs[variant], output, store, baseUrl: sandbox.baseUrl, token: sandbox.token, maxAgeMs: 1e13 }),
+        ],
+        { json: true },
+      );
       const j = r.json;
       if (j.rows !== rows || j.billing.cached !== rows || j.requests !== 0) {
-        throw new Error(`encodings (${variant}): expected ${rows} rows all answered by the store, got rows ${j.rows}, billing ${JSON.stringify(j.billing)}, requests ${j.requests}`);
+        throw new Error(
+          `encodings (${variant}): expected ${rows} rows all answered by the store, got rows ${j.rows}, billing ${JSON.stringify(j.billing)}, requests ${j.requests}`,
+        );
       }
       return (rows * 1000) / j.enrichMs;
     };

@@ -39,8 +39,11 @@ export async function run({ quick }) {
     notes: [
       `Input: ${num(rows)} generated contact rows (8 columns, ${mb(inputBytes)}, distinct emails), bench/out/contacts-${rows}.csv. Store: bench/out/store-${rows}.sqlite, pre-filled for service \`bench\` with the sandbox's own answer for every email (${num(rows)} entries, about 90 % found), built once and reused.${quick ? ' **--quick: 100 k rows instead of 1 M**: the passthrough then takes about a second, so its start (JIT warm-up, first reads) weighs more than at 1 M; compare quick ratios with quick ones only.' : ' The same at 100 k rows (contacts-100000.csv, store-100000.sqlite) after it.'}`,
       `enrich: the built library in a child process (bench/lib/enrich-runner.js), --by detected (email), output CSV to bench/out/; checked: every row billed \`cached\`, zero requests besides the two account reads at start. Time = the enrich() call (process start-up and imports excluded). Passthrough: bench/lib/passthrough-runner.js, \`fs read → csv-parse() → csv-stringify() → fs write\` with default options, same file, same disk.`,
-      ...series.map((x) => `${short(x.rows)} rows: ${x.ratios.length} pairs, alternating which runs first; figure = median of the per-pair ratios. Per pair: ${list(x.ratios, (r) => pct(r))}. enrich: ${list(x.e, (r) => `${num(r.rowsPerSecond)} rows/s`)}; passthrough: ${list(x.p, (r) => `${num(r.rowsPerSecond)} rows/s`)}.`),
-      'enrich writes 17 more columns per row than it reads (≈ 4× the bytes of the passthrough\'s output).',
+      ...series.map(
+        (x) =>
+          `${short(x.rows)} rows: ${x.ratios.length} pairs, alternating which runs first; figure = median of the per-pair ratios. Per pair: ${list(x.ratios, (r) => pct(r))}. enrich: ${list(x.e, (r) => `${num(r.rowsPerSecond)} rows/s`)}; passthrough: ${list(x.p, (r) => `${num(r.rowsPerSecond)} rows/s`)}.`,
+      ),
+      "enrich writes 17 more columns per row than it reads (≈ 4× the bytes of the passthrough's output).",
     ],
     raw: { series: series.map((x) => ({ rows: x.rows, ratios: x.ratios, enrich: x.e, passthrough: x.p })) },
   };
@@ -64,7 +67,9 @@ async function measure(rows, sandbox) {
       );
       const j = r.json;
       if (j.rows !== rows || j.billing.cached !== rows || j.requests !== 0) {
-        throw new Error(`known rows: expected ${rows} rows all answered by the store, got rows ${j.rows}, billing ${JSON.stringify(j.billing)}, requests ${j.requests}`);
+        throw new Error(
+          `known rows: expected ${rows} rows all answered by the store, got rows ${j.rows}, billing ${JSON.stringify(j.billing)}, requests ${j.requests}`,
+        );
       }
       return { rowsPerSecond: (rows * 1000) / j.enrichMs, ms: j.enrichMs, rss: j.maxRssBytes };
     };
@@ -87,7 +92,9 @@ async function measure(rows, sandbox) {
       e.push(a);
       p.push(b);
       ratios.push(a.rowsPerSecond / b.rowsPerSecond);
-      log(`known rows (${num(rows)}) pair ${i + 1}/${pairs}: enrich ${num(a.rowsPerSecond)} rows/s, passthrough ${num(b.rowsPerSecond)} rows/s = ${pct(ratios.at(-1))}`);
+      log(
+        `known rows (${num(rows)}) pair ${i + 1}/${pairs}: enrich ${num(a.rowsPerSecond)} rows/s, passthrough ${num(b.rowsPerSecond)} rows/s = ${pct(ratios.at(-1))}`,
+      );
     }
   } finally {
     for (const f of [enriched, enriched.replace(/\.csv$/, '.errors.csv'), passed]) fs.rmSync(f, { force: true });

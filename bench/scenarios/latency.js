@@ -27,10 +27,9 @@ export async function run({ quick }) {
     removeStore(store);
     const output = path.join(OUT_DIR, 'latency.enriched.csv');
     try {
-      const running = runNode(
-        ['bench/lib/enrich-runner.js', JSON.stringify({ input, output, store, baseUrl: sandbox.baseUrl, token: sandbox.token })],
-        { json: true },
-      );
+      const running = runNode(['bench/lib/enrich-runner.js', JSON.stringify({ input, output, store, baseUrl: sandbox.baseUrl, token: sandbox.token })], {
+        json: true,
+      });
       const settled = running.catch((error) => error);
       const t0 = Date.now();
       // The ramp starts when the first lookup arrives (child start-up and account reads excluded).
@@ -44,7 +43,9 @@ export async function run({ quick }) {
       const perSecond = ((b.n - a.n) * 1000) / (b.t - a.t);
       const ratio = perSecond / (rpm / 60);
       ratios.push(ratio);
-      details.push(`run ${r + 1}: ${perSecond.toFixed(1)}/s (${b.n - a.n} requests in ${((b.t - a.t) / 1000).toFixed(2)} s), 429s ${sandbox.stats.rateLimited}`);
+      details.push(
+        `run ${r + 1}: ${perSecond.toFixed(1)}/s (${b.n - a.n} requests in ${((b.t - a.t) / 1000).toFixed(2)} s), 429s ${sandbox.stats.rateLimited}`,
+      );
       log(`latency run ${r + 1}/${runs}: ${perSecond.toFixed(1)} req/s = ${pct(ratio)}`);
     } finally {
       await sandbox.close();

@@ -44,7 +44,10 @@ export async function run({ quick }) {
       const summary = JSON.parse(r.stdout.trim().split('\n').slice(0, -1).join('\n'));
       const known = mode === 'store' ? rows : mode === 'mixed' ? Math.ceil(rows / 2) : 0;
       const expected = j.code === 0 && summary.billing.cached === known && summary.requests === rows - known && summary.status.error === 0;
-      if (summary.rows !== rows || !expected) throw new Error(`memory (${mode}, ${rows}): unexpected run: ${JSON.stringify({ code: j.code, rows: summary.rows, billing: summary.billing, requests: summary.requests, status: summary.status })}`);
+      if (summary.rows !== rows || !expected)
+        throw new Error(
+          `memory (${mode}, ${rows}): unexpected run: ${JSON.stringify({ code: j.code, rows: summary.rows, billing: summary.billing, requests: summary.requests, status: summary.status })}`,
+        );
       return { rss: j.maxRssBytes, quartiles: j.rssQuartiles, atPeak: j.atPeak, wallMs: performance.now() - started };
     };
 
@@ -78,7 +81,11 @@ export async function run({ quick }) {
       log(`memory (c) mixed ${num(rows)} rows: peak RSS ${mb(one.rss)} in ${seconds(one.wallMs)}`);
     }
 
-    for (const [label, series] of [['(a) store-answered', a], ['(b) sandbox-answered', b], ['(c) mixed', c]]) {
+    for (const [label, series] of [
+      ['(a) store-answered', a],
+      ['(b) sandbox-answered', b],
+      ['(c) mixed', c],
+    ]) {
       // One size only (--quick, (b)): no growth to compare.
       const growth = series.length > 1 ? series[1].peak / series[0].peak - 1 : NaN;
       cells.push({ label, series, growth });
@@ -101,7 +108,11 @@ export async function run({ quick }) {
     figure: `peak RSS ≤ ${mb(worst)}; ${cells.map((c) => `${c.label.split(' ')[0]} ${c.series.map((s) => `${short(s.rows)} ${mb(s.peak)}`).join(' → ')}`).join('; ')}`,
     target: '≤ 150 MB; large size within 20 % of small',
     comparison: cells
-      .map((c) => (c.series.length > 1 ? `${c.label.split(' ')[0]} ${short(c.series[1].rows)} vs ${short(c.series[0].rows)}: ${growthText(c.growth)}` : `${c.label.split(' ')[0]} one size only (--quick)`))
+      .map((c) =>
+        c.series.length > 1
+          ? `${c.label.split(' ')[0]} ${short(c.series[1].rows)} vs ${short(c.series[0].rows)}: ${growthText(c.growth)}`
+          : `${c.label.split(' ')[0]} one size only (--quick)`,
+      )
       .join('; '),
     met: worst <= LIMIT && flat,
     notes: [
@@ -120,4 +131,3 @@ function breakdown(label, u) {
   const other = u.rss - u.heapTotal - u.external;
   return `${label} RSS ${mb(u.rss)} = V8 heap ${mb(u.heapTotal)} (of which in use, garbage included: ${mb(u.heapUsed)}) + external ${mb(u.external)} + other ${mb(other)}`;
 }
-

@@ -26,10 +26,9 @@ export async function run({ quick }) {
   try {
     const runEnrich = async () => {
       removeStore(store); // every run pays: nothing may come from an earlier run's answers
-      const r = await runNode(
-        ['bench/lib/enrich-runner.js', JSON.stringify({ input, output, store, baseUrl: sandbox.baseUrl, token: sandbox.token })],
-        { json: true },
-      );
+      const r = await runNode(['bench/lib/enrich-runner.js', JSON.stringify({ input, output, store, baseUrl: sandbox.baseUrl, token: sandbox.token })], {
+        json: true,
+      });
       const j = r.json;
       if (j.requests !== keys || j.status.error !== 0 || j.rateLimited !== 0) {
         throw new Error(`no limit: expected ${keys} lookups without error, got ${j.requests} requests, ${JSON.stringify(j.status)}, ${j.rateLimited} × 429`);
@@ -38,7 +37,9 @@ export async function run({ quick }) {
       return { perSecond: (j.requests * 1000) / j.enrichMs, concurrency: j.concurrency, rss: j.maxRssBytes };
     };
     const runGot = async (c) => {
-      const r = await runNode(['bench/lib/got-runner.js', JSON.stringify({ baseUrl: sandbox.baseUrl, token: sandbox.token, keys, concurrency: c })], { json: true });
+      const r = await runNode(['bench/lib/got-runner.js', JSON.stringify({ baseUrl: sandbox.baseUrl, token: sandbox.token, keys, concurrency: c })], {
+        json: true,
+      });
       if (r.json.failed !== 0) throw new Error(`got loop: ${r.json.failed} failed requests`);
       return { perSecond: (r.json.requests * 1000) / r.json.ms };
     };
@@ -56,7 +57,9 @@ export async function run({ quick }) {
       e.push(a);
       g.push(b);
       ratios.push(a.perSecond / b.perSecond);
-      log(`no limit pair ${i + 1}/${pairs}: enrich ${num(a.perSecond)}/s, got loop ${num(b.perSecond)}/s (concurrency ${a.concurrency}) = ${pct(ratios.at(-1))}`);
+      log(
+        `no limit pair ${i + 1}/${pairs}: enrich ${num(a.perSecond)}/s, got loop ${num(b.perSecond)}/s (concurrency ${a.concurrency}) = ${pct(ratios.at(-1))}`,
+      );
     }
   } finally {
     await sandbox.close();

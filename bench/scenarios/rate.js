@@ -27,7 +27,13 @@ async function livenessCheck() {
   const output = path.join(OUT_DIR, 'live.enriched.csv');
   removeStore(store);
   try {
-    const r = await runNode(['bench/lib/enrich-runner.js', JSON.stringify({ input: contactsCsv(12), output, store, baseUrl: sandbox.baseUrl, token: sandbox.token, tuning: { windowMs: 500 }, keepAlive: false })], { timeoutMs: 60_000 });
+    const r = await runNode(
+      [
+        'bench/lib/enrich-runner.js',
+        JSON.stringify({ input: contactsCsv(12), output, store, baseUrl: sandbox.baseUrl, token: sandbox.token, tuning: { windowMs: 500 }, keepAlive: false }),
+      ],
+      { timeoutMs: 60_000 },
+    );
     let rows;
     try {
       rows = JSON.parse(r.stdout.trim().split('\n').pop()).rows;
@@ -35,7 +41,12 @@ async function livenessCheck() {
       rows = undefined;
     }
     const ok = r.code === 0 && rows === 12;
-    return { ok, text: ok ? 'passed: a run that waits for the next window with nothing in flight finished (12 rows, 15 requests at 5 per 0.5-s window)' : `**FAILED**: a 12-row run at 5 requests per 0.5-s window, in a process with no other work, ended with exit status ${r.code ?? r.signal} after ${(r.wallMs / 1000).toFixed(1)} s having written ${rows ?? 'no'} rows (13 = Node's "unsettled top-level await": the event loop emptied while enrich() was pending, because every timer it holds while waiting for the next window is unref'd). The CLI does the same (\`lead-enrich enrich\` exits 13 silently with partial temp files when the window budget runs out before the edge). The bench's own runner keeps a ref'd timer, so the figures below are not affected.` };
+    return {
+      ok,
+      text: ok
+        ? 'passed: a run that waits for the next window with nothing in flight finished (12 rows, 15 requests at 5 per 0.5-s window)'
+        : `**FAILED**: a 12-row run at 5 requests per 0.5-s window, in a process with no other work, ended with exit status ${r.code ?? r.signal} after ${(r.wallMs / 1000).toFixed(1)} s having written ${rows ?? 'no'} rows (13 = Node's "unsettled top-level await": the event loop emptied while enrich() was pending, because every timer it holds while waiting for the next window is unref'd). The CLI does the same (\`lead-enrich enrich\` exits 13 silently with partial temp files when the window budget runs out before the edge). The bench's own runner keeps a ref'd timer, so the figures below are not affected.`,
+    };
   } finally {
     await sandbox.close();
     removeStore(store);
@@ -63,7 +74,9 @@ export async function run({ quick }) {
   try {
     // Windows are aligned to the sandbox's start, i.e. to now (within a millisecond or two).
     const firstWindowStart = Date.now();
-    log(`rate: ${rpm} RPM, windows of ${windowMs / 1000} s, latency ${latencyMs.join('-')} ms: ${fullWindows} full windows, about ${Math.round(((fullWindows + 1) * windowMs + 1000) / 1000)} s`);
+    log(
+      `rate: ${rpm} RPM, windows of ${windowMs / 1000} s, latency ${latencyMs.join('-')} ms: ${fullWindows} full windows, about ${Math.round(((fullWindows + 1) * windowMs + 1000) / 1000)} s`,
+    );
     const running = runNode(['bench/lib/enrich-runner.js', JSON.stringify({ input, output, store, baseUrl: sandbox.baseUrl, token: sandbox.token, tuning })]);
     // The child is only a load generator here: the server's counts are the measurement. Stop it
     // once the last counted window has closed (plus a little): windows 1..fullWindows after the
@@ -76,7 +89,8 @@ export async function run({ quick }) {
     const totalRequests = sandbox.stats.requests;
     running.child.kill('SIGTERM');
     const child = await settled;
-    if (child.code !== null && child.code !== 0) throw new Error(`rate: the enrich child exited ${child.code} before the end of the measured windows:\n${child.stderr.slice(-1500)}`);
+    if (child.code !== null && child.code !== 0)
+      throw new Error(`rate: the enrich child exited ${child.code} before the end of the measured windows:\n${child.stderr.slice(-1500)}`);
 
     const windowStart0 = snapshot[0]?.start ?? firstWindowStart;
     const counted = [];
@@ -107,7 +121,9 @@ export async function run({ quick }) {
         `Per window (start offset from the first window, accepted, 429): ${snapshot.map((w) => `+${Math.round((w.start - windowStart0) / 1000)} s: ${w.accepted}${w.limited ? ` (${w.limited} × 429)` : ''}`).join('; ')}. Server total: ${totalRequests} requests.`,
       ],
       raw: { rpm, windowMs, ratios, windows: snapshot, rateLimitedTotal, liveness: live.ok },
-      findings: live.ok ? [] : [`enrich() does not keep its process alive while waiting for the next rate window: exit status 13 mid-run (see the rate notes).`],
+      findings: live.ok
+        ? []
+        : [`enrich() does not keep its process alive while waiting for the next rate window: exit status 13 mid-run (see the rate notes).`],
     };
   } finally {
     await sandbox.close();

@@ -30,7 +30,9 @@ export async function run({ quick }) {
       const r = await runNode(['bench/lib/cli-runner.js', JSON.stringify({ args })], { json: true, env: { LEAD_API_TOKEN: sandbox.token } });
       const summary = JSON.parse(r.stdout.trim().split('\n').slice(0, -1).join('\n'));
       if (r.json.code !== 0 || summary.rows !== count || summary.billing.cached !== count || summary.requests !== 0) {
-        throw new Error(`xlsx (${path.basename(input)} → ${path.basename(output)}): unexpected run: ${JSON.stringify({ code: r.json.code, rows: summary.rows, billing: summary.billing, requests: summary.requests })}`);
+        throw new Error(
+          `xlsx (${path.basename(input)} → ${path.basename(output)}): unexpected run: ${JSON.stringify({ code: r.json.code, rows: summary.rows, billing: summary.billing, requests: summary.requests })}`,
+        );
       }
       for (const f of [output, output.replace(/\.(csv|xlsx)$/, '.errors.csv')]) fs.rmSync(f, { force: true });
       return { perSecond: (count * 1000) / r.json.ms, rss: r.json.maxRssBytes };
@@ -42,7 +44,9 @@ export async function run({ quick }) {
       for (const kind of order) {
         results[kind].push(await enrichOnce(kind === 'csv' ? csvIn : xlsxIn, path.join(OUT_DIR, `xlsx-bench.enriched.${kind}`), rows));
       }
-      log(`xlsx round ${i + 1}/${rounds}: CSV→CSV ${num(results.csv.at(-1).perSecond)} rows/s ${mb(results.csv.at(-1).rss)}, xlsx→xlsx ${num(results.xlsx.at(-1).perSecond)} rows/s ${mb(results.xlsx.at(-1).rss)}`);
+      log(
+        `xlsx round ${i + 1}/${rounds}: CSV→CSV ${num(results.csv.at(-1).perSecond)} rows/s ${mb(results.csv.at(-1).rss)}, xlsx→xlsx ${num(results.xlsx.at(-1).perSecond)} rows/s ${mb(results.xlsx.at(-1).rss)}`,
+      );
     }
     target = await enrichOnce(await contactsXlsx(TARGET_ROWS), path.join(OUT_DIR, 'xlsx-bench-20k.enriched.xlsx'), TARGET_ROWS);
     log(`xlsx ${num(TARGET_ROWS)} rows xlsx→xlsx: peak RSS ${mb(target.rss)}`);
@@ -66,4 +70,3 @@ export async function run({ quick }) {
     raw: { rows, results, target },
   };
 }
-

@@ -40,4 +40,3 @@ export function validateBaseUrl(raw: string): string {
   if (url.search || url.hash) throw new ConfigError('Invalid base URL: must not have a query or fragment');
   return `${url.origin}${path}`;
 }
-

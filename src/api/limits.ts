@@ -114,9 +114,6 @@ export function rateHeadersFrom(headers: HeaderBag, now: number = Date.now()): R
   return {
     limit: num(limit),
     remaining: num(remaining),
-    resetAt:
-      resetSeconds === undefined
-        ? undefined
-        : new Date(resetSeconds > 1_000_000_000 ? resetSeconds * 1000 : now + resetSeconds * 1000),
+    resetAt: resetSeconds === undefined ? undefined : new Date(resetSeconds > 1_000_000_000 ? resetSeconds * 1000 : now + resetSeconds * 1000),
   };
 }

@@ -32,7 +32,10 @@ const CERTIFICATE = (): Record<string, string> => ({
 
 /** Causes of a failed connection, in words, with what to check. */
 const CONNECTION = (): Record<string, [string, string]> => ({
-  ENOTFOUND: ['no such host', `check the host name in ${said({ cli: '--base-url / LEAD_API_BASE_URL', library: 'baseUrl' })}, the DNS, and HTTPS_PROXY if this network needs a proxy`],
+  ENOTFOUND: [
+    'no such host',
+    `check the host name in ${said({ cli: '--base-url / LEAD_API_BASE_URL', library: 'baseUrl' })}, the DNS, and HTTPS_PROXY if this network needs a proxy`,
+  ],
   EAI_AGAIN: ['the host name could not be looked up now (DNS)', 'check the network and the DNS, then run again'],
   ECONNREFUSED: ['connection refused', `check the port in ${said(BASE_URL_GIVEN)}, and that the server runs`],
   ECONNRESET: ['the connection was reset', 'run again; if it keeps happening, check a firewall or proxy in between'],

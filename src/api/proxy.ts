@@ -20,7 +20,10 @@ export function proxySetup(baseUrl: string, configured: string | undefined, env:
   const base = new URL(baseUrl);
   const https = base.protocol === 'https:';
   if (configured !== undefined) {
-    return checked(base, { env: { HTTPS_PROXY: configured, HTTP_PROXY: configured, ...noProxy(env) }, proxy: { url: new URL(configured), from: 'the config file\'s "proxy"' } });
+    return checked(base, {
+      env: { HTTPS_PROXY: configured, HTTP_PROXY: configured, ...noProxy(env) },
+      proxy: { url: new URL(configured), from: 'the config file\'s "proxy"' },
+    });
   }
   // Lower case first, as Node (and curl) read them.
   const names = https ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy', 'HTTP_PROXY'];

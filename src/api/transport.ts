@@ -328,7 +328,14 @@ export function parseResponse<T>(
   if (status === 404 && isObject && body.status === 'failed' && apiCode !== 404) {
     return fail(new NotFoundError(`Not found (${describeStatus(status)}${said})`, details));
   }
-  return fail(meaningOfStatus(answer) ?? new BadRequestError(`HTTP ${describeStatus(status)} from ${path}${said}${status === 404 ? '; check the base URL (it must end with /v2)' : ''}`, [], details));
+  return fail(
+    meaningOfStatus(answer) ??
+      new BadRequestError(
+        `HTTP ${describeStatus(status)} from ${path}${said}${status === 404 ? '; check the base URL (it must end with /v2)' : ''}`,
+        [],
+        details,
+      ),
+  );
 }
 
 interface FailedAnswer {
@@ -346,7 +353,10 @@ function meaningOfCode(code: number, a: FailedAnswer): LeadEnrichError | undefin
   if (code === 1000) return unauthorized(a);
   if (code === 1008) return forbidden(a);
   if (code === 1017 || code === 1032) {
-    return new DailyLimitError(`The account's daily limit was reached (${describeStatus(a.status)}${a.said}); run the same command again the next day`, a.details);
+    return new DailyLimitError(
+      `The account's daily limit was reached (${describeStatus(a.status)}${a.said}); run the same command again the next day`,
+      a.details,
+    );
   }
   if (code === 1027) return new NotFoundError(`Not found (${describeStatus(a.status)}${a.said})`, a.details);
   if (code === 1002 || code === 1028 || code === 1031) return paymentRequired(a);
@@ -373,7 +383,10 @@ function rateLimited(a: FailedAnswer): LeadEnrichError {
   if (waitMs > MAX_RATE_WAIT_MS) {
     const hours = waitMs / 3_600_000;
     const wait = hours < 48 ? `${Math.round(hours)} hours` : `${Math.round(hours / 24)} days`;
-    return new RateLimitedTooLongError(`Rate limited (${describeStatus(a.status)}${a.said}) for ${wait}, past the 1-hour bound: taken as the API being unavailable`, a.details);
+    return new RateLimitedTooLongError(
+      `Rate limited (${describeStatus(a.status)}${a.said}) for ${wait}, past the 1-hour bound: taken as the API being unavailable`,
+      a.details,
+    );
   }
   return new RateLimitedError(`Rate limited (${describeStatus(a.status)}${a.said})`, retryAt, a.details);
 }

@@ -4,15 +4,7 @@
 // them. The leads name their members only, so that a typo in a caller's code does not compile.
 
 /** The eight operations of the interface, named once for the client, sandbox, store and stats. */
-export type Operation =
-  | 'lookup_url'
-  | 'lookup_email'
-  | 'lookup_domain'
-  | 'mx'
-  | 'whois'
-  | 'myplans'
-  | 'credits'
-  | 'limits';
+export type Operation = 'lookup_url' | 'lookup_email' | 'lookup_domain' | 'mx' | 'whois' | 'myplans' | 'credits' | 'limits';
 
 export const OPERATION_PATHS: Record<Operation, { method: 'GET' | 'POST'; path: string }> = {
   lookup_url: { method: 'GET', path: '/reverse_lookup/network' },

@@ -41,7 +41,9 @@ export function formatAccount(plans: PlanInfo, credits: Credits, limits: Service
   const rate = limits.email_verify?.api_rate_limit;
   try {
     const facts = parseServiceLimits(limits);
-    lines.push(`${label('Rate limit')}${number(facts.rpm)} requests/minute, ${number(facts.remaining)} left in this window, resets ${rate?.next_limit_reset ?? '?'}`);
+    lines.push(
+      `${label('Rate limit')}${number(facts.rpm)} requests/minute, ${number(facts.remaining)} left in this window, resets ${rate?.next_limit_reset ?? '?'}`,
+    );
   } catch {
     lines.push(`${label('Rate limit')}${rate?.total ?? '?'} (${rate?.remaining ?? '?'} remaining), resets ${rate?.next_limit_reset ?? '?'}`);
   }
@@ -67,11 +69,7 @@ export function accountCommand(io: CliIo): CommandModule<object, AccountArgs> {
     handler: async (args) => {
       const target = await openTarget(args, noticeLines(io));
       try {
-        const [plans, credits, limits] = await Promise.all([
-          target.client.getPlans(),
-          target.client.getCredits(),
-          target.client.getLimits(),
-        ]);
+        const [plans, credits, limits] = await Promise.all([target.client.getPlans(), target.client.getCredits(), target.client.getLimits()]);
         if (args.json) printJson(io, { plans, credits, limits });
         else io.out(formatAccount(plans, credits, limits));
       } finally {

@@ -17,7 +17,6 @@ import { storeCommand } from './store-command.js';
 import { usageMessage, type UsageContext } from './usage-messages.js';
 import { VERSION } from './version.js';
 
-
 /** A usage mistake yargs found (an unknown option, a missing argument): main.ts adds the --help hint. */
 export class UsageError extends Error {}
 
@@ -67,7 +66,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
     .command(accountCommand(io))
     .command(storeCommand(io))
     .command(sandboxCommand(io))
-    .completion('completion', 'Print a shell completion script (bash or zsh; default: $SHELL): lead-enrich completion >> ~/.bashrc', (await completeValues(argv)) as never)
+    .completion(
+      'completion',
+      'Print a shell completion script (bash or zsh; default: $SHELL): lead-enrich completion >> ~/.bashrc',
+      (await completeValues(argv)) as never,
+    )
     .demandCommand(1, 'Name a command: enrich, lookup, mx, whois, account, store, sandbox or completion')
     .strict()
     .epilogue(

@@ -52,7 +52,9 @@ function formatPlan(plan: DryRunPlan): string {
   return [
     `Rows: ${plan.rows} (${plan.invalidRows} with an invalid key, ${plan.noKeyRows} with an empty key: no request for either)`,
     ...(plan.completeRows > 0 || plan.lookupsSaved > 0
-      ? [`Complete rows (their cells hold values: skipped, no request): ${plan.completeRows}, saving at most ${plan.lookupsSaved} lookups (${plan.creditsSaved} credits)`]
+      ? [
+          `Complete rows (their cells hold values: skipped, no request): ${plan.completeRows}, saving at most ${plan.lookupsSaved} lookups (${plan.creditsSaved} credits)`,
+        ]
       : []),
     // A column's name on one line, whatever it holds (the text is escaped again as stdout, line feeds kept).
     `Lookup: ${plan.lookup.order.map((t) => `${t.kind} from column "${terminalText(t.column)}"`).join(', then ')}${plan.lookup.with.length ? ` with ${plan.lookup.with.join(', ')}` : ''}`,
@@ -71,7 +73,9 @@ function formatPlan(plan: DryRunPlan): string {
 
 /** A budget in the plan: what its period spent so far and what is left, and whether the plan fits. */
 function budgetLine(b: DryRunPlan['budgets'][number]): string {
-  const verdict = b.fits ? 'it covers the credits needed' : `it does NOT cover the credits needed; the run would stop at --budget${b.per === 'run' ? '' : ` ${b.budget}`} (exit 3)`;
+  const verdict = b.fits
+    ? 'it covers the credits needed'
+    : `it does NOT cover the credits needed; the run would stop at --budget${b.per === 'run' ? '' : ` ${b.budget}`} (exit 3)`;
   if (b.per === 'run') return `Budget: ${b.credits} credits: ${verdict}`;
   return `Budget ${b.budget}: ${b.spent} credits spent ${b.per === 'day' ? 'today' : 'this month'} (${b.period}, UTC), ${b.left} left: ${verdict}`;
 }
@@ -92,7 +96,8 @@ export function enrichCommand(io: CliIo): CommandModule<object, EnrichArgs> {
         const ci = await openCiStep(io, args, target.config, noticeLines(io));
         const options = optionsFrom(args, target);
         // The JSON of every outcome, a failure's too, goes where the summary's goes.
-        if (args.json) io.json = rowsOnStdout(options) || [options.output, options.errors, options.changes, options.report].some(isStandardOutput) ? 'err' : 'out';
+        if (args.json)
+          io.json = rowsOnStdout(options) || [options.output, options.errors, options.changes, options.report].some(isStandardOutput) ? 'err' : 'out';
         if (args.dryRun) await dryRun(io, options, args.json ?? false);
         else if (args.yes || (await confirmed(io, options, confirmAboveOf(target)))) await run(io, options, args, ci);
       } finally {
@@ -189,7 +194,9 @@ function confirmAboveOf(target: Target): number {
  */
 function warnOfRedisPassword(flagValue: string | undefined, warn: (line: string) => void): void {
   if (flagValue === undefined || !URL.canParse(flagValue) || new URL(flagValue).password === '') return;
-  warn('--redis holds a password, which other users of this machine can see in the process list; set the URL in LEAD_ENRICH_REDIS or the config file\'s "redis" instead');
+  warn(
+    '--redis holds a password, which other users of this machine can see in the process list; set the URL in LEAD_ENRICH_REDIS or the config file\'s "redis" instead',
+  );
 }
 
 /**
@@ -202,7 +209,9 @@ async function confirmed(io: CliIo, options: EnrichOptions, above: number): Prom
   const estimate = await spendEstimate(options, above, options.service ?? '');
   if (estimate === undefined || estimate.credits <= above) return true;
   const lookups = `${estimate.more ? 'at least ' : ''}${estimate.lookups} lookups not stored yet`;
-  const answer = await askOnTerminal(`This run may spend more than ${above} credits (${lookups}, up to ${PUBLISHED_FOUND_COST} credits each). Start it? [y/N] `);
+  const answer = await askOnTerminal(
+    `This run may spend more than ${above} credits (${lookups}, up to ${PUBLISHED_FOUND_COST} credits each). Start it? [y/N] `,
+  );
   if (answer !== undefined && saidYes(answer)) return true;
   const message = `not started: nothing was looked up (--yes skips this question; confirmAbove in the config file sets its threshold, now ${above})`;
   await tellFatal(io, { status: 1, code: 'not_confirmed', message, line: message });
@@ -296,7 +305,8 @@ function interruptOnSignals(say: (line: string) => void, quiet: boolean): { inte
       quit.abort();
       return;
     }
-    if (!quiet) say(`lead-enrich: ${signal}: stopping; requests in flight may finish, the remaining rows are written as skipped (Ctrl-C again to quit at once).`);
+    if (!quiet)
+      say(`lead-enrich: ${signal}: stopping; requests in flight may finish, the remaining rows are written as skipped (Ctrl-C again to quit at once).`);
     interrupt.abort();
   };
   process.on('SIGINT', onSignal);

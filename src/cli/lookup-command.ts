@@ -70,8 +70,9 @@ async function firstLineOfStdin(kind: LookupKind): Promise<string> {
   if (at === -1) throw new InvalidInputError(`No ${kind} on standard input: give one, or write it after 'lookup ${kind}' instead of -`);
   // A line still going on where the reading stopped: said as such, not as the value it would be cut to.
   if (text.length > STDIN_READ && at === lines.length - 1) {
-    throw new InvalidInputError(`Invalid ${kind} on standard input: its first line is longer than ${STDIN_READ / 1024} KiB, beginning ${shownValue(lines[at]!.trim().slice(0, 40))}...; no request was made`);
+    throw new InvalidInputError(
+      `Invalid ${kind} on standard input: its first line is longer than ${STDIN_READ / 1024} KiB, beginning ${shownValue(lines[at]!.trim().slice(0, 40))}...; no request was made`,
+    );
   }
   return lines[at]!.trim();
 }
-

@@ -46,7 +46,8 @@ async function main(): Promise<void> {
       await openCiStep(io, ciArgsOf(process.argv.slice(2)), undefined, noticeLines(io)).catch(() => undefined);
     }
     await tellFatal(io, fatal);
-    if (fatal.code === 'unexpected' && environment('LEAD_ENRICH_DEBUG')) io.err(terminalText(error instanceof Error ? (error.stack ?? fatal.message) : fatal.message, 'lines'));
+    if (fatal.code === 'unexpected' && environment('LEAD_ENRICH_DEBUG'))
+      io.err(terminalText(error instanceof Error ? (error.stack ?? fatal.message) : fatal.message, 'lines'));
   }
   // Let stdout drain before exiting: a piped JSON summary must not be cut short.
   process.stdout.write('', () => process.exit(status));

@@ -119,7 +119,10 @@ export function terminalLine(frame: ProgressFrame, columns: number): string {
     if (drop === 'bar') withBar = false;
     else kept = kept.filter((s) => s.rank !== drop);
   }
-  const line = kept.map((s, i) => (i === kept.length - 1 ? s.text : s.text.padEnd(s.width))).join(SEPARATOR).trimEnd();
+  const line = kept
+    .map((s, i) => (i === kept.length - 1 ? s.text : s.text.padEnd(s.width)))
+    .join(SEPARATOR)
+    .trimEnd();
   if (line.length > room) return `${line.slice(0, room - 1)}…`;
   if (!withBar || frame.percent === undefined) return line;
   // After the percentage (the first four characters): " 42% ████░░░░ 1050/~2500 rows | ...".

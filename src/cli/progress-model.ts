@@ -91,7 +91,7 @@ export class ProgressModel {
     const moved = done - first.done;
     if (span < MIN_PACE_SPAN_MS || moved <= 0) return undefined;
     // Whole seconds, at least one: an estimate to the millisecond only looks precise.
-    return Math.max(1, Math.round(((Math.max(0, total - done) * span) / moved) / 1000)) * 1000;
+    return Math.max(1, Math.round((Math.max(0, total - done) * span) / moved / 1000)) * 1000;
   }
 }
 

@@ -52,7 +52,9 @@ export function resolveCommand(io: CliIo, op: 'mx' | 'whois'): CommandModule<obj
       try {
         const options = timeout === undefined ? {} : { timeout };
         const { chargedCall } = await import('./charged-call.js');
-        const data = await chargedCall<unknown>(target, args, op, () => (op === 'mx' ? target.client.findMx(domain.key, options) : target.client.findWhois(domain.key, options)));
+        const data = await chargedCall<unknown>(target, args, op, () =>
+          op === 'mx' ? target.client.findMx(domain.key, options) : target.client.findWhois(domain.key, options),
+        );
         printJson(io, data);
       } finally {
         await target.close();

@@ -26,7 +26,10 @@ export function stdoutFileAmong(files: readonly string[]): string | undefined {
 /** `store export` (and any command writing the store's contents to stdout): not into the store's own files. */
 export function refuseStdoutInto(store: string): void {
   const into = stdoutFileAmong(storeFiles(store));
-  if (into) throw new ConfigError(`Refusing to write into the result store's own file: stdout is ${into}; send it to another file (lead-enrich store export > answers.jsonl)`);
+  if (into)
+    throw new ConfigError(
+      `Refusing to write into the result store's own file: stdout is ${into}; send it to another file (lead-enrich store export > answers.jsonl)`,
+    );
 }
 
 /**

@@ -46,7 +46,9 @@ export function serviceOption(raw: unknown): string | undefined {
     return validateBaseUrl(raw);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    throw new ConfigError(`Invalid option --service: must be an API base URL ending in /v2 (as given to --base-url) or 'sandbox', got '${withoutUserInfo(raw)}'`);
+    throw new ConfigError(
+      `Invalid option --service: must be an API base URL ending in /v2 (as given to --base-url) or 'sandbox', got '${withoutUserInfo(raw)}'`,
+    );
   }
 }
 

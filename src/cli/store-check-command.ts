@@ -20,13 +20,12 @@ export function checkCommand(io: CliIo): CommandModule<object, StoreArgs> {
     command: 'check',
     describe: 'Verify the store file (integrity, that it is a lead-enrich store, that every answer is JSON); exit 1 when damaged or not a store',
     builder: (yargs) =>
-      storeFileOptions(yargs)
-        .epilogue(
-          examplesText([
-            ['$0 store check', 'the default store'],
-            ['$0 store check --store ./results.sqlite --json', 'a given store file, for scripts'],
-          ]),
-        ) as never,
+      storeFileOptions(yargs).epilogue(
+        examplesText([
+          ['$0 store check', 'the default store'],
+          ['$0 store check --store ./results.sqlite --json', 'a given store file, for scripts'],
+        ]),
+      ) as never,
     handler: async (args) => {
       const file = storePath(args);
       if (!storeExists(file)) {

@@ -91,15 +91,14 @@ function statsCommand(io: CliIo): CommandModule<object, StoreArgs> {
     command: 'stats',
     describe: 'Show the size, entries by operation and service, and the oldest and newest entry',
     builder: (yargs) =>
-      storeOptions(yargs)
-        .epilogue(
-          examplesText([
-            ['$0 store stats', 'the default store'],
-            ['$0 store stats --store ./results.sqlite', 'a given store file'],
-            ['$0 store stats --service https://api.example.com/v2', "one API's answers"],
-            ['$0 store stats --json | jq .entries', 'the entry count, for scripts'],
-          ]),
-        ) as never,
+      storeOptions(yargs).epilogue(
+        examplesText([
+          ['$0 store stats', 'the default store'],
+          ['$0 store stats --store ./results.sqlite', 'a given store file'],
+          ['$0 store stats --service https://api.example.com/v2', "one API's answers"],
+          ['$0 store stats --json | jq .entries', 'the entry count, for scripts'],
+        ]),
+      ) as never,
     handler: async (args) => {
       const service = serviceOption(args.service);
       const file = storePath(args);
@@ -196,7 +195,7 @@ async function confirmClear(args: ClearArgs, ask: AskUser, file: string, held: H
 function clearCommand(io: CliIo, ask: AskUser): CommandModule<object, ClearArgs> {
   return {
     command: 'clear',
-    describe: "Delete every entry and the ledger of what was charged (the next runs pay again for every lookup); asks first, or needs --yes",
+    describe: 'Delete every entry and the ledger of what was charged (the next runs pay again for every lookup); asks first, or needs --yes',
     builder: (yargs) =>
       storeOptions(yargs)
         .option('yes', { alias: 'y', type: 'boolean', describe: 'do not ask: needed where there is no terminal to ask in' })
@@ -224,10 +223,15 @@ function clearCommand(io: CliIo, ask: AskUser): CommandModule<object, ClearArgs>
         return;
       }
       // The ledger of what was charged goes with the answers (of that service only, with --service).
-      const removed = any ? await withStore(file, false, (store) => ({ entries: store.clear(service), calls: store.spend().clear(service) })) : { entries: 0, calls: 0 };
+      const removed = any
+        ? await withStore(file, false, (store) => ({ entries: store.clear(service), calls: store.spend().clear(service) }))
+        : { entries: 0, calls: 0 };
       const ledger = { credits: removed.calls > 0 ? held.credits : 0, calls: removed.calls };
       if (args.json) printJson(io, { path: file, ...scope, exists: true, removed: removed.entries, ledger });
-      else io.out(`Removed ${entriesWord(removed.entries)}${ofService(service)}${ledger.calls > 0 ? ` and the ledger of ${count(ledger.credits)} credits charged` : ''} from ${file}.\n`);
+      else
+        io.out(
+          `Removed ${entriesWord(removed.entries)}${ofService(service)}${ledger.calls > 0 ? ` and the ledger of ${count(ledger.credits)} credits charged` : ''} from ${file}.\n`,
+        );
     },
   };
 }

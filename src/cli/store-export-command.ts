@@ -75,7 +75,9 @@ const CHUNK_CHARS = 64 * 1024;
 /** Said once after an export or a show that left out answers that are not JSON. */
 function sayLeftOut(io: CliIo, file: string, leftOut: number): void {
   if (leftOut === 0) return;
-  noticeLines(io)(`left out ${leftOut === 1 ? '1 stored answer that is' : `${leftOut} stored answers that are`} not JSON (lead-enrich store check --store '${file}' names them; a run looks them up again)`);
+  noticeLines(io)(
+    `left out ${leftOut === 1 ? '1 stored answer that is' : `${leftOut} stored answers that are`} not JSON (lead-enrich store check --store '${file}' names them; a run looks them up again)`,
+  );
 }
 
 export function exportCommand(io: CliIo): CommandModule<object, ExportArgs> {
@@ -84,8 +86,16 @@ export function exportCommand(io: CliIo): CommandModule<object, ExportArgs> {
     describe: 'Write every stored answer to stdout, one per line: key, operation, status, stored_at, answer',
     builder: (yargs) =>
       storeOptions(yargs)
-        .option('format', { type: 'string', requiresArg: true, describe: 'jsonl (one JSON object a line) or csv (the answer as JSON text in its cell)', defaultDescription: 'jsonl' })
-        .option('history', { type: 'boolean', describe: "each answer followed by the key's earlier answers, newest first, with replaced_at: when each was replaced (empty for the current one)" })
+        .option('format', {
+          type: 'string',
+          requiresArg: true,
+          describe: 'jsonl (one JSON object a line) or csv (the answer as JSON text in its cell)',
+          defaultDescription: 'jsonl',
+        })
+        .option('history', {
+          type: 'boolean',
+          describe: "each answer followed by the key's earlier answers, newest first, with replaced_at: when each was replaced (empty for the current one)",
+        })
         .epilogue(
           examplesText([
             ['$0 store export > answers.jsonl', 'every answer paid for, as JSON Lines'],
@@ -110,7 +120,12 @@ export function exportCommand(io: CliIo): CommandModule<object, ExportArgs> {
         for (const entry of store.entries({ service, history })) {
           const row = exported(entry, history);
           if (row === undefined) leftOut += 1;
-          else out.write(format === 'jsonl' ? `${JSON.stringify(row)}\n` : csvLines([[row.key, row.operation, row.status, row.stored_at, entry.data ?? '', ...(history ? [iso(entry.replacedAt) ?? ''] : [])]], '\n'));
+          else
+            out.write(
+              format === 'jsonl'
+                ? `${JSON.stringify(row)}\n`
+                : csvLines([[row.key, row.operation, row.status, row.stored_at, entry.data ?? '', ...(history ? [iso(entry.replacedAt) ?? ''] : [])]], '\n'),
+            );
           // Whatever stdout is (a pipe read slowly too): what waits to be written stays bounded.
           if (out.full) await out.flush();
           // Its reader is gone (`| head`): nothing more can be read, as a pipe's writer stops then.
@@ -136,11 +151,14 @@ async function storedForms(raw: string): Promise<string[]> {
 export function showCommand(io: CliIo): CommandModule<object, ShowArgs> {
   return {
     command: 'show <key>',
-    describe: 'Print what is stored for one key (an email, profile URL or domain, normalized as a run would): its answers, newest first, with their dates; exit 1 when nothing is',
+    describe:
+      'Print what is stored for one key (an email, profile URL or domain, normalized as a run would): its answers, newest first, with their dates; exit 1 when nothing is',
     builder: (yargs) =>
       storeOptions(yargs)
         .positional('key', { type: 'string', demandOption: true, describe: 'an email address, a profile URL or a domain' })
-        .epilogue(examplesText([['$0 store show Person.0@Company0.com', 'what the store holds for person.0@company0.com (the key as a run normalizes it)']])) as never,
+        .epilogue(
+          examplesText([['$0 store show Person.0@Company0.com', 'what the store holds for person.0@company0.com (the key as a run normalizes it)']]),
+        ) as never,
     handler: async (args) => {
       const service = serviceOption(args.service);
       const file = storePath(args);
@@ -161,7 +179,10 @@ export function showCommand(io: CliIo): CommandModule<object, ShowArgs> {
         store.close();
       }
       sayLeftOut(io, file, leftOut);
-      if (found.length === 0) throw new ConfigError(`Nothing stored for ${key} in ${file}${service === undefined ? '' : ` for ${service}`}: a run stores the answer when it looks the key up`);
+      if (found.length === 0)
+        throw new ConfigError(
+          `Nothing stored for ${key} in ${file}${service === undefined ? '' : ` for ${service}`}: a run stores the answer when it looks the key up`,
+        );
       printJson(io, found);
     },
   };

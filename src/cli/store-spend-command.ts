@@ -55,7 +55,13 @@ async function spendOf(ledger: LedgerReader, limits: readonly PeriodLimit[], ser
       budgets: await Promise.all(limits.map((limit) => standingOf(limit, { standing: (period) => ledger.standing(period, name) }, now))),
     })),
   );
-  return { days: ledger.days(DAYS, service), months: ledger.months(MONTHS, service), held: ledger.heldNow(service), newest: ledger.newestCharge(service), services: each };
+  return {
+    days: ledger.days(DAYS, service),
+    months: ledger.months(MONTHS, service),
+    held: ledger.heldNow(service),
+    newest: ledger.newestCharge(service),
+    services: each,
+  };
 }
 
 function rowText(row: SpendRow, width: number): string {
@@ -80,19 +86,29 @@ function serviceLines(s: ServiceSpend): string[] {
     ...(s.budgets.length > 0 ? [`  Budgets (UTC, by this machine's clock): ${s.budgets.map(budgetText).join('; ')}`] : []),
     ...table(`Per day, the last ${DAYS} days with any:`, s.days),
     ...table(`Per month, the last ${MONTHS} with any:`, s.months),
-    ...(s.held > 0 ? [`  Held now by lookups in flight: ${count(s.held)} credits (a run that stopped leaves them until the next run counts them as spent)`] : []),
+    ...(s.held > 0
+      ? [`  Held now by lookups in flight: ${count(s.held)} credits (a run that stopped leaves them until the next run counts them as spent)`]
+      : []),
   ];
 }
 
 /** Said when the newest charge is dated after this machine's clock: its day is listed as dated. */
 function aheadLine(newest: number | undefined, now: number): string[] {
   if (newest === undefined || newest <= now) return [];
-  return [`The newest charge is dated ${new Date(newest).toISOString()}, ${formatDuration(newest - now)} later than this machine's clock: a machine whose clock is ahead made it; it is listed on the day it is dated.`];
+  return [
+    `The newest charge is dated ${new Date(newest).toISOString()}, ${formatDuration(newest - now)} later than this machine's clock: a machine whose clock is ahead made it; it is listed on the day it is dated.`,
+  ];
 }
 
 function formatSpend(file: string, spend: Spend, now: number): string {
   const none = spend.services.length === 0 ? ['  nothing was charged'] : [];
-  return [`Credits charged through ${file}, each service apart (UTC days and months)`, ...none, ...spend.services.flatMap(serviceLines), ...aheadLine(spend.newest, now), ''].join('\n');
+  return [
+    `Credits charged through ${file}, each service apart (UTC days and months)`,
+    ...none,
+    ...spend.services.flatMap(serviceLines),
+    ...aheadLine(spend.newest, now),
+    '',
+  ].join('\n');
 }
 
 const rowJson = (key: 'day' | 'month') => (row: SpendRow) => ({ [key]: row.period, credits: row.credits, calls: row.calls, lapsed: row.lapsed });
@@ -108,7 +124,13 @@ function spendJson(file: string, service: string | undefined, spend: Spend | und
     held: spend?.held ?? 0,
     newestCharge: spend?.newest === undefined ? null : new Date(spend.newest).toISOString(),
     newestAhead: spend?.newest !== undefined && spend.newest > now,
-    services: (spend?.services ?? []).map((s) => ({ service: s.service, days: s.days.map(rowJson('day')), months: s.months.map(rowJson('month')), held: s.held, budgets: s.budgets })),
+    services: (spend?.services ?? []).map((s) => ({
+      service: s.service,
+      days: s.days.map(rowJson('day')),
+      months: s.months.map(rowJson('month')),
+      held: s.held,
+      budgets: s.budgets,
+    })),
   };
 }
 
@@ -124,7 +146,10 @@ export function spendCommand(io: CliIo): CommandModule<object, SpendArgs> {
     command: 'spend',
     describe: 'Show the credits charged per UTC day (the last 31) and month (the last 12), each service apart, every run on the store together',
     builder: (yargs) =>
-      budgetOption(storeOptions(yargs), 'show what is left of this day or month budget (N/day, N/month; repeatable), per service; default: the config file\'s "budget"')
+      budgetOption(
+        storeOptions(yargs),
+        'show what is left of this day or month budget (N/day, N/month; repeatable), per service; default: the config file\'s "budget"',
+      )
         .option('config', { type: 'string', requiresArg: true, describe: 'the config file whose "budget" is shown' })
         .epilogue(
           examplesText([

@@ -46,7 +46,11 @@ export function outcomeOf(s: EnrichSummary): { tone: Tone; text: string } {
     return { tone, text: `${words.outcome(stopFacts(s))} (exit ${status})${'seeSidecar' in words ? see : ''}.` };
   }
   if (status === 0) return { tone, text: `Done: ${rowsWord(s.rows)} (exit 0).` };
-  if (status === 5) return { tone, text: `Done: ${rowsWord(s.status.error)} ${s.status.error === 1 ? 'holds a key that is' : 'hold keys that are'} malformed or refused by the API (exit 5)${see}.` };
+  if (status === 5)
+    return {
+      tone,
+      text: `Done: ${rowsWord(s.status.error)} ${s.status.error === 1 ? 'holds a key that is' : 'hold keys that are'} malformed or refused by the API (exit 5)${see}.`,
+    };
   return { tone, text: `Finished with ${rowsWord(errorRows(s))} in error${staleErrorWords(s)} (exit ${status})${see}.` };
 }
 
@@ -64,7 +68,9 @@ function staleCount(s: EnrichSummary): string {
 /** "Stale: 112 rows written with their stored answer …": the rows the run could not refresh, by what stopped it. */
 function staleLine(s: EnrichSummary): string | undefined {
   if (!s.stale?.rows) return undefined;
-  const reasons = Object.entries(s.stale.reasons).map(([code, n]) => `${code} ${n}`).join(', ');
+  const reasons = Object.entries(s.stale.reasons)
+    .map(([code, n]) => `${code} ${n}`)
+    .join(', ');
   const they = s.stale.rows === 1 ? 'its stored answer' : 'their stored answers';
   return `Stale: ${rowsWord(s.stale.rows)} written with ${they}, older than --max-age, not refreshed (${reasons}); the same command later refreshes them`;
 }
@@ -83,7 +89,11 @@ function timeLine(s: EnrichSummary): string {
 /** The error codes ("server_error 12"), apart from the reasons rows were skipped for ("complete 246"): those are no errors. */
 function codesOf(s: EnrichSummary): { errors: string; skipped: string } {
   const skipped = s.skipReasons ?? {};
-  const list = (entries: Array<[string, number]>) => entries.filter(([, n]) => n > 0).map(([code, n]) => `${code} ${n}`).join(', ');
+  const list = (entries: Array<[string, number]>) =>
+    entries
+      .filter(([, n]) => n > 0)
+      .map(([code, n]) => `${code} ${n}`)
+      .join(', ');
   return { errors: list(Object.entries(s.errorCodes).map(([code, n]) => [code, n - (skipped[code] ?? 0)])), skipped: list(Object.entries(skipped)) };
 }
 
@@ -91,7 +101,9 @@ function codesOf(s: EnrichSummary): { errors: string; skipped: string } {
 export function oneLineSummary(s: EnrichSummary): string {
   const why = s.stoppedBy ? stopWords(s.stoppedBy).quiet(stopFacts(s)) : `${rowsWord(errorRows(s))} ${errorRows(s) === 1 ? 'is an error' : 'are errors'}`;
   const { errors, skipped } = codesOf(s);
-  const stale = Object.entries(s.stale?.reasons ?? {}).map(([code, n]) => `${code} ${n}`).join(', ');
+  const stale = Object.entries(s.stale?.reasons ?? {})
+    .map(([code, n]) => `${code} ${n}`)
+    .join(', ');
   const codes = [errors, skipped && `skipped: ${skipped}`, stale && `stale: ${stale}`].filter(Boolean).join('; ');
   const where = s.errorsFile ? `; see ${s.errorsFile}` : '';
   return `${why}: ${rowsWord(s.rows)} (found ${s.status.found}, not found ${s.status.not_found}, errors ${s.status.error}, skipped ${s.status.skipped}${staleCount(s)})${codes ? `; ${codes}` : ''}${where}`;
@@ -132,7 +144,12 @@ function summaryLines(s: EnrichSummary, outcome: string): string[] {
   if (codes.skipped) lines.push(`Skipped (not errors): ${codes.skipped}`);
   const stale = staleLine(s);
   if (stale) lines.push(stale);
-  if (s.foundBy && Object.keys(s.foundBy).length > 1) lines.push(`Found by: ${Object.entries(s.foundBy).map(([kind, n]) => `${kind} ${n}`).join(', ')}`);
+  if (s.foundBy && Object.keys(s.foundBy).length > 1)
+    lines.push(
+      `Found by: ${Object.entries(s.foundBy)
+        .map(([kind, n]) => `${kind} ${n}`)
+        .join(', ')}`,
+    );
   if (s.invalidUtf8Cells > 0) lines.push(invalidUtf8Line(s));
   if (s.partial) lines.push(`Partial: --limit ${s.limit}: the outputs hold the first ${s.limit} data rows of the input only`);
   if (s.output && s.output !== '-') lines.push(`Output: ${s.output}`);
@@ -143,7 +160,8 @@ function summaryLines(s: EnrichSummary, outcome: string): string[] {
   if (budgets) lines.push(budgets);
   if (s.stoppedBy) lines.push(stopWords(s.stoppedBy).summary(stopFacts(s)));
   if (s.shard) lines.push(`Shard: ${s.shard.index} of ${s.shard.count} (only this shard's rows are in the outputs)`);
-  if (s.apiUnavailableMs > 0 && s.stoppedBy !== 'api_unavailable') lines.push(`The API was unavailable for ${formatDuration(s.apiUnavailableMs)} in all; the rows waited for it.`);
+  if (s.apiUnavailableMs > 0 && s.stoppedBy !== 'api_unavailable')
+    lines.push(`The API was unavailable for ${formatDuration(s.apiUnavailableMs)} in all; the rows waited for it.`);
   return lines;
 }
 
@@ -168,7 +186,9 @@ function rateOf(s: EnrichSummary): string {
 function changedLine(s: EnrichSummary): string | undefined {
   const { compared, rows, fields } = s.changed ?? { compared: 0, rows: 0, fields: {} };
   if (compared === 0) return undefined;
-  const each = Object.entries(fields).map(([field, n]) => `${field} ${n}`).join(', ');
+  const each = Object.entries(fields)
+    .map(([field, n]) => `${field} ${n}`)
+    .join(', ');
   return `Changed since the last answer: ${rows} of the ${compared === 1 ? 'row' : `${compared} rows`} looked up again${each ? ` (${each})` : ''}`;
 }
 
@@ -188,7 +208,9 @@ function fillLine(s: EnrichSummary): string | undefined {
   if (rates.length === 0 && filled.length === 0) return undefined;
   const found = s.status.found;
   const share = (n: number) => (found > 0 ? `${Math.round((100 * n) / found)} %` : '-');
-  const parts = rates.length ? `Fill rate of the ${found === 1 ? 'row' : `${found} rows`} found: ${rates.map(([name, n]) => `${name} ${share(n)}`).join(', ')}` : 'Fill rate: no column an answer fills';
+  const parts = rates.length
+    ? `Fill rate of the ${found === 1 ? 'row' : `${found} rows`} found: ${rates.map(([name, n]) => `${name} ${share(n)}`).join(', ')}`
+    : 'Fill rate: no column an answer fills';
   return filled.length ? `${parts}; cells filled: ${filled.map(([column, n]) => `${column} ${n}`).join(', ')}` : parts;
 }
 

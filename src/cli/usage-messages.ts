@@ -28,11 +28,7 @@ const REQUIRED_OPTION: Record<string, string> = {
 /** Whether `name` was typed as an option (`--name`, `--name=x`, `--no-name`, `-n`, `-xn`). */
 function typedAsOption(name: string, argv: readonly string[]): boolean {
   return argv.some(
-    (t) =>
-      t === `--${name}` ||
-      t.startsWith(`--${name}=`) ||
-      t === `--no-${name}` ||
-      (name.length === 1 && /^-[^-]/.test(t) && t.slice(1).includes(name)),
+    (t) => t === `--${name}` || t.startsWith(`--${name}=`) || t === `--no-${name}` || (name.length === 1 && /^-[^-]/.test(t) && t.slice(1).includes(name)),
   );
 }
 

@@ -98,7 +98,17 @@ export class SharedCredits {
 
   async tryReserve(cost: number, reserve: number): Promise<boolean> {
     const ok = await this.#link.call(() =>
-      this.#link.client.eval(TRY_BEGIN, 2, this.#credits, this.#inflight, String(cost), String(reserve), String(CREDITS_TTL_MS), this.#workerId, String(this.#inflightTtlMs)),
+      this.#link.client.eval(
+        TRY_BEGIN,
+        2,
+        this.#credits,
+        this.#inflight,
+        String(cost),
+        String(reserve),
+        String(CREDITS_TTL_MS),
+        this.#workerId,
+        String(this.#inflightTtlMs),
+      ),
     );
     return ok === 1;
   }

@@ -70,7 +70,15 @@ export class SharedRate {
   async refillTurn(edge: number, windowMs: number, delayMs: number): Promise<number | undefined> {
     const id = this.#clusterId;
     const result = await this.#link.call(() =>
-      this.#link.client.eval(REFILL_TURN, 2, `${id}:refill:${edge}`, `${id}:delays`, this.#workerId, String(Math.ceil(delayMs)), String(Math.max(1000, windowMs * 2))),
+      this.#link.client.eval(
+        REFILL_TURN,
+        2,
+        `${id}:refill:${edge}`,
+        `${id}:delays`,
+        this.#workerId,
+        String(Math.ceil(delayMs)),
+        String(Math.max(1000, windowMs * 2)),
+      ),
     );
     return result === -1 ? undefined : Number(result);
   }

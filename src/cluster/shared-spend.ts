@@ -146,7 +146,17 @@ export class SharedSpend {
     const periods = limits.map((limit) => periodAt(limit.per, at));
     const day = periodAt('day', at).key;
     const budgets = limits.flatMap((limit, i) => [limit.per, periods[i]!.key, limit.credits, periods[i]!.start, periods[i]!.end]);
-    const [index, spent, held, soonest] = (await this.#eval(RESERVE, [cost, this.#workerId, seq, at, this.#aliveMs, day, day.slice(0, 7), op, ...budgets])) as number[];
+    const [index, spent, held, soonest] = (await this.#eval(RESERVE, [
+      cost,
+      this.#workerId,
+      seq,
+      at,
+      this.#aliveMs,
+      day,
+      day.slice(0, 7),
+      op,
+      ...budgets,
+    ])) as number[];
     if (!index) return { seq };
     return { refused: limits[index - 1]!, period: periods[index - 1]!, spent: spent!, held: held!, ...(soonest! >= 0 ? { lapseInMs: soonest } : {}) };
   }
@@ -154,7 +164,16 @@ export class SharedSpend {
   async settle(seq: number | undefined, charge: Charge | undefined): Promise<void> {
     const day = charge ? periodAt('day', charge.at).key : '';
     const record = charge ? JSON.stringify({ at: new Date(charge.at).toISOString(), op: charge.op, credits: charge.credits, run: charge.runId }) : '';
-    await this.#eval(SETTLE, [this.#workerId, seq === undefined ? '' : seq, charge?.credits ?? 0, day, day.slice(0, 7), record, this.#aliveMs, charge?.op ?? '']);
+    await this.#eval(SETTLE, [
+      this.#workerId,
+      seq === undefined ? '' : seq,
+      charge?.credits ?? 0,
+      day,
+      day.slice(0, 7),
+      record,
+      this.#aliveMs,
+      charge?.op ?? '',
+    ]);
   }
 
   async standing(period: Period): Promise<{ spent: number; held: number }> {

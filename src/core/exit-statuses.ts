@@ -53,10 +53,7 @@ export const EXIT_STATUSES: readonly ExitStatus[] = [
   {
     status: 1,
     short: 'fatal',
-    help: [
-      'fatal: bad usage or configuration, unreadable input, rejected token,',
-      'an operation the token may not use (403); nothing written',
-    ],
+    help: ['fatal: bad usage or configuration, unreadable input, rejected token,', 'an operation the token may not use (403); nothing written'],
   },
   {
     status: 130,

@@ -20,7 +20,11 @@ export interface AccountReading {
   latencyMs: number;
 }
 
-export async function readAccount(path: RequestPath, rpm: number | undefined, options: { atStart?: boolean; now?: () => number } = {}): Promise<AccountReading> {
+export async function readAccount(
+  path: RequestPath,
+  rpm: number | undefined,
+  options: { atStart?: boolean; now?: () => number } = {},
+): Promise<AccountReading> {
   const now = options.now ?? Date.now;
   const call = (op: 'credits' | 'limits') => (options.atStart ? path.callAtStart(op, {}) : path.call(op, {}));
   // A server at zero balance may answer 402 to everything: that is a balance of nothing, not a
@@ -34,12 +38,15 @@ export async function readAccount(path: RequestPath, rpm: number | undefined, op
       return { total_remaining_credits: 0, low_credit_balance_min_threshold: 0 };
     });
   const asked = now();
-  const limits = await call('limits').then((response) => parseServiceLimits(response.data as ServiceLimits), (error: unknown): RateLimitFacts => {
-    // Out of credits the rate does not matter: nothing will be sent.
-    if (!(error instanceof PaymentRequiredError)) return rethrowStartup(error);
-    outOfCredits = true;
-    return { rpm: rpm ?? 1, remaining: 0, resetAt: undefined, bulkConcurrency: undefined };
-  });
+  const limits = await call('limits').then(
+    (response) => parseServiceLimits(response.data as ServiceLimits),
+    (error: unknown): RateLimitFacts => {
+      // Out of credits the rate does not matter: nothing will be sent.
+      if (!(error instanceof PaymentRequiredError)) return rethrowStartup(error);
+      outOfCredits = true;
+      return { rpm: rpm ?? 1, remaining: 0, resetAt: undefined, bulkConcurrency: undefined };
+    },
+  );
   return {
     balance: credits.total_remaining_credits,
     threshold: credits.low_credit_balance_min_threshold ?? 0,

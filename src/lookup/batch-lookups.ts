@@ -83,13 +83,24 @@ export class BatchLookups {
     const byOp = new Map([...keysByOp].map(([op, keys]) => [op, [...keys]]));
     this.#options.lookups.prefetch(byOp);
     this.#options.carried?.prefetch(byOp);
-    return planned.map((p) => ('first' in p ? { row: p.row, cells: p.cells, result: () => this.#tryFrom(p, 0), keyed: p } : { row: p.row, cells: p.cells, result: p, keyed: undefined }));
+    return planned.map((p) =>
+      'first' in p ? { row: p.row, cells: p.cells, result: () => this.#tryFrom(p, 0), keyed: p } : { row: p.row, cells: p.cells, result: p, keyed: undefined },
+    );
   }
 
   /** A row whose lookup a halt gave up: `interrupted`, with its first key's stored answer when it has one (a stale answer is better than none). */
   interrupted(planned: PlannedRow): FinishedRow {
     const p = planned.keyed;
-    if (!p) return { row: planned.row, cells: planned.cells, status: 'skipped', billing: 'none', data: {}, errorCode: INTERRUPTED.code, errorMessage: INTERRUPTED.message };
+    if (!p)
+      return {
+        row: planned.row,
+        cells: planned.cells,
+        status: 'skipped',
+        billing: 'none',
+        data: {},
+        errorCode: INTERRUPTED.code,
+        errorMessage: INTERRUPTED.message,
+      };
     const outcome = this.#options.lookups.orStale(opOf(p.first.target), p.first.key, INTERRUPTED);
     return finished(p.cells, p.row, outcome, { lead: leadOf(outcome) });
   }
@@ -101,7 +112,8 @@ export class BatchLookups {
     if (planned.kind === 'elsewhere') return undefined;
     if (complete && isComplete(cells, complete)) {
       const done: FinishedRow = { row, cells, status: 'skipped', billing: 'none', data: {}, errorCode: 'complete', errorMessage: complete.message };
-      if (planned.kind === 'key' || planned.kind === 'keys') this.#carry(done, 'lead', planned.kind === 'key' ? [{ target: targets[0]!, key: planned.key }] : planned.keys);
+      if (planned.kind === 'key' || planned.kind === 'keys')
+        this.#carry(done, 'lead', planned.kind === 'key' ? [{ target: targets[0]!, key: planned.key }] : planned.keys);
       return done;
     }
     if (planned.kind === 'key') return { row, cells, first: { target: targets[0]!, key: planned.key }, rest: undefined };
@@ -158,9 +170,14 @@ export class BatchLookups {
     });
     const domain = domains.mx ?? domains.whois;
     const company = domains.company;
-    const ask = (extra: Extra) => (domains[extra] === undefined ? undefined : lookups.resolve(extra === 'company' ? 'lookup_domain' : extra, domains[extra], true));
+    const ask = (extra: Extra) =>
+      domains[extra] === undefined ? undefined : lookups.resolve(extra === 'company' ? 'lookup_domain' : extra, domains[extra], true);
     const [mx, whois, firm] = await Promise.all([ask('mx'), ask('whois'), ask('company')]);
-    base.extraBilling = { ...(mx ? { mx: mx.billing } : {}), ...(whois ? { whois: whois.billing } : {}), ...(firm ? { company: firm.billing } : extras.includes('company') ? { company: 'none' as const } : {}) };
+    base.extraBilling = {
+      ...(mx ? { mx: mx.billing } : {}),
+      ...(whois ? { whois: whois.billing } : {}),
+      ...(firm ? { company: firm.billing } : extras.includes('company') ? { company: 'none' as const } : {}),
+    };
     if (extras.includes('company')) base.companyStatus = firm?.kind ?? 'skipped';
     base.extraStatus = {
       ...(extras.includes('mx') ? { mx: mx?.kind ?? 'skipped' } : {}),
@@ -174,14 +191,22 @@ export class BatchLookups {
       ...(firm?.kind === 'found' ? { company: (firm.data as { lead?: CompanyLead }).lead } : {}),
     };
     // The --with lookups this run made again, with their earlier answers, beside the row's own.
-    for (const [extra, outcome] of [['mx', mx], ['whois', whois], ['company', firm]] as const) {
+    for (const [extra, outcome] of [
+      ['mx', mx],
+      ['whois', whois],
+      ['company', firm],
+    ] as const) {
       if (outcome && isAnswered(outcome) && outcome.earlier) (base.earlier ??= {})[extra] = outcome.earlier;
       const key = domains[extra];
       if (key !== undefined) this.#carry(base, extra, [{ op: extra === 'company' ? 'lookup_domain' : extra, key }]);
     }
     // An extra that failed makes the row an error (the sidecar says which), as its own lookup would;
     // one with a stale answer keeps it, and says why it was not refreshed, unless the row says so already.
-    for (const [name, outcome, of] of [['MX', mx, domain], ['Whois', whois, domain], ['Company', firm, company]] as const) {
+    for (const [name, outcome, of] of [
+      ['MX', mx, domain],
+      ['Whois', whois, domain],
+      ['Company', firm, company],
+    ] as const) {
       if (!outcome || (base.status !== 'found' && base.status !== 'not_found')) continue;
       if (isAnswered(outcome)) {
         if (outcome.stale && base.unrefreshed === undefined) unrefreshed(base, outcome.stale, `${name} of ${of}: ${outcome.stale.message}`);
@@ -206,7 +231,17 @@ function unplanned(cells: string[], row: number, planned: { kind: 'invalid' | 'n
 
 function finished(cells: string[], row: number, outcome: LookupOutcome, data: RowData): FinishedRow {
   if (!isAnswered(outcome)) {
-    return { row, cells, status: outcome.kind, billing: 'none', data, errorCode: outcome.code, errorMessage: outcome.message, ...failureOf(outcome), ...(outcome.stored ? { stored: true } : {}) };
+    return {
+      row,
+      cells,
+      status: outcome.kind,
+      billing: 'none',
+      data,
+      errorCode: outcome.code,
+      errorMessage: outcome.message,
+      ...failureOf(outcome),
+      ...(outcome.stored ? { stored: true } : {}),
+    };
   }
   const done: FinishedRow = { row, cells, status: outcome.kind, billing: outcome.billing, data, cellsRecord: outcome.cellsRecord };
   if (outcome.earlier) done.earlier = { lead: outcome.earlier };

@@ -158,7 +158,7 @@ export class Budgets {
     if (charge || hold) await this.#options.ledger.settle(hold, charge);
   }
 
-/** Every budget as it stands now: the run's against this run's charges, the others against their period's. */
+  /** Every budget as it stands now: the run's against this run's charges, the others against their period's. */
   async standings(): Promise<BudgetStanding[]> {
     const at = this.#options.now();
     return Promise.all(this.limits.map((limit) => standingOf(limit, this.#options.ledger, at, this.#spent)));
@@ -178,7 +178,8 @@ export async function standingOf(limit: BudgetLimit, ledger: Pick<SpendLedger, '
 export function budgetStopLine(stop: BudgetStop): string {
   const rows = 'the rows not looked up are written as skipped (budget)';
   const [named, standing] = stopWords(stop);
-  if (!stop.period) return `No more lookups: the next one could have spent more than ${named} (${standing}); ${rows}. Run the same command again (with a larger ${optionWord('budget')}) to finish`;
+  if (!stop.period)
+    return `No more lookups: the next one could have spent more than ${named} (${standing}); ${rows}. Run the same command again (with a larger ${optionWord('budget')}) to finish`;
   return `No more lookups: the next one could have spent more than ${named} (${standing}); ${rows}; ${resetText(stop.period, stop.at)}: run the same command again then to finish`;
 }
 
@@ -193,7 +194,10 @@ export function budgetCallLine(stop: BudgetStop): string {
 function stopWords(stop: BudgetStop): [string, string] {
   const named = `${optionWord('budget')} ${budgetText(stop.limit)}`;
   const held = stop.held > 0 ? `, ${stop.held} more held by lookups in flight${heldWords(stop)}` : '';
-  return [named, stop.period ? `${stop.spent} of ${stop.limit.credits} credits spent ${periodWords(stop.period)}${held}` : `${stop.spent} credits spent by this run${held}`];
+  return [
+    named,
+    stop.period ? `${stop.spent} of ${stop.limit.credits} credits spent ${periodWords(stop.period)}${held}` : `${stop.spent} credits spent by this run${held}`,
+  ];
 }
 
 /** When the credits another run holds are settled at the latest: counted as spent at their worst case once that run is taken for stopped. */

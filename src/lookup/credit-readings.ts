@@ -44,9 +44,12 @@ export class CreditReadings {
   /** Re-reads the balance every `everyMs` while lookups are being made. */
   startPeriodic(everyMs: number): void {
     const { lookupsSent, now } = this.#options;
-    this.#timer = setInterval(() => {
-      if (lookupsSent() > this.#lookupsAtLast && now() - this.#lastAt >= everyMs) this.refresh().catch(() => {});
-    }, Math.min(everyMs, 5_000));
+    this.#timer = setInterval(
+      () => {
+        if (lookupsSent() > this.#lookupsAtLast && now() - this.#lastAt >= everyMs) this.refresh().catch(() => {});
+      },
+      Math.min(everyMs, 5_000),
+    );
     this.#timer.unref();
   }
 

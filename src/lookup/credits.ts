@@ -22,7 +22,7 @@ export const PHONE_COST = 2;
  */
 export function answerCost(op: BillableOperation, data: unknown, otherwise: number): number {
   if (!PERSON.has(op)) return otherwise;
-  const phones = ((data as { lead?: { phones?: unknown } } | undefined)?.lead?.phones);
+  const phones = (data as { lead?: { phones?: unknown } } | undefined)?.lead?.phones;
   return PUBLISHED_FOUND_COST + PHONE_COST * (Array.isArray(phones) ? phones.length : 0);
 }
 

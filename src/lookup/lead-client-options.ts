@@ -65,9 +65,11 @@ function refuseUnknown(prefix: string, given: Record<string, unknown>, known: re
 function retryOptions(raw: unknown): ClientRetryOptions | undefined {
   if (raw === undefined || raw === true) return {};
   if (raw === false) return undefined;
-  if (!isPlainObject(raw)) throw new ConfigError(`Invalid LeadClient option retry: must be true, false or { retries, baseDelayMs, maxDelayMs }, got ${shown(raw)}`);
+  if (!isPlainObject(raw))
+    throw new ConfigError(`Invalid LeadClient option retry: must be true, false or { retries, baseDelayMs, maxDelayMs }, got ${shown(raw)}`);
   refuseUnknown('retry.', raw, RETRY_KEYS);
-  const count = (name: keyof ClientRetryOptions) => (raw[name] === undefined ? undefined : checked(raw[name], 'library', `retry.${name}`, name, nonNegativeInteger));
+  const count = (name: keyof ClientRetryOptions) =>
+    raw[name] === undefined ? undefined : checked(raw[name], 'library', `retry.${name}`, name, nonNegativeInteger);
   const retries = count('retries');
   const baseDelayMs = count('baseDelayMs');
   const maxDelayMs = count('maxDelayMs');

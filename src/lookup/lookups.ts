@@ -6,7 +6,19 @@ import { BadRequestError, LeadEnrichError, StoreFailedError, isTransient } from 
 import type { CellsRenderer, ResultStore, StoredResult } from '../store/result-store.js';
 import type { KeyClaims } from './key-claims.js';
 import type { BillableOperation, CreditAccount } from './credits.js';
-import { API_UNAVAILABLE, DAILY_LIMIT, INTERRUPTED, asDuplicate, foundIn, isAnswered, refusedOutcome, type Answered, type KeptAnswer, type LookupOutcome, type Unanswered } from './outcome.js';
+import {
+  API_UNAVAILABLE,
+  DAILY_LIMIT,
+  INTERRUPTED,
+  asDuplicate,
+  foundIn,
+  isAnswered,
+  refusedOutcome,
+  type Answered,
+  type KeptAnswer,
+  type LookupOutcome,
+  type Unanswered,
+} from './outcome.js';
 import type { EarlierAnswer } from '../core/rows.js';
 import type { StopControl } from './stop-control.js';
 import { GateStoppedError } from './rate/rate-gate.js';
@@ -116,7 +128,18 @@ export class Lookups {
   #replaced(op: BillableOperation, key: string, now: StoredResult): EarlierAnswer | undefined {
     const { store, service } = this.#deps;
     const replaced = store.replaced(service, op, key, now.fetchedAt);
-    return replaced && { op, key, found: replaced.found, foundNow: now.found, data: replaced.data, fetchedAt: replaced.fetchedAt, refetchedAt: now.fetchedAt, same: replaced.same };
+    return (
+      replaced && {
+        op,
+        key,
+        found: replaced.found,
+        foundNow: now.found,
+        data: replaced.data,
+        fetchedAt: replaced.fetchedAt,
+        refetchedAt: now.fetchedAt,
+        same: replaced.same,
+      }
+    );
   }
 
   /** The answer the store holds for a key about to be looked up again, whatever its age (none for a refused key). */
@@ -156,7 +179,10 @@ export class Lookups {
     const { store, service, stop, refreshBefore } = this.#deps;
     const stored = store.get(service, op, key);
     if (stored === undefined || !stored.found || stored.refused !== undefined || stored.fetchedAt <= refreshBefore!) return undefined;
-    return this.orStale(op, key, { ...stop.turnAway('budget'), message: `not looked up: ${optionWord('budget')} cannot refresh every answer older than ${optionWord('maxAge')} in this run, and older ones went first` });
+    return this.orStale(op, key, {
+      ...stop.turnAway('budget'),
+      message: `not looked up: ${optionWord('budget')} cannot refresh every answer older than ${optionWord('maxAge')} in this run, and older ones went first`,
+    });
   }
 
   /**

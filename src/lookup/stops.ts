@@ -102,7 +102,8 @@ export const STOPS = {
       outcome: () => "Stopped early at the account's daily limit",
       summary: () => "Stopped early: the account's daily limit was reached; run the same command again the next day to finish.",
       quiet: () => `stopped at the account's daily limit; ${again} the next day`,
-      report: "Stopped early: the account's daily limit was reached. The rows not looked up are skipped (daily_limit); run the same command again the next day.",
+      report:
+        "Stopped early: the account's daily limit was reached. The rows not looked up are skipped (daily_limit); run the same command again the next day.",
       reportOutcome: () => "Stopped early: the account's daily limit was reached. Run the same command again the next day to finish.",
     },
   },
@@ -132,7 +133,8 @@ export const STOPS = {
       summary: (f) =>
         `Stopped: the API stayed unavailable past --patience (${f.patience}; unavailable for ${f.unavailableFor} in all); the rows not looked up are skipped with api_unavailable. Run the same command again to finish.`,
       quiet: (f) => `the API stayed unavailable past --patience (${f.patience})${f.apiFailure ? `, failing with: ${f.apiFailure}` : ''}`,
-      report: 'Stopped: the API stayed unavailable past --patience. The rows not looked up are skipped (api_unavailable); run the same command again to finish.',
+      report:
+        'Stopped: the API stayed unavailable past --patience. The rows not looked up are skipped (api_unavailable); run the same command again to finish.',
       reportOutcome: () => 'Stopped: the API stayed unavailable. Running the same command again finishes the work.',
     },
   },
@@ -158,10 +160,13 @@ export const STOPS = {
     halts: false,
     words: {
       outcome: (f) => `Stopped early ${f.at}`,
-      summary: (f) => `Stopped early: the next lookup could have spent more than ${f.at.slice(3)}${f.spent}; ${again} (then, or with a larger --budget) to finish.`,
+      summary: (f) =>
+        `Stopped early: the next lookup could have spent more than ${f.at.slice(3)}${f.spent}; ${again} (then, or with a larger --budget) to finish.`,
       quiet: (f) => `stopped ${f.at}${f.spent}`,
-      report: 'Stopped early: the next lookup could have spent more than --budget. The rows not looked up are skipped (budget); run the same command again with a budget that allows them.',
-      reportOutcome: (f) => `Stopped early: ${f.at.slice(3)} was reached. Run the same command again when its period resets (or with a larger budget) to finish.`,
+      report:
+        'Stopped early: the next lookup could have spent more than --budget. The rows not looked up are skipped (budget); run the same command again with a budget that allows them.',
+      reportOutcome: (f) =>
+        `Stopped early: ${f.at.slice(3)} was reached. Run the same command again when its period resets (or with a larger budget) to finish.`,
     },
   },
 } as const satisfies Record<string, Stop>;

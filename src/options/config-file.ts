@@ -154,9 +154,7 @@ export const MIN_TOKEN_LENGTH = 16;
 /** Errors for a missing target, worded for the command line. */
 export function requireTarget(config: ResolvedConfig): { baseUrl: string; token: string } {
   if (!config.baseUrl) {
-    throw new ConfigError(
-      'No API base URL: pass --base-url URL, set LEAD_API_BASE_URL, or set "baseUrl" in the --config file (or try --sandbox)',
-    );
+    throw new ConfigError('No API base URL: pass --base-url URL, set LEAD_API_BASE_URL, or set "baseUrl" in the --config file (or try --sandbox)');
   }
   if (!config.token) {
     throw new ConfigError('No API token: set LEAD_API_TOKEN, or "token" / "tokenFile" in the --config file (or try --sandbox)');

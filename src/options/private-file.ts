@@ -20,7 +20,13 @@ export interface PrivateFile {
 /** Why `fs.openSync`/`readSync` failed, in words. */
 function reasonOf(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
-  return code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'a folder, not a file' : (code ?? 'unreadable');
+  return code === 'ENOENT'
+    ? 'no such file'
+    : code === 'EACCES' || code === 'EPERM'
+      ? 'permission denied'
+      : code === 'EISDIR'
+        ? 'a folder, not a file'
+        : (code ?? 'unreadable');
 }
 
 /** What the path leads to when it is not a regular file, in words. */
@@ -128,6 +134,7 @@ function linkTarget(file: string): string | undefined {
  */
 export function readableWarning(subject: string, file: string, read: PrivateFile): string | undefined {
   if (!read.readers) return undefined;
-  if (read.linkTo) return `${subject} is a link to ${read.linkTo}, which is readable by other users (${read.readers}); keep the token in a file only you can read`;
+  if (read.linkTo)
+    return `${subject} is a link to ${read.linkTo}, which is readable by other users (${read.readers}); keep the token in a file only you can read`;
   return `${subject} is readable by other users (${read.readers}); run: chmod 600 ${file}`;
 }

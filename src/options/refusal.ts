@@ -28,8 +28,9 @@ export function checked<T>(raw: unknown, door: Door, name: string, flag: string,
 }
 
 function brokenAt(door: Door, name: string, flag: string, error: RuleBroken): ConfigError {
-  if (door === 'sandbox') return new ConfigError(`Invalid sandbox option ${name}: ${error.rule}${error.whole ? '' : `, got ${inspect(error.got)}`}${error.hint}`);
-  const got = error.whole ? '' : `, got ${typeof door === 'object' ? JSON.stringify(error.got) ?? String(error.got) : rules.shown(error.got)}`;
+  if (door === 'sandbox')
+    return new ConfigError(`Invalid sandbox option ${name}: ${error.rule}${error.whole ? '' : `, got ${inspect(error.got)}`}${error.hint}`);
+  const got = error.whole ? '' : `, got ${typeof door === 'object' ? (JSON.stringify(error.got) ?? String(error.got)) : rules.shown(error.got)}`;
   const said = `${error.rule}${got}${error.hint}`;
   if (typeof door === 'object') return new ConfigError(`Invalid config file ${door.configFile}: "${name}" ${said}`);
   return new ConfigError(`Invalid option ${door === 'flag' ? flag : name}: ${said}`);
@@ -44,4 +45,3 @@ export function refused(door: Door, name: string, rule: string, got: unknown): C
 export function invalid(name: string, rule: string, got: unknown): ConfigError {
   return new ConfigError(`Invalid option ${name}: ${rule}, got ${rules.shown(got)}`);
 }
-

@@ -45,13 +45,19 @@ export const positiveInteger: Rule<number> = (raw) => {
  */
 export const timerMs: Rule<number> = (raw) => {
   const n = wholeNumber(raw);
-  if (n === undefined || n < 1 || n > 2 ** 31 - 1) throw new RuleBroken('must be a positive integer, at most 2147483647 (about 24.8 days in milliseconds)', raw);
+  if (n === undefined || n < 1 || n > 2 ** 31 - 1)
+    throw new RuleBroken('must be a positive integer, at most 2147483647 (about 24.8 days in milliseconds)', raw);
   return n;
 };
 
 /** A JavaScript integer from `min` to `max` (the sandbox's counts, ports and limits). */
 export function integerIn(min: number, max = Number.MAX_SAFE_INTEGER): Rule<number> {
-  const rule = max !== Number.MAX_SAFE_INTEGER ? `must be an integer between ${min} and ${max}` : min === 0 ? 'must be a non-negative integer' : `must be an integer >= ${min}`;
+  const rule =
+    max !== Number.MAX_SAFE_INTEGER
+      ? `must be an integer between ${min} and ${max}`
+      : min === 0
+        ? 'must be a non-negative integer'
+        : `must be an integer >= ${min}`;
   return (raw) => {
     if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < min || raw > max) throw new RuleBroken(rule, raw);
     return raw;
@@ -63,7 +69,8 @@ export function integerIn(min: number, max = Number.MAX_SAFE_INTEGER): Rule<numb
  * setTimeout clamps anything above 2^31-1 to 1 ms.
  */
 export const delayMs: Rule<number> = (raw) => {
-  if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0 || raw > 2 ** 31 - 1) throw new RuleBroken(`must be a number of milliseconds from 0 to ${2 ** 31 - 1}`, raw);
+  if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0 || raw > 2 ** 31 - 1)
+    throw new RuleBroken(`must be a number of milliseconds from 0 to ${2 ** 31 - 1}`, raw);
   return raw;
 };
 
@@ -115,13 +122,17 @@ export const yesOrNo: Rule<boolean> = (raw) => {
 
 /** A list given as an array or as one comma-separated string (also a repeated flag): its items, trimmed. */
 function listItems(raw: unknown): string[] {
-  return (Array.isArray(raw) ? raw : [raw]).flatMap((item) => String(item).split(',')).map((s) => s.trim()).filter(Boolean);
+  return (Array.isArray(raw) ? raw : [raw])
+    .flatMap((item) => String(item).split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** `with: ['mx', 'company']`, or `mx,company`. */
 export const extras: Rule<Extra[]> = (raw) => {
   const items = listItems(raw).map((s) => s.toLowerCase());
-  for (const item of items) if (!(EXTRAS as readonly string[]).includes(item)) throw new RuleBroken('must be mx, whois or company, or a list such as mx,company', item);
+  for (const item of items)
+    if (!(EXTRAS as readonly string[]).includes(item)) throw new RuleBroken('must be mx, whois or company, or a list such as mx,company', item);
   return [...new Set(items)] as Extra[];
 };
 
@@ -139,7 +150,8 @@ export const kinds: Rule<LookupKind[]> = (raw) => {
 /** The key column: one name, or one per kind of a waterfall. */
 export const columns: Rule<string[]> = (raw) => {
   const list = Array.isArray(raw) ? raw : [raw];
-  if (list.length === 0 || list.some((name) => typeof name !== 'string' || name === '')) throw new RuleBroken('must name a header column, or one per kind of by', raw);
+  if (list.length === 0 || list.some((name) => typeof name !== 'string' || name === ''))
+    throw new RuleBroken('must name a header column, or one per kind of by', raw);
   return list as string[];
 };
 
@@ -225,7 +237,11 @@ export const fill: Rule<FillPair[]> = (raw) => {
   const rule = 'must be COLUMN=FIELD pairs such as Title=lead_title,Company=lead_company_name';
   const pairs: FillPair[] = [];
   // The library's `[{ column, field }]`: the shape the pairs are read into.
-  if (Array.isArray(raw) && raw.length > 0 && raw.every((p) => typeof p === 'object' && p !== null && typeof p.column === 'string' && typeof p.field === 'string')) {
+  if (
+    Array.isArray(raw) &&
+    raw.length > 0 &&
+    raw.every((p) => typeof p === 'object' && p !== null && typeof p.column === 'string' && typeof p.field === 'string')
+  ) {
     return (raw as FillPair[]).map(({ column, field }) => ({ column, field }));
   }
   if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) {
@@ -272,7 +288,7 @@ export const summaryFile: Rule<string> = (raw) => {
 /** `--report r.html` or `r.json`: the format is the file's extension. */
 export const reportFile: Rule<string> = (raw) => {
   if (typeof raw === 'string' && /\.(html?|json)$/i.test(raw.trim())) return raw.trim();
-  throw new RuleBroken('must be a file name ending in .html or .json (the report\'s format)', raw);
+  throw new RuleBroken("must be a file name ending in .html or .json (the report's format)", raw);
 };
 
 /**

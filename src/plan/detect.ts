@@ -179,7 +179,9 @@ const MAX_NAME = 40;
 export function describeHeader(header: readonly string[]): string {
   if (header.length === 0) return '(no columns)';
   const names = header.slice(0, MAX_LISTED).map((raw) => {
-    const name = stripBom(String(raw ?? '')).replace(/\s+/g, ' ').trim();
+    const name = stripBom(String(raw ?? ''))
+      .replace(/\s+/g, ' ')
+      .trim();
     if (name === '') return '""';
     return name.length > MAX_NAME ? `${name.slice(0, MAX_NAME - 3)}...` : name;
   });
@@ -226,9 +228,7 @@ export function detectTarget(header: readonly string[], options: DetectOptions =
     }
     const kind = by ?? inferKind(cell);
     if (kind === undefined) {
-      throw new ConfigError(
-        `Cannot tell which lookup column '${cell.name}' is for from its name: pass ${BY_ASKED()}`,
-      );
+      throw new ConfigError(`Cannot tell which lookup column '${cell.name}' is for from its name: pass ${BY_ASKED()}`);
     }
     return target(kind, cell);
   }

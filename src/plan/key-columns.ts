@@ -34,7 +34,8 @@ export async function keyColumns(source: CsvSource, options: KeyColumnOptions): 
   }
   const header = source.header.map(fromBytes);
   const dataCell = options.columns ? undefined : header.find(isKeyCell);
-  if (dataCell === undefined || namesItsKeyColumns(header, options.by)) return { targets: await headerTargets(source, header, options), headerLine: true, source };
+  if (dataCell === undefined || namesItsKeyColumns(header, options.by))
+    return { targets: await headerTargets(source, header, options), headerLine: true, source };
   options.warn(
     `The first line of ${options.inputName} holds ${JSON.stringify(dataCell)}, a key, not a column name: it is read as data (give --no-header to say so, or add a header line)`,
   );
@@ -105,7 +106,10 @@ function headerlessTargets(firstRow: string[], names: readonly string[], options
     return options.columns.map((column, i) => {
       const index = positionOf(column, names.length);
       const kind = options.by?.[i] ?? LOOKUP_KINDS.find((k) => normalizeKey(k, row[index] ?? '').ok);
-      if (!kind) throw new ConfigError(`The first row's column ${index + 1} (${JSON.stringify(row[index] ?? '')}) is not an email, profile URL or domain: give ${optionWord('by')}`);
+      if (!kind)
+        throw new ConfigError(
+          `The first row's column ${index + 1} (${JSON.stringify(row[index] ?? '')}) is not an email, profile URL or domain: give ${optionWord('by')}`,
+        );
       return target(index, kind);
     });
   }
@@ -115,7 +119,9 @@ function headerlessTargets(firstRow: string[], names: readonly string[], options
     return index < 0 ? [] : [target(index, kind)];
   });
   if (found.length === 0 || (options.by && found.length < options.by.length)) {
-    throw new ConfigError(`No column of the first row holds ${options.by ? `a key for each of ${options.by.join(', ')}` : 'an email, profile URL or domain'}: give ${optionAsked('column', 'N')} (its position) and ${optionWord('by')}`);
+    throw new ConfigError(
+      `No column of the first row holds ${options.by ? `a key for each of ${options.by.join(', ')}` : 'an email, profile URL or domain'}: give ${optionAsked('column', 'N')} (its position) and ${optionWord('by')}`,
+    );
   }
   return options.by ? found : [found[0]!];
 }

@@ -6,7 +6,11 @@ import type { LookupTarget } from './detect.js';
  * Most rows with no usable key usually means the wrong column or a wrong delimiter, not a file
  * of bad data (docs/cli-contract.md, "Input files": the dry run warns).
  */
-export function keyWarning(counts: { rows: number; invalidRows: number; noKeyRows: number }, source: CsvSource, targets: readonly LookupTarget[]): string | undefined {
+export function keyWarning(
+  counts: { rows: number; invalidRows: number; noKeyRows: number },
+  source: CsvSource,
+  targets: readonly LookupTarget[],
+): string | undefined {
   const unusable = counts.invalidRows + counts.noKeyRows;
   if (counts.rows === 0 || unusable * 2 <= counts.rows) return undefined;
   const delimiter = fromBytes(source.delimiter);
@@ -15,4 +19,3 @@ export function keyWarning(counts: { rows: number; invalidRows: number; noKeyRow
   if (source.sheet !== undefined) return `${columns}the key column looks wrong, or the sheet: read '${source.sheet}' ${give('sheet')}`;
   return `${columns}the key column looks wrong, or the delimiter: detected '${delimiter === '\t' ? 'tab' : delimiter}' ${give('delimiter')}`;
 }
-

@@ -9,5 +9,7 @@ export function inputColumnIndex(header: readonly string[], name: string, option
   const index = header.indexOf(name);
   if (index >= 0) return index;
   const guess = didYouMean(name, header);
-  throw new ConfigError(`Invalid option ${option}: the input has no column named '${name}'${guess ? ` (did you mean ${guess}?)` : ''}; its columns: ${describeHeader(header)}`);
+  throw new ConfigError(
+    `Invalid option ${option}: the input has no column named '${name}'${guess ? ` (did you mean ${guess}?)` : ''}; its columns: ${describeHeader(header)}`,
+  );
 }

@@ -55,8 +55,7 @@ function quote(value: string): string {
  * ending with `-`; the last label (TLD) is at least 2 letters, or an IDN TLD in punycode (`xn--`).
  * Labels cannot contain dots, so this cannot backtrack badly.
  */
-const ASCII_DOMAIN =
-  /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:[a-z]{2,63}|xn--[a-z0-9](?:[a-z0-9-]{0,57}[a-z0-9])?)$/;
+const ASCII_DOMAIN = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:[a-z]{2,63}|xn--[a-z0-9](?:[a-z0-9-]{0,57}[a-z0-9])?)$/;
 const NON_ASCII = /[^\x00-\x7f]/;
 const WHITESPACE = /\s/;
 const WHITESPACE_RUN = /\s+/g;

@@ -11,7 +11,9 @@ import type { LookupKind } from './normalize.js';
 export function detectTargets(header: readonly string[], kinds: readonly LookupKind[] | undefined, columns: readonly string[] | undefined): LookupTarget[] {
   if (columns && columns.length > Math.max(1, kinds?.length ?? 1)) {
     const [column, by] = [optionWord('column'), optionWord('by')];
-    throw new ConfigError(`Invalid option ${column}: ${columns.length} columns for ${kinds?.length ?? 1} lookup kind(s); give ${column} once per kind of ${by}, in the same order`);
+    throw new ConfigError(
+      `Invalid option ${column}: ${columns.length} columns for ${kinds?.length ?? 1} lookup kind(s); give ${column} once per kind of ${by}, in the same order`,
+    );
   }
   if (!kinds || kinds.length === 1) {
     const kind = kinds?.[0];
@@ -22,7 +24,7 @@ export function detectTargets(header: readonly string[], kinds: readonly LookupK
 
 /** The columns a run adds describe a person when any kind finds persons (email, url), else a company. */
 export function columnKind(targets: readonly LookupTarget[]): LookupKind {
-  return targets.some((t) => t.kind !== 'domain') ? (targets.find((t) => t.kind !== 'domain')!.kind) : 'domain';
+  return targets.some((t) => t.kind !== 'domain') ? targets.find((t) => t.kind !== 'domain')!.kind : 'domain';
 }
 
 /**

@@ -28,7 +28,10 @@ import type { WorkbookZip } from './workbook-zip.js';
 
 /** "ignored 2 title lines above the header ("Exported from HubSpot ...")": said once, with the way to say it. */
 function titlesLine(titles: string[], count: number): string {
-  const title = fromBytes(titles[0]!).trim().replace(/^"(.*)"$/, '$1').replace(/""/g, '"');
+  const title = fromBytes(titles[0]!)
+    .trim()
+    .replace(/^"(.*)"$/, '$1')
+    .replace(/""/g, '"');
   const first = title.length > 60 ? `${title.slice(0, 57)}...` : title;
   const lines = count === 1 ? '1 title line' : `${count} title lines`;
   return `ignored ${lines} above the header ("${first}"); ${optionAsked('skipLines', String(count), String(count))} says so, ${optionAsked('skipLines', '0', '0')} reads the first line as the header`;
@@ -185,7 +188,9 @@ async function prepare(opened: OpenedInput, settings: Settings): Promise<Prepare
   if (!layout.headerEnded && head.bytes.length >= settings.maxRecordBytes) {
     // One endless line (a dump, a minified export): say what it is, not that the file is empty.
     const what = settings.header ? 'the header line' : 'the first line';
-    throw new UnreadableInputError(`${opened.name}: ${what} is longer than ${sizeText(settings.maxRecordBytes)}: not a CSV with line breaks; give a CSV file with one record per line`);
+    throw new UnreadableInputError(
+      `${opened.name}: ${what} is longer than ${sizeText(settings.maxRecordBytes)}: not a CSV with line breaks; give a CSV file with one record per line`,
+    );
   }
   return {
     source: head.resume(choice.utf8BomLength),

@@ -30,7 +30,9 @@ async function openWhole(input: string | Readable, options: Omit<SourceOptions, 
   }
   if (sheet !== undefined) {
     const name = typeof input === 'string' ? (input === '-' ? 'standard input' : input) : 'the input stream';
-    throw new ConfigError(`Invalid option ${optionWord('sheet')}: ${name} is not an .xlsx workbook (${optionWord('sheet')} picks a worksheet of one), got '${sheet}'`);
+    throw new ConfigError(
+      `Invalid option ${optionWord('sheet')}: ${name} is not an .xlsx workbook (${optionWord('sheet')} picks a worksheet of one), got '${sheet}'`,
+    );
   }
   return openCsv(input, csv);
 }

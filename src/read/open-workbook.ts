@@ -61,7 +61,9 @@ function chosenSheet(sheets: readonly SheetEntry[], wanted: string | undefined, 
   const position = /^\s*\d+\s*$/.test(wanted) ? Number(wanted) : NaN;
   if (position >= 1 && position <= sheets.length) return sheets[position - 1]!.name;
   const names = sheets.map((sheet, i) => `${i + 1} '${sheet.name}'`).join(', ');
-  throw new ConfigError(`Invalid option ${optionWord('sheet')}: ${input} has no sheet '${wanted}'; its sheets are ${names}: give ${optionAsked('sheet', 'NAME or --sheet N', 'a name or a 1-based position')}`);
+  throw new ConfigError(
+    `Invalid option ${optionWord('sheet')}: ${input} has no sheet '${wanted}'; its sheets are ${names}: give ${optionAsked('sheet', 'NAME or --sheet N', 'a name or a 1-based position')}`,
+  );
 }
 
 /** A failure of the zip or the XML, as one line naming the input. */
@@ -71,7 +73,9 @@ function workbookFailure(input: string, error: unknown): Error {
   // yauzl's words for a zip cut short: its directory or a part's data lies past the file's end.
   const cut = /end of central directory record signature not found|overflows file bounds|unexpected EOF/i.test(message);
   const why = cut ? 'the file ends before the workbook does (cut short?)' : message;
-  return new UnreadableInputError(`Cannot read the workbook ${input}: ${why}; open it in Excel or LibreOffice and save it again as .xlsx (or as CSV)`, { cause: error });
+  return new UnreadableInputError(`Cannot read the workbook ${input}: ${why}; open it in Excel or LibreOffice and save it again as .xlsx (or as CSV)`, {
+    cause: error,
+  });
 }
 
 interface OpenedSheet {
@@ -103,7 +107,10 @@ async function sheetOf(zip: WorkbookZip, guard: SheetGuard, wanted: string | und
   const target = parts.rels.find((rel) => rel.id === rId)?.target;
   const part = target === undefined ? undefined : workbookPartPath(target);
   const xml = part === undefined ? undefined : zip.stream(part);
-  if (!xml || part === undefined) throw new UnreadableInputError(`${input}: the sheet '${name}' is named in the workbook but its worksheet is missing from the file: open it in Excel or LibreOffice and save it again as .xlsx`);
+  if (!xml || part === undefined)
+    throw new UnreadableInputError(
+      `${input}: the sheet '${name}' is named in the workbook but its worksheet is missing from the file: open it in Excel or LibreOffice and save it again as .xlsx`,
+    );
   const strings: string[] = [];
   const shared = zip.stream(partOfType(parts.rels, 'sharedStrings', workbookPartPath) ?? 'xl/sharedStrings.xml');
   if (shared) await readSharedStrings(shared, strings, guard);
@@ -111,7 +118,10 @@ async function sheetOf(zip: WorkbookZip, guard: SheetGuard, wanted: string | und
   const context: CellContext = {
     sharedString: (index) => {
       // A cell naming a shared string the workbook does not hold: never read it as empty.
-      if (index >= strings.length) throw new UnreadableInputError(`${input}: the sheet '${name}' names shared string ${index}, but the workbook holds ${strings.length}: open it in Excel or LibreOffice and save it again as .xlsx`);
+      if (index >= strings.length)
+        throw new UnreadableInputError(
+          `${input}: the sheet '${name}' names shared string ${index}, but the workbook holds ${strings.length}: open it in Excel or LibreOffice and save it again as .xlsx`,
+        );
       return strings[index]!;
     },
     numFmt: (style) => {
@@ -148,7 +158,9 @@ export async function openWorkbook(input: string, options: WorkbookOptions = {})
   if (start.first === undefined) {
     sheet.finish();
     const below = skip > 0 ? ` below row ${skip} (${optionWord('skipLines')} ${skip})` : '';
-    throw new UnreadableInputError(`${input}: the sheet '${sheet.name}' is empty${below} (no cell holds anything): give ${optionWord('sheet')} with the sheet of contacts`);
+    throw new UnreadableInputError(
+      `${input}: the sheet '${sheet.name}' is empty${below} (no cell holds anything): give ${optionWord('sheet')} with the sheet of contacts`,
+    );
   }
   return workbookSource(input, sheet, { above: start.above, first: start.first }, options.header ?? true, totalBytes);
 }

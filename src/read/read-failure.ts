@@ -47,14 +47,23 @@ export function readFailure(context: FailureContext, error: unknown): Unreadable
   }
   const record = recordName(err.records, context.headerRecords);
   if (err.code === 'CSV_QUOTE_NOT_CLOSED') {
-    return new UnreadableInputError(`Cannot parse ${name}: ${record} opens a quoted cell that never closes (Quote Not Closed: the rest of the file would be one cell); ${CLOSE_IT}`, { cause: error });
+    return new UnreadableInputError(
+      `Cannot parse ${name}: ${record} opens a quoted cell that never closes (Quote Not Closed: the rest of the file would be one cell); ${CLOSE_IT}`,
+      { cause: error },
+    );
   }
   if (err.code === 'CSV_MAX_RECORD_SIZE') {
     const size = sizeText(context.maxRecordBytes);
     if (err.records === 0) {
-      return new UnreadableInputError(`Cannot parse ${name}: the first line runs on past ${size}: not a CSV with line breaks, or a quote there never closes; give a CSV file with one record per line`, { cause: error });
+      return new UnreadableInputError(
+        `Cannot parse ${name}: the first line runs on past ${size}: not a CSV with line breaks, or a quote there never closes; give a CSV file with one record per line`,
+        { cause: error },
+      );
     }
-    return new UnreadableInputError(`Cannot parse ${name}: ${record} runs on past ${size} without ending, most likely a quote opened there that never closes; ${CLOSE_IT}`, { cause: error });
+    return new UnreadableInputError(
+      `Cannot parse ${name}: ${record} runs on past ${size} without ending, most likely a quote opened there that never closes; ${CLOSE_IT}`,
+      { cause: error },
+    );
   }
   return new UnreadableInputError(`Cannot parse ${name} at ${record}: ${why}; fix the file (it must be CSV with a header line)`, { cause: error });
 }

@@ -111,7 +111,12 @@ export function footerLine(note: FooterNote): string {
  * The data's batches, `first` (what is left of the first batch after the header) and then those
  * `next` gives, with a report footer held back by `block` and left out at the end (said by `warn`).
  */
-export function withoutFooter(first: string[][], next: () => Promise<string[][] | undefined>, block: TrailingBlock, warn: (line: string) => void): () => Promise<string[][] | undefined> {
+export function withoutFooter(
+  first: string[][],
+  next: () => Promise<string[][] | undefined>,
+  block: TrailingBlock,
+  warn: (line: string) => void,
+): () => Promise<string[][] | undefined> {
   let pending: string[][] | undefined = first.length > 0 ? first : undefined;
   let ended = false;
   return async () => {

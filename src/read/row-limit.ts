@@ -28,7 +28,9 @@ export function limitRows(source: CsvSource, limit: number, tell: (line: string)
         const rows = batch.slice(0, left);
         left = 0;
         if (more) {
-          tell(`${optionAsked('limit', String(limit))}: the output holds the first ${limit} data row${limit === 1 ? '' : 's'} only; the input has more (a partial run: drop ${optionWord('limit')} for the whole file)`);
+          tell(
+            `${optionAsked('limit', String(limit))}: the output holds the first ${limit} data row${limit === 1 ? '' : 's'} only; the input has more (a partial run: drop ${optionWord('limit')} for the whole file)`,
+          );
           source.destroy();
         }
         return { done: false, value: rows };

@@ -52,7 +52,8 @@ export class RowsSource implements CsvSource {
     this.#first = first;
     if (this.#names) this.header = this.#names.map(toBytes);
     else if (first === undefined) this.header = [];
-    else if (Array.isArray(first)) throw new ConfigError('Invalid option header: rows given as arrays need header, the names of their cells, such as ["email", "name"]');
+    else if (Array.isArray(first))
+      throw new ConfigError('Invalid option header: rows given as arrays need header, the names of their cells, such as ["email", "name"]');
     else {
       this.#names = Object.keys(first);
       this.header = this.#names.map(toBytes);

@@ -97,7 +97,10 @@ const BOOLEAN_FORMAT = /^"([^"]*)";"\1";"[^"]*"$/;
 
 /** Format codes without their quoted text and [brackets] (colours, locales, elapsed-time marks aside). */
 function formatCodes(numFmt: string): string {
-  return numFmt.replace(/"[^"]*"/g, '').replace(/\\./g, '').replace(/\[(?!h\]|hh\]|m\]|mm\]|s\]|ss\])[^\]]*\]/gi, '');
+  return numFmt
+    .replace(/"[^"]*"/g, '')
+    .replace(/\\./g, '')
+    .replace(/\[(?!h\]|hh\]|m\]|mm\]|s\]|ss\])[^\]]*\]/gi, '');
 }
 
 /** A date or time format: it shows years, months, days, hours or seconds. */

@@ -145,7 +145,12 @@ class SheetParser {
  * The rows of a worksheet's XML that hold anything, in batches as the chunks arrive (a row of
  * empty or only formatted cells is no row, like a blank line of a CSV).
  */
-export async function* sheetRows(chunks: AsyncIterable<Buffer | string>, context: CellContext, guard: SheetGuard, info?: (info: SheetRowsInfo) => void): AsyncGenerator<SheetRow[]> {
+export async function* sheetRows(
+  chunks: AsyncIterable<Buffer | string>,
+  context: CellContext,
+  guard: SheetGuard,
+  info?: (info: SheetRowsInfo) => void,
+): AsyncGenerator<SheetRow[]> {
   const parser = new SheetParser(context, guard);
   info?.(parser.info);
   const decoder = new TextDecoder('utf-8');
@@ -183,14 +188,16 @@ export async function readSharedStrings(chunks: AsyncIterable<Buffer | string>, 
     else if (name === 'rPh') phonetic = false;
     else if (name === 'si') {
       // All of them stay in memory while the sheet is read: bounded in number and in characters.
-      if (strings.length >= limits.sharedStrings) throw overLimit(input, `it holds more than ${count(limits.sharedStrings)} shared strings (the limit of distinct texts)`);
+      if (strings.length >= limits.sharedStrings)
+        throw overLimit(input, `it holds more than ${count(limits.sharedStrings)} shared strings (the limit of distinct texts)`);
       strings.push(unescapeText(text));
     }
   });
   parser.on('text', (chunk) => {
     if (!capturing) return;
     chars += chunk.length;
-    if (chars > limits.sharedStringChars) throw overLimit(input, `its shared strings hold more than ${count(limits.sharedStringChars)} characters (the limit of all distinct texts together)`);
+    if (chars > limits.sharedStringChars)
+      throw overLimit(input, `its shared strings hold more than ${count(limits.sharedStringChars)} characters (the limit of all distinct texts together)`);
     text += chunk;
   });
   const decoder = new TextDecoder('utf-8');

@@ -98,5 +98,9 @@ export function partOverLimit(input: string, part: string, limits: WorkbookLimit
 export function boundedPart(zip: WorkbookZip, part: string, limits: WorkbookLimits = WORKBOOK_LIMITS): Readable | undefined {
   const stream = zip.stream(part);
   if (!stream) return undefined;
-  return pipeline(stream, partBound(limits.partBytes, () => partOverLimit(zip.file, part, limits)), () => {});
+  return pipeline(
+    stream,
+    partBound(limits.partBytes, () => partOverLimit(zip.file, part, limits)),
+    () => {},
+  );
 }

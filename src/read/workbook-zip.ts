@@ -224,7 +224,8 @@ export class WorkbookZip {
     if (!entry) return undefined;
     const at = entry.relativeOffsetOfLocalHeader;
     const header = this.#reader.bytes(at, 30);
-    if (header.length < 30 || header.readUInt32LE(0) !== 0x04034b50) return failing(new Error(`its part ${entry.fileName} has no local header where its directory says`));
+    if (header.length < 30 || header.readUInt32LE(0) !== 0x04034b50)
+      return failing(new Error(`its part ${entry.fileName} has no local header where its directory says`));
     const start = at + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
     const end = start + entry.compressedSize;
     if (end > this.#identity.size) return failing(new Error(`the file ends before its part ${entry.fileName} does (cut short?)`));

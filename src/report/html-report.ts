@@ -35,7 +35,10 @@ function rowsSection(r: RunReport): string {
   const skipped = r.rows.bySkipReason ?? {};
   const codes = Object.entries(r.rows.byErrorCode).flatMap(([code, n]) => {
     const skips = skipped[code] ?? 0;
-    return [...(n > skips ? [[`<code>${esc(code)}</code>`, 'error', num(n - skips)]] : []), ...(skips > 0 ? [[`<code>${esc(code)}</code>`, 'skipped (not an error)', num(skips)]] : [])];
+    return [
+      ...(n > skips ? [[`<code>${esc(code)}</code>`, 'error', num(n - skips)]] : []),
+      ...(skips > 0 ? [[`<code>${esc(code)}</code>`, 'skipped (not an error)', num(skips)]] : []),
+    ];
   });
   // A stale row keeps its stored answer: listed by what stopped its refresh.
   for (const [code, n] of Object.entries(r.rows.stale?.byReason ?? {})) codes.push([`<code>${esc(code)}</code>`, 'stale (stored answer kept)', num(n)]);
@@ -52,9 +55,18 @@ function matchSection(r: RunReport): string {
 
 function fillSection(r: RunReport): string {
   const f = r.fillRates;
-  const body = f.columns.length === 0 ? '<p class="muted">This run writes no column an answer fills.</p>' : f.foundRows === 0 ? '<p class="muted">No row was found: no fill rate.</p>' : fillRateChart(f.columns);
+  const body =
+    f.columns.length === 0
+      ? '<p class="muted">This run writes no column an answer fills.</p>'
+      : f.foundRows === 0
+        ? '<p class="muted">No row was found: no fill rate.</p>'
+        : fillRateChart(f.columns);
   const filled = r.filledCells.length
-    ? `<h2>Cells filled (--fill)</h2>${table(['input column', 'from', 'cells filled'], r.filledCells.map((c) => [esc(c.column), esc(c.fields.join(', then ')), num(c.filled)]), new Set([2]))}`
+    ? `<h2>Cells filled (--fill)</h2>${table(
+        ['input column', 'from', 'cells filled'],
+        r.filledCells.map((c) => [esc(c.column), esc(c.fields.join(', then ')), num(c.filled)]),
+        new Set([2]),
+      )}`
     : '';
   return `<section><h2>Fill rate per added column</h2><p class="muted">Of the ${f.foundRows === 1 ? 'row' : `${num(f.foundRows)} rows`} found, the share holding a value in each column.</p>${body}${filled}</section>`;
 }
@@ -73,7 +85,12 @@ function withSection(r: RunReport): string {
   const rows = r.with.map((w) => [
     `--with ${esc(w.operation)}`,
     ...(['found', 'not_found', 'error', 'skipped'] as const).map((s) => num(w.byStatus[s])),
-    esc(Object.entries(w.billing).filter(([, n]) => n > 0).map(([b, n]) => `${b} ${num(n)}`).join(', ') || '–'),
+    esc(
+      Object.entries(w.billing)
+        .filter(([, n]) => n > 0)
+        .map(([b, n]) => `${b} ${num(n)}`)
+        .join(', ') || '–',
+    ),
   ]);
   return `<section><h2>--with operations</h2><p class="muted">Of the rows whose own lookup answered (found or not found).</p>${table(['operation', 'found', 'not found', 'error', 'skipped', 'billing'], rows, new Set([1, 2, 3, 4]))}</section>`;
 }
@@ -110,15 +127,25 @@ function requestsSection(r: RunReport): string {
   const per = windowName(r.rate.windowMs);
   const figures = table(
     ['requests', 'retries', '429 answers', 'API unavailable', `peak per ${per}`, `limit per ${per}`],
-    [[num(q.total), num(q.retries), num(q.rateLimited), esc(q.apiUnavailableMs > 0 ? duration(q.apiUnavailableMs) : 'never'), num(r.rate.peak), num(r.rate.limit)]],
+    [
+      [
+        num(q.total),
+        num(q.retries),
+        num(q.rateLimited),
+        esc(q.apiUnavailableMs > 0 ? duration(q.apiUnavailableMs) : 'never'),
+        num(r.rate.peak),
+        num(r.rate.limit),
+      ],
+    ],
     NUMERIC_1_TO_9,
   );
   const chart = q.total > 0 ? timelineChart(r.rate) : '<p class="muted">No lookup request was sent.</p>';
   // A run shorter than a window: its one bar is a rate over the seconds it sent, not a count of a minute.
   const only = r.rate.perWindow.length === 1 ? r.rate.perWindow[0] : undefined;
-  const note = only && only.spanMs > 0 && only.spanMs < r.rate.bucketMs
-    ? `<p class="muted">The run sent its ${num(only.requests)} requests in ${esc(duration(only.spanMs))}: the rate is of that time, as requests per ${esc(per)}.</p>`
-    : '';
+  const note =
+    only && only.spanMs > 0 && only.spanMs < r.rate.bucketMs
+      ? `<p class="muted">The run sent its ${num(only.requests)} requests in ${esc(duration(only.spanMs))}: the rate is of that time, as requests per ${esc(per)}.</p>`
+      : '';
   return `<section><h2>Requests per ${esc(per)}</h2>${figures}${note}${chart}</section>`;
 }
 

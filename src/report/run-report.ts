@@ -68,7 +68,16 @@ export interface RunReport {
    * run on the store or Redis, this run's own for a budget of the run (`per` 'run', `period` null);
    * `stopped` on the one that stopped the run, and when its period starts again.
    */
-  budgets: Array<{ budget: string; per: 'run' | 'day' | 'month'; credits: number; spent: number; left: number; period: string | null; stopped: boolean; resetsAt: string | null }>;
+  budgets: Array<{
+    budget: string;
+    per: 'run' | 'day' | 'month';
+    credits: number;
+    spent: number;
+    left: number;
+    period: string | null;
+    stopped: boolean;
+    resetsAt: string | null;
+  }>;
   requests: { total: number; retries: number; rateLimited: number; apiUnavailableMs: number };
   rate: {
     /** The server's rate window (60 000 in production: per minute). */

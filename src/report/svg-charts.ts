@@ -54,11 +54,16 @@ export function timelineChart(t: TimelineFacts): string {
   const yMax = Math.max(1, t.limit, ...values) * 1.08;
   const y = (v: number) => top + plotH - (v / yMax) * plotH;
   const slot = plotW / Math.max(1, values.length);
-  const bars = values.map((v, i) => `<rect class="bar" x="${(left + i * slot + slot * 0.1).toFixed(2)}" y="${y(v).toFixed(1)}" width="${Math.max(0.5, slot * 0.8).toFixed(2)}" height="${(top + plotH - y(v)).toFixed(1)}"/>`);
+  const bars = values.map(
+    (v, i) =>
+      `<rect class="bar" x="${(left + i * slot + slot * 0.1).toFixed(2)}" y="${y(v).toFixed(1)}" width="${Math.max(0.5, slot * 0.8).toFixed(2)}" height="${(top + plotH - y(v)).toFixed(1)}"/>`,
+  );
   const yStep = step(yMax, 4);
   const yTicks: string[] = [];
   for (let v = 0; v <= yMax; v += yStep) {
-    yTicks.push(`<line class="grid" x1="${left}" x2="${left + plotW}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}"/><text class="axis" x="${left - 8}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${num(v)}</text>`);
+    yTicks.push(
+      `<line class="grid" x1="${left}" x2="${left + plotW}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}"/><text class="axis" x="${left - 8}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${num(v)}</text>`,
+    );
   }
   const xStep = Math.max(1, Math.ceil(values.length / 8));
   const xTicks: string[] = [];

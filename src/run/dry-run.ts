@@ -74,7 +74,19 @@ export async function planRun(options: DryRunOptions): Promise<DryRunPlan> {
     if (counted.lookupsToMake === 0) {
       // Every answer is stored (or no row has a key): nothing to pay for, so nothing to ask the API.
       settings.notice('no lookup to make: every answer is stored; the account was not read (the API was not asked)');
-      return { ...counted, creditsNeeded: 0, creditsSaved: counted.lookupsSaved * PUBLISHED_FOUND_COST, creditsEstimate: 'nothing to look up', minutesNeeded: 0, rpm: settings.rpm ?? 0, balance: 0, reserve: run.reserveOf(undefined), fits: true, ...budget(0), accountRead: false };
+      return {
+        ...counted,
+        creditsNeeded: 0,
+        creditsSaved: counted.lookupsSaved * PUBLISHED_FOUND_COST,
+        creditsEstimate: 'nothing to look up',
+        minutesNeeded: 0,
+        rpm: settings.rpm ?? 0,
+        balance: 0,
+        reserve: run.reserveOf(undefined),
+        fits: true,
+        ...budget(0),
+        accountRead: false,
+      };
     }
     const account = await run.readAccount();
     const creditsNeeded = counted.lookupsToMake * PUBLISHED_FOUND_COST;

@@ -21,7 +21,10 @@ import { rowError } from './row-error.js';
 import { loopOf, runRows } from './run-rows.js';
 
 /** The options of enrich() that mean something for rows in memory, and the names of array rows' cells. */
-export type EnrichRowsOptions = Omit<EnrichOptions, 'input' | 'output' | 'errors' | 'changes' | 'format' | 'delimiter' | 'encoding' | 'header' | 'sheet' | 'skipLines' | 'limit' | 'stdout'> & {
+export type EnrichRowsOptions = Omit<
+  EnrichOptions,
+  'input' | 'output' | 'errors' | 'changes' | 'format' | 'delimiter' | 'encoding' | 'header' | 'sheet' | 'skipLines' | 'limit' | 'stdout'
+> & {
   /** The names of the cells when rows are arrays (objects name their own). */
   header?: readonly string[] | undefined;
 };
@@ -92,7 +95,8 @@ export function enrichRows<T extends object = InputRow>(
 ): AsyncIterableIterator<RowResult<T>> {
   for (const [key, value] of Object.entries(options as object)) {
     if (value === undefined) continue;
-    if (FILE_OPTIONS.includes(key)) throw new ConfigError(`Invalid option ${key}: not an option of enrichRows (its rows come from the iterable, its results from the loop)`);
+    if (FILE_OPTIONS.includes(key))
+      throw new ConfigError(`Invalid option ${key}: not an option of enrichRows (its rows come from the iterable, its results from the loop)`);
     if (!ROWS_OPTIONS.includes(key)) throw unknownOption(key, 'enrichRows', 'EnrichRowsOptions', ROWS_OPTIONS);
   }
   const { header, ...rest } = options;
@@ -132,7 +136,13 @@ async function openRows(source: RowsSource, settings: EnrichSettings, resources:
   await source.start();
   const header = source.header.map(fromBytes);
   const targets = detectTargets(header, settings.by, settings.columns);
-  const input = { source, targets, domainColumn: domainColumnFor(header, targets, settings.extras), headerLine: true, ...runColumns(settings, targets, header) };
+  const input = {
+    source,
+    targets,
+    domainColumn: domainColumnFor(header, targets, settings.extras),
+    headerLine: true,
+    ...runColumns(settings, targets, header),
+  };
   return openRun(settings, resources, { input, storedForm: 'data', writer: () => sink });
 }
 

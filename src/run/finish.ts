@@ -49,7 +49,17 @@ async function report(run: RunState, summary: EnrichSummary, file: string): Prom
   const fillFields: Record<string, string[]> = {};
   for (const t of run.fill?.targets ?? []) (fillFields[t.columnName] ??= []).push(`${settings.prefix}${t.field}`);
   try {
-    await writeReport(file, reportOf(summary, { timeline: run.timeline, windowMs: settings.tuning.windowMs, accountRpm: run.accountRpm, commandLine: settings.commandLine, secrets: [settings.token], fillFields }));
+    await writeReport(
+      file,
+      reportOf(summary, {
+        timeline: run.timeline,
+        windowMs: settings.tuning.windowMs,
+        accountRpm: run.accountRpm,
+        commandLine: settings.commandLine,
+        secrets: [settings.token],
+        fillFields,
+      }),
+    );
   } catch (error) {
     summary.report = undefined;
     settings.warn(`Cannot write the report ${file}: ${(error as Error).message}`);

@@ -25,7 +25,13 @@ export function inputName(input: unknown): string {
 export function unlessInterrupted<T>(opening: Promise<T>, signal: AbortSignal | undefined, name: string, words?: string): Promise<T> {
   if (!signal) return opening;
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new InterruptedError(words ?? `Interrupted while waiting for the first 64 KiB or the end of ${name} (the run starts once it knows the input's encoding and layout): nothing was looked up or written`));
+    const onAbort = () =>
+      reject(
+        new InterruptedError(
+          words ??
+            `Interrupted while waiting for the first 64 KiB or the end of ${name} (the run starts once it knows the input's encoding and layout): nothing was looked up or written`,
+        ),
+      );
     if (signal.aborted) return onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
     opening.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));

@@ -167,13 +167,31 @@ async function startLookups(run: OpenedRun, resources: Resources, opening: RunOp
   const readingRetry = new RetryPolicy({ retries: 0, maxRateLimited: 1 });
   path.guardCredits({ credits, budgets, onReserveReached: () => stop.stop('credits'), refreshEveryMs: settings.tuning.creditsRefreshMs, readingRetry });
   const ages = storedAges(run);
-  const refreshBefore = ordersRefreshes(settings) && !stop.lookupsStopped && holdsStaleAnswers(settings, ages) ? await refreshCutoff(settings, ages, await spendable(budgets, credits)) : undefined;
+  const refreshBefore =
+    ordersRefreshes(settings) && !stop.lookupsStopped && holdsStaleAnswers(settings, ages)
+      ? await refreshCutoff(settings, ages, await spendable(budgets, credits))
+      : undefined;
   if (refreshBefore !== undefined) settings.notice(refreshLine(refreshBefore));
   const lookups = lookupsOf(run, runId, credits, coordinator, resources, opening.storedForm, refreshBefore);
   const { input } = opening;
-  const listing = settings.changes === undefined ? undefined : new ChangeListing(changeReportOf(run, runId, resources), input.changes, input.targets, settings.extras);
+  const listing =
+    settings.changes === undefined ? undefined : new ChangeListing(changeReportOf(run, runId, resources), input.changes, input.targets, settings.extras);
   const writer = opening.writer(input);
-  return { ...run, ...input, accountRpm: account.limits.rpm, accountRead: !offline, credits, reserve, rate, gate, coordinator, budgets, lookups, listing, writer };
+  return {
+    ...run,
+    ...input,
+    accountRpm: account.limits.rpm,
+    accountRead: !offline,
+    credits,
+    reserve,
+    rate,
+    gate,
+    coordinator,
+    budgets,
+    lookups,
+    listing,
+    writer,
+  };
 }
 
 /**
@@ -230,7 +248,15 @@ function storedAges(run: OpenedRun): StoredAges {
   return { store: run.store, service: run.service, layout: (op) => ANSWER_CELLS.layout(op), now: Date.now() };
 }
 
-function lookupsOf(run: OpenedRun, runId: string, credits: CreditAccount, coordinator: Coordinator | undefined, resources: Resources, storedForm: StoredForm, refreshBefore: number | undefined): Lookups {
+function lookupsOf(
+  run: OpenedRun,
+  runId: string,
+  credits: CreditAccount,
+  coordinator: Coordinator | undefined,
+  resources: Resources,
+  storedForm: StoredForm,
+  refreshBefore: number | undefined,
+): Lookups {
   const { settings, store, service, stop, path } = run;
   return new Lookups({
     store,
@@ -253,7 +279,14 @@ function lookupsOf(run: OpenedRun, runId: string, credits: CreditAccount, coordi
  * Where the run claims the keys it looks up: in Redis with --redis (across machines), else in the
  * store's file (other runs on this machine sharing it); none for a store no one else can open.
  */
-function keyClaims(deps: { store: ResultStore; service: string; runId: string; coordinator: Coordinator | undefined; stop: RunStop; resources: Resources }): KeyClaims | undefined {
+function keyClaims(deps: {
+  store: ResultStore;
+  service: string;
+  runId: string;
+  coordinator: Coordinator | undefined;
+  stop: RunStop;
+  resources: Resources;
+}): KeyClaims | undefined {
   const { store, service, runId, coordinator, stop, resources } = deps;
   if (coordinator) return redisClaims(coordinator);
   if (store.path === ':memory:' || store.readonly) return undefined;
@@ -289,7 +322,8 @@ export function openStore(settings: EnrichSettings, resources: Resources, writes
 
 /** A silent pause of half a minute at start would look like a hang. */
 function upgradeLine(file: string, warn: (line: string) => void): (from: number, to: number, slow: boolean) => void {
-  return (from, to, slow) => warn(`Upgrading the result store at ${file} from schema v${from} to v${to}, once${slow ? ': about 30 s per million stored answers' : ''}`);
+  return (from, to, slow) =>
+    warn(`Upgrading the result store at ${file} from schema v${from} to v${to}, once${slow ? ': about 30 s per million stored answers' : ''}`);
 }
 
 /** The answers the store holds, as this run sees them: its service, --max-age, --refresh. */
@@ -314,7 +348,13 @@ async function connectCoordinator(url: string, service: string, api: ApiClient, 
   return coordinator;
 }
 
-async function openGate(path: RequestPath, settings: EnrichSettings, rate: RatePlan, account: AccountReading, coordinator: Coordinator | undefined): Promise<RateGate> {
+async function openGate(
+  path: RequestPath,
+  settings: EnrichSettings,
+  rate: RatePlan,
+  account: AccountReading,
+  coordinator: Coordinator | undefined,
+): Promise<RateGate> {
   const gate = path.openGate({
     rpm: rate.rpm,
     windowMs: settings.tuning.windowMs,
@@ -329,4 +369,3 @@ async function openGate(path: RequestPath, settings: EnrichSettings, rate: RateP
   if (coordinator && account.limits.resetAt) await gate.chargeOutside(2, account.limits.resetAt.getTime());
   return gate;
 }
-

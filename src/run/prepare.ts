@@ -59,7 +59,13 @@ async function openInput(settings: EnrichSettings, resources: Resources): Promis
   // even when the reader is done first (--limit stops it while the key columns are found).
   const zip = settings.format === 'xlsx' ? read.workbook?.zip.hold() : undefined;
   if (zip) resources.defer(() => zip.close());
-  const { targets, headerLine, source } = await keyColumns(read, { by: settings.by, columns: settings.columns, header: settings.header, inputName: inputName(settings.input), warn: settings.warn });
+  const { targets, headerLine, source } = await keyColumns(read, {
+    by: settings.by,
+    columns: settings.columns,
+    header: settings.header,
+    inputName: inputName(settings.input),
+    warn: settings.warn,
+  });
   const header = source.header.map(fromBytes);
   const domainColumn = headerLine ? domainColumnFor(header, targets, settings.extras) : undefined;
   return { source, targets, domainColumn, headerLine, ...runColumns(settings, targets, header) };

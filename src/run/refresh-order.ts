@@ -89,7 +89,10 @@ export async function refreshCutoff(settings: EnrichSettings, stored: StoredAges
 
 /** What the run says at its start when answers wait for their turn. */
 export function refreshLine(cutoff: number): string {
-  const which = cutoff === -Infinity ? 'no answer older than --max-age is looked up again' : `answers older than --max-age and fetched after ${new Date(cutoff).toISOString().slice(0, 16).replace('T', ' ')} UTC keep their stored answer (stale), the older ones are looked up again`;
+  const which =
+    cutoff === -Infinity
+      ? 'no answer older than --max-age is looked up again'
+      : `answers older than --max-age and fetched after ${new Date(cutoff).toISOString().slice(0, 16).replace('T', ' ')} UTC keep their stored answer (stale), the older ones are looked up again`;
   return `the budgets cannot pay for every refresh this run needs: the keys with no answer first, then ${which.replace('--max-age', optionWord('maxAge'))}`;
 }
 

@@ -50,7 +50,9 @@ function outcomeWords(s: EnrichSummary): string {
 /** The rows written with a stale answer, after the outcome: they are done for now, not refreshed. */
 function staleWords(s: EnrichSummary): string {
   const n = s.stale.rows;
-  return n > 0 ? ` ${n} ${n === 1 ? 'row keeps its' : 'rows keep their'} stored answer, older than --max-age: the same command later refreshes ${n === 1 ? 'it' : 'them'}.` : '';
+  return n > 0
+    ? ` ${n} ${n === 1 ? 'row keeps its' : 'rows keep their'} stored answer, older than --max-age: the same command later refreshes ${n === 1 ? 'it' : 'them'}.`
+    : '';
 }
 
 export function reportOf(s: EnrichSummary, facts: ReportFacts): RunReport {
@@ -69,7 +71,13 @@ export function reportOf(s: EnrichSummary, facts: ReportFacts): RunReport {
     stoppedBy: s.stoppedBy ?? null,
     files: { input: absolute(s.input), output: s.output ? absolute(s.output) : null, errors: s.errorsFile ? absolute(s.errorsFile) : null },
     outcome: `${outcomeWords(s)}${staleWords(s)}`,
-    rows: { total: s.rows, byStatus: { ...s.status }, byErrorCode: { ...s.errorCodes }, bySkipReason: { ...s.skipReasons }, stale: { rows: s.stale.rows, errors: s.stale.errors, byReason: { ...s.stale.reasons } } },
+    rows: {
+      total: s.rows,
+      byStatus: { ...s.status },
+      byErrorCode: { ...s.errorCodes },
+      bySkipReason: { ...s.skipReasons },
+      stale: { rows: s.stale.rows, errors: s.stale.errors, byReason: { ...s.stale.reasons } },
+    },
     matchRate: {
       lookedUp,
       found: s.status.found,
@@ -86,7 +94,9 @@ export function reportOf(s: EnrichSummary, facts: ReportFacts): RunReport {
     changes: {
       compared: s.changed.compared,
       rows: s.changed.rows,
-      fields: Object.entries(s.changed.fields).sort((a, b) => b[1] - a[1]).map(([field, rows]) => ({ field, rows })),
+      fields: Object.entries(s.changed.fields)
+        .sort((a, b) => b[1] - a[1])
+        .map(([field, rows]) => ({ field, rows })),
     },
     filledCells: Object.entries(s.filled).map(([column, filled]) => ({ column, fields: facts.fillFields[column] ?? [], filled })),
     with: s.lookup.with.map((operation) => ({
@@ -96,7 +106,16 @@ export function reportOf(s: EnrichSummary, facts: ReportFacts): RunReport {
     })),
     billing: { ...s.billing },
     credits: { ...s.credits },
-    budgets: s.budgets.map((b) => ({ budget: b.budget, per: b.per, credits: b.credits, spent: b.spent, left: b.left, period: b.period ?? null, stopped: b.stopped, resetsAt: b.resetsAt ?? null })),
+    budgets: s.budgets.map((b) => ({
+      budget: b.budget,
+      per: b.per,
+      credits: b.credits,
+      spent: b.spent,
+      left: b.left,
+      period: b.period ?? null,
+      stopped: b.stopped,
+      resetsAt: b.resetsAt ?? null,
+    })),
     requests: { total: s.requests, retries: s.retries, rateLimited: s.rateLimited, apiUnavailableMs: s.apiUnavailableMs },
     rate: {
       windowMs: facts.windowMs,

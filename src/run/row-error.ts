@@ -64,6 +64,7 @@ const ANSWERED: ReadonlySet<ErrorCode> = new Set(['request_rejected', 'daily_lim
  */
 export function rowError(code: ErrorCode, message: string, failure: LeadEnrichError | undefined): LeadEnrichError {
   if (failure?.code === code) return restated(failure, message);
-  const details: ErrorDetails = failure === undefined ? {} : ANSWERED.has(code) ? { cause: failure, status: failure.status, apiCode: failure.apiCode } : { cause: failure };
+  const details: ErrorDetails =
+    failure === undefined ? {} : ANSWERED.has(code) ? { cause: failure, status: failure.status, apiCode: failure.apiCode } : { cause: failure };
   return CLASSES[code]?.(message, details) ?? new RowError(code, message, details);
 }

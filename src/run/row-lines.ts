@@ -27,13 +27,23 @@ export async function rowLines(options: EnrichOptions, rows: readonly number[]):
     warn: quiet,
     // The records are numbered from the header; which record is row 1 is known once the key columns are.
     textWatch: ({ delimiter, skipLines }) => {
-      const scan = new RecordLines(delimiter, skipLines, rows.flatMap((row) => [row - 1, row]));
+      const scan = new RecordLines(
+        delimiter,
+        skipLines,
+        rows.flatMap((row) => [row - 1, row]),
+      );
       text.scan = scan;
       return (chunk) => scan.feed(chunk);
     },
   });
   try {
-    const { headerLine, source } = await keyColumns(opened, { by: settings.by, columns: settings.columns, header: settings.header, inputName: inputName(settings.input), warn: quiet });
+    const { headerLine, source } = await keyColumns(opened, {
+      by: settings.by,
+      columns: settings.columns,
+      header: settings.header,
+      inputName: inputName(settings.input),
+      warn: quiet,
+    });
     headerRecords = headerLine ? 1 : 0;
     let row = 0;
     for await (const batch of source.batches) {

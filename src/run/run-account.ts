@@ -30,7 +30,11 @@ export interface AccountReads {
  * A run with lookups to make waits for an API that is down (awaitAccount); one that gave up on it is
  * `offline`: it sends nothing.
  */
-export async function accountOrNone(settings: EnrichSettings, census: StoredAnswers, reads: AccountReads): Promise<{ offline: boolean; account: AccountReading }> {
+export async function accountOrNone(
+  settings: EnrichSettings,
+  census: StoredAnswers,
+  reads: AccountReads,
+): Promise<{ offline: boolean; account: AccountReading }> {
   const awaited = async () => {
     const account = await reads.awaitAccount();
     return account ? { offline: false, account } : { offline: true, account: accountUnread(settings) };

@@ -28,7 +28,12 @@ export interface RunColumns {
 /** The columns the run adds and fills, checked against the input's header (before any request). */
 export function runColumns(settings: EnrichSettings, targets: readonly LookupTarget[], header: readonly string[]): RunColumns {
   const kind = columnKind(targets);
-  const flags: ColumnFlags = { mx: settings.extras.includes('mx'), whois: settings.extras.includes('whois'), company: settings.extras.includes('company'), source: targets.length > 1 };
+  const flags: ColumnFlags = {
+    mx: settings.extras.includes('mx'),
+    whois: settings.extras.includes('whois'),
+    company: settings.extras.includes('company'),
+    source: targets.length > 1,
+  };
   const choice = { prefix: settings.prefix, fields: settings.fields };
   // --changes adds lead_changed to the output alone: no field fills from it, nor has a fill rate.
   const written = { ...flags, changed: settings.changes !== undefined };

@@ -59,7 +59,10 @@ export function loopOf(run: RunState, metrics: RunMetrics, writer: RowSink): Row
     countInvalidUtf8: () => source.encoding === 'utf-8' && source.sawInvalidUtf8(),
     concurrency: () => run.gate.stats.concurrency,
     onInputCut: isStreamInput(settings.input)
-      ? (rowsRead) => settings.warn(`stopped reading ${inputName(settings.input)}: nothing more arrived within ${IDLE_MS / 1000} s of the stop; the rows after row ${rowsRead} were not read, and are not in the outputs`)
+      ? (rowsRead) =>
+          settings.warn(
+            `stopped reading ${inputName(settings.input)}: nothing more arrived within ${IDLE_MS / 1000} s of the stop; the rows after row ${rowsRead} were not read, and are not in the outputs`,
+          )
       : undefined,
   };
 }

@@ -97,11 +97,30 @@ export interface EnrichSettings {
 /** The options of enrich(): the registry's, and those only a program can give. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   ...LIBRARY_NAMES,
-  'input', 'commandLine', 'client', 'service', 'signal', 'quit', 'onProgress', 'onWarning', 'onAvailability', 'onNotice', 'stdout', 'tuning',
+  'input',
+  'commandLine',
+  'client',
+  'service',
+  'signal',
+  'quit',
+  'onProgress',
+  'onWarning',
+  'onAvailability',
+  'onNotice',
+  'stdout',
+  'tuning',
 ]);
 const TUNING_KEYS = [
-  'windowMs', 'progressIntervalMs', 'retryBaseDelayMs', 'retryMaxDelayMs', 'creditsRefreshMs',
-  'drainTimeoutMs', 'edgeMarginMs', 'reorderWindow', 'storeFlushIntervalMs', 'now',
+  'windowMs',
+  'progressIntervalMs',
+  'retryBaseDelayMs',
+  'retryMaxDelayMs',
+  'creditsRefreshMs',
+  'drainTimeoutMs',
+  'edgeMarginMs',
+  'reorderWindow',
+  'storeFlushIntervalMs',
+  'now',
 ] as const;
 
 /** The options of enrich() (the registry's, and those only a program can give). */
@@ -115,7 +134,8 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     if (!KNOWN_OPTIONS.has(key) && (options as unknown as Record<string, unknown>)[key] !== undefined) throw unknownOption(key, 'enrich', 'EnrichOptions');
   }
   // Each value once, by its rule, named as it came in (a flag, the config file, the library).
-  const read = <K extends RuledName>(name: K): OptionValue<K> | undefined => readOption(name, (options as unknown as Record<string, unknown>)[name], doorOf(options, name));
+  const read = <K extends RuledName>(name: K): OptionValue<K> | undefined =>
+    readOption(name, (options as unknown as Record<string, unknown>)[name], doorOf(options, name));
   const input = inputOf(options.input);
   const format = formatOf(read('format'), options.output, input);
   const shard = read('shard');
@@ -127,7 +147,8 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
   refuseSharedFiles(options, { ...files, store: typeof store === 'string' ? store : store.path });
   const fill = read('fill');
   const overwrite = read('overwrite') ?? defaultOf('overwrite')!;
-  if (overwrite && !fill) throw new ConfigError(`Invalid option ${optionWord('overwrite')}: it replaces the cells ${optionWord('fill')} fills; give ${optionWord('fill')} too`);
+  if (overwrite && !fill)
+    throw new ConfigError(`Invalid option ${optionWord('overwrite')}: it replaces the cells ${optionWord('fill')} fills; give ${optionWord('fill')} too`);
   return {
     input,
     delimiter: read('delimiter'),
@@ -249,7 +270,9 @@ function formatNamed(output: unknown): OutputFormat | undefined {
 function formatOf(given: OutputFormat | undefined, output: unknown, input: string | Readable): OutputFormat {
   const named = formatNamed(output);
   if (given !== undefined && named !== undefined && given !== named) {
-    throw new ConfigError(`Invalid option ${optionWord('format')}: ${given} contradicts the output's name ${String(output)} (${NAMES[named]}): drop one of them`);
+    throw new ConfigError(
+      `Invalid option ${optionWord('format')}: ${given} contradicts the output's name ${String(output)} (${NAMES[named]}): drop one of them`,
+    );
   }
   if (given ?? named) return (given ?? named)!;
   return output === undefined && typeof input === 'string' && input !== '-' && isWorkbookFile(input) ? 'xlsx' : DEFAULTS.format;
@@ -269,7 +292,10 @@ function tuningOf(tuning: EnrichTuning, windowDoor: Door): EnrichSettings['tunin
   }
   const value = (key: (typeof TUNING_KEYS)[number]): number | undefined => checkedOrUndefined(`tuning.${key}`, tuning[key], nonNegativeInteger);
   return {
-    windowMs: (windowDoor === 'library' ? checkedOrUndefined('tuning.windowMs', tuning.windowMs, positiveInteger) : readOption('windowMs', tuning.windowMs, windowDoor)) ?? defaultOf('windowMs')!,
+    windowMs:
+      (windowDoor === 'library'
+        ? checkedOrUndefined('tuning.windowMs', tuning.windowMs, positiveInteger)
+        : readOption('windowMs', tuning.windowMs, windowDoor)) ?? defaultOf('windowMs')!,
     progressIntervalMs: checkedOrUndefined('tuning.progressIntervalMs', tuning.progressIntervalMs, positiveInteger) ?? DEFAULTS.progressIntervalMs,
     retryBaseDelayMs: value('retryBaseDelayMs') ?? DEFAULTS.retryBaseDelayMs,
     retryMaxDelayMs: value('retryMaxDelayMs') ?? DEFAULTS.retryMaxDelayMs,
@@ -346,4 +372,3 @@ export function readOptionsOf(settings: EnrichSettings): SourceOptions {
     warn: settings.notice,
   };
 }
-

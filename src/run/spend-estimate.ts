@@ -25,7 +25,10 @@ export async function spendEstimate(options: EnrichOptions, aboveCredits: number
   const resources = new Resources();
   try {
     const store = openStore(settings, resources, false);
-    const counted = await countRows(settings, storedAnswers(settings, store, settings.service ?? service), { stopAbove: Math.floor(aboveCredits / PUBLISHED_FOUND_COST), quiet: true });
+    const counted = await countRows(settings, storedAnswers(settings, store, settings.service ?? service), {
+      stopAbove: Math.floor(aboveCredits / PUBLISHED_FOUND_COST),
+      quiet: true,
+    });
     return { lookups: counted.lookupsToMake, credits: counted.lookupsToMake * PUBLISHED_FOUND_COST, more: counted.cut };
   } finally {
     await resources.release(false);

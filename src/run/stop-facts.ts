@@ -31,4 +31,3 @@ export function budgetStopWords(s: EnrichSummary): string {
   const period = { per: bound.per, start: 0, end: Date.parse(bound.resetsAt), key: bound.period ?? '' };
   return ` (${bound.spent} of ${bound.credits} credits spent ${periodWords(period)}; ${resetText(period, Date.parse(s.endedAt))})`;
 }
-

@@ -14,13 +14,17 @@ export function tellAvailability(event: Availability, settings: EnrichSettings, 
   const patience = formatDuration(settings.patienceMs);
   switch (event.kind) {
     case 'unavailable':
-      settings.tellAvailability(`The API is unavailable (${event.failure}): holding the rows, one request at a time until it answers, for up to ${optionWord('patience')} ${patience}`);
+      settings.tellAvailability(
+        `The API is unavailable (${event.failure}): holding the rows, one request at a time until it answers, for up to ${optionWord('patience')} ${patience}`,
+      );
       return;
     case 'back':
       settings.tellAvailability(`The API is back after ${formatDuration(event.downMs)}: going on at full pace`);
       return;
     case 'gave_up':
-      settings.tellAvailability(`The API stayed unavailable for ${formatDuration(event.downMs)} (${optionWord('patience')} ${patience}): the rows not looked up are skipped; the same command finishes the work later`);
+      settings.tellAvailability(
+        `The API stayed unavailable for ${formatDuration(event.downMs)} (${optionWord('patience')} ${patience}): the rows not looked up are skipped; the same command finishes the work later`,
+      );
       stop.stop('api_unavailable');
       return;
   }

@@ -69,11 +69,7 @@ export const DEFAULT_NOT_FOUND_RATE = 0.1;
  * The sandbox's answer for a normalized key (rules at the top of this file). Pure: no clock, no
  * state. `data` is what the server sends as the envelope's `data`.
  */
-export function sandboxAnswer<O extends SandboxKeyOperation>(
-  op: O,
-  normalizedKey: string,
-  options: SandboxAnswerOptions = {},
-): SandboxAnswer<O> {
+export function sandboxAnswer<O extends SandboxKeyOperation>(op: O, normalizedKey: string, options: SandboxAnswerOptions = {}): SandboxAnswer<O> {
   const notFoundRate = options.notFoundRate ?? DEFAULT_NOT_FOUND_RATE;
   const drift = { drift: options.drift ?? 0, epoch: options.epoch ?? 0 };
   const key = normalizedKey;

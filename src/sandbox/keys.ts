@@ -22,14 +22,7 @@
  * - any key containing `reject`.
  */
 
-import type {
-  DomainLookupData,
-  EmailLookupData,
-  MxResult,
-  Operation,
-  UrlLookupData,
-  WhoisResult,
-} from '../api/types.js';
+import type { DomainLookupData, EmailLookupData, MxResult, Operation, UrlLookupData, WhoisResult } from '../api/types.js';
 
 /** The operations that take a key (and may cost credits). */
 export interface SandboxDataByOperation {
@@ -41,22 +34,14 @@ export interface SandboxDataByOperation {
 }
 export type SandboxKeyOperation = keyof SandboxDataByOperation & Operation;
 
-export const SANDBOX_KEY_OPERATIONS: readonly SandboxKeyOperation[] = [
-  'lookup_url',
-  'lookup_email',
-  'lookup_domain',
-  'mx',
-  'whois',
-];
+export const SANDBOX_KEY_OPERATIONS: readonly SandboxKeyOperation[] = ['lookup_url', 'lookup_email', 'lookup_domain', 'mx', 'whois'];
 
 export function isSandboxKeyOperation(op: string): op is SandboxKeyOperation {
   return (SANDBOX_KEY_OPERATIONS as readonly string[]).includes(op);
 }
 
 /** Where each keyed operation takes its key (interface part 4). */
-export const SANDBOX_KEY_PARAMS: Readonly<
-  Record<SandboxKeyOperation, { name: string; location: 'query' | 'body' }>
-> = {
+export const SANDBOX_KEY_PARAMS: Readonly<Record<SandboxKeyOperation, { name: string; location: 'query' | 'body' }>> = {
   lookup_url: { name: 'url', location: 'query' },
   lookup_email: { name: 'email_address', location: 'query' },
   lookup_domain: { name: 'name', location: 'query' },
@@ -73,12 +58,7 @@ export interface KeyRejectionReason {
 }
 
 /** Builds a reason in the production server's (Joi-like) form: `"field" <text>`. */
-export function validationReason(
-  field: string,
-  location: string,
-  text: string,
-  type: string,
-): KeyRejectionReason {
+export function validationReason(field: string, location: string, text: string, type: string): KeyRejectionReason {
   return {
     field: field === '' ? [] : [field],
     location,
@@ -148,12 +128,7 @@ export function sandboxKeyRejection(op: SandboxKeyOperation, key: string): KeyRe
     }
     case 'lookup_url':
       if (!isHttpUrl(key)) {
-        return validationReason(
-          name,
-          location,
-          'must be a valid uri with a scheme matching the http|https pattern',
-          'string.uriCustomScheme',
-        );
+        return validationReason(name, location, 'must be a valid uri with a scheme matching the http|https pattern', 'string.uriCustomScheme');
       }
       break;
     case 'lookup_domain':

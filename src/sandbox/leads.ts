@@ -26,32 +26,60 @@
  */
 
 import { createHash } from 'node:crypto';
-import type {
-  Address,
-  CompanyLead,
-  Lead,
-  MxRecord,
-  MxResult,
-  WhoisContact,
-  WhoisRecord,
-  WhoisResult,
-} from '../api/types.js';
+import type { Address, CompanyLead, Lead, MxRecord, MxResult, WhoisContact, WhoisRecord, WhoisResult } from '../api/types.js';
 
 // ---------------------------------------------------------------------------------------------
 // Lists the synthetic data is drawn from
 
 const FIRST_NAMES = [
-  'Ada', 'Bruno', 'Chloe', 'Dmitri', 'Elena', 'Farid', 'Grace', 'Hiro',
-  'Ines', 'Jonas', 'Keiko', 'Liam', 'Maya', 'Nikhil', 'Olga', 'Pedro',
+  'Ada',
+  'Bruno',
+  'Chloe',
+  'Dmitri',
+  'Elena',
+  'Farid',
+  'Grace',
+  'Hiro',
+  'Ines',
+  'Jonas',
+  'Keiko',
+  'Liam',
+  'Maya',
+  'Nikhil',
+  'Olga',
+  'Pedro',
 ] as const;
 const LAST_NAMES = [
-  'Andersen', 'Baptiste', 'Costa', 'Dubois', 'Eriksen', 'Fischer', 'Garcia', 'Haddad',
-  'Ivanova', 'Jensen', 'Kowalski', 'Lindqvist', 'Moreau', 'Nakamura', 'Okafor', 'Park',
+  'Andersen',
+  'Baptiste',
+  'Costa',
+  'Dubois',
+  'Eriksen',
+  'Fischer',
+  'Garcia',
+  'Haddad',
+  'Ivanova',
+  'Jensen',
+  'Kowalski',
+  'Lindqvist',
+  'Moreau',
+  'Nakamura',
+  'Okafor',
+  'Park',
 ] as const;
 const TITLES = [
-  'Software Engineer', 'Head of Sales', 'Marketing Manager', 'Chief Technology Officer',
-  'Product Manager', 'Data Analyst', 'Account Executive', 'VP Operations',
-  'Customer Success Lead', 'Founder', 'Recruiter', 'Finance Director',
+  'Software Engineer',
+  'Head of Sales',
+  'Marketing Manager',
+  'Chief Technology Officer',
+  'Product Manager',
+  'Data Analyst',
+  'Account Executive',
+  'VP Operations',
+  'Customer Success Lead',
+  'Founder',
+  'Recruiter',
+  'Finance Director',
 ] as const;
 const LOCATIONS = [
   { city: 'Austin', state: 'Texas', country: 'United States', country_code: 'US' },
@@ -64,8 +92,18 @@ const LOCATIONS = [
   { city: 'Sao Paulo', state: 'Sao Paulo', country: 'Brazil', country_code: 'BR' },
 ] as const;
 const COMPANY_STEMS = [
-  'acme', 'globex', 'initech', 'umbrella-labs', 'hooli', 'vandelay', 'stark-industries',
-  'wayne-enterprises', 'tyrell', 'cyberdyne', 'soylent', 'wonka',
+  'acme',
+  'globex',
+  'initech',
+  'umbrella-labs',
+  'hooli',
+  'vandelay',
+  'stark-industries',
+  'wayne-enterprises',
+  'tyrell',
+  'cyberdyne',
+  'soylent',
+  'wonka',
 ] as const;
 const COMPANY_SUFFIXES = ['Inc', 'Ltd', 'GmbH', 'LLC', 'Group', 'Labs'] as const;
 const REGISTRARS = [
@@ -74,12 +112,7 @@ const REGISTRARS = [
   { name: 'Synthetic Names Ltd', host: 'synthetic-names' },
 ] as const;
 const STREETS = ['Main St', 'Market St', 'High Street', 'Rue de la Paix', 'Hauptstrasse', 'King St'] as const;
-const EPP_STATUSES = [
-  'clientTransferProhibited',
-  'clientDeleteProhibited',
-  'clientUpdateProhibited',
-  'serverTransferProhibited',
-] as const;
+const EPP_STATUSES = ['clientTransferProhibited', 'clientDeleteProhibited', 'clientUpdateProhibited', 'serverTransferProhibited'] as const;
 
 function pick<T>(list: readonly T[], n: number): T {
   const v = list[n % list.length];
@@ -122,7 +155,10 @@ function capitalize(word: string): string {
 /** The company name the sandbox gives a domain (shared by person and company leads). */
 export function sandboxCompanyName(domain: string): string {
   const label = domain.split('.')[0] ?? domain;
-  const words = label.split(/[-_]+/).filter((w) => w !== '').map(capitalize);
+  const words = label
+    .split(/[-_]+/)
+    .filter((w) => w !== '')
+    .map(capitalize);
   const suffix = pick(COMPANY_SUFFIXES, new Digest(domain).u8(0));
   return `${words.length > 0 ? words.join(' ') : capitalize(domain)} ${suffix}`;
 }
@@ -150,8 +186,7 @@ function personLead(d: Digest, companyDomain: string, networkUrl: string | undef
     name: `${first} ${last}`,
     contructed_title: `${title} at ${companyName}`,
     profile_picture: `https://media.network.example/p/${id}.jpg`,
-    network_url:
-      networkUrl ?? `https://network.example/in/${first.toLowerCase()}-${last.toLowerCase()}-${d.hex(6)}`,
+    network_url: networkUrl ?? `https://network.example/in/${first.toLowerCase()}-${last.toLowerCase()}-${d.hex(6)}`,
     title,
     company_name: companyName,
     company_domain: companyDomain,
@@ -243,10 +278,8 @@ function whoisRecord(d: Digest, domain: string): WhoisRecord {
     },
     dnssec: 'unsigned',
     nameservers: [],
-    notice:
-      'The data in this record is synthetic: it was produced by the lead-enrich sandbox server and describes no real registration.',
-    term_of_use:
-      'For testing only. You agree not to use this data for any purpose other than testing a client of the Lead Lookup interface.',
+    notice: 'The data in this record is synthetic: it was produced by the lead-enrich sandbox server and describes no real registration.',
+    term_of_use: 'For testing only. You agree not to use this data for any purpose other than testing a client of the Lead Lookup interface.',
     last_update_whois_database: d.u8(19) % 2 === 0 ? '' : verifiedOn(d),
   };
 }

@@ -141,8 +141,30 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 }
 
 const OPTION_KEYS = [
-  'host', 'port', 'token', 'tokenFile', 'credits', 'threshold', 'rpm', 'windowMs', 'latencyMs', 'latency', 'costs',
-  'notFoundRate', 'drift', 'epoch', 'faults', 'seed', 'rateLimitStyle', 'outage', 'notFoundShape', 'companiesPerDomain', 'forbidden', 'dailyLimit', 'variedPrices', 'answerLog',
+  'host',
+  'port',
+  'token',
+  'tokenFile',
+  'credits',
+  'threshold',
+  'rpm',
+  'windowMs',
+  'latencyMs',
+  'latency',
+  'costs',
+  'notFoundRate',
+  'drift',
+  'epoch',
+  'faults',
+  'seed',
+  'rateLimitStyle',
+  'outage',
+  'notFoundShape',
+  'companiesPerDomain',
+  'forbidden',
+  'dailyLimit',
+  'variedPrices',
+  'answerLog',
 ] as const;
 
 function booleanOption(name: string, value: unknown): boolean {
@@ -183,7 +205,11 @@ function tokenOf(o: Record<string, unknown>): string {
   }
   token ??= generateToken();
   if (typeof token !== 'string' || token === '' || /[\s\x00-\x1f\x7f]/.test(token)) {
-    throw invalid(o.tokenFile === undefined ? 'token' : 'tokenFile', 'must hold a non-empty string without whitespace or control characters', o.tokenFile ?? token);
+    throw invalid(
+      o.tokenFile === undefined ? 'token' : 'tokenFile',
+      'must hold a non-empty string without whitespace or control characters',
+      o.tokenFile ?? token,
+    );
   }
   return token;
 }

@@ -8,24 +8,14 @@ import { SANDBOX_OPERATION_PATHS } from './operation-paths.js';
 import type { SandboxAccount } from './account.js';
 import { sandboxLimits, sandboxPlans, type SandboxCosts } from './account-data.js';
 import { sandboxAnswer, type SandboxAnswerOptions } from './data.js';
-import {
-  isSandboxKeyOperation,
-  normalizeSandboxKey,
-  SANDBOX_KEY_PARAMS,
-  validationReason,
-  type SandboxKeyOperation,
-  type KeyRejectionReason,
-} from './keys.js';
+import { isSandboxKeyOperation, normalizeSandboxKey, SANDBOX_KEY_PARAMS, validationReason, type SandboxKeyOperation, type KeyRejectionReason } from './keys.js';
 import { isPlainObject } from './options.js';
 import { DAILY_LIMIT_ANSWER, DailyCount, FORBIDDEN, shapedAnswer, type ServiceShapes } from './service-shapes.js';
 import type { SandboxTruth, ServedAnswer } from './answer-log.js';
 
 export const BASE_PATH = '/v2';
 const ROUTES = new Map<string, Operation>(
-  (Object.entries(SANDBOX_OPERATION_PATHS) as Array<[Operation, { method: string; path: string }]>).map(([op, r]) => [
-    `${r.method} ${BASE_PATH}${r.path}`,
-    op,
-  ]),
+  (Object.entries(SANDBOX_OPERATION_PATHS) as Array<[Operation, { method: string; path: string }]>).map(([op, r]) => [`${r.method} ${BASE_PATH}${r.path}`, op]),
 );
 
 /** The operation a method and path (without the query) name, if any. */

@@ -208,14 +208,7 @@ class SandboxServer {
   };
 
   /** POST: reads the (small) JSON body first. A client that goes away meanwhile is never charged. */
-  private readBody(
-    req: IncomingMessage,
-    res: ServerResponse,
-    op: SandboxKeyOperation,
-    arrival: number,
-    latency: number,
-    headers: ResponseHeaders,
-  ): void {
+  private readBody(req: IncomingMessage, res: ServerResponse, op: SandboxKeyOperation, arrival: number, latency: number, headers: ResponseHeaders): void {
     const chunks: Buffer[] = [];
     let size = 0;
     let tooLarge = false;
@@ -238,14 +231,7 @@ class SandboxServer {
   }
 
   /** Sends once the request's latency has passed since its arrival. */
-  private reply(
-    res: ServerResponse,
-    arrival: number,
-    latency: number,
-    status: number,
-    body: string,
-    headers: ResponseHeaders,
-  ): void {
+  private reply(res: ServerResponse, arrival: number, latency: number, status: number, body: string, headers: ResponseHeaders): void {
     this.latency.after(arrival, latency, () => send(res, status, body, headers));
   }
 }

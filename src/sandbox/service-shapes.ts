@@ -35,7 +35,11 @@ export interface ShapedAnswer {
   cost: number;
 }
 
-const failed = (status: number, code: number, message: string): ShapedAnswer => ({ status, body: JSON.stringify({ status: 'failed', error: { code, message } }), cost: 0 });
+const failed = (status: number, code: number, message: string): ShapedAnswer => ({
+  status,
+  body: JSON.stringify({ status: 'failed', error: { code, message } }),
+  cost: 0,
+});
 
 export const FORBIDDEN = failed(403, 1008, 'You are not authorized to access this resource');
 export const DAILY_LIMIT_ANSWER = failed(429, 1017, "You've reached the daily verify limit. Try again the next day");
@@ -59,11 +63,18 @@ export class DailyCount {
 }
 
 /** The answer of a keyed operation in the service's shapes, once the key passed validation. */
-export function shapedAnswer(op: SandboxKeyOperation, key: string, answer: Exclude<SandboxAnswer, { kind: 'rejected' }>, shapes: ServiceShapes, costs: SandboxCosts): ShapedAnswer {
+export function shapedAnswer(
+  op: SandboxKeyOperation,
+  key: string,
+  answer: Exclude<SandboxAnswer, { kind: 'rejected' }>,
+  shapes: ServiceShapes,
+  costs: SandboxCosts,
+): ShapedAnswer {
   const lookup = op === 'lookup_email' || op === 'lookup_url' || op === 'lookup_domain';
   if (answer.kind === 'not_found') return lookup ? notFound(answer.data as Record<string, unknown>, shapes.notFound) : ok(answer.data, 0);
   const data = answer.data as Record<string, unknown>;
-  if (op === 'lookup_domain' && shapes.companies > 1) return ok({ ...data, lead: companies(key, data.lead as CompanyLead, shapes.companies) }, sandboxCost(op, costs));
+  if (op === 'lookup_domain' && shapes.companies > 1)
+    return ok({ ...data, lead: companies(key, data.lead as CompanyLead, shapes.companies) }, sandboxCost(op, costs));
   if ((op === 'lookup_email' || op === 'lookup_url') && shapes.variedPrices) return pricedPerson(key, data, costs);
   return ok(data, sandboxCost(op, costs));
 }

@@ -122,9 +122,11 @@ export class AnswerHistory {
 
 /** A change from `then` to `now` (undefined: the key's current answer is gone), as a run compares it. */
 function changeOf(op: Operation, key: string, then: Side, now: Side | undefined, replacedAt: number): CarriedChange {
-  const parse = (side: Side | undefined) => (side === undefined || side.refused !== null ? undefined : side.data === null ? { data: undefined } : { data: parsedOrUndefined(side.data) });
+  const parse = (side: Side | undefined) =>
+    side === undefined || side.refused !== null ? undefined : side.data === null ? { data: undefined } : { data: parsedOrUndefined(side.data) };
   const [before, after] = [parse(then), parse(now)];
-  const comparable = before !== undefined && after !== undefined && (then.data === null || before.data !== undefined) && (now!.data === null || after.data !== undefined);
+  const comparable =
+    before !== undefined && after !== undefined && (then.data === null || before.data !== undefined) && (now!.data === null || after.data !== undefined);
   return {
     op,
     key,

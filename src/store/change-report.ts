@@ -72,7 +72,9 @@ export class ChangeReport {
     this.#options = { alive: isAlive, ...options };
     this.#history = new AnswerHistory(db);
     this.#serviceId = serviceId;
-    db.exec(`CREATE TEMP TABLE ${this.#table} (op TEXT NOT NULL, key TEXT NOT NULL, replaced_at INTEGER NOT NULL, PRIMARY KEY (op, key, replaced_at)) WITHOUT ROWID`);
+    db.exec(
+      `CREATE TEMP TABLE ${this.#table} (op TEXT NOT NULL, key TEXT NOT NULL, replaced_at INTEGER NOT NULL, PRIMARY KEY (op, key, replaced_at)) WITHOUT ROWID`,
+    );
     this.#record = db.prepare(`INSERT OR IGNORE INTO temp.${this.#table} (op, key, replaced_at) VALUES (?, ?, ?)`);
     this.#anyOf = prepareRaw(db, 'SELECT 1 FROM history WHERE service_id = ? AND op = ? AND key = ? AND reported = 0 AND rowid <= ? LIMIT 1');
     const begun = immediateTransaction(db, () => ({ holder: this.#takeLease(), upTo: this.#largestRowid(), running: this.#liveRuns() }));
@@ -112,7 +114,8 @@ export class ChangeReport {
     const id = `${op}\0${key}`;
     if (this.#taken.has(id)) return undefined;
     let changes = this.#batch.get(id);
-    if (changes === undefined) changes = storeRead(this.#options.path, () => (this.#anyOf.get(this.#serviceId!, op, key, this.#upTo) === undefined ? null : this.#changesOf(op, key)));
+    if (changes === undefined)
+      changes = storeRead(this.#options.path, () => (this.#anyOf.get(this.#serviceId!, op, key, this.#upTo) === undefined ? null : this.#changesOf(op, key)));
     if (changes === null || changes.length === 0) return undefined;
     this.#taken.add(id);
     return changes;
@@ -164,7 +167,10 @@ export class ChangeReport {
   /** The run is over: the lease goes (if this run held it), and the record of what was listed. */
   close(): void {
     try {
-      if (this.holder === undefined) this.#db.prepare('DELETE FROM claims WHERE service = ? AND op = ? AND key = ? AND owner = ?').run(this.#options.service, LEASE_OP, '', this.#options.owner);
+      if (this.holder === undefined)
+        this.#db
+          .prepare('DELETE FROM claims WHERE service = ? AND op = ? AND key = ? AND owner = ?')
+          .run(this.#options.service, LEASE_OP, '', this.#options.owner);
     } finally {
       this.#db.exec(`DROP TABLE IF EXISTS temp.${this.#table}`);
     }
@@ -177,7 +183,11 @@ export class ChangeReport {
   /** Takes the service's report lease unless a live run holds it; returns that run, or undefined (taken). */
   #takeLease(): LeaseHolder | undefined {
     const { service, owner, now } = this.#options;
-    const held = prepareRaw(this.#db, 'SELECT owner, pid, host, expires_at FROM claims WHERE service = ? AND op = ? AND key = ?').get(service, LEASE_OP, '') as unknown as [string, number, string, number] | undefined;
+    const held = prepareRaw(this.#db, 'SELECT owner, pid, host, expires_at FROM claims WHERE service = ? AND op = ? AND key = ?').get(
+      service,
+      LEASE_OP,
+      '',
+    ) as unknown as [string, number, string, number] | undefined;
     if (held && held[0] !== owner && !this.#lapsed(held[1], held[2], held[3])) return { pid: held[1], host: held[2] };
     this.#db
       .prepare('INSERT OR REPLACE INTO claims (service, op, key, owner, pid, host, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
@@ -191,7 +201,9 @@ export class ChangeReport {
 
   /** The other runs registered on the store whose process is alive and whose lease holds. */
   #liveRuns(): Set<string> {
-    const rows = prepareRaw(this.#db, 'SELECT owner, pid, host, expires_at FROM runs WHERE owner <> ?').all(this.#options.owner) as unknown as Array<[string, number, string, number]>;
+    const rows = prepareRaw(this.#db, 'SELECT owner, pid, host, expires_at FROM runs WHERE owner <> ?').all(this.#options.owner) as unknown as Array<
+      [string, number, string, number]
+    >;
     return new Set(rows.filter(([, pid, host, expiresAt]) => !this.#lapsed(pid, host, expiresAt)).map(([owner]) => owner));
   }
 

@@ -51,10 +51,10 @@ export class LedgerReader {
    */
   days(count: number, service?: string): SpendRow[] {
     const where = service === undefined ? '' : 'WHERE service = ?';
-    const rows = prepareRaw(this.#db, `SELECT day, sum(credits), sum(calls), sum(lapsed) FROM ledger_totals ${where} GROUP BY day ORDER BY day DESC LIMIT ?`).all(
-      ...(service === undefined ? [] : [service]),
-      count,
-    ) as unknown as Array<[number, number, number, number]>;
+    const rows = prepareRaw(
+      this.#db,
+      `SELECT day, sum(credits), sum(calls), sum(lapsed) FROM ledger_totals ${where} GROUP BY day ORDER BY day DESC LIMIT ?`,
+    ).all(...(service === undefined ? [] : [service]), count) as unknown as Array<[number, number, number, number]>;
     return rows.reverse().map(([day, credits, calls, lapsed]) => ({ period: dayName(day), credits, calls, lapsed }));
   }
 
@@ -76,7 +76,9 @@ export class LedgerReader {
   /** Every credit and call the ledger counts, of `service` or of all (what `store clear` would remove). */
   total(service?: string): { credits: number; calls: number } {
     const where = service === undefined ? '' : ' WHERE service = ?';
-    const [credits, calls] = prepareRaw(this.#db, `SELECT total(credits), total(calls) FROM ledger_totals${where}`).get(...(service === undefined ? [] : [service])) as unknown as [number, number];
+    const [credits, calls] = prepareRaw(this.#db, `SELECT total(credits), total(calls) FROM ledger_totals${where}`).get(
+      ...(service === undefined ? [] : [service]),
+    ) as unknown as [number, number];
     return { credits, calls };
   }
 
@@ -89,7 +91,9 @@ export class LedgerReader {
   /** When the newest charge was made, as the run that made it dated it (epoch ms); undefined for an empty ledger. */
   newestCharge(service?: string): number | undefined {
     const where = service === undefined ? '' : ' WHERE service = ?';
-    const row = prepareRaw(this.#db, `SELECT max(charged_at) FROM ledger${where}`).get(...(service === undefined ? [] : [service])) as unknown as [number | null];
+    const row = prepareRaw(this.#db, `SELECT max(charged_at) FROM ledger${where}`).get(...(service === undefined ? [] : [service])) as unknown as [
+      number | null,
+    ];
     return row[0] ?? undefined;
   }
 
@@ -99,7 +103,9 @@ export class LedgerReader {
    * estimates, not charges: not counted.
    */
   mostCharged(service: string): Map<string, number> {
-    const rows = prepareRaw(this.#db, 'SELECT op, max(credits) FROM ledger WHERE service = ? AND lapsed = 0 GROUP BY op').all(service) as unknown as Array<[string, number]>;
+    const rows = prepareRaw(this.#db, 'SELECT op, max(credits) FROM ledger WHERE service = ? AND lapsed = 0 GROUP BY op').all(service) as unknown as Array<
+      [string, number]
+    >;
     return new Map(rows);
   }
 }

@@ -105,7 +105,10 @@ export function diagnose(error: unknown, filePath: string): Diagnosis {
     case 'ENAMETOOLONG':
       return { why: PATH_PROBLEMS[errno as string]!, advice: `check the path, or ${anotherStore()}` };
     case 'EISDIR':
-      return { why: 'it is a directory', advice: `give a file inside it (${said({ cli: `--store ${path.join(filePath, 'results.sqlite')}`, library: `'${path.join(filePath, 'results.sqlite')}'` })})` };
+      return {
+        why: 'it is a directory',
+        advice: `give a file inside it (${said({ cli: `--store ${path.join(filePath, 'results.sqlite')}`, library: `'${path.join(filePath, 'results.sqlite')}'` })})`,
+      };
     case 'ENOSPC':
     case 'EDQUOT':
     case SQLITE.FULL:

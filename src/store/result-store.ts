@@ -94,7 +94,10 @@ export class ResultStore {
     // Raw arrays: cheaper to build than objects on the per-row hot path.
     this.selectResult = prepareRaw(db, 'SELECT found, data, fetched_at, run_id, refused FROM results WHERE service_id = ? AND op = ? AND key = ?');
     this.selectServiceId = prepareRaw(db, 'SELECT id FROM services WHERE name = ?');
-    this.selectFound = prepareRaw(db, 'SELECT found, data IS NULL OR json_valid(data), fetched_at, refused FROM results WHERE service_id = ? AND op = ? AND key = ?');
+    this.selectFound = prepareRaw(
+      db,
+      'SELECT found, data IS NULL OR json_valid(data), fetched_at, refused FROM results WHERE service_id = ? AND op = ? AND key = ?',
+    );
     if (!this.readonly) this.writer = new BatchWriter(db, this.serviceIds, (name) => this.selectedServiceId(name));
   }
 
@@ -167,7 +170,9 @@ export class ResultStore {
     // one that is not is absent, as get() finds it.
     const row = storeRead(this.path, () => {
       const serviceId = this.lookupServiceId(service);
-      return serviceId === undefined ? undefined : (this.selectFound.get(serviceId, op, key) as unknown as [found: number, json: number, fetchedAt: number, refused: string | null] | undefined);
+      return serviceId === undefined
+        ? undefined
+        : (this.selectFound.get(serviceId, op, key) as unknown as [found: number, json: number, fetchedAt: number, refused: string | null] | undefined);
     });
     if (row === undefined || row[2] < minFetchedAt || row[1] !== 1) return undefined;
     return row[0] === 1 && typeof row[3] !== 'string';
@@ -178,7 +183,8 @@ export class ResultStore {
     const minFetchedAt = freshForMs === undefined ? -Infinity : this.options.now() - freshForMs;
     if (this.pending.size !== 0) {
       const entry = this.pending.get(pendingKey(service, op, key));
-      if (entry !== undefined) return entry.fetchedAt < minFetchedAt ? undefined : [entry.found ? 1 : 0, entry.json, entry.fetchedAt, entry.runId, entry.refused];
+      if (entry !== undefined)
+        return entry.fetchedAt < minFetchedAt ? undefined : [entry.found ? 1 : 0, entry.json, entry.fetchedAt, entry.runId, entry.refused];
     }
     const serviceId = this.lookupServiceId(service);
     if (serviceId === undefined) return undefined;
@@ -203,7 +209,13 @@ export class ResultStore {
     }
   }
 
-  #getMany(service: string, op: Operation, keys: readonly string[], freshForMs: number | undefined, cellsLayout: string | undefined): Map<string, StoredResult> {
+  #getMany(
+    service: string,
+    op: Operation,
+    keys: readonly string[],
+    freshForMs: number | undefined,
+    cellsLayout: string | undefined,
+  ): Map<string, StoredResult> {
     const found = new Map<string, StoredResult>();
     const minFetchedAt = freshForMs === undefined ? -Infinity : this.options.now() - freshForMs;
     const serviceId = this.lookupServiceId(service);
@@ -276,7 +288,15 @@ export class ResultStore {
     const first = this.pending.size === 0;
     // An answer fetched earlier (by another worker) keeps its own date, so --max-age still applies.
     this.pending.set(pendingKey(service, op, key), {
-      service, op, key, found: result.found, json, cells, refused: result.refused ?? null, fetchedAt: result.fetchedAt ?? now, runId,
+      service,
+      op,
+      key,
+      found: result.found,
+      json,
+      cells,
+      refused: result.refused ?? null,
+      fetchedAt: result.fetchedAt ?? now,
+      runId,
     });
     if (this.schedule.queued(first, this.pending.size, now)) this.flush();
   }

@@ -277,10 +277,7 @@ function ownershipOf(header: Header): 'empty' | 'ours' | 'foreign' {
 function checkHeader(header: Header, filePath: string): boolean {
   const empty = ownershipOf(header) === 'empty';
   if (ownershipOf(header) === 'foreign') {
-    throw new ConfigError(
-      `Cannot open the result store at ${filePath}: it is a SQLite database but not a lead-enrich result store; ` +
-        anotherStore(),
-    );
+    throw new ConfigError(`Cannot open the result store at ${filePath}: it is a SQLite database but not a lead-enrich result store; ` + anotherStore());
   }
   if (header.version > SCHEMA_VERSION) {
     throw new ConfigError(

@@ -28,7 +28,7 @@ function sqlite(): typeof Sqlite {
   const emitWarning = process.emitWarning;
   process.emitWarning = function filtered(this: typeof process, warning: string | Error, ...rest: unknown[]) {
     const text = typeof warning === 'string' ? warning : warning.message;
-    const type = typeof rest[0] === 'string' ? rest[0] : (rest[0] as { type?: unknown } | undefined)?.type ?? (warning as Error).name;
+    const type = typeof rest[0] === 'string' ? rest[0] : ((rest[0] as { type?: unknown } | undefined)?.type ?? (warning as Error).name);
     if (type === 'ExperimentalWarning' && /^SQLite is an experimental feature/.test(text)) return;
     return (emitWarning as (...args: unknown[]) => void).call(this, warning, ...rest);
   } as typeof process.emitWarning;

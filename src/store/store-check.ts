@@ -37,7 +37,8 @@ export function checkStore(filePath: string): StoreCheck {
     return findingOf(error, filePath, 'SQLite cannot open it: ');
   }
   try {
-    if (ownership(db) === 'foreign') return { ok: false, problems: ['it is a SQLite database but not a lead-enrich result store'], entries: undefined, foreign: true };
+    if (ownership(db) === 'foreign')
+      return { ok: false, problems: ['it is a SQLite database but not a lead-enrich result store'], entries: undefined, foreign: true };
     const rows = prepareRaw(db, `PRAGMA integrity_check(${MAX_PROBLEMS})`).all() as unknown as Array<[string]>;
     const problems = rows.map(([text]) => text).filter((text) => text !== 'ok');
     if (problems.length > 0) return { ok: false, problems, entries: undefined };

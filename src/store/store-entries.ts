@@ -25,7 +25,18 @@ export interface StoreEntry {
 }
 
 type EntryRow = [string, string, string, number, string | null, number, string | null, number];
-type HistoryRow = [serviceId: number, op: string, key: string, found: number, same: number, data: string | null, refused: string | null, fetchedAt: number, replacedAt: number, reported: number];
+type HistoryRow = [
+  serviceId: number,
+  op: string,
+  key: string,
+  found: number,
+  same: number,
+  data: string | null,
+  refused: string | null,
+  fetchedAt: number,
+  replacedAt: number,
+  reported: number,
+];
 
 const statusOf = (found: boolean, refused: string | null): StoreEntry['status'] => (found ? 'found' : refused !== null ? 'bad_request' : 'not_found');
 
@@ -101,7 +112,16 @@ export function* readEntries(db: Database, filter: Filter, history = false): Gen
     const group = next?.done === false ? next.value : undefined;
     if (group === undefined || group.serviceId !== serviceId || group.op !== op || group.key !== key) continue;
     for (const entry of newestFirst(group.rows, data)) {
-      yield { service, op, key, status: statusOf(entry.found, entry.refused), data: entry.data, fetchedAt: entry.fetchedAt, replacedAt: entry.replacedAt, change: changeOf(entry) };
+      yield {
+        service,
+        op,
+        key,
+        status: statusOf(entry.found, entry.refused),
+        data: entry.data,
+        fetchedAt: entry.fetchedAt,
+        replacedAt: entry.replacedAt,
+        change: changeOf(entry),
+      };
     }
     next = earlier!.next();
   }

@@ -43,7 +43,6 @@ export interface ResultStoreStats {
 /** Every option but the path, with defaults filled in. */
 export type StoreSettings = Required<Omit<ResultStoreOptions, 'path' | 'cells'>>;
 
-
 /** How the reader points the run at another store file. */
 export function anotherStore(): string {
   return said({ cli: 'pass --store PATH or set LEAD_ENRICH_STORE to use another file', library: "give another store path (or ':memory:')" });
@@ -52,9 +51,7 @@ export function anotherStore(): string {
 /** The settings of `options`, defaults filled in; ConfigError for a missing path or a bad value, naming the option. */
 export function resolveOptions(options: ResultStoreOptions): StoreSettings {
   if (typeof options.path !== 'string' || options.path.trim() === '') {
-    throw new ConfigError(
-      `Invalid result store path: must be a file path or ':memory:', got '${String(options.path)}'`,
-    );
+    throw new ConfigError(`Invalid result store path: must be a file path or ':memory:', got '${String(options.path)}'`);
   }
   const read = <T>(name: keyof ResultStoreOptions, rule: (raw: unknown) => T): T | undefined =>
     options[name] === undefined ? undefined : checked(options[name], 'library', name, name, rule);

@@ -94,7 +94,10 @@ export class SettleWriter {
   constructor(db: Database) {
     this.#insert = db.prepare('INSERT INTO ledger (charged_at, service, op, credits, run_id) VALUES (?, ?, ?, ?, ?)');
     this.#release = db.prepare('DELETE FROM spend_holds WHERE owner = ? AND seq = ?');
-    this.#findLapsed = prepareRaw(db, 'SELECT rowid, credits FROM ledger WHERE run_id = ? AND charged_at = ? AND service = ? AND op = ? AND lapsed = 1 LIMIT 1');
+    this.#findLapsed = prepareRaw(
+      db,
+      'SELECT rowid, credits FROM ledger WHERE run_id = ? AND charged_at = ? AND service = ? AND op = ? AND lapsed = 1 LIMIT 1',
+    );
     this.#dropRow = db.prepare('DELETE FROM ledger WHERE rowid = ?');
     this.#untotal = db.prepare('UPDATE ledger_totals SET credits = credits - ?, calls = calls - 1, lapsed = lapsed - ? WHERE service = ? AND day = ?');
   }
@@ -141,7 +144,9 @@ export class SpendHolds {
     this.#insert = db.prepare('INSERT INTO spend_holds (owner, seq, pid, host, credits, made_at, expires_at, service, op) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
     this.#renew = db.prepare('UPDATE spend_holds SET expires_at = ? WHERE owner = ?');
     this.#holders = prepareRaw(db, 'SELECT owner, pid, host, max(expires_at) FROM spend_holds WHERE owner <> ? GROUP BY owner, pid, host');
-    this.#lapse = db.prepare('INSERT INTO ledger (charged_at, service, op, credits, run_id, lapsed) SELECT made_at, service, op, credits, owner, 1 FROM spend_holds WHERE owner = ?');
+    this.#lapse = db.prepare(
+      'INSERT INTO ledger (charged_at, service, op, credits, run_id, lapsed) SELECT made_at, service, op, credits, owner, 1 FROM spend_holds WHERE owner = ?',
+    );
     this.#dropOwner = db.prepare('DELETE FROM spend_holds WHERE owner = ?');
   }
 

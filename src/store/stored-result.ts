@@ -36,7 +36,14 @@ export type ManyRow = [key: string, found: number, cells: string | null, data: s
  * Undefined when the data is not JSON (a file edited or damaged by hand): that one answer is
  * absent, and looked up again, rather than the whole store refused (`store check` names them).
  */
-export function storedOf(found: boolean, cellsRecord: string | undefined, json: string | null, fetchedAt: number, runId: string, refused: string | null): StoredResult | undefined {
+export function storedOf(
+  found: boolean,
+  cellsRecord: string | undefined,
+  json: string | null,
+  fetchedAt: number,
+  runId: string,
+  refused: string | null,
+): StoredResult | undefined {
   if (typeof refused === 'string') return { found: false, data: undefined, fetchedAt, runId, refused };
   if (cellsRecord !== undefined) return { found, data: undefined, fetchedAt, runId, cellsRecord };
   if (json === null) return { found, data: undefined, fetchedAt, runId };
@@ -63,4 +70,3 @@ export function parsedOrUndefined(json: string): unknown {
 export function pendingKey(service: string, op: string, key: string): string {
   return `${service}\u001f${op}\u001f${key}`;
 }
-

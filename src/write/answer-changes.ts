@@ -61,7 +61,8 @@ export class AnswerChanges {
    */
   apply(row: FinishedRow): void {
     if (row.earlier !== undefined) row.changes = this.#own(row, row.earlier);
-    if (row.carried !== undefined) row.carriedChanges = PARTS.flatMap((part) => (row.carried![part] ?? []).flatMap((change) => this.#carried(row, part, change)));
+    if (row.carried !== undefined)
+      row.carriedChanges = PARTS.flatMap((part) => (row.carried![part] ?? []).flatMap((change) => this.#carried(row, part, change)));
   }
 
   /** The fields carried changes of a key that no row of this run stands for changed: a row of that answer alone. */
@@ -86,7 +87,12 @@ export class AnswerChanges {
   #carried(row: FinishedRow, part: Part, change: CarriedChange): FieldChange[] {
     const changes: FieldChange[] = [];
     if (!change.comparable || this.#statusChange(changes, part, change)) return changes;
-    this.#compare(changes, change, this.#cells(rowWith(row, part, change.found, change.data)), this.#cells(rowWith(row, part, change.foundNow, change.dataNow)));
+    this.#compare(
+      changes,
+      change,
+      this.#cells(rowWith(row, part, change.found, change.data)),
+      this.#cells(rowWith(row, part, change.foundNow, change.dataNow)),
+    );
     return changes;
   }
 

@@ -46,7 +46,11 @@ export function addWith(extra: string): string {
 /** The pairs checked against the input's header and the run's added columns (before any request). */
 export function fillTargets(pairs: readonly FillPair[], header: readonly string[], kind: LookupKind, flags: ColumnFlags, prefix: string): FillTarget[] {
   const known = addedColumnNames(kind, flags).filter((name) => !NOT_FIELDS.has(name));
-  return pairs.map(({ column, field }) => ({ column: inputColumnIndex(header, column, optionWord('fill')), columnName: column, field: fieldOf(field, known, prefix) }));
+  return pairs.map(({ column, field }) => ({
+    column: inputColumnIndex(header, column, optionWord('fill')),
+    columnName: column,
+    field: fieldOf(field, known, prefix),
+  }));
 }
 
 export class CellFill {

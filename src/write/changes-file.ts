@@ -50,7 +50,14 @@ export class ChangesFile {
     if (this.#workbook) return this.#workbook.add(records);
     const { format, eol, delimiter } = this.#layout;
     if (format === 'jsonl') return this.#stream.write(records.map((cells) => `${jsonText(jsonRecord(cells))}\n`).join(''), 'utf8');
-    return this.#stream.write(csvLines(records.map((cells) => cells.map((cell) => toBytes(escapeFormula(cell)))), eol, delimiter), 'latin1');
+    return this.#stream.write(
+      csvLines(
+        records.map((cells) => cells.map((cell) => toBytes(escapeFormula(cell)))),
+        eol,
+        delimiter,
+      ),
+      'latin1',
+    );
   }
 
   /** Resolves when the file can take more; undefined when there is nothing to wait for. */

@@ -73,7 +73,9 @@ export class ChangesWorkbook {
       return false;
     }
     if (this.#row + records.length > MAX_ROWS) {
-      throw new UnwritableOutputError(`Cannot write the changes workbook: it would hold more than ${MAX_ROWS.toLocaleString('en-US')} rows, the most a worksheet has; name the changes file .csv or .jsonl`);
+      throw new UnwritableOutputError(
+        `Cannot write the changes workbook: it would hold more than ${MAX_ROWS.toLocaleString('en-US')} rows, the most a worksheet has; name the changes file .csv or .jsonl`,
+      );
     }
     const styles = this.#styles(started.styles);
     let xml = '';
@@ -100,7 +102,9 @@ export class ChangesWorkbook {
     await this.#zip.drained();
     if (this.#cuts.count > 0) {
       const { count, first } = this.#cuts;
-      this.#warn?.(`${count === 1 ? '1 cell' : `${count} cells`} of the changes workbook held more than ${MAX_CELL_CHARS.toLocaleString('en-US')} characters, the most an Excel cell holds, and ${count === 1 ? 'was' : 'were'} cut there (the first: ${first}); a changes file named .csv or .jsonl keeps them whole`);
+      this.#warn?.(
+        `${count === 1 ? '1 cell' : `${count} cells`} of the changes workbook held more than ${MAX_CELL_CHARS.toLocaleString('en-US')} characters, the most an Excel cell holds, and ${count === 1 ? 'was' : 'were'} cut there (the first: ${first}); a changes file named .csv or .jsonl keeps them whole`,
+      );
     }
   }
 

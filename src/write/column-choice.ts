@@ -8,17 +8,18 @@ import { addWith } from './cell-fill.js';
 import type { LookupKind } from '../core/kinds.js';
 import { addedColumnNames, fieldColumn, isMemberField, type ColumnChoice, type ColumnFlags } from './columns.js';
 
-export function checkColumnChoice(
-  kind: LookupKind,
-  extras: ColumnFlags,
-  choice: ColumnChoice,
-  inputHeader: readonly string[],
-): void {
+export function checkColumnChoice(kind: LookupKind, extras: ColumnFlags, choice: ColumnChoice, inputHeader: readonly string[]): void {
   const known = addedColumnNames(kind, extras);
   for (const name of choice.fields ?? []) {
     if (known.includes(name) || isMemberField(name)) continue;
     const extra = /^(mx|whois)_/.exec(name)?.[1];
-    const hint = extra ? `: ${addWith(extra)}` : name === 'lead_changed' ? `: add ${optionAsked('changes', 'FILE', 'a file')}` : didYouMean(name, known) ? ` (did you mean ${didYouMean(name, known)}?)` : '';
+    const hint = extra
+      ? `: ${addWith(extra)}`
+      : name === 'lead_changed'
+        ? `: add ${optionAsked('changes', 'FILE', 'a file')}`
+        : didYouMean(name, known)
+          ? ` (did you mean ${didYouMean(name, known)}?)`
+          : '';
     throw new ConfigError(`Invalid option ${optionWord('fields')}: this run adds no column named '${name}'${hint}; it adds ${known.join(', ')}`);
   }
   const prefix = choice.prefix ?? '';
@@ -29,7 +30,9 @@ export function checkColumnChoice(
     // Only --prefix always works: --fields keeps lead_status whatever it lists, and leaves out the
     // very columns the run was asked for. The prefix suggested is one that clashes with nothing.
     const free = freePrefix(written, inputHeader);
-    throw new ConfigError(`The input already has a column named '${clash}', which this run would add again: give ${optionAsked('prefix', free, `'${free}'`)} (or another prefix)`);
+    throw new ConfigError(
+      `The input already has a column named '${clash}', which this run would add again: give ${optionAsked('prefix', free, `'${free}'`)} (or another prefix)`,
+    );
   }
 }
 

@@ -67,13 +67,20 @@ const COMPANY_OF_ROW_COLUMNS: readonly Column[] = [
   ['company_matches', (r) => matches(r.company)],
 ];
 
-const sortedMx = (row: RowData) =>
-  Array.isArray(row.mx?.mx_records) ? [...row.mx.mx_records].sort((a, b) => Number(a.priority) - Number(b.priority)) : [];
+const sortedMx = (row: RowData) => (Array.isArray(row.mx?.mx_records) ? [...row.mx.mx_records].sort((a, b) => Number(a.priority) - Number(b.priority)) : []);
 
 const MX_COLUMNS: readonly Column[] = [
   ['mx_primary', (r) => sortedMx(r)[0]?.exchange],
   // "10 mx1.acme.com; 20 mx2.acme.com": every record, lowest priority number first.
-  ['mx_records', (r) => (r.mx ? sortedMx(r).map((m) => `${m.priority} ${m.exchange}`).join('; ') : undefined)],
+  [
+    'mx_records',
+    (r) =>
+      r.mx
+        ? sortedMx(r)
+            .map((m) => `${m.priority} ${m.exchange}`)
+            .join('; ')
+        : undefined,
+  ],
 ];
 
 const record = (row: RowData) => row.whois?.whoisRecord ?? {};
@@ -178,7 +185,16 @@ export function ownColumnNames(kind: LookupKind): string[] {
 }
 
 /** Added columns that say how the run went (status, source, billing, what changed), not what an answer holds. */
-export const BOOKKEEPING_COLUMNS: ReadonlySet<string> = new Set(['lead_status', 'lead_source', 'lead_billing', 'mx_billing', 'whois_billing', 'company_billing', 'company_status', 'lead_changed']);
+export const BOOKKEEPING_COLUMNS: ReadonlySet<string> = new Set([
+  'lead_status',
+  'lead_source',
+  'lead_billing',
+  'mx_billing',
+  'whois_billing',
+  'company_billing',
+  'company_status',
+  'lead_changed',
+]);
 
 /** Every added column after `lead_status` for a lookup kind and its extras, in the default order. */
 function allColumns(kind: LookupKind, extras: ColumnFlags): RowColumn[] {
@@ -191,7 +207,9 @@ function allColumns(kind: LookupKind, extras: ColumnFlags): RowColumn[] {
     return lastSplit.cells;
   };
   const own = (columns: readonly Column[]): RowColumn[] =>
-    columns.map(([name, value], i) => [name, (row: FinishedRow) => (row.cellsRecord !== undefined ? recordCells(row.cellsRecord)[i] : value(row.data))] as const);
+    columns.map(
+      ([name, value], i) => [name, (row: FinishedRow) => (row.cellsRecord !== undefined ? recordCells(row.cellsRecord)[i] : value(row.data))] as const,
+    );
   return [
     ...own(ownColumnsOf(kind)),
     ...(extras.mx ? data(MX_COLUMNS) : []),
@@ -245,7 +263,10 @@ export function columnsFor(kind: LookupKind, extras: ColumnFlags, choice: Column
   const prefix = choice.prefix ?? '';
   const pick = (name: string): RowColumn => (isMemberField(name) ? memberColumn(name) : all.find(([n]) => n === name)!);
   // lead_status and lead_changed are always written, wherever --fields names them.
-  const chosen = [...(choice.fields ? choice.fields.filter((name) => name !== 'lead_status' && name !== 'lead_changed').map(pick) : all), ...(extras.changed ? [CHANGED_COLUMN] : [])];
+  const chosen = [
+    ...(choice.fields ? choice.fields.filter((name) => name !== 'lead_status' && name !== 'lead_changed').map(pick) : all),
+    ...(extras.changed ? [CHANGED_COLUMN] : []),
+  ];
   const after = chosen.slice(ownColumnsOf(kind).length);
   return {
     status: `${prefix}lead_status`,

@@ -36,6 +36,8 @@ export function jsonRow(row: FinishedRow, header: string[], changed = false): Re
     ...(row.data.company === undefined ? {} : { company: row.data.company }),
     // A skipped row (an empty key, a complete one, the reserve) is no error: it says its reason; a
     // row written with a stale answer says why it was not refreshed.
-    ...(row.errorCode === undefined ? {} : { [row.unrefreshed ? 'stale' : row.status === 'skipped' ? 'reason' : 'error']: { code: row.errorCode, message: row.errorMessage ?? '' } }),
+    ...(row.errorCode === undefined
+      ? {}
+      : { [row.unrefreshed ? 'stale' : row.status === 'skipped' ? 'reason' : 'error']: { code: row.errorCode, message: row.errorMessage ?? '' } }),
   };
 }

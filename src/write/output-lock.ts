@@ -65,7 +65,9 @@ export class OutputLock {
       const holder = readHolder(file);
       if (!holder && isFresh(file)) {
         // Just made by a run that is writing its pid into it right now.
-        throw new OutputLockedError(`Another lead-enrich run is starting to write the ${what} ${path.resolve(destination)}: wait for it to finish, or write elsewhere (${PATH_GIVEN(option)})`);
+        throw new OutputLockedError(
+          `Another lead-enrich run is starting to write the ${what} ${path.resolve(destination)}: wait for it to finish, or write elsewhere (${PATH_GIVEN(option)})`,
+        );
       }
       if (holder && !isStale(file, holder)) {
         throw new OutputLockedError(

@@ -39,12 +39,17 @@ export function outputPlace(name: string, refuse: (why: string, cause?: unknown)
   const stream = standardStream(stat);
   if (stream) return { how: stream, name: absolute };
   if (stat.isFIFO()) return { how: 'fifo', name: absolute, target: realPathOf(absolute) };
-  throw refuse(stat.isDirectory() ? 'it is a folder' : stat.isSocket() ? 'it is a socket' : stat.isBlockDevice() ? 'it is a block device (a disk)' : 'it is not a file');
+  throw refuse(
+    stat.isDirectory() ? 'it is a folder' : stat.isSocket() ? 'it is a socket' : stat.isBlockDevice() ? 'it is a block device (a disk)' : 'it is not a file',
+  );
 }
 
 /** The standard stream `stat` is (a file redirected with > or >>, a pipe, a socket), if any. */
 function standardStream(stat: fs.Stats): 'stdout' | 'stderr' | undefined {
-  for (const [fd, stream] of [[1, 'stdout'], [2, 'stderr']] as const) {
+  for (const [fd, stream] of [
+    [1, 'stdout'],
+    [2, 'stderr'],
+  ] as const) {
     try {
       const own = fs.fstatSync(fd);
       if (own.dev === stat.dev && own.ino === stat.ino) return stream;

@@ -105,7 +105,15 @@ export class RowWriter implements RowSink {
     if (this.#err) {
       this.#err.stream.write(bom + csvLines([['row', ...options.header, 'error_code', 'error_message']], this.#eol, this.#delimiter), 'latin1');
     }
-    this.#changesFile = this.#changes && new ChangesFile(this.#changes.stream, { format: changesFormatOf(options.changes!), eol: this.#eol, delimiter: this.#delimiter, bom: options.bom, warn: options.warn });
+    this.#changesFile =
+      this.#changes &&
+      new ChangesFile(this.#changes.stream, {
+        format: changesFormatOf(options.changes!),
+        eol: this.#eol,
+        delimiter: this.#delimiter,
+        bom: options.bom,
+        warn: options.warn,
+      });
   }
 
   #openWorkbook(options: WriterOptions): WorkbookOutput {

@@ -61,7 +61,8 @@ class RowsSeen {
   row(r: string | undefined): void {
     const number = r === undefined ? this.#row + 1 : Number(r);
     if (!Number.isInteger(number) || number < 1) throw this.#refuse(`its sheet has a row numbered '${r}', which is no row number`);
-    if (number <= this.#row) throw this.#refuse(`its sheet has its rows out of order (row ${number} comes after row ${this.#row}), and the output keeps each row at its number`);
+    if (number <= this.#row)
+      throw this.#refuse(`its sheet has its rows out of order (row ${number} comes after row ${this.#row}), and the output keeps each row at its number`);
     if (number > MAX_ROWS) throw this.#refuse(`its sheet has a row ${number}, past row 1,048,576, the last a worksheet has`);
     this.#row = number;
     this.#column = 0;
@@ -185,7 +186,9 @@ class FrameReader {
 /** The frame of a worksheet of `input`, from its inflated bytes; refused in one line when the output could not keep its rows. */
 export async function frameSheet(chunks: AsyncIterable<Buffer | string>, where: { input: string; part: string; limit: number }): Promise<SheetFrame> {
   const refuse = (why: string): Error =>
-    new UnwritableOutputError(`Cannot write the workbook of ${where.input}: ${why.replace('its worksheet', `its worksheet ${where.part}`)}; open it in Excel or LibreOffice and save it again, or ${CSV_INSTEAD()}`);
+    new UnwritableOutputError(
+      `Cannot write the workbook of ${where.input}: ${why.replace('its worksheet', `its worksheet ${where.part}`)}; open it in Excel or LibreOffice and save it again, or ${CSV_INSTEAD()}`,
+    );
   const reader = new FrameReader(refuse);
   const decoder = new TextDecoder('utf-8');
   for await (const chunk of chunks) reader.write(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }), where.limit);

@@ -48,7 +48,9 @@ export function xmlText(text: string): string {
   let out = text.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
   if (out.includes('_x')) out = out.replace(/_x(?=[0-9a-fA-F]{4}_)/g, '_x005F_x');
   // eslint-disable-next-line no-control-regex
-  return /[\x00-\x08\x0b-\x1f\ufffe\uffff]/.test(out) ? out.replace(/[\x00-\x08\x0b-\x1f\ufffe\uffff]/g, (c) => `_x${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}_`) : out;
+  return /[\x00-\x08\x0b-\x1f\ufffe\uffff]/.test(out)
+    ? out.replace(/[\x00-\x08\x0b-\x1f\ufffe\uffff]/g, (c) => `_x${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}_`)
+    : out;
 }
 
 /** An attribute value in double quotes. */

@@ -116,7 +116,9 @@ export class WorkbookOutput {
     }
     this.#changeSaid = true;
     const what = change === 'modified' ? 'was written to' : 'was saved again (or moved)';
-    this.#options.warn?.(`${zip.file} ${what} ${when}: the outputs hold the workbook as the run read it; run the same command again for the new one (stored answers are not paid again)`);
+    this.#options.warn?.(
+      `${zip.file} ${what} ${when}: the outputs hold the workbook as the run read it; run the same command again for the new one (stored answers are not paid again)`,
+    );
   }
 
   /** --skip-lines: the rows above the header, as the sheet held them. */
@@ -220,6 +222,9 @@ function tooManyRows(): UnwritableOutputError {
 
 /** Excel's rules for a sheet name: 1 to 31 characters, none of : \ / ? * [ ]. */
 function safeSheetName(name: string | undefined): string {
-  const cleaned = (name ?? '').replace(/[:\\/?*[\]]/g, ' ').trim().slice(0, 31);
+  const cleaned = (name ?? '')
+    .replace(/[:\\/?*[\]]/g, ' ')
+    .trim()
+    .slice(0, 31);
   return cleaned === '' ? 'Sheet1' : cleaned;
 }

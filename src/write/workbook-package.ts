@@ -38,7 +38,11 @@ export interface WorkbookPackage {
 
 /** A one-sheet workbook's package, for a CSV input. */
 export function freshPackage(sheetName: string): WorkbookPackage {
-  const overrides = [['/xl/workbook.xml', 'sheet.main+xml'], ['/xl/worksheets/sheet1.xml', 'worksheet+xml'], ['/xl/styles.xml', 'styles+xml']]
+  const overrides = [
+    ['/xl/workbook.xml', 'sheet.main+xml'],
+    ['/xl/worksheets/sheet1.xml', 'worksheet+xml'],
+    ['/xl/styles.xml', 'styles+xml'],
+  ]
     .map(([part, type]) => `<Override PartName="${part}" ContentType="${CONTENT_TYPE}.${type}"/>`)
     .join('');
   const types = `${XML_DECLARATION}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>${overrides}</Types>`;
@@ -52,7 +56,12 @@ export function freshPackage(sheetName: string): WorkbookPackage {
     styles: FRESH_STYLES,
     stylesPart: 'xl/styles.xml',
     date1904: false,
-    fixed: [['[Content_Types].xml', types], ['_rels/.rels', rels], ['xl/workbook.xml', book], ['xl/_rels/workbook.xml.rels', bookRels]],
+    fixed: [
+      ['[Content_Types].xml', types],
+      ['_rels/.rels', rels],
+      ['xl/workbook.xml', book],
+      ['xl/_rels/workbook.xml.rels', bookRels],
+    ],
     copies: [],
     zip: undefined,
   };
@@ -95,7 +104,9 @@ async function packageOf(zip: WorkbookZip, origin: SheetOrigin): Promise<Workboo
   // one, its macros left out (Excel refuses an .xlsx whose content type says macros).
   edited.types = edited.types.replace(/sheet\.(macroEnabled|template|macroEnabledTemplate)\.main\+xml/i, 'sheet.main+xml');
   const vbaPart = withoutPart(edited, 'vbaProject');
-  const own = new Set(['[content_types].xml', relsPath, origin.part, stylesPart, calcChain, vbaPart].filter((p) => p !== undefined).map((p) => p.toLowerCase()));
+  const own = new Set(
+    ['[content_types].xml', relsPath, origin.part, stylesPart, calcChain, vbaPart].filter((p) => p !== undefined).map((p) => p.toLowerCase()),
+  );
   const frame = await frameSheet(zip.stream(origin.part)!, { input: origin.file, part: origin.part, limit: WORKBOOK_LIMITS.partBytes });
   return {
     sheetPart: origin.part,
@@ -103,8 +114,14 @@ async function packageOf(zip: WorkbookZip, origin: SheetOrigin): Promise<Workboo
     styles,
     stylesPart,
     date1904,
-    fixed: [['[Content_Types].xml', edited.types], [relsPath, edited.bookRels]],
-    copies: zip.paths().filter((p) => !own.has(p.toLowerCase())).map((p) => copyable(zip, p)),
+    fixed: [
+      ['[Content_Types].xml', edited.types],
+      [relsPath, edited.bookRels],
+    ],
+    copies: zip
+      .paths()
+      .filter((p) => !own.has(p.toLowerCase()))
+      .map((p) => copyable(zip, p)),
     zip,
   };
 }
@@ -124,9 +141,12 @@ function requiredPart(zip: WorkbookZip, part: string): Readable {
 function copyable(zip: WorkbookZip, path: string): ZipPart {
   const part = zip.part(path)!;
   const refuse = (why: string): Error =>
-    new UnwritableOutputError(`Cannot write the workbook of ${zip.file}: its part ${part.name} ${why}; open it in Excel or LibreOffice and save it again, or ${CSV_INSTEAD()}`);
+    new UnwritableOutputError(
+      `Cannot write the workbook of ${zip.file}: its part ${part.name} ${why}; open it in Excel or LibreOffice and save it again, or ${CSV_INSTEAD()}`,
+    );
   if (part.encrypted) throw refuse('is encrypted');
-  if (part.method !== 0 && part.method !== 8) throw refuse(`is compressed with ${methodName(part.method)}, which lead-enrich cannot copy (only deflate, as Excel writes)`);
+  if (part.method !== 0 && part.method !== 8)
+    throw refuse(`is compressed with ${methodName(part.method)}, which lead-enrich cannot copy (only deflate, as Excel writes)`);
   if (part.size > ENTRY_LIMIT || part.compressedSize > ENTRY_LIMIT) throw refuse('is larger than 4 GiB');
   return part;
 }

@@ -6,9 +6,29 @@ import { xmlAttribute } from './sheet-xml.js';
 
 /** The built-in number formats (ECMA-376 §18.8.30) by code: such a code needs no numFmt entry. */
 const BUILT_IN: Record<string, number> = {
-  '0': 1, '0.00': 2, '#,##0': 3, '#,##0.00': 4, '0%': 9, '0.00%': 10, '0.00E+00': 11, '# ?/?': 12, '# ??/??': 13,
-  'mm-dd-yy': 14, 'd-mmm-yy': 15, 'd-mmm': 16, 'mmm-yy': 17, 'h:mm AM/PM': 18, 'h:mm:ss AM/PM': 19, 'h:mm': 20,
-  'h:mm:ss': 21, 'm/d/yy h:mm': 22, 'mm:ss': 45, '[h]:mm:ss': 46, 'mmss.0': 47, '##0.0E+0': 48, '@': 49,
+  '0': 1,
+  '0.00': 2,
+  '#,##0': 3,
+  '#,##0.00': 4,
+  '0%': 9,
+  '0.00%': 10,
+  '0.00E+00': 11,
+  '# ?/?': 12,
+  '# ??/??': 13,
+  'mm-dd-yy': 14,
+  'd-mmm-yy': 15,
+  'd-mmm': 16,
+  'mmm-yy': 17,
+  'h:mm AM/PM': 18,
+  'h:mm:ss AM/PM': 19,
+  'h:mm': 20,
+  'h:mm:ss': 21,
+  'm/d/yy h:mm': 22,
+  'mm:ss': 45,
+  '[h]:mm:ss': 46,
+  'mmss.0': 47,
+  '##0.0E+0': 48,
+  '@': 49,
 };
 
 const MAIN = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
@@ -55,7 +75,7 @@ export class WorkbookStyles {
     this.#base = base;
     const xfs = block(base, 'cellXfs');
     const fonts = block(base, 'fonts');
-    if (!xfs || !fonts) throw new Error('the workbook\'s styles part has no cell formats or fonts');
+    if (!xfs || !fonts) throw new Error("the workbook's styles part has no cell formats or fonts");
     this.#xfBase = count(xfs.inner, xfs.prefix, 'xf');
     this.#fontBase = count(fonts.inner, fonts.prefix, 'font');
     const ids = [...(block(base, 'numFmts')?.inner ?? '').matchAll(/numFmtId="(\d+)"/g)].map((m) => Number(m[1]));
@@ -92,7 +112,10 @@ export class WorkbookStyles {
     const bold = `<${p}font><${p}b/><${p}sz val="11"/><${p}name val="Calibri"/></${p}font>`;
     xml = replaceBlock(xml, fonts, 'fonts', this.#fontBase + 1, fonts.inner + bold);
     const xfs = block(xml, 'cellXfs')!;
-    const added = this.#xfs.map(([id, isBold]) => `<${p}xf numFmtId="${id}" fontId="${isBold ? this.#fontBase : 0}" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"${isBold ? ' applyFont="1"' : ''}/>`);
+    const added = this.#xfs.map(
+      ([id, isBold]) =>
+        `<${p}xf numFmtId="${id}" fontId="${isBold ? this.#fontBase : 0}" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"${isBold ? ' applyFont="1"' : ''}/>`,
+    );
     xml = replaceBlock(xml, xfs, 'cellXfs', this.#xfBase + added.length, xfs.inner + added.join(''));
     if (this.#customFormats.length === 0) return xml;
     const formats = this.#customFormats.map(([id, code]) => `<${p}numFmt numFmtId="${id}" formatCode="${xmlAttribute(code)}"/>`).join('');
@@ -106,7 +129,10 @@ export class WorkbookStyles {
 }
 
 function replaceBlock(xml: string, at: { start: number; end: number; prefix: string }, name: string, total: number, inner: string): string {
-  const open = xml.slice(at.start, at.end).match(/^<[^>]*?>/)![0].replace(/\/>$/, '>');
+  const open = xml
+    .slice(at.start, at.end)
+    .match(/^<[^>]*?>/)![0]
+    .replace(/\/>$/, '>');
   const counted = /\bcount="\d+"/.test(open) ? open.replace(/\bcount="\d+"/, `count="${total}"`) : open.replace(/>$/, ` count="${total}">`);
   return `${xml.slice(0, at.start)}${counted}${inner}</${at.prefix}${name}>${xml.slice(at.end)}`;
 }

@@ -143,7 +143,15 @@ export class ZipWriter {
    */
   async copy(part: StoredEntry, stored: Readable): Promise<void> {
     if (this.#open) throw new Error(`zip entry ${part.name} copied while another is open`);
-    const written: Written = { name: Buffer.from(part.name, 'utf8'), flags: UTF8_NAMES, method: part.method, crc: part.crc32, compressed: part.compressedSize, size: part.size, offset: this.#offset };
+    const written: Written = {
+      name: Buffer.from(part.name, 'utf8'),
+      flags: UTF8_NAMES,
+      method: part.method,
+      crc: part.crc32,
+      compressed: part.compressedSize,
+      size: part.size,
+      offset: this.#offset,
+    };
     this.#emit(localHeader(written, this.#time));
     let bytes = 0;
     for await (const chunk of stored) {

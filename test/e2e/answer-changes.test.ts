@@ -27,7 +27,8 @@ const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 function expectedChanges(before: Array<Record<string, string>>, after: Array<Record<string, string>>) {
   return after.flatMap((now, i) => {
     const then = before[i]!;
-    if (then.lead_status !== now.lead_status) return [{ row: String(i + 1), key: now.email!, field: 'status', before: then.lead_status!, after: now.lead_status! }];
+    if (then.lead_status !== now.lead_status)
+      return [{ row: String(i + 1), key: now.email!, field: 'status', before: then.lead_status!, after: now.lead_status! }];
     return Object.keys(now)
       .filter((name) => ANSWER_COLUMN(name) && then[name] !== now[name])
       .map((field) => ({ row: String(i + 1), key: now.email!, field, before: then[field]!, after: now[field]! }));
@@ -65,7 +66,9 @@ describe('a re-check against a sandbox where 30 % of the people changed jobs', (
     expect(Object.keys(lines[0]!)).toEqual(['row', 'key', 'field', 'before', 'after', 'before_fetched_at', 'after_fetched_at']);
     expect(lines.map(({ row, key, field, before, after }) => ({ row, key, field, before, after }))).toEqual(expected);
     // The keys that changed are those the sandbox's rules say moved or left at the new epoch.
-    const moved = people.filter((key) => JSON.stringify(sandboxAnswer('lookup_email', key, { drift: 0.3, epoch: 1 })) !== JSON.stringify(sandboxAnswer('lookup_email', key)));
+    const moved = people.filter(
+      (key) => JSON.stringify(sandboxAnswer('lookup_email', key, { drift: 0.3, epoch: 1 })) !== JSON.stringify(sandboxAnswer('lookup_email', key)),
+    );
     expect(new Set(lines.map((line) => line.key))).toEqual(new Set(moved));
     expect(moved.length).toBeGreaterThan(10);
     for (const line of lines) {
@@ -78,7 +81,15 @@ describe('a re-check against a sandbox where 30 % of the people changed jobs', (
       expect(now).toBeLessThanOrEqual(times.second[1]);
     }
     // A person who moved: a new title and company; one who left: status.
-    expect(new Set(lines.map((line) => line.field))).toEqual(new Set(['lead_title', 'lead_constructed_title', 'lead_company_name', 'lead_company_domain', ...(lines.some((l) => l.field === 'status') ? ['status'] : [])]));
+    expect(new Set(lines.map((line) => line.field))).toEqual(
+      new Set([
+        'lead_title',
+        'lead_constructed_title',
+        'lead_company_name',
+        'lead_company_domain',
+        ...(lines.some((l) => l.field === 'status') ? ['status'] : []),
+      ]),
+    );
   });
 
   it('lead_changed names the changed fields of those rows, and is empty for the others', () => {
@@ -115,8 +126,15 @@ describe('a re-check against a sandbox where 30 % of the people changed jobs', (
     expect(answers.map((a: { answer: { lead: { title: string } } }) => a.answer.lead.title)).toEqual([changed.after, changed.before]);
     // export --history holds the same two lines for it.
     const exported = await runCli(['store', 'export', '--history'], { env });
-    const lines = exported.stdout.trim().split('\n').map((line) => JSON.parse(line)).filter((line) => line.key === changed.key);
-    expect(lines.map((line) => [line.stored_at, line.replaced_at])).toEqual([[changed.after_fetched_at, null], [changed.before_fetched_at, changed.after_fetched_at]]);
+    const lines = exported.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.key === changed.key);
+    expect(lines.map((line) => [line.stored_at, line.replaced_at])).toEqual([
+      [changed.after_fetched_at, null],
+      [changed.before_fetched_at, changed.after_fetched_at],
+    ]);
   });
 
   it('a third run with fresh answers pays nothing and reports no change: lead_changed is empty where nothing was looked up again', async () => {
@@ -151,7 +169,9 @@ describe('a re-check against a sandbox where 30 % of the people changed jobs', (
     // Two looks again at every key (--refresh, then --max-age): two earlier answers each.
     expect(stats).toMatchObject({ entries: people.length, earlierAnswers: 2 * people.length });
     const pruned = await runCli(['store', 'prune', '--older-than', '0s'], { env });
-    expect(pruned.stdout).toBe(`Removed ${people.length} entries (and ${2 * people.length} earlier answers) older than 0s from ${file('store.sqlite')}; 0 left.\n`);
+    expect(pruned.stdout).toBe(
+      `Removed ${people.length} entries (and ${2 * people.length} earlier answers) older than 0s from ${file('store.sqlite')}; 0 left.\n`,
+    );
     expect(JSON.parse((await runCli(['store', 'stats', '--json'], { env })).stdout)).toMatchObject({ entries: 0, earlierAnswers: 0 });
   });
 });
@@ -186,7 +206,10 @@ describe('--changes: its file and its column', () => {
     const titles = new Map<string, string>();
     const api = await accountOnlyServer((req) => {
       const email = new URL(req.url!, 'http://x').searchParams.get('email_address')!;
-      return { status: 200, body: JSON.stringify({ status: 'success', data: { email_address: email, lead: { name: 'Ann', title: titles.get(email) ?? 'Engineer' } } }) };
+      return {
+        status: 200,
+        body: JSON.stringify({ status: 'success', data: { email_address: email, lead: { name: 'Ann', title: titles.get(email) ?? 'Engineer' } } }),
+      };
     });
     try {
       const dir = tempDir();
@@ -195,9 +218,15 @@ describe('--changes: its file and its column', () => {
       const newTitles = ['=HYPERLINK("http://evil.example","Boss")', '007', '2024-01-02'];
       const recordsOf = async (changes: string) => {
         titles.clear();
-        const env = { LEAD_API_BASE_URL: api.baseUrl, LEAD_API_TOKEN: 'token-0123456789', LEAD_ENRICH_STORE: path.join(dir, `${path.basename(changes)}.sqlite`) };
+        const env = {
+          LEAD_API_BASE_URL: api.baseUrl,
+          LEAD_API_TOKEN: 'token-0123456789',
+          LEAD_ENRICH_STORE: path.join(dir, `${path.basename(changes)}.sqlite`),
+        };
         expect((await runCli(['enrich', input, '-o', path.join(dir, 'one.csv')], { env })).code).toBe(0);
-        keys.forEach((key, i) => { titles.set(key, newTitles[i]!); });
+        keys.forEach((key, i) => {
+          titles.set(key, newTitles[i]!);
+        });
         const r = await runCli(['enrich', input, '-o', path.join(dir, 'two.csv'), '--refresh', '--changes', changes, '--json'], { env });
         expect(r.code, r.stderr).toBe(0);
         expect(JSON.parse(r.stdout).changesFile).toBe(changes);
@@ -205,32 +234,47 @@ describe('--changes: its file and its column', () => {
       const csv = path.join(dir, 'c.csv');
       await recordsOf(csv);
       const lines = readCsvObjects(csv);
-      expect(lines.map((line) => [line.row, line.key, line.field, line.before, line.after])).toEqual(keys.map((key, i) => [String(i + 1), key, 'lead_title', 'Engineer', i === 0 ? `'${newTitles[0]}` : newTitles[i]]));
+      expect(lines.map((line) => [line.row, line.key, line.field, line.before, line.after])).toEqual(
+        keys.map((key, i) => [String(i + 1), key, 'lead_title', 'Engineer', i === 0 ? `'${newTitles[0]}` : newTitles[i]]),
+      );
 
       // JSON Lines: the CSV's columns as members, `row` a number, the text as it is (a JSON string is no formula).
       const asJson = lines.map((line, i) => ({ ...line, row: Number(line.row), after: newTitles[i] }));
       const jsonl = path.join(dir, 'c.jsonl');
       await recordsOf(jsonl);
-      const readJsonl = (text: string) => text.trim().split('\n').map((line) => JSON.parse(line));
-      expect(readJsonl(fs.readFileSync(jsonl, 'utf8')).map((o) => ({ ...o, before_fetched_at: expect.any(String), after_fetched_at: expect.any(String) }))).toEqual(
-        asJson.map((o) => ({ ...o, before_fetched_at: expect.any(String), after_fetched_at: expect.any(String) })),
-      );
+      const readJsonl = (text: string) =>
+        text
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line));
+      expect(
+        readJsonl(fs.readFileSync(jsonl, 'utf8')).map((o) => ({ ...o, before_fetched_at: expect.any(String), after_fetched_at: expect.any(String) })),
+      ).toEqual(asJson.map((o) => ({ ...o, before_fetched_at: expect.any(String), after_fetched_at: expect.any(String) })));
       const gz = path.join(dir, 'c.jsonl.gz');
       await recordsOf(gz);
-      expect(readJsonl(zlib.gunzipSync(fs.readFileSync(gz)).toString('utf8')).map((o) => [o.row, o.key, o.after])).toEqual(asJson.map((o) => [o.row, o.key, o.after]));
+      expect(readJsonl(zlib.gunzipSync(fs.readFileSync(gz)).toString('utf8')).map((o) => [o.row, o.key, o.after])).toEqual(
+        asJson.map((o) => [o.row, o.key, o.after]),
+      );
 
       // A workbook: one sheet, the same columns, every cell a text cell (the row number and "007" too).
       const xlsx = path.join(dir, 'c.xlsx');
       await recordsOf(xlsx);
       const sheet = (await readByExceljs(xlsx)).worksheets[0]!;
-      const rows = sheet.getSheetValues().slice(1).map((row) => (row as unknown[]).slice(1));
+      const rows = sheet
+        .getSheetValues()
+        .slice(1)
+        .map((row) => (row as unknown[]).slice(1));
       expect(rows[0]).toEqual(['row', 'key', 'field', 'before', 'after', 'before_fetched_at', 'after_fetched_at']);
       expect(rows.slice(1).map((row) => row.slice(0, 5))).toEqual(asJson.map((o) => [String(o.row), o.key, o.field, o.before, o.after]));
       expect(zipPart(xlsx, 'xl/worksheets/sheet1.xml')!.toString('utf8')).not.toMatch(/<c [^>]*t="(?!inlineStr)|<f>|<v>/);
 
-      const refused = await runCli(['enrich', input, '--changes', path.join(dir, 'c.xlsx.gz')], { env: { LEAD_API_BASE_URL: api.baseUrl, LEAD_API_TOKEN: 'token-0123456789', LEAD_ENRICH_STORE: path.join(dir, 's.sqlite') } });
+      const refused = await runCli(['enrich', input, '--changes', path.join(dir, 'c.xlsx.gz')], {
+        env: { LEAD_API_BASE_URL: api.baseUrl, LEAD_API_TOKEN: 'token-0123456789', LEAD_ENRICH_STORE: path.join(dir, 's.sqlite') },
+      });
       expect(refused.code).toBe(1);
-      expect(refused.stderr).toBe(`lead-enrich: Invalid option --changes: an .xlsx is compressed already, got '${path.join(dir, 'c.xlsx.gz')}': drop the .gz (code: config)\n`);
+      expect(refused.stderr).toBe(
+        `lead-enrich: Invalid option --changes: an .xlsx is compressed already, got '${path.join(dir, 'c.xlsx.gz')}': drop the .gz (code: config)\n`,
+      );
       expect(fs.existsSync(path.join(dir, 'c.xlsx.gz'))).toBe(false);
     } finally {
       api.close();
@@ -253,7 +297,11 @@ describe('--changes: its file and its column', () => {
         for (const line of readCsvObjects(file)) byRow.set(line.row!, [...(byRow.get(line.row!) ?? []), line.field!]);
         return people.map((_, i) => (byRow.get(String(i + 1)) ?? []).join(';'));
       };
-      const records = fs.readFileSync(path.join(dir, 'two.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+      const records = fs
+        .readFileSync(path.join(dir, 'two.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
       expect(records.map((record) => record.lead_changed)).toEqual(changedOf(path.join(dir, 'c1.csv')));
       expect(records.some((record) => record.lead_changed !== '')).toBe(true);
       sandbox.nextDay();
@@ -296,7 +344,9 @@ describe('--changes: its file and its column', () => {
     const through = path.join(input, 'changes.csv');
     const unwritable = await runCli(['enrich', input, '--sandbox', '-o', path.join(dir, 'out.csv'), '--store', store, '--changes', through], {});
     expect(unwritable.code).toBe(1);
-    expect(unwritable.stderr).toBe(`lead-enrich: Cannot write ${through}: a part of the path is a file, not a folder; choose another path with --changes (code: unwritable_output)\n`);
+    expect(unwritable.stderr).toBe(
+      `lead-enrich: Cannot write ${through}: a part of the path is a file, not a folder; choose another path with --changes (code: unwritable_output)\n`,
+    );
     expect(fs.existsSync(path.join(dir, 'out.csv'))).toBe(false);
     // `-` is standard output, as /dev/stdout is: the changes there, the --json summary on stderr.
     const dash = await runCli(['enrich', input, '--sandbox', '-o', path.join(dir, 'out.csv'), '--store', store, '--changes', '-', '--json', '-q'], {});
@@ -326,124 +376,147 @@ function nightlyCommand(): string {
 }
 
 describe('the README recipe: every night, what changed since the last check', () => {
-  it('mails nothing on a night when nothing changed, and the changed fields of the contacts looked up again when they did', async () => {
-    const sandbox = await startSandbox({ port: 0, rpm: 60_000, drift: 0.3 });
-    try {
-      const dir = tempDir();
-      const home = path.join(dir, 'home');
-      fs.mkdirSync(path.join(home, '.config', 'lead-enrich'), { recursive: true });
-      fs.writeFileSync(path.join(home, '.config', 'lead-enrich', 'token'), `${sandbox.token}\n`);
-      fs.mkdirSync(path.join(dir, 'bin'));
-      fs.writeFileSync(path.join(dir, 'bin', 'lead-enrich'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_PATH}" "$@"\n`, { mode: 0o755 });
-      const store = path.join(dir, 'store.sqlite');
-      const env = { PATH: `${path.join(dir, 'bin')}:${process.env.PATH}`, HOME: home, LEAD_ENRICH_STORE: store };
-      const people = emails(60);
-      writeCsv(path.join(dir, 'contacts.csv'), [['email'], ...people.map((e) => [e])]);
-      const command = nightlyCommand().replace('cd /data/crm', `cd ${dir}`).replace('https://lead-api.example/v2', sandbox.baseUrl);
-      const night = async () => {
-        const r = await run('sh', ['-c', command], { cwd: dir, env, timeoutMs: 60_000 });
-        return { stdout: r.stdout, stderr: r.stderr };
-      };
+  it(
+    'mails nothing on a night when nothing changed, and the changed fields of the contacts looked up again when they did',
+    async () => {
+      const sandbox = await startSandbox({ port: 0, rpm: 60_000, drift: 0.3 });
+      try {
+        const dir = tempDir();
+        const home = path.join(dir, 'home');
+        fs.mkdirSync(path.join(home, '.config', 'lead-enrich'), { recursive: true });
+        fs.writeFileSync(path.join(home, '.config', 'lead-enrich', 'token'), `${sandbox.token}\n`);
+        fs.mkdirSync(path.join(dir, 'bin'));
+        fs.writeFileSync(path.join(dir, 'bin', 'lead-enrich'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_PATH}" "$@"\n`, { mode: 0o755 });
+        const store = path.join(dir, 'store.sqlite');
+        const env = { PATH: `${path.join(dir, 'bin')}:${process.env.PATH}`, HOME: home, LEAD_ENRICH_STORE: store };
+        const people = emails(60);
+        writeCsv(path.join(dir, 'contacts.csv'), [['email'], ...people.map((e) => [e])]);
+        const command = nightlyCommand().replace('cd /data/crm', `cd ${dir}`).replace('https://lead-api.example/v2', sandbox.baseUrl);
+        const night = async () => {
+          const r = await run('sh', ['-c', command], { cwd: dir, env, timeoutMs: 60_000 });
+          return { stdout: r.stdout, stderr: r.stderr };
+        };
 
-      // The first night looks every contact up for the first time: nothing to compare, nothing mailed.
-      expect(await night()).toEqual({ stdout: '', stderr: '' });
-      // 91 days on for the first half of the contacts; meanwhile 30 % of the people changed jobs.
-      const db = openSqliteFile(store);
-      const old = people.slice(0, 30);
-      for (const key of old) db.run('UPDATE results SET fetched_at = fetched_at - ? WHERE key = ?', 91 * 86_400_000, key);
-      db.close();
-      sandbox.nextDay();
-      const lookups = () => lookupsSeen(sandbox);
-      const before = lookups();
-      const mailed = await night();
-      expect(mailed.stderr).toBe('');
-      // Only the old half was looked up again.
-      expect(lookups() - before).toBe(old.length);
-      const changed = old.filter((key) => JSON.stringify(sandboxAnswer('lookup_email', key, { drift: 0.3, epoch: 1 })) !== JSON.stringify(sandboxAnswer('lookup_email', key)));
-      expect(changed.length).toBeGreaterThan(0);
-      const lines = mailed.stdout.trim().split('\n');
-      expect(mailed.stdout).toBe(fs.readFileSync(path.join(dir, 'changes.csv'), 'utf8').split('\n').slice(1).join('\n'));
-      expect(new Set(lines.map((line) => line.split(',')[1]))).toEqual(new Set(changed));
-      const enriched = readCsvObjects(path.join(dir, 'contacts.enriched.csv'));
-      expect(enriched.filter((row) => row.lead_changed !== '').map((row) => row.email)).toEqual(changed);
-    } finally {
-      await sandbox.close();
-    }
-  }, hangBound(60_000));
+        // The first night looks every contact up for the first time: nothing to compare, nothing mailed.
+        expect(await night()).toEqual({ stdout: '', stderr: '' });
+        // 91 days on for the first half of the contacts; meanwhile 30 % of the people changed jobs.
+        const db = openSqliteFile(store);
+        const old = people.slice(0, 30);
+        for (const key of old) db.run('UPDATE results SET fetched_at = fetched_at - ? WHERE key = ?', 91 * 86_400_000, key);
+        db.close();
+        sandbox.nextDay();
+        const lookups = () => lookupsSeen(sandbox);
+        const before = lookups();
+        const mailed = await night();
+        expect(mailed.stderr).toBe('');
+        // Only the old half was looked up again.
+        expect(lookups() - before).toBe(old.length);
+        const changed = old.filter(
+          (key) => JSON.stringify(sandboxAnswer('lookup_email', key, { drift: 0.3, epoch: 1 })) !== JSON.stringify(sandboxAnswer('lookup_email', key)),
+        );
+        expect(changed.length).toBeGreaterThan(0);
+        const lines = mailed.stdout.trim().split('\n');
+        expect(mailed.stdout).toBe(fs.readFileSync(path.join(dir, 'changes.csv'), 'utf8').split('\n').slice(1).join('\n'));
+        expect(new Set(lines.map((line) => line.split(',')[1]))).toEqual(new Set(changed));
+        const enriched = readCsvObjects(path.join(dir, 'contacts.enriched.csv'));
+        expect(enriched.filter((row) => row.lead_changed !== '').map((row) => row.email)).toEqual(changed);
+      } finally {
+        await sandbox.close();
+      }
+    },
+    hangBound(60_000),
+  );
 });
 
 /** The changes between two enriched outputs of the same file, by key, as a --changes file words them (without `row`). */
 function changesByKey(before: Array<Record<string, string>>, after: Array<Record<string, string>>) {
   const byKey = new Map<string, Array<{ key: string; field: string; before: string; after: string }>>();
-  for (const { key, field, before: then, after: now } of expectedChanges(before, after)) byKey.set(key, [...(byKey.get(key) ?? []), { key, field, before: then, after: now }]);
+  for (const { key, field, before: then, after: now } of expectedChanges(before, after))
+    byKey.set(key, [...(byKey.get(key) ?? []), { key, field, before: then, after: now }]);
   return byKey;
 }
 
 const linesIn = (file: string) => readCsvObjects(file).map(({ row, key, field, before, after }) => ({ row, key, field, before, after }));
 
 describe('reported once, never absorbed', () => {
-  it('a refresh without --changes, then a run with --changes: its file lists the changes the refresh found, once; the next run lists none of them', async () => {
-    const sandbox = await startSandbox({ port: 0, rpm: 60_000, drift: 0.3 });
-    try {
-      const people = emails(60);
-      const dir = tempDir();
-      const file = (name: string) => path.join(dir, name);
-      const env = { LEAD_API_BASE_URL: sandbox.baseUrl, LEAD_API_TOKEN: sandbox.token, LEAD_ENRICH_STORE: file('store.sqlite') };
-      writeCsv(file('in.csv'), [['email'], ...people.map((e) => [e])]);
-      expect((await runCli(['enrich', file('in.csv'), '-o', file('one.csv')], { env })).code).toBe(0);
-      sandbox.nextDay();
-      // The other cron line: the nightly enrichment, which looks answers up again without --changes.
-      expect((await runCli(['enrich', file('in.csv'), '-o', file('two.csv'), '--refresh', '-q'], { env })).code).toBe(0);
-      const changed = changesByKey(readCsvObjects(file('one.csv')), readCsvObjects(file('two.csv')));
-      expect(changed.size).toBeGreaterThan(5);
-      const key = [...changed.keys()][0]!;
-      const marks = async () => (JSON.parse((await runCli(['store', 'show', key, '--json'], { env })).stdout) as Array<{ change?: string }>).map((e) => e.change ?? null);
-      expect(await marks()).toEqual([null, 'not_reported']);
+  it(
+    'a refresh without --changes, then a run with --changes: its file lists the changes the refresh found, once; the next run lists none of them',
+    async () => {
+      const sandbox = await startSandbox({ port: 0, rpm: 60_000, drift: 0.3 });
+      try {
+        const people = emails(60);
+        const dir = tempDir();
+        const file = (name: string) => path.join(dir, name);
+        const env = { LEAD_API_BASE_URL: sandbox.baseUrl, LEAD_API_TOKEN: sandbox.token, LEAD_ENRICH_STORE: file('store.sqlite') };
+        writeCsv(file('in.csv'), [['email'], ...people.map((e) => [e])]);
+        expect((await runCli(['enrich', file('in.csv'), '-o', file('one.csv')], { env })).code).toBe(0);
+        sandbox.nextDay();
+        // The other cron line: the nightly enrichment, which looks answers up again without --changes.
+        expect((await runCli(['enrich', file('in.csv'), '-o', file('two.csv'), '--refresh', '-q'], { env })).code).toBe(0);
+        const changed = changesByKey(readCsvObjects(file('one.csv')), readCsvObjects(file('two.csv')));
+        expect(changed.size).toBeGreaterThan(5);
+        const key = [...changed.keys()][0]!;
+        const marks = async () =>
+          (JSON.parse((await runCli(['store', 'show', key, '--json'], { env })).stdout) as Array<{ change?: string }>).map((e) => e.change ?? null);
+        expect(await marks()).toEqual([null, 'not_reported']);
 
-      const listing = await runCli(['enrich', file('in.csv'), '-o', file('three.csv'), '--changes', file('changes.csv'), '--json'], { env });
-      expect(listing.code, listing.stderr).toBe(0);
-      const expected = people.flatMap((k, i) => (changed.get(k) ?? []).map((line) => ({ row: String(i + 1), ...line })));
-      expect(linesIn(file('changes.csv'))).toEqual(expected);
-      const summary = JSON.parse(listing.stdout);
-      expect(summary).toMatchObject({ requests: 0, changed: { compared: 0, rows: 0, fields: {} }, carriedOver: { keys: changed.size, lines: expected.length, keysNotInFile: 0 } });
-      expect(listing.stderr).toContain(`Also listed, found by earlier runs and not reported before: ${expected.length} changes of ${changed.size} keys\n`);
-      expect(await marks()).toEqual([null, 'reported']);
+        const listing = await runCli(['enrich', file('in.csv'), '-o', file('three.csv'), '--changes', file('changes.csv'), '--json'], { env });
+        expect(listing.code, listing.stderr).toBe(0);
+        const expected = people.flatMap((k, i) => (changed.get(k) ?? []).map((line) => ({ row: String(i + 1), ...line })));
+        expect(linesIn(file('changes.csv'))).toEqual(expected);
+        const summary = JSON.parse(listing.stdout);
+        expect(summary).toMatchObject({
+          requests: 0,
+          changed: { compared: 0, rows: 0, fields: {} },
+          carriedOver: { keys: changed.size, lines: expected.length, keysNotInFile: 0 },
+        });
+        expect(listing.stderr).toContain(`Also listed, found by earlier runs and not reported before: ${expected.length} changes of ${changed.size} keys\n`);
+        expect(await marks()).toEqual([null, 'reported']);
 
-      const again = await runCli(['enrich', file('in.csv'), '-o', file('four.csv'), '--changes', file('changes4.csv'), '-q'], { env });
-      expect(again.code, again.stderr).toBe(0);
-      expect(fs.readFileSync(file('changes4.csv'), 'utf8')).toBe('row,key,field,before,after,before_fetched_at,after_fetched_at\n');
-    } finally {
-      await sandbox.close();
-    }
-  }, hangBound(60_000));
+        const again = await runCli(['enrich', file('in.csv'), '-o', file('four.csv'), '--changes', file('changes4.csv'), '-q'], { env });
+        expect(again.code, again.stderr).toBe(0);
+        expect(fs.readFileSync(file('changes4.csv'), 'utf8')).toBe('row,key,field,before,after,before_fetched_at,after_fetched_at\n');
+      } finally {
+        await sandbox.close();
+      }
+    },
+    hangBound(60_000),
+  );
 
-  it('changes stored by a run SIGKILLed before its --changes file was complete are listed by the next run with --changes, once', async () => {
-    const sandbox = await startSandbox({ port: 0, rpm: 60_000, drift: 0.5, latencyMs: [20, 40] });
-    try {
-      const people = emails(150);
-      const dir = tempDir();
-      const file = (name: string) => path.join(dir, name);
-      const env = { LEAD_API_BASE_URL: sandbox.baseUrl, LEAD_API_TOKEN: sandbox.token, LEAD_ENRICH_STORE: file('store.sqlite') };
-      writeCsv(file('in.csv'), [['email'], ...people.map((e) => [e])]);
-      expect((await runCli(['enrich', file('in.csv'), '-o', file('one.csv')], { env, timeoutMs: 60_000 })).code).toBe(0);
-      sandbox.nextDay();
-      const before = lookupsSeen(sandbox);
-      const killed = spawnCli(['enrich', file('in.csv'), '-o', file('killed.csv'), '--refresh', '--changes', file('killed-changes.csv'), '--concurrency', '4', '-q'], { env, timeoutMs: 60_000 });
-      killed.stdin!.end();
-      await until(() => lookupsSeen(sandbox) - before >= 40, '40 lookups of the killed run');
-      await sigkill(killed);
-      expect(fs.existsSync(file('killed-changes.csv'))).toBe(false);
-      // What the store holds now: the killed run's answers for the keys it looked up, the first run's for the others.
-      const listing = await runCli(['enrich', file('in.csv'), '-o', file('three.csv'), '--changes', file('changes.csv'), '--json'], { env });
-      expect(listing.code, listing.stderr).toBe(0);
-      const stored = changesByKey(readCsvObjects(file('one.csv')), readCsvObjects(file('three.csv')));
-      expect(stored.size).toBeGreaterThan(0);
-      expect(linesIn(file('changes.csv'))).toEqual(people.flatMap((k, i) => (stored.get(k) ?? []).map((line) => ({ row: String(i + 1), ...line }))));
-      const again = await runCli(['enrich', file('in.csv'), '-o', file('four.csv'), '--changes', file('changes4.csv'), '-q'], { env });
-      expect(again.code, again.stderr).toBe(0);
-      expect(readCsvObjects(file('changes4.csv'))).toEqual([]);
-    } finally {
-      await sandbox.close();
-    }
-  }, hangBound(90_000));
+  it(
+    'changes stored by a run SIGKILLed before its --changes file was complete are listed by the next run with --changes, once',
+    async () => {
+      const sandbox = await startSandbox({ port: 0, rpm: 60_000, drift: 0.5, latencyMs: [20, 40] });
+      try {
+        const people = emails(150);
+        const dir = tempDir();
+        const file = (name: string) => path.join(dir, name);
+        const env = { LEAD_API_BASE_URL: sandbox.baseUrl, LEAD_API_TOKEN: sandbox.token, LEAD_ENRICH_STORE: file('store.sqlite') };
+        writeCsv(file('in.csv'), [['email'], ...people.map((e) => [e])]);
+        expect((await runCli(['enrich', file('in.csv'), '-o', file('one.csv')], { env, timeoutMs: 60_000 })).code).toBe(0);
+        sandbox.nextDay();
+        const before = lookupsSeen(sandbox);
+        const killed = spawnCli(
+          ['enrich', file('in.csv'), '-o', file('killed.csv'), '--refresh', '--changes', file('killed-changes.csv'), '--concurrency', '4', '-q'],
+          { env, timeoutMs: 60_000 },
+        );
+        killed.stdin!.end();
+        await until(() => lookupsSeen(sandbox) - before >= 40, '40 lookups of the killed run');
+        await sigkill(killed);
+        expect(fs.existsSync(file('killed-changes.csv'))).toBe(false);
+        // What the store holds now: the killed run's answers for the keys it looked up, the first run's for the others.
+        const listing = await runCli(['enrich', file('in.csv'), '-o', file('three.csv'), '--changes', file('changes.csv'), '--json'], { env });
+        expect(listing.code, listing.stderr).toBe(0);
+        const stored = changesByKey(readCsvObjects(file('one.csv')), readCsvObjects(file('three.csv')));
+        expect(stored.size).toBeGreaterThan(0);
+        expect(linesIn(file('changes.csv'))).toEqual(people.flatMap((k, i) => (stored.get(k) ?? []).map((line) => ({ row: String(i + 1), ...line }))));
+        const again = await runCli(['enrich', file('in.csv'), '-o', file('four.csv'), '--changes', file('changes4.csv'), '-q'], { env });
+        expect(again.code, again.stderr).toBe(0);
+        expect(readCsvObjects(file('changes4.csv'))).toEqual([]);
+      } finally {
+        await sandbox.close();
+      }
+    },
+    hangBound(90_000),
+  );
 });

@@ -17,13 +17,22 @@ import { cannotRunAsNobody, runAsNobody, sharedFolderWithCli } from '../helpers/
 const startSandbox = sandboxesPerTest();
 
 /** Every store command, with the arguments it needs. */
-const COMMANDS: string[][] = [['stats'], ['stats', '--json'], ['export'], ['export', '--format', 'csv'], ['show', 'a0@x.example'], ['prune', '--older-than', '1d'], ['clear', '--yes']];
+const COMMANDS: string[][] = [
+  ['stats'],
+  ['stats', '--json'],
+  ['export'],
+  ['export', '--format', 'csv'],
+  ['show', 'a0@x.example'],
+  ['prune', '--older-than', '1d'],
+  ['clear', '--yes'],
+];
 
 /** A store of `n` answers (mx, service "sandbox"), closed: its write-ahead log is in the file. */
 function storeOf(n: number, dir = tempDir()): string {
   const file = path.join(dir, 'results.sqlite');
   const store = ResultStore.open({ path: file });
-  for (let i = 0; i < n; i++) store.put('sandbox', 'lookup_email', `a${i}@x.example`, { found: true, data: { lead: { name: `A ${i}`, note: 'x'.repeat(200) } } }, 'run-1');
+  for (let i = 0; i < n; i++)
+    store.put('sandbox', 'lookup_email', `a${i}@x.example`, { found: true, data: { lead: { name: `A ${i}`, note: 'x'.repeat(200) } } }, 'run-1');
   store.close();
   return file;
 }
@@ -45,7 +54,10 @@ describe('a damaged store', () => {
     // The store's open reads its tables (the ledger's upkeep, the runs' leases), so the damage is met there.
     const input = writeCsv(path.join(tempDir(), 'in.csv'), [['email'], ...emails(2).map((e) => [e])]);
     const run = await runCli(['enrich', input, '--sandbox', '--store', file]);
-    expectOneLine(run, /^lead-enrich: Cannot open the result store at .*: the database file is damaged; see what is wrong with lead-enrich store check --store '/);
+    expectOneLine(
+      run,
+      /^lead-enrich: Cannot open the result store at .*: the database file is damaged; see what is wrong with lead-enrich store check --store '/,
+    );
     for (const command of COMMANDS) {
       const r = await runCli(['store', ...command, '--store', file]);
       expectOneLine(r, /^lead-enrich: /);
@@ -62,7 +74,10 @@ describe('a damaged store', () => {
     fs.writeSync(fd, Buffer.alloc(200, 0xab), 0, 200, 100);
     fs.closeSync(fd);
     for (const command of COMMANDS) {
-      expectOneLine(await runCli(['store', ...command, '--store', file]), /^lead-enrich: Cannot open the result store at .*: the database file is damaged; see what is wrong with lead-enrich store check --store '/);
+      expectOneLine(
+        await runCli(['store', ...command, '--store', file]),
+        /^lead-enrich: Cannot open the result store at .*: the database file is damaged; see what is wrong with lead-enrich store check --store '/,
+      );
     }
   });
 });
@@ -79,7 +94,9 @@ describe("another program's SQLite file", () => {
     }
     const check = await runCli(['store', 'check', '--store', file]);
     expect(check.code).toBe(1);
-    expect(check.stdout).toBe(`The file at ${file} is not a lead-enrich result store: it is a SQLite database of another program (its application id is not ours). It was left untouched; pass --store PATH or set LEAD_ENRICH_STORE to use another file.\n`);
+    expect(check.stdout).toBe(
+      `The file at ${file} is not a lead-enrich result store: it is a SQLite database of another program (its application id is not ours). It was left untouched; pass --store PATH or set LEAD_ENRICH_STORE to use another file.\n`,
+    );
     const json = await runCli(['store', 'check', '--store', file, '--json']);
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, foreign: true });
     expect(fs.readFileSync(file).equals(before)).toBe(true);
@@ -89,7 +106,7 @@ describe("another program's SQLite file", () => {
 describe('a stored answer that is not JSON', () => {
   function spoil(file: string, keys: string[]): void {
     const db = openSqliteFile(file);
-    for (const key of keys) db.run("UPDATE results SET data = '{\"lead\": {\"name\": \"cut sh', cells = NULL WHERE key = ?", key);
+    for (const key of keys) db.run('UPDATE results SET data = \'{"lead": {"name": "cut sh\', cells = NULL WHERE key = ?', key);
     db.close();
   }
 
@@ -99,11 +116,21 @@ describe('a stored answer that is not JSON', () => {
     const check = await runCli(['store', 'check', '--store', file]);
     expect(check.code).toBe(0);
     expect(check.stdout).toMatch(/is sound \(.*, 3 entries\), but 1 stored answer is not JSON \(lookup_email a1@x\.example\): a run looks it up again\.\n$/);
-    expect(JSON.parse((await runCli(['store', 'check', '--store', file, '--json'])).stdout)).toMatchObject({ ok: true, notJson: { count: 1, examples: ['lookup_email a1@x.example'] } });
+    expect(JSON.parse((await runCli(['store', 'check', '--store', file, '--json'])).stdout)).toMatchObject({
+      ok: true,
+      notJson: { count: 1, examples: ['lookup_email a1@x.example'] },
+    });
     const exported = await runCli(['store', 'export', '--store', file]);
     expect(exported.code, exported.stderr).toBe(0);
-    expect(exported.stdout.trim().split('\n').map((line) => JSON.parse(line).key)).toEqual(['a0@x.example', 'a2@x.example']);
-    expect(exported.stderr).toMatch(/lead-enrich: left out 1 stored answer that is not JSON \(lead-enrich store check --store '.*' names them; a run looks them up again\)\n$/);
+    expect(
+      exported.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).key),
+    ).toEqual(['a0@x.example', 'a2@x.example']);
+    expect(exported.stderr).toMatch(
+      /lead-enrich: left out 1 stored answer that is not JSON \(lead-enrich store check --store '.*' names them; a run looks them up again\)\n$/,
+    );
     const shown = await runCli(['store', 'show', 'a1@x.example', '--store', file]);
     expect(shown.code).toBe(1);
     expect(shown.stderr).toContain('left out 1 stored answer that is not JSON');
@@ -126,8 +153,18 @@ describe('a stored answer that is not JSON', () => {
     const summary = JSON.parse(again.stdout);
     expect(summary).toMatchObject({ rows: 20, accountRead: true, requests: 1 });
     expect(summary.billing.cached).toBe(19);
-    const rows = fs.readFileSync(path.join(dir, 'again.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
-    expect(rows.map((row) => row.lead_status)).toEqual(fs.readFileSync(path.join(dir, 'first.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line).lead_status));
+    const rows = fs
+      .readFileSync(path.join(dir, 'again.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(rows.map((row) => row.lead_status)).toEqual(
+      fs
+        .readFileSync(path.join(dir, 'first.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).lead_status),
+    );
     expect((await runCli(['store', 'check', '--store', env.LEAD_ENRICH_STORE])).stdout).toMatch(/is sound \(.*, 20 entries\)\.\n$/);
   });
 });
@@ -137,40 +174,44 @@ describe('a stored answer that is not JSON', () => {
 // runs a copy of the CLI from a folder every user may enter (test/helpers/other-user.ts): it can
 // enter neither a clone in a private folder nor the run's temporary folder.
 const ROOT = process.getuid?.() === 0;
-describe.skipIf(process.platform === 'win32' || (ROOT && cannotRunAsNobody !== undefined))('a store in a read-only folder, itself read-only', { meta: { skipReason: `as root, the reader is nobody, who cannot run here: ${cannotRunAsNobody ?? 'Windows'}` } }, () => {
-  /** Runs the CLI on a store in `dir` as a user who cannot write `dir`. */
-  function asReader(args: string[], dir: string, cli: string): { status: number | null; stdout: string; stderr: string } {
-    if (ROOT) return runAsNobody(cli, args, dir);
-    const r = runSync(process.execPath, [cli, ...args], { env: { PATH: process.env.PATH, HOME: dir }, timeoutMs: 30_000 });
-    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-  }
-
-  it('stats, export, show and check read it (SQLite cannot make its -shm file there)', async () => {
-    const shared = ROOT ? sharedFolderWithCli() : undefined;
-    const cli = shared?.cli ?? CLI_PATH;
-    const dir = shared === undefined ? tempDir() : fs.mkdtempSync(path.join(shared.folder, 'store-'));
-    const file = storeOf(3, dir);
-    fs.chmodSync(file, 0o444);
-    fs.chmodSync(dir, 0o555);
-    try {
-      const stats = asReader(['store', 'stats', '--json', '--store', file], dir, cli);
-      expect(stats.status, stats.stderr).toBe(0);
-      expect(JSON.parse(stats.stdout)).toMatchObject({ entries: 3 });
-      const exported = asReader(['store', 'export', '--store', file], dir, cli);
-      expect(exported.status, exported.stderr).toBe(0);
-      expect(exported.stdout.trim().split('\n')).toHaveLength(3);
-      const shown = asReader(['store', 'show', 'a2@x.example', '--store', file], dir, cli);
-      expect(shown.status, shown.stderr).toBe(0);
-      expect(JSON.parse(shown.stdout)[0].answer.lead.name).toBe('A 2');
-      const check = asReader(['store', 'check', '--store', file], dir, cli);
-      expect(check.status, check.stderr).toBe(0);
-      expect(check.stdout).toMatch(/is sound \(.*, 3 entries\)/);
-      expect(fs.readdirSync(dir)).toEqual(['results.sqlite']);
-    } finally {
-      fs.chmodSync(dir, 0o755);
+describe.skipIf(process.platform === 'win32' || (ROOT && cannotRunAsNobody !== undefined))(
+  'a store in a read-only folder, itself read-only',
+  { meta: { skipReason: `as root, the reader is nobody, who cannot run here: ${cannotRunAsNobody ?? 'Windows'}` } },
+  () => {
+    /** Runs the CLI on a store in `dir` as a user who cannot write `dir`. */
+    function asReader(args: string[], dir: string, cli: string): { status: number | null; stdout: string; stderr: string } {
+      if (ROOT) return runAsNobody(cli, args, dir);
+      const r = runSync(process.execPath, [cli, ...args], { env: { PATH: process.env.PATH, HOME: dir }, timeoutMs: 30_000 });
+      return { status: r.status, stdout: r.stdout, stderr: r.stderr };
     }
-  });
-});
+
+    it('stats, export, show and check read it (SQLite cannot make its -shm file there)', async () => {
+      const shared = ROOT ? sharedFolderWithCli() : undefined;
+      const cli = shared?.cli ?? CLI_PATH;
+      const dir = shared === undefined ? tempDir() : fs.mkdtempSync(path.join(shared.folder, 'store-'));
+      const file = storeOf(3, dir);
+      fs.chmodSync(file, 0o444);
+      fs.chmodSync(dir, 0o555);
+      try {
+        const stats = asReader(['store', 'stats', '--json', '--store', file], dir, cli);
+        expect(stats.status, stats.stderr).toBe(0);
+        expect(JSON.parse(stats.stdout)).toMatchObject({ entries: 3 });
+        const exported = asReader(['store', 'export', '--store', file], dir, cli);
+        expect(exported.status, exported.stderr).toBe(0);
+        expect(exported.stdout.trim().split('\n')).toHaveLength(3);
+        const shown = asReader(['store', 'show', 'a2@x.example', '--store', file], dir, cli);
+        expect(shown.status, shown.stderr).toBe(0);
+        expect(JSON.parse(shown.stdout)[0].answer.lead.name).toBe('A 2');
+        const check = asReader(['store', 'check', '--store', file], dir, cli);
+        expect(check.status, check.stderr).toBe(0);
+        expect(check.stdout).toMatch(/is sound \(.*, 3 entries\)/);
+        expect(fs.readdirSync(dir)).toEqual(['results.sqlite']);
+      } finally {
+        fs.chmodSync(dir, 0o755);
+      }
+    });
+  },
+);
 
 describe('store export into the store itself', () => {
   it('`store export >> store.sqlite` is refused in one line; the store is untouched and sound', async () => {
@@ -178,9 +219,13 @@ describe('store export into the store itself', () => {
     const before = fs.readFileSync(file);
     for (const into of [file, `${file}-wal`]) {
       if (!fs.existsSync(into)) fs.writeFileSync(into, '');
-      const r = runSync('sh', ['-c', `"$0" "$1" store export --store "$2" >> "$3"`, process.execPath, CLI_PATH, file, into], { env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+      const r = runSync('sh', ['-c', `"$0" "$1" store export --store "$2" >> "$3"`, process.execPath, CLI_PATH, file, into], {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME },
+      });
       expect(r.status).toBe(1);
-      expect(r.stderr).toBe(`lead-enrich: Refusing to write into the result store's own file: stdout is ${into}; send it to another file (lead-enrich store export > answers.jsonl) (code: config)\n`);
+      expect(r.stderr).toBe(
+        `lead-enrich: Refusing to write into the result store's own file: stdout is ${into}; send it to another file (lead-enrich store export > answers.jsonl) (code: config)\n`,
+      );
     }
     expect(fs.readFileSync(file).equals(before)).toBe(true);
     expect((await runCli(['store', 'check', '--store', file])).stdout).toMatch(/is sound/);

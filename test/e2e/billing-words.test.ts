@@ -26,11 +26,26 @@ async function sandbox(): Promise<Sandbox> {
 
 /** People at companies with MX records, without (`nomx`), with nothing at all (`notfound`), and at a free mail provider. */
 const PEOPLE = [
-  'ann@acme.com', 'bob@acme.com', 'cy@globex.io', 'dee@nomx-works.com', 'eve@nomx-partners.de', 'fay@notfound-corp.com',
-  'gus@gmail.com', 'hal@initech.org', 'ivy@notfound-labs.net', 'jo@nomx-works.com',
+  'ann@acme.com',
+  'bob@acme.com',
+  'cy@globex.io',
+  'dee@nomx-works.com',
+  'eve@nomx-partners.de',
+  'fay@notfound-corp.com',
+  'gus@gmail.com',
+  'hal@initech.org',
+  'ivy@notfound-labs.net',
+  'jo@nomx-works.com',
 ];
 
-async function enrichWith(s: Sandbox, extras: string): Promise<{ rows: Array<Record<string, string>>; summary: { withBilling: Record<string, Record<string, number>>; billing: Record<string, number>; credits: { spent: number } }; spent: number }> {
+async function enrichWith(
+  s: Sandbox,
+  extras: string,
+): Promise<{
+  rows: Array<Record<string, string>>;
+  summary: { withBilling: Record<string, Record<string, number>>; billing: Record<string, number>; credits: { spent: number } };
+  spent: number;
+}> {
   const dir = tempDir();
   const input = writeCsv(path.join(dir, 'people.csv'), [['email'], ...PEOPLE.map((p) => [p])]);
   const before = s.credits;
@@ -57,16 +72,25 @@ describe('billing words of the --with operations, against the balance', () => {
     expect(summary.credits.spent).toBe(spent);
   });
 
-  it('--with mx,whois,company: every credit the balance lost is a `charged` word, and the summary counts the columns\' words', async () => {
+  it("--with mx,whois,company: every credit the balance lost is a `charged` word, and the summary counts the columns' words", async () => {
     const s = await sandbox();
     const { rows, summary, spent } = await enrichWith(s, 'mx,whois,company');
     const charged = (column: string) => count(rows, column, 'charged');
-    expect(spent).toBe(charged('lead_billing') * COSTS.person + charged('mx_billing') * COSTS.mx + charged('whois_billing') * COSTS.whois + charged('company_billing') * COSTS.company);
+    expect(spent).toBe(
+      charged('lead_billing') * COSTS.person +
+        charged('mx_billing') * COSTS.mx +
+        charged('whois_billing') * COSTS.whois +
+        charged('company_billing') * COSTS.company,
+    );
     expect(summary.credits.spent).toBe(spent);
     // A Whois record that is empty (the interface's miss) is free; the free mail provider's company is not looked up.
     expect(rows.find((row) => row.email === 'fay@notfound-corp.com')).toMatchObject({ whois_billing: 'free', mx_billing: 'free', company_billing: 'free' });
     expect(rows.find((row) => row.email === 'gus@gmail.com')).toMatchObject({ company_billing: 'none', company_status: 'skipped' });
-    for (const [extra, column] of [['mx', 'mx_billing'], ['whois', 'whois_billing'], ['company', 'company_billing']] as const) {
+    for (const [extra, column] of [
+      ['mx', 'mx_billing'],
+      ['whois', 'whois_billing'],
+      ['company', 'company_billing'],
+    ] as const) {
       for (const word of ['charged', 'free', 'cached', 'duplicate', 'none']) {
         expect(summary.withBilling[extra]![word], `${extra} ${word}`).toBe(count(rows, column, word));
       }

@@ -213,9 +213,7 @@ describe('base URL checks (no network attempt)', () => {
       const runs = await Promise.all([
         runCli(['account', '--base-url', 'http://api.example.com/v2'], { env: { LEAD_API_TOKEN: SECRET } }),
         runCli(['lookup', 'email', FOUND_EMAIL], { env: { LEAD_API_TOKEN: SECRET, LEAD_API_BASE_URL: 'http://api.example.com/v2' } }),
-        ...(external
-          ? [runCli(['account', '--base-url', `http://${external.address}:${port}/v2`], { env: { LEAD_API_TOKEN: SECRET } })]
-          : []),
+        ...(external ? [runCli(['account', '--base-url', `http://${external.address}:${port}/v2`], { env: { LEAD_API_TOKEN: SECRET } })] : []),
       ]);
       for (const r of runs) {
         expectOneLineError(r, /Refusing plain http/, /https:\/\//);
@@ -274,7 +272,12 @@ describe('user errors: exit 1, one line that says what to do', () => {
       ['missing base URL', ['account'], { LEAD_API_TOKEN: SECRET }, [/No API base URL/, /pass --base-url/, /LEAD_API_BASE_URL/]],
       ['missing --config file', ['account', '--config', path.join(d, 'nope.json')], {}, [/nope\.json/, /no such file/, /check the --config path/]],
       ['bad --config JSON', ['account', '--config', badJson], {}, [/bad\.json/, /not valid JSON/, /fix it/]],
-      ['unknown config key', ['account', '--config', unknownKey], { LEAD_API_TOKEN: SECRET }, [/unknown key "tokn"/, /remove or rename it/, /allowed: .*token/]],
+      [
+        'unknown config key',
+        ['account', '--config', unknownKey],
+        { LEAD_API_TOKEN: SECRET },
+        [/unknown key "tokn"/, /remove or rename it/, /allowed: .*token/],
+      ],
       ['wrong config type', ['account', '--config', wrongType], { LEAD_API_TOKEN: SECRET }, [/"timeoutMs"/, /positive integer/, /"soon"/]],
       ['missing tokenFile', ['account', '--config', missingTokenFile], {}, [/no-such-token/, /tokenFile/]],
     ];
@@ -333,7 +336,9 @@ describe('token secrecy on every failure', () => {
     const broke = await sandbox();
     broke.setCredits(0);
     const faulty = await Promise.all(FAULTS.map(() => sandbox()));
-    faulty.forEach((s, i) => { s.setFaults({ [FAULTS[i]![0]]: 1 }); });
+    faulty.forEach((s, i) => {
+      s.setFaults({ [FAULTS[i]![0]]: 1 });
+    });
 
     // The token also comes from a config file and a tokenFile in some runs: no source may leak.
     const d = dir();
@@ -385,7 +390,9 @@ describe('token secrecy on every failure', () => {
       }
       expect(revoked.stats.unauthorized).toBeGreaterThan(0);
       expect(broke.stats.paymentRequired).toBeGreaterThan(0);
-      faulty.forEach((s, i) => { expect(s.stats.faults[FAULTS[i]![0]], FAULTS[i]![0]).toBeGreaterThan(0); });
+      faulty.forEach((s, i) => {
+        expect(s.stats.faults[FAULTS[i]![0]], FAULTS[i]![0]).toBeGreaterThan(0);
+      });
     } finally {
       for (const s of faulty) s.setFaults({});
       broke.setCredits(10_000);

@@ -63,27 +63,31 @@ describe('lead-enrich enrich (CLI)', () => {
     expect(result.stderr).toContain('credit reserve');
   });
 
-  it('exits 1 with one line for fatal errors, and leaves no output file', async () => {
-    const dir = makeTempDir();
-    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['a@acme.com']]);
-    const cases: Array<[string[], Record<string, string>, RegExp]> = [
-      [['enrich', path.join(dir, 'missing.csv')], env, /Cannot read input .*missing\.csv: no such file/],
-      [['enrich', input], { ...env, LEAD_API_TOKEN: 'wrong-token-0123456789' }, /rejected the token.*LEAD_API_TOKEN/],
-      [['enrich', input, '--rpm', 'abc'], env, /Invalid option --rpm: must be a positive integer, got 'abc'/],
-      [['enrich', input, '--by', 'phone'], env, /--by/],
-      [['enrich', input, '--with', 'dns'], env, /Invalid option --with/],
-      [['enrich', input, '--max-age', 'soon'], env, /--max-age/],
-      [['enrich', input, '--column', 'nope'], env, /no column named 'nope'/],
-    ];
-    const results = await Promise.all(cases.map(([args, e]) => runCli(args, { env: e })));
-    results.forEach((result, i) => {
-      expect(result.code, cases[i]![0].join(' ')).toBe(1);
-      expect(lines(result.stderr), result.stderr).toHaveLength(1);
-      expect(result.stderr).toMatch(cases[i]![2]);
-      expect(result.stderr).not.toMatch(/^\s+at /m);
-    });
-    expect(fs.readdirSync(dir)).toEqual(['in.csv']);
-  }, hangBound(60_000)); // seven CLI processes at once: 20 s was outlasted at a load average of 14 on 2 cores, where one CLI takes 6 s to start
+  it(
+    'exits 1 with one line for fatal errors, and leaves no output file',
+    async () => {
+      const dir = makeTempDir();
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['a@acme.com']]);
+      const cases: Array<[string[], Record<string, string>, RegExp]> = [
+        [['enrich', path.join(dir, 'missing.csv')], env, /Cannot read input .*missing\.csv: no such file/],
+        [['enrich', input], { ...env, LEAD_API_TOKEN: 'wrong-token-0123456789' }, /rejected the token.*LEAD_API_TOKEN/],
+        [['enrich', input, '--rpm', 'abc'], env, /Invalid option --rpm: must be a positive integer, got 'abc'/],
+        [['enrich', input, '--by', 'phone'], env, /--by/],
+        [['enrich', input, '--with', 'dns'], env, /Invalid option --with/],
+        [['enrich', input, '--max-age', 'soon'], env, /--max-age/],
+        [['enrich', input, '--column', 'nope'], env, /no column named 'nope'/],
+      ];
+      const results = await Promise.all(cases.map(([args, e]) => runCli(args, { env: e })));
+      results.forEach((result, i) => {
+        expect(result.code, cases[i]![0].join(' ')).toBe(1);
+        expect(lines(result.stderr), result.stderr).toHaveLength(1);
+        expect(result.stderr).toMatch(cases[i]![2]);
+        expect(result.stderr).not.toMatch(/^\s+at /m);
+      });
+      expect(fs.readdirSync(dir)).toEqual(['in.csv']);
+    },
+    hangBound(60_000),
+  ); // seven CLI processes at once: 20 s was outlasted at a load average of 14 on 2 cores, where one CLI takes 6 s to start
 
   it('reads stdin and writes stdout', async () => {
     const result = await runCli(['enrich', '-', '-o', '-', '--quiet'], { env, input: 'email,name\njane@acme.com,Jane\n' });
@@ -139,42 +143,46 @@ describe('lead-enrich enrich (CLI)', () => {
     expect(fs.readdirSync(dir)).toEqual(['in.csv']);
   });
 
-  it('exits 130 on SIGINT with complete outputs, and the same command then finishes the work', async () => {
-    // 600 RPM: one request every 100 ms, so the run is still going when the signal comes.
-    const paced = await startSandbox({ port: 0, rpm: 600 });
-    try {
-      const dir = makeTempDir();
-      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(60).map((e) => [e])]);
-      const pacedEnv = { LEAD_API_BASE_URL: paced.baseUrl, LEAD_API_TOKEN: paced.token, LEAD_ENRICH_STORE: path.join(dir, 'store.sqlite') };
-      const child = spawnCli(['enrich', input, '--json'], { env: pacedEnv });
-      child.stdin!.end();
-      // The signal comes once lookups are under way (a state, not a time: a busy machine can take
-      // longer than a fixed delay to start the process, which then dies of the signal unhandled).
-      const deadline = Date.now() + 20_000;
-      while ((paced.stats.byOperation.lookup_email ?? 0) < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      child.kill('SIGINT');
-      const first = await child.result;
-      expect(first.code).toBe(130);
-      expect(first.stderr).toContain('Interrupted');
-      const firstSummary = JSON.parse(first.stdout);
-      const rows = readCsvObjects(path.join(dir, 'in.enriched.csv'));
-      expect(rows).toHaveLength(60);
-      const skipped = rows.filter((r) => r.lead_status === 'skipped');
-      expect(skipped.length).toBeGreaterThan(0);
-      const sidecar = readCsvObjects(path.join(dir, 'in.enriched.errors.csv'));
-      expect(sidecar).toHaveLength(skipped.length);
-      expect(sidecar.every((r) => r.error_code === 'interrupted')).toBe(true);
+  it(
+    'exits 130 on SIGINT with complete outputs, and the same command then finishes the work',
+    async () => {
+      // 600 RPM: one request every 100 ms, so the run is still going when the signal comes.
+      const paced = await startSandbox({ port: 0, rpm: 600 });
+      try {
+        const dir = makeTempDir();
+        const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(60).map((e) => [e])]);
+        const pacedEnv = { LEAD_API_BASE_URL: paced.baseUrl, LEAD_API_TOKEN: paced.token, LEAD_ENRICH_STORE: path.join(dir, 'store.sqlite') };
+        const child = spawnCli(['enrich', input, '--json'], { env: pacedEnv });
+        child.stdin!.end();
+        // The signal comes once lookups are under way (a state, not a time: a busy machine can take
+        // longer than a fixed delay to start the process, which then dies of the signal unhandled).
+        const deadline = Date.now() + 20_000;
+        while ((paced.stats.byOperation.lookup_email ?? 0) < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+        child.kill('SIGINT');
+        const first = await child.result;
+        expect(first.code).toBe(130);
+        expect(first.stderr).toContain('Interrupted');
+        const firstSummary = JSON.parse(first.stdout);
+        const rows = readCsvObjects(path.join(dir, 'in.enriched.csv'));
+        expect(rows).toHaveLength(60);
+        const skipped = rows.filter((r) => r.lead_status === 'skipped');
+        expect(skipped.length).toBeGreaterThan(0);
+        const sidecar = readCsvObjects(path.join(dir, 'in.enriched.errors.csv'));
+        expect(sidecar).toHaveLength(skipped.length);
+        expect(sidecar.every((r) => r.error_code === 'interrupted')).toBe(true);
 
-      const second = await runCli(['enrich', input, '--json'], { env: pacedEnv, timeoutMs: 20_000 });
-      expect(second.code).toBe(0);
-      const secondSummary = JSON.parse(second.stdout);
-      expect(secondSummary.billing.cached).toBe(firstSummary.billing.charged + firstSummary.billing.free);
-      expect([...paced.stats.charges.values()].every((n) => n === 1)).toBe(true);
-      // Outputs equal an uninterrupted run's, but for lead_billing.
-      const final = readCsvObjects(path.join(dir, 'in.enriched.csv'));
-      expect(final.every((r) => r.lead_status === 'found' || r.lead_status === 'not_found')).toBe(true);
-    } finally {
-      await paced.close();
-    }
-  }, hangBound(30_000));
+        const second = await runCli(['enrich', input, '--json'], { env: pacedEnv, timeoutMs: 20_000 });
+        expect(second.code).toBe(0);
+        const secondSummary = JSON.parse(second.stdout);
+        expect(secondSummary.billing.cached).toBe(firstSummary.billing.charged + firstSummary.billing.free);
+        expect([...paced.stats.charges.values()].every((n) => n === 1)).toBe(true);
+        // Outputs equal an uninterrupted run's, but for lead_billing.
+        const final = readCsvObjects(path.join(dir, 'in.enriched.csv'));
+        expect(final.every((r) => r.lead_status === 'found' || r.lead_status === 'not_found')).toBe(true);
+      } finally {
+        await paced.close();
+      }
+    },
+    hangBound(30_000),
+  );
 });

@@ -35,7 +35,9 @@ async function refusal(args: string[]): Promise<string> {
 
 describe('usage mistakes, said with what was typed', () => {
   it('--colum suggests --column', async () => {
-    expect(await refusal(['enrich', contacts, '--colum', 'email'])).toBe("lead-enrich: Unknown option --colum: did you mean --column? Run 'lead-enrich --help' for usage. (code: usage)");
+    expect(await refusal(['enrich', contacts, '--colum', 'email'])).toBe(
+      "lead-enrich: Unknown option --colum: did you mean --column? Run 'lead-enrich --help' for usage. (code: usage)",
+    );
   });
 
   it('several unknown options are each named, with their nearest', async () => {
@@ -44,9 +46,13 @@ describe('usage mistakes, said with what was typed', () => {
     );
   });
 
-  it("enrch names itself and suggests enrich; a word that is no command lists the commands; a store subcommand too", async () => {
-    expect(await refusal(['enrch', contacts])).toBe("lead-enrich: Unknown command 'enrch': did you mean enrich? Run 'lead-enrich --help' for usage. (code: usage)");
-    expect(await refusal(['foo'])).toMatch(/^lead-enrich: Unknown command 'foo': the commands are enrich, lookup, mx, whois, account, store, sandbox, completion\. /);
+  it('enrch names itself and suggests enrich; a word that is no command lists the commands; a store subcommand too', async () => {
+    expect(await refusal(['enrch', contacts])).toBe(
+      "lead-enrich: Unknown command 'enrch': did you mean enrich? Run 'lead-enrich --help' for usage. (code: usage)",
+    );
+    expect(await refusal(['foo'])).toMatch(
+      /^lead-enrich: Unknown command 'foo': the commands are enrich, lookup, mx, whois, account, store, sandbox, completion\. /,
+    );
     expect(await refusal(['store', 'prnue', '--older-than', '1d'])).toMatch(/Unknown command 'prnue': did you mean prune\?/);
   });
 
@@ -76,8 +82,10 @@ describe('usage mistakes, said with what was typed', () => {
 });
 
 describe('messages in words, each through the one writer', () => {
-  it("a positional's wrong choice names the rule and what was typed, not yargs' \"Invalid values: Argument: kind\"", async () => {
-    expect(await refusal(['lookup', 'phone', '123'])).toBe("lead-enrich: Invalid <kind>: must be email, url or domain, got 'phone'. Run 'lead-enrich --help' for usage. (code: usage)");
+  it('a positional\'s wrong choice names the rule and what was typed, not yargs\' "Invalid values: Argument: kind"', async () => {
+    expect(await refusal(['lookup', 'phone', '123'])).toBe(
+      "lead-enrich: Invalid <kind>: must be email, url or domain, got 'phone'. Run 'lead-enrich --help' for usage. (code: usage)",
+    );
   });
 
   it('a missing required option is named as typed, with what it is for', async () => {
@@ -97,7 +105,9 @@ describe('messages in words, each through the one writer', () => {
     const before = sandbox.stats.requests;
     const r = await runCli(['enrich', contacts, '-o', path.join(dir, 'short-token.csv')], { env: { ...env, LEAD_API_TOKEN: 'x' } });
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('lead-enrich: The API token from LEAD_API_TOKEN is 1 character long: a real token has at least 16; set the token the Lead Lookup API gave you (or try --sandbox) (code: config)\n');
+    expect(r.stderr).toBe(
+      'lead-enrich: The API token from LEAD_API_TOKEN is 1 character long: a real token has at least 16; set the token the Lead Lookup API gave you (or try --sandbox) (code: config)\n',
+    );
     expect(sandbox.stats.requests).toBe(before);
   });
 
@@ -108,7 +118,12 @@ describe('messages in words, each through the one writer', () => {
     fs.chmodSync(config, 0o644);
     const r = await runCli(['account', '--config', config], { env: {} });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z lead-enrich: the config file ${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} holds a token and is readable by other users \\(everyone\\); run: chmod 600 `, 'm'));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z lead-enrich: the config file ${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} holds a token and is readable by other users \\(everyone\\); run: chmod 600 `,
+        'm',
+      ),
+    );
     expect(r.stderr).not.toContain(sandbox.token);
   });
 
@@ -157,10 +172,16 @@ describe('the summary and the lines around it', () => {
     const poor = await startSandbox({ port: 0, rpm: 60_000, credits: 140, threshold: 100 });
     try {
       const input = writeCsv(path.join(dir, 'poor.csv'), [['email'], ...emails(30, 'poor').map((e) => [e])]);
-      const r = await runCli(['enrich', input, '-o', path.join(dir, 'poor.out.csv'), '--store', path.join(dir, 'poor.sqlite')], { env: { LEAD_API_BASE_URL: poor.baseUrl, LEAD_API_TOKEN: poor.token } });
+      const r = await runCli(['enrich', input, '-o', path.join(dir, 'poor.out.csv'), '--store', path.join(dir, 'poor.sqlite')], {
+        env: { LEAD_API_BASE_URL: poor.baseUrl, LEAD_API_TOKEN: poor.token },
+      });
       expect(r.code, r.stderr).toBe(3);
       const lines = r.stderr.split('\n');
-      const said = lines.findIndex((line) => /Z lead-enrich: No more lookups: the credit balance reached the reserve \(100 credits\) or the API answered 402; the rows not looked up are written as skipped \(credit_reserve\)\. Add credits and run the same command again to finish$/.test(line));
+      const said = lines.findIndex((line) =>
+        /Z lead-enrich: No more lookups: the credit balance reached the reserve \(100 credits\) or the API answered 402; the rows not looked up are written as skipped \(credit_reserve\)\. Add credits and run the same command again to finish$/.test(
+          line,
+        ),
+      );
       expect(said, r.stderr).toBeGreaterThanOrEqual(0);
       expect(lines.filter((line) => line.includes('No more lookups'))).toHaveLength(1);
       expect(said).toBeLessThan(lines.findIndex((line) => line.includes('Stopped early at the credit reserve (exit 3).')));
@@ -214,7 +235,9 @@ const HAS_SCRIPT = runSync('script', ['--version']).stdout?.includes('util-linux
 // Skipped only without util-linux `script`: .ci/run installs it (bsdutils), so CI runs it.
 describe.skipIf(!HAS_SCRIPT)('--help in an 80-column terminal', () => {
   it('puts each example command on a line of its own, whole, and labels the number options [number]', () => {
-    const r = runSync('script', ['-qec', `stty cols 80; node ${CLI_PATH} enrich --help`, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm' } });
+    const r = runSync('script', ['-qec', `stty cols 80; node ${CLI_PATH} enrich --help`, '/dev/null'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm' },
+    });
     const help = r.stdout.replace(/\r/g, '');
     expect(r.status, help).toBe(0);
     for (const line of help.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
@@ -227,7 +250,10 @@ describe.skipIf(!HAS_SCRIPT)('--help in an 80-column terminal', () => {
     expect(commands).toContain('lead-enrich enrich big.csv --shard 1/4 --redis "$REDIS_URL"');
     for (const option of ['--rpm', '--concurrency', '--min-credits', '--retries', '--rate-window', '--request-timeout']) {
       const at = lines.findIndex((line) => line.trimStart().startsWith(`${option} `));
-      const label = lines.slice(at, at + 3).join(' ').match(/\[(string|number)\]/)?.[1];
+      const label = lines
+        .slice(at, at + 3)
+        .join(' ')
+        .match(/\[(string|number)\]/)?.[1];
       expect(label, option).toBe('number');
     }
   });
@@ -245,9 +271,16 @@ describe('lead-enrich completion', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('complete -o bashdefault -o default -F _lead-enrich_yargs_completions lead-enrich');
     const complete = (words: string[]) =>
-      runChecked('bash', ['-c', `source <(lead-enrich completion bash); COMP_WORDS=(${words.join(' ')}); COMP_CWORD=${words.length - 1}; _lead-enrich_yargs_completions; printf '%s\\n' "\${COMPREPLY[@]}"`], {
-        env: { PATH: `${shim()}:${process.env.PATH}`, HOME: process.env.HOME },
-      }).trim();
+      runChecked(
+        'bash',
+        [
+          '-c',
+          `source <(lead-enrich completion bash); COMP_WORDS=(${words.join(' ')}); COMP_CWORD=${words.length - 1}; _lead-enrich_yargs_completions; printf '%s\\n' "\${COMPREPLY[@]}"`,
+        ],
+        {
+          env: { PATH: `${shim()}:${process.env.PATH}`, HOME: process.env.HOME },
+        },
+      ).trim();
     expect(complete(['lead-enrich', 'en'])).toBe('enrich');
     expect(complete(['lead-enrich', 'enrich', 'x.csv', '--colu'])).toBe('--column');
     expect(complete(['lead-enrich', 'store', 'pr'])).toBe('prune');
@@ -264,12 +297,21 @@ describe('lead-enrich completion', () => {
     expect(words.stdout).toMatch(/^enrich:Enrich a CSV or \.xlsx file/m);
   });
 
-  it('completes the values of --by, --with, --format and a workbook\'s --sheet, offers no bogus --o, and leaves a path to the shell', async () => {
+  it("completes the values of --by, --with, --format and a workbook's --sheet, offers no bogus --o, and leaves a path to the shell", async () => {
     const complete = (words: string[]) =>
-      runChecked('bash', ['-c', `source <(lead-enrich completion bash); COMP_WORDS=(${words.join(' ')}); COMP_CWORD=${words.length - 1}; _lead-enrich_yargs_completions; printf '%s\\n' "\${COMPREPLY[@]}"`], {
-        env: { PATH: `${shim()}:${process.env.PATH}`, HOME: process.env.HOME },
-        cwd: dir,
-      }).trim().split('\n');
+      runChecked(
+        'bash',
+        [
+          '-c',
+          `source <(lead-enrich completion bash); COMP_WORDS=(${words.join(' ')}); COMP_CWORD=${words.length - 1}; _lead-enrich_yargs_completions; printf '%s\\n' "\${COMPREPLY[@]}"`,
+        ],
+        {
+          env: { PATH: `${shim()}:${process.env.PATH}`, HOME: process.env.HOME },
+          cwd: dir,
+        },
+      )
+        .trim()
+        .split('\n');
     expect(complete(['lead-enrich', 'enrich', 'x.csv', '--by', "''"])).toEqual(['email', 'url', 'domain']);
     expect(complete(['lead-enrich', 'enrich', 'x.csv', '--by', 'email,'])).toEqual(['email,url', 'email,domain']);
     expect(complete(['lead-enrich', 'enrich', 'x.csv', '--with', 'mx,c'])).toEqual(['mx,company']);

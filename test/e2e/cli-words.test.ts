@@ -9,7 +9,11 @@ import { readCsvObjects } from '../helpers/files.js';
 import { accountOnlyServer } from '../helpers/servers.js';
 
 const closers: Array<() => void> = [];
-afterAll(() => closers.forEach((close) => { close(); }));
+afterAll(() =>
+  closers.forEach((close) => {
+    close();
+  }),
+);
 
 describe("the command line's words", () => {
   it('no key column: --by and --column, as flags', async () => {
@@ -17,7 +21,9 @@ describe("the command line's words", () => {
     fs.writeFileSync(path.join(dir, 'names.csv'), 'name,phone\nAnn,1\n');
     const r = await runCli(['enrich', 'names.csv', '--sandbox'], { cwd: dir });
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('lead-enrich: No lookup column found in the header (name, phone): pass --by email|url|domain and --column NAME (or, when the header is not the first line, --skip-lines N) (code: config)\n');
+    expect(r.stderr).toBe(
+      'lead-enrich: No lookup column found in the header (name, phone): pass --by email|url|domain and --column NAME (or, when the header is not the first line, --skip-lines N) (code: config)\n',
+    );
   });
 
   it('a run stopped at --max-errors: the sidecar names the flag', async () => {

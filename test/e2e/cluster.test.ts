@@ -25,10 +25,10 @@ beforeEach((context) => {
 });
 
 function worker(s: Sandbox, dir: string, input: string, k: number, n: number, extra: string[] = [], redisUrl = redis.url, windowMs = 1000): CliProcess {
-  const child = spawnCli(
-    ['enrich', input, '--redis', redisUrl, '--shard', `${k}/${n}`, '--rate-window', String(windowMs), '--json', '--quiet', ...extra],
-    { env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: path.join(dir, `store-${k}.sqlite`) }, timeoutMs: hangBound(60_000) },
-  );
+  const child = spawnCli(['enrich', input, '--redis', redisUrl, '--shard', `${k}/${n}`, '--rate-window', String(windowMs), '--json', '--quiet', ...extra], {
+    env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: path.join(dir, `store-${k}.sqlite`) },
+    timeoutMs: hangBound(60_000),
+  });
   child.stdin!.end();
   return child;
 }
@@ -45,36 +45,43 @@ async function sharedRun(s: Sandbox, dir: string, name: string, input: string, e
 }
 
 describe('--redis and --shard', () => {
-  it('four workers on one account keep to the rate together, with no 429, each key paid once', async () => {
-    // 120 per 3-second window is the pace of 2400 RPM (one request every 25 ms): a window short
-    // enough for a test, long enough to hold several. How much of the rate the workers use is a
-    // speed figure, measured by the bench (bench/scenarios/cluster-rate.js), not asserted here: on
-    // a loaded machine it depends on how fast four processes get the CPU.
-    const rpm = 120;
-    const windowMs = 3000;
-    const s = await startSandbox({ port: 0, rpm, windowMs, credits: 1_000_000 });
-    try {
-      const dir = makeTempDir();
-      // 900 rows: about 8 windows, so the start (four processes starting on two cores) weighs little.
-      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(900).map((e) => [e])]);
-      const results = await Promise.all([1, 2, 3, 4].map((k) => worker(s, dir, input, k, 4, [], redis.url, windowMs).result));
-      for (const r of results) expect(r.code, r.stderr).toBe(0);
-      const summaries = results.map((r) => JSON.parse(r.stdout));
-      // Every row is in exactly one shard's output.
-      expect(summaries.reduce((sum, x) => sum + x.rows, 0)).toBe(900);
-      const rows = [1, 2, 3, 4].flatMap((k) => readCsvObjects(path.join(dir, `in.enriched.${k}-of-4.csv`)));
-      expect(new Set(rows.map((r) => r.email)).size).toBe(900);
-      expect(s.stats.windows.map((w) => w.requests), JSON.stringify(s.stats.windows)).toSatisfy((counts: number[]) => counts.every((n) => n <= rpm));
-      expect(s.stats.rateLimited).toBe(0);
-      // The rows span several windows, so the limit held across their edges, not within one.
-      expect(s.stats.windows.length).toBeGreaterThanOrEqual(4);
-      const paidTwice = [...s.stats.charges].filter(([, n]) => n > 1);
-      expect(paidTwice).toEqual([]);
-      expect(summaries.reduce((sum, x) => sum + x.billing.charged, 0)).toBe(s.stats.charges.size);
-    } finally {
-      await s.close();
-    }
-  }, hangBound(90_000));
+  it(
+    'four workers on one account keep to the rate together, with no 429, each key paid once',
+    async () => {
+      // 120 per 3-second window is the pace of 2400 RPM (one request every 25 ms): a window short
+      // enough for a test, long enough to hold several. How much of the rate the workers use is a
+      // speed figure, measured by the bench (bench/scenarios/cluster-rate.js), not asserted here: on
+      // a loaded machine it depends on how fast four processes get the CPU.
+      const rpm = 120;
+      const windowMs = 3000;
+      const s = await startSandbox({ port: 0, rpm, windowMs, credits: 1_000_000 });
+      try {
+        const dir = makeTempDir();
+        // 900 rows: about 8 windows, so the start (four processes starting on two cores) weighs little.
+        const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(900).map((e) => [e])]);
+        const results = await Promise.all([1, 2, 3, 4].map((k) => worker(s, dir, input, k, 4, [], redis.url, windowMs).result));
+        for (const r of results) expect(r.code, r.stderr).toBe(0);
+        const summaries = results.map((r) => JSON.parse(r.stdout));
+        // Every row is in exactly one shard's output.
+        expect(summaries.reduce((sum, x) => sum + x.rows, 0)).toBe(900);
+        const rows = [1, 2, 3, 4].flatMap((k) => readCsvObjects(path.join(dir, `in.enriched.${k}-of-4.csv`)));
+        expect(new Set(rows.map((r) => r.email)).size).toBe(900);
+        expect(
+          s.stats.windows.map((w) => w.requests),
+          JSON.stringify(s.stats.windows),
+        ).toSatisfy((counts: number[]) => counts.every((n) => n <= rpm));
+        expect(s.stats.rateLimited).toBe(0);
+        // The rows span several windows, so the limit held across their edges, not within one.
+        expect(s.stats.windows.length).toBeGreaterThanOrEqual(4);
+        const paidTwice = [...s.stats.charges].filter(([, n]) => n > 1);
+        expect(paidTwice).toEqual([]);
+        expect(summaries.reduce((sum, x) => sum + x.billing.charged, 0)).toBe(s.stats.charges.size);
+      } finally {
+        await s.close();
+      }
+    },
+    hangBound(90_000),
+  );
 
   it('a shared gate counts grants still waiting for their turn at the edge against the new window', async () => {
     // Two workers in one process, each with its own Redis connection. Bottleneck takes a
@@ -86,7 +93,9 @@ describe('--redis and --shard', () => {
     const edge = Date.now() + 300;
     const fingerprint = `grants-${Date.now()}`;
     const coordinators = await Promise.all([1, 2].map(() => Coordinator.connect({ url: redis.url, service: 'test', tokenFingerprint: fingerprint })));
-    const gates = coordinators.map((coordinator) => new RateGate({ rpm, windowMs, maxConcurrency: 50, facts: { remaining: rpm, resetAt: new Date(edge) }, coordinator }));
+    const gates = coordinators.map(
+      (coordinator) => new RateGate({ rpm, windowMs, maxConcurrency: 50, facts: { remaining: rpm, resetAt: new Date(edge) }, coordinator }),
+    );
     try {
       const times: number[] = [];
       await Promise.all(gates.flatMap((gate) => Array.from({ length: 25 }, () => gate.schedule(async () => void times.push(Date.now())))));
@@ -170,13 +179,15 @@ describe('--redis and --shard', () => {
       const dir = makeTempDir();
       const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(60, 'overlap').map((e) => [e])]);
       // Both workers take the whole file (shard 1/1): every key is wanted twice.
-      const results = await Promise.all(['a', 'b'].map((name) => {
-        const child = spawnCli(['enrich', input, '--redis', redis.url, '--rate-window', '1000', '--json', '--quiet', '-o', path.join(dir, `${name}.csv`)], {
-          env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: path.join(dir, `${name}.sqlite`) },
-        });
-        child.stdin!.end();
-        return child.result;
-      }));
+      const results = await Promise.all(
+        ['a', 'b'].map((name) => {
+          const child = spawnCli(['enrich', input, '--redis', redis.url, '--rate-window', '1000', '--json', '--quiet', '-o', path.join(dir, `${name}.csv`)], {
+            env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: path.join(dir, `${name}.sqlite`) },
+          });
+          child.stdin!.end();
+          return child.result;
+        }),
+      );
       for (const r of results) expect(r.code, r.stderr).toBe(0);
       expect([...s.stats.charges.values()].every((n) => n === 1)).toBe(true);
       expect(s.stats.byOperation.lookup_email).toBe(60);
@@ -265,38 +276,43 @@ describe('--redis and --shard', () => {
     }
   });
 
-  it('stops lookups when Redis is lost mid-run, writes what is done, and exits', async () => {
-    const own = await startRedis();
-    const s = await startSandbox({ port: 0, rpm: 20, windowMs: 1000, credits: 1_000_000 });
-    try {
-      const dir = makeTempDir();
-      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(80, 'lost').map((e) => [e])]);
-      const child = worker(s, dir, input, 1, 1, [], own.url);
-      // Redis goes away once the run has answered a few rows (not after a fixed time: a loaded
-      // machine may take seconds to start the worker).
-      for (let waited = 0; (s.stats.byOperation.lookup_email ?? 0) < 3 && waited < 15_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
-      await own.stop();
-      const r = await child.result;
-      expect(r.timedOut, r.stderr).toBe(false);
-      expect(r.code).toBe(2);
-      const summary = JSON.parse(r.stdout);
-      expect(summary.stoppedBy).toBe('redis');
-      expect(summary.rows).toBe(80);
-      expect(summary.status.found + summary.status.not_found).toBeGreaterThan(0);
-      expect(summary.errorCodes.redis_unavailable).toBeGreaterThan(0);
-      const sidecar = readCsvObjects(path.join(dir, 'in.enriched.1-of-1.errors.csv'));
-      expect(sidecar.every((row) => row.error_code === 'redis_unavailable')).toBe(true);
-    } finally {
-      await s.close();
-      await own.stop();
-    }
-  }, hangBound(30_000));
+  it(
+    'stops lookups when Redis is lost mid-run, writes what is done, and exits',
+    async () => {
+      const own = await startRedis();
+      const s = await startSandbox({ port: 0, rpm: 20, windowMs: 1000, credits: 1_000_000 });
+      try {
+        const dir = makeTempDir();
+        const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(80, 'lost').map((e) => [e])]);
+        const child = worker(s, dir, input, 1, 1, [], own.url);
+        // Redis goes away once the run has answered a few rows (not after a fixed time: a loaded
+        // machine may take seconds to start the worker).
+        for (let waited = 0; (s.stats.byOperation.lookup_email ?? 0) < 3 && waited < 15_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+        await own.stop();
+        const r = await child.result;
+        expect(r.timedOut, r.stderr).toBe(false);
+        expect(r.code).toBe(2);
+        const summary = JSON.parse(r.stdout);
+        expect(summary.stoppedBy).toBe('redis');
+        expect(summary.rows).toBe(80);
+        expect(summary.status.found + summary.status.not_found).toBeGreaterThan(0);
+        expect(summary.errorCodes.redis_unavailable).toBeGreaterThan(0);
+        const sidecar = readCsvObjects(path.join(dir, 'in.enriched.1-of-1.errors.csv'));
+        expect(sidecar.every((row) => row.error_code === 'redis_unavailable')).toBe(true);
+      } finally {
+        await s.close();
+        await own.stop();
+      }
+    },
+    hangBound(30_000),
+  );
 });
 
 describe('the budgets every worker on one Redis shares', () => {
   const NOON = Date.parse('2026-03-14T12:00:00Z');
   const day = (credits: number) => [{ credits, per: 'day' as const }];
-  const connect = (fingerprint: string, inflightTtlMs = 400) => Coordinator.connect({ url: redis.url, service: 'test', tokenFingerprint: fingerprint, inflightTtlMs });
+  const connect = (fingerprint: string, inflightTtlMs = 400) =>
+    Coordinator.connect({ url: redis.url, service: 'test', tokenFingerprint: fingerprint, inflightTtlMs });
   const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   it("a killed worker's holds never vanish: once its alive key expires they count as spent at what they held", async () => {
@@ -313,7 +329,9 @@ describe('the budgets every worker on one Redis shares', () => {
       expect((refused as { lapseInMs: number }).lapseInMs).toBeLessThanOrEqual(400);
       await pause(500);
       expect(await living.spend.reserve('lookup_email', 25, day(40), NOON)).toMatchObject({ spent: 16, held: 0 });
-      expect(await living.spend.standing({ per: 'day', key: '2026-03-14', start: Date.parse('2026-03-14T00:00:00Z'), end: Date.parse('2026-03-15T00:00:00Z') })).toEqual({ spent: 16, held: 0 });
+      expect(
+        await living.spend.standing({ per: 'day', key: '2026-03-14', start: Date.parse('2026-03-14T00:00:00Z'), end: Date.parse('2026-03-15T00:00:00Z') }),
+      ).toEqual({ spent: 16, held: 0 });
       expect(await living.spend.reserve('lookup_email', 24, day(40), NOON)).toMatchObject({ seq: expect.any(Number) });
     } finally {
       await living.close();
@@ -348,25 +366,39 @@ describe('the budgets every worker on one Redis shares', () => {
     }
   });
 
-  it("a worker killed with its lookups in flight: the next run's stop line names when they count as spent", async () => {
-    const s = await startSandbox({ port: 0, rpm: 6000, windowMs: 1000, credits: 1_000_000, notFoundRate: 0, latencyMs: [1500, 2000] });
-    try {
-      const dir = makeTempDir();
-      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(60, 'inflight').map((e) => [e])]);
-      const env = { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token };
-      const first = spawnCli(['enrich', input, '-q', '--redis', redis.url, '--concurrency', '4', '--budget', '10000/day'], { env: { ...env, LEAD_ENRICH_STORE: path.join(dir, 'a.sqlite') } });
-      for (let waited = 0; (s.stats.byOperation.lookup_email ?? 0) < 6 && waited < 20_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
-      first.kill('SIGKILL');
-      await first.result;
-      const plan = await runCli(['enrich', input, '--dry-run', '--redis', redis.url, '--budget', '10000/day'], { env: { ...env, LEAD_ENRICH_STORE: path.join(dir, 'b.sqlite') } });
-      const spent = Number(/Budget 10000\/day: (\d+) credits spent today/.exec(plan.stdout)![1]);
-      // Other keys: the killed worker's claims on its own keys in flight are not what is tested here.
-      const other = writeCsv(path.join(dir, 'other.csv'), [['email'], ...emails(20, 'other').map((e) => [e])]);
-      const next = await runCli(['enrich', other, '--redis', redis.url, '--budget', `${spent + 4}/day`], { env: { ...env, LEAD_ENRICH_STORE: path.join(dir, 'c.sqlite') } });
-      expect(next.code, next.stderr).toBe(3);
-      expect(next.stderr).toMatch(new RegExp(`\\(${spent} of ${spent + 4} credits spent on \\d{4}-\\d\\d-\\d\\d \\(UTC\\), \\d+ more held by lookups in flight \\(answered soon, or, if their run has stopped, counted as spent at \\d\\d:\\d\\d:\\d\\d UTC, in [45]m`));
-    } finally {
-      await s.close();
-    }
-  }, hangBound(60_000));
+  it(
+    "a worker killed with its lookups in flight: the next run's stop line names when they count as spent",
+    async () => {
+      const s = await startSandbox({ port: 0, rpm: 6000, windowMs: 1000, credits: 1_000_000, notFoundRate: 0, latencyMs: [1500, 2000] });
+      try {
+        const dir = makeTempDir();
+        const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(60, 'inflight').map((e) => [e])]);
+        const env = { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token };
+        const first = spawnCli(['enrich', input, '-q', '--redis', redis.url, '--concurrency', '4', '--budget', '10000/day'], {
+          env: { ...env, LEAD_ENRICH_STORE: path.join(dir, 'a.sqlite') },
+        });
+        for (let waited = 0; (s.stats.byOperation.lookup_email ?? 0) < 6 && waited < 20_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+        first.kill('SIGKILL');
+        await first.result;
+        const plan = await runCli(['enrich', input, '--dry-run', '--redis', redis.url, '--budget', '10000/day'], {
+          env: { ...env, LEAD_ENRICH_STORE: path.join(dir, 'b.sqlite') },
+        });
+        const spent = Number(/Budget 10000\/day: (\d+) credits spent today/.exec(plan.stdout)![1]);
+        // Other keys: the killed worker's claims on its own keys in flight are not what is tested here.
+        const other = writeCsv(path.join(dir, 'other.csv'), [['email'], ...emails(20, 'other').map((e) => [e])]);
+        const next = await runCli(['enrich', other, '--redis', redis.url, '--budget', `${spent + 4}/day`], {
+          env: { ...env, LEAD_ENRICH_STORE: path.join(dir, 'c.sqlite') },
+        });
+        expect(next.code, next.stderr).toBe(3);
+        expect(next.stderr).toMatch(
+          new RegExp(
+            `\\(${spent} of ${spent + 4} credits spent on \\d{4}-\\d\\d-\\d\\d \\(UTC\\), \\d+ more held by lookups in flight \\(answered soon, or, if their run has stopped, counted as spent at \\d\\d:\\d\\d:\\d\\d UTC, in [45]m`,
+          ),
+        );
+      } finally {
+        await s.close();
+      }
+    },
+    hangBound(60_000),
+  );
 });

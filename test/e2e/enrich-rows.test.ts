@@ -135,19 +135,23 @@ describe('enrichRows', () => {
     expect(atBreak).toBeLessThan(100);
   });
 
-  it('leaves nothing open after a break: a process that breaks out exits on its own', async () => {
-    const s = await sandbox();
-    const script = `
+  it(
+    'leaves nothing open after a break: a process that breaks out exits on its own',
+    async () => {
+      const s = await sandbox();
+      const script = `
       import { enrichRows } from ${JSON.stringify(path.join(REPO_ROOT, 'dist', 'index.js'))};
       async function* rows() { for (let i = 0; i < 100000; i++) yield { email: 'p' + i + '@exit.example.com' }; }
       let n = 0;
       for await (const r of enrichRows(rows(), { baseUrl: ${JSON.stringify(s.baseUrl)}, token: ${JSON.stringify(s.token)}, store: ':memory:' })) if (++n === 3) break;
       console.log('broke after', n);
     `;
-    const r = await run(process.execPath, ['--input-type=module', '-e', script], { stdin: 'ignore', timeoutMs: 15_000 });
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('broke after 3');
-  }, hangBound(20_000));
+      const r = await run(process.execPath, ['--input-type=module', '-e', script], { stdin: 'ignore', timeoutMs: 15_000 });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('broke after 3');
+    },
+    hangBound(20_000),
+  );
 
   it('a 401 rejects the loop with the API error, after the rows before it', async () => {
     const s = await sandbox();
@@ -176,9 +180,18 @@ describe('enrich() with streams', () => {
     const errors = new Writable({ write: (chunk: Buffer, _e, done) => (sideChunks.push(chunk), done()) });
     const writes: unknown[] = [];
     const original = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => (writes.push(chunk), (original as (...a: unknown[]) => boolean)(chunk, ...rest))) as typeof process.stdout.write;
+    process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => (
+      writes.push(chunk), (original as (...a: unknown[]) => boolean)(chunk, ...rest)
+    )) as typeof process.stdout.write;
     try {
-      const summary = await enrich({ input: Readable.from(['email,name\nann@acme.com,Ann\nbroken@,B\n']), output, errors, baseUrl: s.baseUrl, token: s.token, store: ':memory:' });
+      const summary = await enrich({
+        input: Readable.from(['email,name\nann@acme.com,Ann\nbroken@,B\n']),
+        output,
+        errors,
+        baseUrl: s.baseUrl,
+        token: s.token,
+        store: ':memory:',
+      });
       expect(summary).toMatchObject({ rows: 2, output: '(stream)' });
     } finally {
       process.stdout.write = original;

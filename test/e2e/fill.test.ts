@@ -42,7 +42,7 @@ const CRM: string[][] = [
 const lookups = () => s.stats.byOperation.lookup_email!;
 
 describe('--fill on a CRM export', () => {
-  it("fills the blank cells of found rows, keeps the filled ones, never requests complete rows; header = input + lead_status, exit 0", async () => {
+  it('fills the blank cells of found rows, keeps the filled ones, never requests complete rows; header = input + lead_status, exit 0', async () => {
     const dir = tempDir();
     const input = writeCsv(path.join(dir, 'crm.csv'), CRM);
     const output = path.join(dir, 'out.csv');
@@ -54,7 +54,12 @@ describe('--fill on a CRM export', () => {
     const rows = readCsvObjects(output);
     expect(Object.keys(rows[0]!)).toEqual([...CRM[0]!, 'lead_status']);
     const [ann, bob, carl, dee, eve, fay] = rows;
-    expect(ann).toMatchObject({ Title: person('ann.lee@acme-tools.com').title, Company: person('ann.lee@acme-tools.com').company_name, lead_status: 'found', 'Phone Number': '+1 555 0101' });
+    expect(ann).toMatchObject({
+      Title: person('ann.lee@acme-tools.com').title,
+      Company: person('ann.lee@acme-tools.com').company_name,
+      lead_status: 'found',
+      'Phone Number': '+1 555 0101',
+    });
     expect(bob).toMatchObject({ Title: 'Head of IT', Company: 'Globex', lead_status: 'skipped' });
     expect(carl).toMatchObject({ Title: '', Company: '', lead_status: 'not_found' });
     expect(dee).toMatchObject({ Title: 'VP Sales', Company: person('dee.park@umbrella.org').company_name, lead_status: 'found' });
@@ -144,7 +149,10 @@ describe('--only-missing', () => {
   it('the dry run counts complete rows apart, and the lookups and credits they save', async () => {
     const dir = tempDir();
     const input = writeCsv(path.join(dir, 'crm.csv'), CRM);
-    const r = await runCli(['enrich', input, '--dry-run', '--json', '--fill', 'Title=lead_title,Company=lead_company_name', '--store', path.join(dir, 's.sqlite')], { env });
+    const r = await runCli(
+      ['enrich', input, '--dry-run', '--json', '--fill', 'Title=lead_title,Company=lead_company_name', '--store', path.join(dir, 's.sqlite')],
+      { env },
+    );
     expect(r.code, r.stderr).toBe(0);
     const plan = JSON.parse(r.stdout);
     expect(plan).toMatchObject({ rows: 6, completeRows: 2, lookupsToMake: 4, lookupsSaved: 2, creditsSaved: 8 });
@@ -154,7 +162,12 @@ describe('--only-missing', () => {
 
   it("a complete row's key that another row needs saves nothing", async () => {
     const dir = tempDir();
-    const input = writeCsv(path.join(dir, 'crm.csv'), [['Email', 'Title'], ['same@acme-tools.com', 'CTO'], ['same@acme-tools.com', ''], ['other@acme-tools.com', 'CEO']]);
+    const input = writeCsv(path.join(dir, 'crm.csv'), [
+      ['Email', 'Title'],
+      ['same@acme-tools.com', 'CTO'],
+      ['same@acme-tools.com', ''],
+      ['other@acme-tools.com', 'CEO'],
+    ]);
     const plan = await planRun({ input, baseUrl: s.baseUrl, token: s.token, store: ':memory:', onlyMissing: 'Title' });
     expect(plan).toMatchObject({ rows: 3, completeRows: 2, lookupsToMake: 1, lookupsSaved: 1 });
   });
@@ -171,7 +184,14 @@ describe('--fill with the rest of the run', () => {
       ['ben@corp-two.com', '', '', ''],
     ]);
     const output = path.join(dir, 'out.csv');
-    const summary = await run({ input, output, by: 'email,url', column: ['Email', 'LinkedIn'], with: ['mx', 'company'], fill: 'Company=lead_company_name,Company=company_name,Mail server=mx_primary' });
+    const summary = await run({
+      input,
+      output,
+      by: 'email,url',
+      column: ['Email', 'LinkedIn'],
+      with: ['mx', 'company'],
+      fill: 'Company=lead_company_name,Company=company_name,Mail server=mx_primary',
+    });
     const rows = readCsvObjects(output);
     expect(Object.keys(rows[0]!)).toEqual(['Email', 'LinkedIn', 'Company', 'Mail server', 'lead_status']);
     // Ana: found by URL, her lead names a company; Ben: found by email.
@@ -204,7 +224,11 @@ describe('--fill with the rest of the run', () => {
     const input = writeCsv(path.join(dir, 'crm.csv'), CRM);
     const output = path.join(dir, 'out.jsonl');
     await run({ input, output, fill: 'Title=lead_title' });
-    const lines = fs.readFileSync(output, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const lines = fs
+      .readFileSync(output, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines[0].input.Title).toBe(person('ann.lee@acme-tools.com').title);
     expect(lines[0].filled).toEqual({ Title: person('ann.lee@acme-tools.com').title });
     // A complete row is no error: its line says the reason, and has no `error`.
@@ -228,16 +252,34 @@ describe('--fill with the rest of the run', () => {
   it('a filled cell that would run as a formula is escaped; the sidecar shows the cells as read', async () => {
     const api = await accountOnlyServer((req) => {
       if (req.url!.includes('/reverse_lookup/email')) {
-        return { status: 200, body: JSON.stringify({ status: 'success', data: { email_address: 'x', lead: { name: 'Mal', title: '=HYPERLINK("http://evil.example","x")', company_name: '@SUM(A1)' } } }) };
+        return {
+          status: 200,
+          body: JSON.stringify({
+            status: 'success',
+            data: { email_address: 'x', lead: { name: 'Mal', title: '=HYPERLINK("http://evil.example","x")', company_name: '@SUM(A1)' } },
+          }),
+        };
       }
       // --with mx fails: the row is an error, its own lead found all the same.
       return { status: 500, body: '' };
     });
     try {
       const dir = tempDir();
-      const input = writeCsv(path.join(dir, 'crm.csv'), [['Email', 'Title', 'Company'], ['mal@evil.example', '', '']]);
+      const input = writeCsv(path.join(dir, 'crm.csv'), [
+        ['Email', 'Title', 'Company'],
+        ['mal@evil.example', '', ''],
+      ]);
       const output = path.join(dir, 'out.csv');
-      await enrich({ input, output, baseUrl: api.baseUrl, token: 't', store: ':memory:', retries: 0, with: ['mx'], fill: 'Title=lead_title,Company=lead_company_name' });
+      await enrich({
+        input,
+        output,
+        baseUrl: api.baseUrl,
+        token: 't',
+        store: ':memory:',
+        retries: 0,
+        with: ['mx'],
+        fill: 'Title=lead_title,Company=lead_company_name',
+      });
       const [row] = readCsvObjects(output);
       expect(row).toMatchObject({ Title: `'=HYPERLINK("http://evil.example","x")`, Company: `'@SUM(A1)`, lead_status: 'error' });
       const [side] = readCsvObjects(path.join(dir, 'out.errors.csv'));
@@ -254,7 +296,13 @@ describe('enrichRows with fill', () => {
     const rows = CRM.slice(1).map((cells) => Object.fromEntries(header.map((name, i) => [name, cells[i]!])));
     const before = lookups();
     const results = [];
-    for await (const result of enrichRows(rows, { baseUrl: s.baseUrl, token: s.token, store: ':memory:', fill: { Title: 'lead_title', Company: 'lead_company_name' } })) results.push(result);
+    for await (const result of enrichRows(rows, {
+      baseUrl: s.baseUrl,
+      token: s.token,
+      store: ':memory:',
+      fill: { Title: 'lead_title', Company: 'lead_company_name' },
+    }))
+      results.push(result);
     expect(lookups() - before).toBe(4);
     const ann = person('ann.lee@acme-tools.com');
     expect(results[0]).toMatchObject({ row: 1, status: 'found', filled: { Title: ann.title, Company: ann.company_name }, billing: 'charged', source: 'email' });
@@ -279,18 +327,32 @@ describe('--fill with --changes', () => {
       const dir = tempDir();
       const file = (name: string) => path.join(dir, name);
       const apiEnv = { LEAD_API_BASE_URL: api.baseUrl, LEAD_API_TOKEN: 'token-0123456789', LEAD_ENRICH_STORE: file('store.sqlite') };
-      writeCsv(file('in.csv'), [['Email', 'Title'], ['ann@acme.com', '']]);
+      writeCsv(file('in.csv'), [
+        ['Email', 'Title'],
+        ['ann@acme.com', ''],
+      ]);
       expect((await runCli(['enrich', file('in.csv'), '-o', file('one.csv'), '--fill', 'Title=lead_title'], { env: apiEnv })).code).toBe(0);
       title = 'Director';
-      const r = await runCli(['enrich', file('in.csv'), '-o', file('two.csv'), '--fill', 'Title=lead_title', '--refresh', '--changes', file('ch.csv'), '--json'], { env: apiEnv });
+      const r = await runCli(
+        ['enrich', file('in.csv'), '-o', file('two.csv'), '--fill', 'Title=lead_title', '--refresh', '--changes', file('ch.csv'), '--json'],
+        { env: apiEnv },
+      );
       expect(r.code, r.stderr).toBe(0);
-      expect(readCsvObjects(file('ch.csv')).map(({ row, key, field, before, after }) => [row, key, field, before, after])).toEqual([['1', 'ann@acme.com', 'Title', 'Manager', 'Director']]);
+      expect(readCsvObjects(file('ch.csv')).map(({ row, key, field, before, after }) => [row, key, field, before, after])).toEqual([
+        ['1', 'ann@acme.com', 'Title', 'Manager', 'Director'],
+      ]);
       expect(JSON.parse(r.stdout).changed).toEqual({ compared: 1, rows: 1, fields: { Title: 1 } });
       expect(readCsvObjects(file('two.csv'))[0]).toEqual({ Email: 'ann@acme.com', Title: 'Director', lead_status: 'found', lead_changed: 'Title' });
       // The CRM now holds Director in Title: --overwrite looks the row up again and compares the cell as written.
-      writeCsv(file('crm.csv'), [['Email', 'Title'], ['ann@acme.com', 'Director']]);
+      writeCsv(file('crm.csv'), [
+        ['Email', 'Title'],
+        ['ann@acme.com', 'Director'],
+      ]);
       title = 'CEO';
-      const o = await runCli(['enrich', file('crm.csv'), '-o', file('three.csv'), '--fill', 'Title=lead_title', '--overwrite', '--refresh', '--changes', file('ch3.csv')], { env: apiEnv });
+      const o = await runCli(
+        ['enrich', file('crm.csv'), '-o', file('three.csv'), '--fill', 'Title=lead_title', '--overwrite', '--refresh', '--changes', file('ch3.csv')],
+        { env: apiEnv },
+      );
       expect(o.code, o.stderr).toBe(0);
       expect(readCsvObjects(file('ch3.csv')).map(({ field, before, after }) => [field, before, after])).toEqual([['Title', 'Director', 'CEO']]);
     } finally {

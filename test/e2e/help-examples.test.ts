@@ -80,21 +80,35 @@ beforeAll(async () => {
   const bin = tempDir('lead-enrich-bin-');
   fs.writeFileSync(path.join(bin, 'lead-enrich'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_PATH}" "$@"\n`, { mode: 0o755 });
   // HOME is a fresh one: the default store and ~/.bashrc of the examples are the test's own.
-  env = { PATH: `${bin}:${process.env.PATH}`, HOME: home, LEAD_API_BASE_URL: sandbox.baseUrl, LEAD_API_TOKEN: sandbox.token, ...(redis ? { REDIS_URL: redis.url } : {}) };
+  env = {
+    PATH: `${bin}:${process.env.PATH}`,
+    HOME: home,
+    LEAD_API_BASE_URL: sandbox.baseUrl,
+    LEAD_API_TOKEN: sandbox.token,
+    ...(redis ? { REDIS_URL: redis.url } : {}),
+  };
   const people = emails(12).map((e, i) => [e, `https://www.linkedin.com/in/person-${i}`]);
   for (const name of ['contacts.csv', 'in.csv', 'big.csv', 'nightly.csv']) writeCsv(path.join(cwd, name), [['email'], ...people.map(([e]) => [e!])]);
   writeCsv(path.join(cwd, 'leads.csv'), [['Name', 'Person Linkedin Url'], ...people.map(([, url], i) => [`P${i}`, url!])]);
   // A CRM export with its own columns half filled (the --fill example), and a workbook with a sheet named Leads.
-  writeCsv(path.join(cwd, 'crm.csv'), [['Email', 'LinkedIn', 'Title', 'Company'], ...people.map(([e, url], i) => [e!, url!, i % 3 === 0 ? 'CEO' : '', i % 2 === 0 ? 'Acme' : ''])]);
+  writeCsv(path.join(cwd, 'crm.csv'), [
+    ['Email', 'LinkedIn', 'Title', 'Company'],
+    ...people.map(([e, url], i) => [e!, url!, i % 3 === 0 ? 'CEO' : '', i % 2 === 0 ? 'Acme' : '']),
+  ]);
   const workbook = new ExcelJS.Workbook();
   workbook.addWorksheet('Notes').addRow(['nothing here']);
   const leads = workbook.addWorksheet('Leads');
   leads.addRow(['Name', 'Email']);
-  people.forEach(([e], i) => { leads.addRow([`P${i}`, e!]); });
+  people.forEach(([e], i) => {
+    leads.addRow([`P${i}`, e!]);
+  });
   await workbook.xlsx.writeFile(path.join(cwd, 'leads.xlsx'));
   fs.copyFileSync(path.join(REPO_ROOT, 'fixtures', 'input', 'excel-de-semicolon-windows1252.csv'), path.join(cwd, 'export.csv'));
   // A report export with three title lines above its header (the --skip-lines example).
-  fs.writeFileSync(path.join(cwd, 'report.csv'), ['Contacts report', 'Generated 2026-11-27', '', 'Name,Email', ...people.map(([e], i) => `P${i},${e!}`)].join('\n') + '\n');
+  fs.writeFileSync(
+    path.join(cwd, 'report.csv'),
+    ['Contacts report', 'Generated 2026-11-27', '', 'Name,Email', ...people.map(([e], i) => `P${i},${e!}`)].join('\n') + '\n',
+  );
 }, hangBound(30_000));
 afterAll(async () => {
   await Promise.all([sandbox?.close(), redis?.stop()]);
@@ -155,54 +169,87 @@ function missingTool(example: Example): string | undefined {
 }
 
 describe('every --help example runs as written', () => {
-  it('each command of --help shows examples, read back whole', () => {
-    const all = [[], ...commands()];
-    expect(all.map((c) => c.join(' '))).toEqual(expect.arrayContaining(['enrich', 'lookup', 'mx', 'whois', 'account', 'store', 'store stats', 'store prune', 'store clear', 'store check', 'sandbox', 'completion']));
-    for (const command of all.filter((c) => c[0] !== 'completion')) expect(examples(command).length, command.join(' ')).toBeGreaterThan(0);
-    // Wrapped lines are joined back into the command as typed.
-    expect(examples(['enrich']).map((e) => e.command)).toContain('lead-enrich enrich leads.csv --by url --column "Person Linkedin Url"');
-  }, hangBound(60_000));
+  it(
+    'each command of --help shows examples, read back whole',
+    () => {
+      const all = [[], ...commands()];
+      expect(all.map((c) => c.join(' '))).toEqual(
+        expect.arrayContaining([
+          'enrich',
+          'lookup',
+          'mx',
+          'whois',
+          'account',
+          'store',
+          'store stats',
+          'store prune',
+          'store clear',
+          'store check',
+          'sandbox',
+          'completion',
+        ]),
+      );
+      for (const command of all.filter((c) => c[0] !== 'completion')) expect(examples(command).length, command.join(' ')).toBeGreaterThan(0);
+      // Wrapped lines are joined back into the command as typed.
+      expect(examples(['enrich']).map((e) => e.command)).toContain('lead-enrich enrich leads.csv --by url --column "Person Linkedin Url"');
+    },
+    hangBound(60_000),
+  );
 
-  it('and each one exits 0 and does what it says', async () => {
-    const seen = new Set<string>();
-    const list = [[], ...commands()].flatMap((command) => examples(command)).filter((e) => !seen.has(e.command) && seen.add(e.command));
-    // Store examples after the runs that fill the stores, `store clear` last; the servers at the end.
-    const order = (e: Example) => (/ sandbox( |$)/.test(e.command) && e.command.startsWith('lead-enrich sandbox') ? 3 : /store clear/.test(e.command) ? 2 : /lead-enrich store/.test(e.command) ? 1 : 0);
-    list.sort((a, b) => order(a) - order(b));
-    const failures: string[] = [];
-    let stores: Map<string, Buffer> | undefined;
-    for (const example of list) {
-      // Each store example meets the stores the runs filled, their answers made 40 days old (so
-      // that every prune has something to remove), and `--store ./results.sqlite` a copy of them.
-      if (order(example) >= 1) {
-        stores ??= agedStores();
-        for (const [file, bytes] of stores) {
-          for (const extra of ['-wal', '-shm']) fs.rmSync(`${file}${extra}`, { force: true });
-          fs.writeFileSync(file, bytes);
+  it(
+    'and each one exits 0 and does what it says',
+    async () => {
+      const seen = new Set<string>();
+      const list = [[], ...commands()].flatMap((command) => examples(command)).filter((e) => !seen.has(e.command) && seen.add(e.command));
+      // Store examples after the runs that fill the stores, `store clear` last; the servers at the end.
+      const order = (e: Example) =>
+        / sandbox( |$)/.test(e.command) && e.command.startsWith('lead-enrich sandbox')
+          ? 3
+          : /store clear/.test(e.command)
+            ? 2
+            : /lead-enrich store/.test(e.command)
+              ? 1
+              : 0;
+      list.sort((a, b) => order(a) - order(b));
+      const failures: string[] = [];
+      let stores: Map<string, Buffer> | undefined;
+      for (const example of list) {
+        // Each store example meets the stores the runs filled, their answers made 40 days old (so
+        // that every prune has something to remove), and `--store ./results.sqlite` a copy of them.
+        if (order(example) >= 1) {
+          stores ??= agedStores();
+          for (const [file, bytes] of stores) {
+            for (const extra of ['-wal', '-shm']) fs.rmSync(`${file}${extra}`, { force: true });
+            fs.writeFileSync(file, bytes);
+          }
         }
-      }
-      const missing = missingTool(example);
-      if (missing !== undefined) {
-        console.warn(`${missing}: "${example.command}" not run`);
-        continue;
-      }
-      let result: { code: number | null; output: string };
-      if (order(example) === 3) {
-        if (/--port 8080/.test(example.command) && !(await portFree(8080))) {
-          console.warn(`port 8080 is in use on this machine: "${example.command}" not run`);
+        const missing = missingTool(example);
+        if (missing !== undefined) {
+          console.warn(`${missing}: "${example.command}" not run`);
           continue;
         }
-        result = await serve(example.command);
-      } else if (/asks first/.test(example.description)) {
-        result = await shell(example.command, { terminalInput: 'y\n' });
-      } else {
-        result = await shell(example.command);
+        let result: { code: number | null; output: string };
+        if (order(example) === 3) {
+          if (/--port 8080/.test(example.command) && !(await portFree(8080))) {
+            console.warn(`port 8080 is in use on this machine: "${example.command}" not run`);
+            continue;
+          }
+          result = await serve(example.command);
+        } else if (/asks first/.test(example.description)) {
+          result = await shell(example.command, { terminalInput: 'y\n' });
+        } else {
+          result = await shell(example.command);
+        }
+        // "Does what it says": a prune or clear removes entries; no example meets an empty store.
+        const nothing =
+          /nothing to (prune|clear|show)|No result store yet|Removed 0 /.test(result.output) ||
+          (/store (prune|clear)/.test(example.command) && !/Removed [1-9]/.test(result.output));
+        if (result.code !== 0 || nothing)
+          failures.push(`${example.command}  [${example.from}] → exit ${result.code}\n${result.output.trim().split('\n').slice(-3).join('\n')}`);
       }
-      // "Does what it says": a prune or clear removes entries; no example meets an empty store.
-      const nothing = /nothing to (prune|clear|show)|No result store yet|Removed 0 /.test(result.output) || (/store (prune|clear)/.test(example.command) && !/Removed [1-9]/.test(result.output));
-      if (result.code !== 0 || nothing) failures.push(`${example.command}  [${example.from}] → exit ${result.code}\n${result.output.trim().split('\n').slice(-3).join('\n')}`);
-    }
-    expect(failures, failures.join('\n\n')).toEqual([]);
-    expect(list.length).toBeGreaterThan(25);
-  }, hangBound(240_000));
+      expect(failures, failures.join('\n\n')).toEqual([]);
+      expect(list.length).toBeGreaterThan(25);
+    },
+    hangBound(240_000),
+  );
 });

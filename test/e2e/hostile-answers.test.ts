@@ -53,7 +53,10 @@ function sendEncoded(res: http.ServerResponse, coding: string, body: Buffer): vo
   res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding, 'content-length': body.length });
   res.end(body);
 }
-const bomb = (coding: Coding): LookupHandler => (_req, res) => sendEncoded(res, coding, bombs.get(coding)!);
+const bomb =
+  (coding: Coding): LookupHandler =>
+  (_req, res) =>
+    sendEncoded(res, coding, bombs.get(coding)!);
 
 /** A server answering every request with `handle`, and what it was asked (headers). */
 async function plainServer(handle: LookupHandler): Promise<{ baseUrl: string; seen: http.IncomingHttpHeaders[]; close(): Promise<void> }> {
@@ -105,7 +108,9 @@ describe('compressed answers: the body cap counts decoded bytes', () => {
     expect(bombs.get(coding)!.length).toBeLessThan(MiB / 8);
     const server = await plainServer(bomb(coding));
     try {
-      const error = await client(server.baseUrl, MiB).lookupEmail('ann@acme.com').catch((e: unknown) => e);
+      const error = await client(server.baseUrl, MiB)
+        .lookupEmail('ann@acme.com')
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(BadResponseError);
       expect((error as Error).message).toBe(`Response from /reverse_lookup/email exceeded ${MiB} bytes once decoded (${coding}); refused`);
     } finally {
@@ -142,32 +147,40 @@ function leftovers(dir: string): string[] {
 describe('compression bombs through the CLI (the 8 MiB cap)', () => {
   const KEYS = ['ann@acme.com', 'ben@acme.com'];
 
-  it.concurrent.each<Coding>(['br', 'zstd'])('a %s bomb as every lookup answer: each row bad_response, exit 2, no partial or lock file left', async (coding) => {
-    const server = await tinyServer(bomb(coding));
-    const dir = tempDir();
-    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...KEYS.map((k) => [k])]);
-    const result = await runCli(['enrich', input, '--retries', '0', '--json'], { env: envFor(server, dir), timeoutMs: 60_000 });
-    expectNoCrash(result);
-    expect(result.code, result.stderr).toBe(2);
-    const sidecar = readCsvObjects(path.join(dir, 'in.enriched.errors.csv'));
-    expect(sidecar.map((r) => r.error_code)).toEqual(['bad_response', 'bad_response']);
-    expect(sidecar[0]!.error_message).toContain(`exceeded ${8 * MiB} bytes once decoded (${coding})`);
-    expect(leftovers(dir)).toEqual([]);
-    expectNoSecret([result.stdout, result.stderr], [dir]);
-  }, hangBound(70_000));
+  it.concurrent.each<Coding>(['br', 'zstd'])(
+    'a %s bomb as every lookup answer: each row bad_response, exit 2, no partial or lock file left',
+    async (coding) => {
+      const server = await tinyServer(bomb(coding));
+      const dir = tempDir();
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...KEYS.map((k) => [k])]);
+      const result = await runCli(['enrich', input, '--retries', '0', '--json'], { env: envFor(server, dir), timeoutMs: 60_000 });
+      expectNoCrash(result);
+      expect(result.code, result.stderr).toBe(2);
+      const sidecar = readCsvObjects(path.join(dir, 'in.enriched.errors.csv'));
+      expect(sidecar.map((r) => r.error_code)).toEqual(['bad_response', 'bad_response']);
+      expect(sidecar[0]!.error_message).toContain(`exceeded ${8 * MiB} bytes once decoded (${coding})`);
+      expect(leftovers(dir)).toEqual([]);
+      expectNoSecret([result.stdout, result.stderr], [dir]);
+    },
+    hangBound(70_000),
+  );
 
-  it.concurrent.each<Coding>(['br', 'zstd'])('a %s bomb as the first account answer: exit 1, one line, nothing written', async (coding) => {
-    const server = await tinyServer((_req, res) => res.end('{}'), { credits: bomb(coding) });
-    const dir = tempDir();
-    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...KEYS.map((k) => [k])]);
-    const result = await runCli(['enrich', input, '--retries', '0'], { env: envFor(server, dir), timeoutMs: 60_000 });
-    expectNoCrash(result);
-    expect(result.code, result.stderr).toBe(1);
-    expect(lines(result.stderr), result.stderr).toHaveLength(1);
-    expect(result.stderr).toContain(`exceeded ${8 * MiB} bytes once decoded (${coding})`);
-    expect(server.hits.get('/v2/reverse_lookup/email')).toBeUndefined();
-    expect(fs.readdirSync(dir).filter((f) => !f.startsWith('store.sqlite'))).toEqual(['in.csv']);
-  }, hangBound(70_000));
+  it.concurrent.each<Coding>(['br', 'zstd'])(
+    'a %s bomb as the first account answer: exit 1, one line, nothing written',
+    async (coding) => {
+      const server = await tinyServer((_req, res) => res.end('{}'), { credits: bomb(coding) });
+      const dir = tempDir();
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...KEYS.map((k) => [k])]);
+      const result = await runCli(['enrich', input, '--retries', '0'], { env: envFor(server, dir), timeoutMs: 60_000 });
+      expectNoCrash(result);
+      expect(result.code, result.stderr).toBe(1);
+      expect(lines(result.stderr), result.stderr).toHaveLength(1);
+      expect(result.stderr).toContain(`exceeded ${8 * MiB} bytes once decoded (${coding})`);
+      expect(server.hits.get('/v2/reverse_lookup/email')).toBeUndefined();
+      expect(fs.readdirSync(dir).filter((f) => !f.startsWith('store.sqlite'))).toEqual(['in.csv']);
+    },
+    hangBound(70_000),
+  );
 });
 
 /** The warnings Node emitted while `run` ran and a few ticks after (they come on the next tick). */
@@ -198,7 +211,10 @@ describe('absurd waits are bounded', () => {
     })();
 
   it('a Retry-After, x-ratelimit-reset or 1030 "Retry after" past one hour is the API unavailable (transient, rate_limited), not a wait', () => {
-    const far = new Date(now + TEN_YEARS_S * 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+    const far = new Date(now + TEN_YEARS_S * 1000)
+      .toISOString()
+      .replace('T', ' ')
+      .replace(/\.\d+Z$/, ' UTC');
     for (const error of [
       limited({ 'retry-after': String(TEN_YEARS_S) }),
       limited({}, `Too many requests. Retry after ${far}`),
@@ -207,7 +223,9 @@ describe('absurd waits are bounded', () => {
     ]) {
       expect(error).toBeInstanceOf(RateLimitedTooLongError);
       expect((error as RateLimitedTooLongError).code).toBe('rate_limited');
-      expect((error as Error).message).toMatch(/^Rate limited \(429 Too Many Requests: Too many requests.*\) for \d+ (days|hours), past the 1-hour bound: taken as the API being unavailable$/);
+      expect((error as Error).message).toMatch(
+        /^Rate limited \(429 Too Many Requests: Too many requests.*\) for \d+ (days|hours), past the 1-hour bound: taken as the API being unavailable$/,
+      );
     }
     // Up to the bound the hint is honoured as it is.
     const hour = limited({ 'retry-after': String(MAX_RATE_WAIT_MS / 1000) }) as RateLimitedError;
@@ -215,7 +233,7 @@ describe('absurd waits are bounded', () => {
     expect(hour.retryAt?.getTime()).toBe(now + MAX_RATE_WAIT_MS);
   });
 
-  it('the rate gate pauses at most an hour whatever it is told, and arms no timer past Node\'s reach', async () => {
+  it("the rate gate pauses at most an hour whatever it is told, and arms no timer past Node's reach", async () => {
     const warnings = await warningsDuring(async () => {
       const gate = new RateGate({ rpm: 60, windowMs: 2 ** 32 });
       gate.pause(new Date(Date.now() + TEN_YEARS_S * 1000));
@@ -239,32 +257,36 @@ describe('absurd waits are bounded', () => {
     expect(warnings).toEqual([]);
   });
 
-  it('Retry-After: 315360000 on every lookup: the run ends within --patience plus a little, rows skipped, exit 2, no timer warning', async () => {
-    const server = await tinyServer((_req, res) => {
-      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(TEN_YEARS_S) });
-      res.end(JSON.stringify({ status: 'failed', error: { code: 1030, message: 'Too many requests' } }));
-    });
-    const dir = tempDir();
-    const keys = Array.from({ length: 12 }, (_, i) => `p${i}@acme.com`);
-    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...keys.map((k) => [k])]);
-    const started = Date.now();
-    const result = await runCli(['enrich', input, '--patience', '3s', '--json'], { env: envFor(server, dir), timeoutMs: 60_000 });
-    const took = Date.now() - started;
-    expectNoCrash(result);
-    expect(result.code, result.stderr).toBe(2);
-    expect(took).toBeLessThan(3_000 + 20_000);
-    expect(lines(result.stderr).filter((line) => /warning/i.test(line))).toEqual([]);
-    // Two availability lines and the summary: no line per retry or per timer.
-    expect(lines(result.stderr).length, result.stderr).toBeLessThan(20);
-    expect(result.stderr).toContain('for 3650 days, past the 1-hour bound: taken as the API being unavailable');
-    const sidecar = readCsvObjects(path.join(dir, 'in.enriched.errors.csv'));
-    expect(sidecar.map((r) => r.error_code)).toEqual(keys.map(() => 'api_unavailable'));
-    // Each of those answers was a 429, and the summary counts it as one.
-    const summary = JSON.parse(result.stdout);
-    expect(summary.rateLimited).toBe(summary.requests);
-    expect(summary.rateLimited).toBeGreaterThan(0);
-    expectNoSecret([result.stdout, result.stderr], [dir]);
-  }, hangBound(70_000));
+  it(
+    'Retry-After: 315360000 on every lookup: the run ends within --patience plus a little, rows skipped, exit 2, no timer warning',
+    async () => {
+      const server = await tinyServer((_req, res) => {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(TEN_YEARS_S) });
+        res.end(JSON.stringify({ status: 'failed', error: { code: 1030, message: 'Too many requests' } }));
+      });
+      const dir = tempDir();
+      const keys = Array.from({ length: 12 }, (_, i) => `p${i}@acme.com`);
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...keys.map((k) => [k])]);
+      const started = Date.now();
+      const result = await runCli(['enrich', input, '--patience', '3s', '--json'], { env: envFor(server, dir), timeoutMs: 60_000 });
+      const took = Date.now() - started;
+      expectNoCrash(result);
+      expect(result.code, result.stderr).toBe(2);
+      expect(took).toBeLessThan(3_000 + 20_000);
+      expect(lines(result.stderr).filter((line) => /warning/i.test(line))).toEqual([]);
+      // Two availability lines and the summary: no line per retry or per timer.
+      expect(lines(result.stderr).length, result.stderr).toBeLessThan(20);
+      expect(result.stderr).toContain('for 3650 days, past the 1-hour bound: taken as the API being unavailable');
+      const sidecar = readCsvObjects(path.join(dir, 'in.enriched.errors.csv'));
+      expect(sidecar.map((r) => r.error_code)).toEqual(keys.map(() => 'api_unavailable'));
+      // Each of those answers was a 429, and the summary counts it as one.
+      const summary = JSON.parse(result.stdout);
+      expect(summary.rateLimited).toBe(summary.requests);
+      expect(summary.rateLimited).toBeGreaterThan(0);
+      expectNoSecret([result.stdout, result.stderr], [dir]);
+    },
+    hangBound(70_000),
+  );
 });
 
 describe('a server that echoes the token back as lead data', () => {
@@ -285,24 +307,28 @@ describe('a server that echoes the token back as lead data', () => {
     expect(data.lead).toEqual({ id: 'L1', name: 'Ann ***', title: 'CTO ***', phones: [{ '***': 'x' }] });
   });
 
-  it.concurrent.each(['csv', 'jsonl'])('it is masked before the %s output and the store get it', async (format) => {
-    const server = await tinyServer(echo);
-    const dir = tempDir();
-    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['ann@acme.com'], ['ben@acme.com']]);
-    const run = () => runCli(['enrich', input, '--format', format, '--json'], { env: envFor(server, dir), timeoutMs: 30_000 });
-    const result = await run();
-    expectNoCrash(result);
-    expect(result.code, result.stderr).toBe(0);
-    const out = fs.readFileSync(path.join(dir, `in.enriched.${format}`), 'utf8');
-    expect(out).toContain('Ann ***');
-    expect(out).toContain('CTO ***');
-    // A second run reads the answers from the store: masked there too.
-    const again = await run();
-    expect(again.code, again.stderr).toBe(0);
-    expect(server.hits.get('/v2/reverse_lookup/email')).toBe(2);
-    const fromStore = fs.readFileSync(path.join(dir, `in.enriched.${format}`), 'utf8');
-    expect(fromStore).toContain('cached');
-    expect(fromStore.split('Ann ***')).toHaveLength(3);
-    expectNoSecret([result.stdout, result.stderr, again.stdout, again.stderr], [dir]);
-  }, hangBound(40_000));
+  it.concurrent.each(['csv', 'jsonl'])(
+    'it is masked before the %s output and the store get it',
+    async (format) => {
+      const server = await tinyServer(echo);
+      const dir = tempDir();
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['ann@acme.com'], ['ben@acme.com']]);
+      const run = () => runCli(['enrich', input, '--format', format, '--json'], { env: envFor(server, dir), timeoutMs: 30_000 });
+      const result = await run();
+      expectNoCrash(result);
+      expect(result.code, result.stderr).toBe(0);
+      const out = fs.readFileSync(path.join(dir, `in.enriched.${format}`), 'utf8');
+      expect(out).toContain('Ann ***');
+      expect(out).toContain('CTO ***');
+      // A second run reads the answers from the store: masked there too.
+      const again = await run();
+      expect(again.code, again.stderr).toBe(0);
+      expect(server.hits.get('/v2/reverse_lookup/email')).toBe(2);
+      const fromStore = fs.readFileSync(path.join(dir, `in.enriched.${format}`), 'utf8');
+      expect(fromStore).toContain('cached');
+      expect(fromStore.split('Ann ***')).toHaveLength(3);
+      expectNoSecret([result.stdout, result.stderr, again.stdout, again.stderr], [dir]);
+    },
+    hangBound(40_000),
+  );
 });

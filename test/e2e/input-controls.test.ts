@@ -51,7 +51,11 @@ describe('report footers and title lines', () => {
     expect(said).toHaveLength(1);
     expect(said[0]).toMatch(/lead-enrich: ignored a 6-line report footer after row 320 \("Contacts with Email – Q4"\)/);
     // The contacts without an email are rows (skipped, no_key), in the sidecar; nothing else is.
-    expect(readCsvBytes(path.join(out, 'sf.errors.csv')).slice(1).map((row) => row.at(-2))).toEqual(Array(8).fill('no_key'));
+    expect(
+      readCsvBytes(path.join(out, 'sf.errors.csv'))
+        .slice(1)
+        .map((row) => row.at(-2)),
+    ).toEqual(Array(8).fill('no_key'));
   });
 
   it('one-cell lines after a blank line at the end are a footer; without the blank line they are rows', async () => {
@@ -106,7 +110,11 @@ describe('--limit', () => {
     const before = sandbox.stats.byOperation.lookup_email ?? 0;
     const r = await runCli(['enrich', input, '--limit', '10', '--json'], { env });
     expect(r.code, r.stderr).toBe(0);
-    expect(readCsvBytes(path.join(out, 'big.enriched.csv')).slice(1).map((row) => row[0])).toEqual(emails(10));
+    expect(
+      readCsvBytes(path.join(out, 'big.enriched.csv'))
+        .slice(1)
+        .map((row) => row[0]),
+    ).toEqual(emails(10));
     expect(sandbox.stats.byOperation.lookup_email! - before).toBe(10);
     expect(r.stderr).toMatch(/--limit 10: the output holds the first 10 data rows only; the input has more \(a partial run/);
     expect(JSON.parse(r.stdout)).toMatchObject({ rows: 10, limit: 10, partial: true });
@@ -122,13 +130,23 @@ describe('--limit', () => {
 describe('outputs named by what they are', () => {
   it('-o out.tsv writes tabs, and the sidecar follows the output (out.errors.tsv)', async () => {
     const out = dir();
-    const input = writeCsv(path.join(out, 'in.csv'), [['name', 'email'], ['A, Jr.', emails(1)[0]!], ['B', 'broken@']]);
+    const input = writeCsv(path.join(out, 'in.csv'), [
+      ['name', 'email'],
+      ['A, Jr.', emails(1)[0]!],
+      ['B', 'broken@'],
+    ]);
     const r = await runCli(['enrich', input, '-o', path.join(out, 'out.tsv')], { env });
     expect(r.code, r.stderr).toBe(5);
     const lines = fs.readFileSync(path.join(out, 'out.tsv'), 'utf8').split('\n');
     expect(lines[0]!.split('\t').slice(0, 3)).toEqual(['name', 'email', 'lead_status']);
     expect(lines[1]!.split('\t').slice(0, 2)).toEqual(['A, Jr.', emails(1)[0]]);
-    expect(fs.readFileSync(path.join(out, 'out.errors.tsv'), 'utf8').split('\n')[1]!.split('\t')).toEqual(['2', 'B', 'broken@', 'invalid_input', expect.any(String)]);
+    expect(fs.readFileSync(path.join(out, 'out.errors.tsv'), 'utf8').split('\n')[1]!.split('\t')).toEqual([
+      '2',
+      'B',
+      'broken@',
+      'invalid_input',
+      expect.any(String),
+    ]);
     const tab = await runCli(['enrich', input, '-o', path.join(out, 'out.tab'), '--errors', path.join(out, 'e.tab')], { env });
     expect(tab.code).toBe(5);
     expect(fs.readFileSync(path.join(out, 'out.tab'), 'utf8')).toMatch(/^name\temail\tlead_status\t/);
@@ -170,8 +188,15 @@ describe('a run that needs no lookup works without the API', () => {
     const needed = await runCli(['enrich', input, '-o', path.join(out, 'third.csv'), '--patience', '2s'], { env: ownEnv });
     expect(needed.code, needed.stderr).toBe(2);
     const third = readCsvObjects(path.join(out, 'third.csv'));
-    expect(third.map((row) => row.lead_status)).toEqual([...withoutBilling(path.join(out, 'first.csv')).slice(1).map((row) => row[1]), 'skipped']);
-    expect(readCsvObjects(path.join(out, 'third.errors.csv')).map((row) => [row.email, row.error_code])).toEqual([['new.person@example.com', 'api_unavailable']]);
+    expect(third.map((row) => row.lead_status)).toEqual([
+      ...withoutBilling(path.join(out, 'first.csv'))
+        .slice(1)
+        .map((row) => row[1]),
+      'skipped',
+    ]);
+    expect(readCsvObjects(path.join(out, 'third.errors.csv')).map((row) => [row.email, row.error_code])).toEqual([
+      ['new.person@example.com', 'api_unavailable'],
+    ]);
   });
 });
 
@@ -184,11 +209,18 @@ describe('store export and store show', () => {
     expect((await runCli(['enrich', input], { env: storeEnv })).code).toBe(0);
     const jsonl = await runCli(['store', 'export'], { env: storeEnv });
     expect(jsonl.code, jsonl.stderr).toBe(0);
-    const entries = jsonl.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const entries = jsonl.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(entries.map((e) => e.key).sort()).toEqual([...emails(3)].sort());
     for (const entry of entries) {
       expect(Object.keys(entry)).toEqual(['key', 'operation', 'status', 'stored_at', 'answer']);
-      expect(entry).toMatchObject({ operation: 'lookup_email', status: expect.stringMatching(/^(found|not_found)$/), stored_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+      expect(entry).toMatchObject({
+        operation: 'lookup_email',
+        status: expect.stringMatching(/^(found|not_found)$/),
+        stored_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      });
     }
     const csv = await runCli(['store', 'export', '--format', 'csv', '--service', sandbox.baseUrl], { env: storeEnv });
     const rows = readCsvBytes(writeText(path.join(out, 'export.csv'), csv.stdout));
@@ -200,7 +232,9 @@ describe('store export and store show', () => {
     expect(JSON.parse(shown.stdout)).toEqual([expect.objectContaining({ key: emails(1)[0], operation: 'lookup_email' })]);
     const none = await runCli(['store', 'show', 'nobody@example.com'], { env: storeEnv });
     expect(none.code).toBe(1);
-    expect(none.stderr.trim()).toBe(`lead-enrich: Nothing stored for nobody@example.com in ${store}: a run stores the answer when it looks the key up (code: config)`);
+    expect(none.stderr.trim()).toBe(
+      `lead-enrich: Nothing stored for nobody@example.com in ${store}: a run stores the answer when it looks the key up (code: config)`,
+    );
     const bad = await runCli(['store', 'export', '--format', 'xml'], { env: storeEnv });
     expect(bad.stderr.trim()).toBe("lead-enrich: Invalid option --format: must be jsonl or csv, got 'xml' (code: config)");
   });
@@ -233,7 +267,9 @@ describe('where the config file is found', () => {
     expect(await rpmOf({ LEAD_ENRICH_CONFIG: fromEnv })).toBe(222);
     expect(await rpmOf({ LEAD_ENRICH_CONFIG: fromEnv }, ['--config', fromFlag])).toBe(333);
     const missing = await runCli(['enrich', input, '--dry-run'], { env: { LEAD_API_TOKEN: sandbox.token, LEAD_ENRICH_CONFIG: path.join(out, 'nope.json') } });
-    expect(missing.stderr.trim()).toBe(`lead-enrich: Cannot read config file ${path.join(out, 'nope.json')}: no such file; check LEAD_ENRICH_CONFIG (code: config)`);
+    expect(missing.stderr.trim()).toBe(
+      `lead-enrich: Cannot read config file ${path.join(out, 'nope.json')}: no such file; check LEAD_ENRICH_CONFIG (code: config)`,
+    );
   });
 });
 
@@ -241,7 +277,10 @@ describe('where the config file is found', () => {
 function underTerminal(args: string[], extra: Record<string, string>, answer: string): Promise<{ code: number | null; screen: string }> {
   const command = [process.execPath, CLI_PATH, ...args].map((arg) => `'${arg}'`).join(' ');
   return new Promise((resolve, reject) => {
-    const child = start('script', ['-qfec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', ...extra }, timeoutMs: Infinity });
+    const child = start('script', ['-qfec', command, '/dev/null'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', ...extra },
+      timeoutMs: Infinity,
+    });
     let screen = '';
     let answered = false;
     const onData = (chunk: string) => {

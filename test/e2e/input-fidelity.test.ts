@@ -49,7 +49,9 @@ describe('the encoding rule: a stray Latin-1 byte in a UTF-8 export', () => {
     expect(written).toHaveLength(30);
     // No BOM: the input was read as UTF-8 and had none.
     expect(fs.readFileSync(output).subarray(0, 3).toString('latin1')).not.toBe('\xef\xbb\xbf');
-    input.forEach((record, i) => { expect(written[i]!.slice(0, record.length)).toEqual(record); });
+    input.forEach((record, i) => {
+      expect(written[i]!.slice(0, record.length)).toEqual(record);
+    });
     // The one stray byte (é as Latin-1 0xE9) is there as it was; the accented cells are UTF-8 text.
     expect(written[5]![0]).toBe('Ren\xe9');
     expect(fromBytes(written[5]![1]!)).toBe('Lefèvre');
@@ -90,8 +92,8 @@ describe('windows-1252 as the WHATWG Encoding Standard decodes it', () => {
   it('the decoder in use and the table for Nodes whose TextDecoder is wrong both match the WHATWG index on all 256 bytes', () => {
     // The index, from the standard: 0x80-0x9F below, every other byte its own code point.
     const c1 = [
-      0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f,
-      0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
+      0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f, 0x90, 0x2018, 0x2019, 0x201c, 0x201d,
+      0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
     ];
     const expected = String.fromCodePoint(...Array.from({ length: 256 }, (_, i) => (i >= 0x80 && i < 0xa0 ? c1[i - 0x80]! : i)));
     expect(decodeWindows1252(allBytes)).toBe(expected);
@@ -156,7 +158,11 @@ describe('NUL bytes in the cells of a text file', () => {
 describe('a very wide header read from a pipe', () => {
   const width = 6000;
   const header = Array.from({ length: width }, (_, i) => (i === 0 ? 'email' : `custom_field_${String(i).padStart(5, '0')}`));
-  const csv = [header.join(','), ...Array.from({ length: 3 }, (_, r) => [`person${r}@example.com`, ...Array.from({ length: width - 1 }, (_, i) => String(i))].join(','))].join('\r\n') + '\r\n';
+  const csv =
+    [
+      header.join(','),
+      ...Array.from({ length: 3 }, (_, r) => [`person${r}@example.com`, ...Array.from({ length: width - 1 }, (_, i) => String(i))].join(',')),
+    ].join('\r\n') + '\r\n';
 
   it('is longer than the first 64 KiB chunk, and its CRLF still ends the output records', async () => {
     expect(csv.indexOf('\r\n')).toBeGreaterThan(64 * 1024);

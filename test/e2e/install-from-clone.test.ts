@@ -40,7 +40,11 @@ async function cloneWorkingTree(dir: string, registry: LocalRegistry): Promise<v
   }
   pinLockfile(path.join(dir, 'package-lock.json'), registry);
   const git = (...args: string[]) => run('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], dir, process.env);
-  for (const args of [['init', '-q'], ['add', '-A'], ['commit', '-q', '-m', 'clone']]) {
+  for (const args of [
+    ['init', '-q'],
+    ['add', '-A'],
+    ['commit', '-q', '-m', 'clone'],
+  ]) {
     const r = await git(...args);
     if (r.code !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
   }
@@ -152,19 +156,27 @@ describe("the README's crontab, run as cron runs it", () => {
   });
 
   // Skipped as the fresh clone's tests are (OFFLINE_MISSING): it runs what they installed.
-  it.skipIf(OFFLINE_MISSING !== undefined)('runs the installed command and is silent (nothing to mail) when every row is enriched', { timeout: 60_000, meta: { skipReason: OFFLINE_MISSING } }, async () => {
-    const { variables } = crontab();
-    const r = await cron({ ...variables, PATH: variables.PATH!.replace('/usr/local/bin', globalBin) });
-    expect(r, r.stderr).toMatchObject({ code: 0, stdout: '', stderr: '' });
-    expect(fs.readFileSync(path.join(r.dir, 'contacts.enriched.csv'), 'utf8')).toMatch(/^email,lead_status/);
-    // Not a word on stderr either (on Node 22, no ExperimentalWarning for node:sqlite).
-    expect(fs.readFileSync(path.join(r.dir, 'last-run.err'), 'utf8')).toBe('');
-  });
+  it.skipIf(OFFLINE_MISSING !== undefined)(
+    'runs the installed command and is silent (nothing to mail) when every row is enriched',
+    { timeout: 60_000, meta: { skipReason: OFFLINE_MISSING } },
+    async () => {
+      const { variables } = crontab();
+      const r = await cron({ ...variables, PATH: variables.PATH!.replace('/usr/local/bin', globalBin) });
+      expect(r, r.stderr).toMatchObject({ code: 0, stdout: '', stderr: '' });
+      expect(fs.readFileSync(path.join(r.dir, 'contacts.enriched.csv'), 'utf8')).toMatch(/^email,lead_status/);
+      // Not a word on stderr either (on Node 22, no ExperimentalWarning for node:sqlite).
+      expect(fs.readFileSync(path.join(r.dir, 'last-run.err'), 'utf8')).toBe('');
+    },
+  );
 
-  it("does not run without the crontab's PATH line: cron mails why (the check can fail)", async () => {
-    const { PATH: _path, ...others } = crontab().variables;
-    const r = await cron(others);
-    expect(r.stdout).toMatch(/lead-enrich: not found|Node\.js .* is needed/);
-    expect(fs.existsSync(path.join(r.dir, 'contacts.enriched.csv'))).toBe(false);
-  }, hangBound(60_000));
+  it(
+    "does not run without the crontab's PATH line: cron mails why (the check can fail)",
+    async () => {
+      const { PATH: _path, ...others } = crontab().variables;
+      const r = await cron(others);
+      expect(r.stdout).toMatch(/lead-enrich: not found|Node\.js .* is needed/);
+      expect(fs.existsSync(path.join(r.dir, 'contacts.enriched.csv'))).toBe(false);
+    },
+    hangBound(60_000),
+  );
 });

@@ -150,7 +150,12 @@ describe('LeadClient: one rate limit, paced evenly', () => {
   it('close() drops the calls still waiting for the gate, with a LeadError', async () => {
     const s = await sandbox();
     const api = client(s, { rpm: 1, windowMs: 60_000 });
-    const calls = emails(3).map((key) => api.lookupEmail(key).then(() => 'ok', (error: unknown) => error));
+    const calls = emails(3).map((key) =>
+      api.lookupEmail(key).then(
+        () => 'ok',
+        (error: unknown) => error,
+      ),
+    );
     // Once the call the gate let through has its answer (a fixed 50 ms was not always enough: the
     // connection's first request still open, close() reset it), the other two wait for the next minute.
     await Promise.race(calls);
@@ -182,7 +187,14 @@ describe('LeadClient: one rate limit, paced evenly', () => {
     // probe at 1 s, until the patience (2 s). Retried by the client too, each would be five.
     const failing = await sandbox({ faults: { error503: 1 } });
     const retrying = client(failing);
-    const gaveUp = await enrich({ input, client: retrying, store: path.join(dir, 'store.sqlite'), retries: 1, patience: '2s', tuning: { retryBaseDelayMs: 1, retryMaxDelayMs: 2 } });
+    const gaveUp = await enrich({
+      input,
+      client: retrying,
+      store: path.join(dir, 'store.sqlite'),
+      retries: 1,
+      patience: '2s',
+      tuning: { retryBaseDelayMs: 1, retryMaxDelayMs: 2 },
+    });
     expect(gaveUp).toMatchObject({ stoppedBy: 'api_unavailable', errorCodes: { api_unavailable: 20 } });
     expect(failing.stats.requests).toBeGreaterThanOrEqual(2);
     expect(failing.stats.requests).toBeLessThanOrEqual(3);
@@ -217,32 +229,36 @@ describe('LeadClient: options and errors', () => {
 describe('LeadClient: the process', () => {
   const DIST_INDEX = path.join(REPO_ROOT, 'dist', 'index.js');
 
-  it('a paced client keeps the process alive while a call waits, and lets it exit when none does (no close())', async () => {
-    expect(fs.existsSync(DIST_INDEX), 'build first: npx tsc -p tsconfig.json').toBe(true);
-    const s = await sandbox();
-    // Two calls per 300 ms window: the third waits for the next window, held only by the gate's
-    // timer. After it, nothing is pending: the process must end by itself, long before the bound.
-    const script = `
+  it(
+    'a paced client keeps the process alive while a call waits, and lets it exit when none does (no close())',
+    async () => {
+      expect(fs.existsSync(DIST_INDEX), 'build first: npx tsc -p tsconfig.json').toBe(true);
+      const s = await sandbox();
+      // Two calls per 300 ms window: the third waits for the next window, held only by the gate's
+      // timer. After it, nothing is pending: the process must end by itself, long before the bound.
+      const script = `
       import { LeadClient } from ${JSON.stringify(DIST_INDEX)};
       const client = new LeadClient({ baseUrl: process.env.BASE_URL, token: process.env.TOKEN, rpm: 2, windowMs: 300 });
       const keys = ['a@acme.com', 'b@acme.com', 'c@acme.com'];
       const answers = await Promise.all(keys.map((key) => client.lookupEmail(key)));
       console.log('answered ' + answers.length);
     `;
-    // A process held by something else than the gate would run until it is killed (30 s); one that
-    // ends by itself takes well under 5 s, plus, on a loaded machine, what a CLI's start takes more
-    // now than idle (a run refused for a bad option: 0.4-0.6 s idle, 6 s at a load average of 14).
-    const slack = Math.min(20_000, Math.max(0, (await refusalMs()) - 600));
-    const started = Date.now();
-    const { code, stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script], {
-      env: { PATH: process.env.PATH, BASE_URL: s.baseUrl, TOKEN: s.token },
-      stdin: 'ignore',
-      timeoutMs: 30_000,
-    });
-    expect(stderr).toBe('');
-    expect(stdout.trim()).toBe('answered 3');
-    expect(code).toBe(0);
-    expect(Date.now() - started).toBeLessThan(5_000 + slack);
-    expect(s.stats.byOperation.lookup_email).toBe(3);
-  }, hangBound(60_000));
+      // A process held by something else than the gate would run until it is killed (30 s); one that
+      // ends by itself takes well under 5 s, plus, on a loaded machine, what a CLI's start takes more
+      // now than idle (a run refused for a bad option: 0.4-0.6 s idle, 6 s at a load average of 14).
+      const slack = Math.min(20_000, Math.max(0, (await refusalMs()) - 600));
+      const started = Date.now();
+      const { code, stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script], {
+        env: { PATH: process.env.PATH, BASE_URL: s.baseUrl, TOKEN: s.token },
+        stdin: 'ignore',
+        timeoutMs: 30_000,
+      });
+      expect(stderr).toBe('');
+      expect(stdout.trim()).toBe('answered 3');
+      expect(code).toBe(0);
+      expect(Date.now() - started).toBeLessThan(5_000 + slack);
+      expect(s.stats.byOperation.lookup_email).toBe(3);
+    },
+    hangBound(60_000),
+  );
 });

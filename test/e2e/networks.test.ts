@@ -141,92 +141,127 @@ const oneLine = (r: CliResult) => r.stderr.trim().split('\n');
 
 // Skipped only on a Node whose agents cannot tunnel through a proxy (before 22.21 / 24.5), where
 // lead-enrich refuses a proxy in one line (tested below): CI's Node 22, 24 and 26 run it.
-describe.skipIf(!canProxy())('through an authenticating CONNECT proxy, with a private CA', { meta: { skipReason: `Node ${process.version} cannot tunnel through a proxy (22.21 / 24.5 and later can)` } }, () => {
-  it('HTTPS_PROXY and NODE_EXTRA_CA_CERTS: exit 0, rows right, the proxy carried the requests over a few kept-alive tunnels, its password nowhere', async () => {
-    const before = net1.tunnels.length;
-    const r = (await enrich({ LEAD_API_BASE_URL: apiUrl(), HTTPS_PROXY: proxyUrl(), NODE_EXTRA_CA_CERTS: net1.ca }, ['--concurrency', '2'])) as CliResult & {
-      dir: string;
-    };
-    expect(r.code, r.stderr).toBe(0);
-    expectRowsMatchSandbox(path.join(r.dir, 'in.enriched.csv'), keys);
-    const tunnels = net1.tunnels.length - before;
-    expect(tunnels).toBeGreaterThan(0);
-    // 40 lookups and the account calls, 2 at a time: the tunnels are kept alive, not one per request
-    // (without keep-alive, 40 or more). 2–4 on an idle machine; a loaded one has been seen to open
-    // 6–8, and 12 at a load average of 14 (a socket freed a tick after the next request asked for
-    // one): the bound is half of what no keep-alive would open, which load does not reach.
-    expect(tunnels).toBeLessThanOrEqual(20);
-    expectNoSecret([r.stdout, r.stderr], [r.dir], PASSWORD);
-    expectNoSecret([r.stdout, r.stderr], [r.dir]);
-  }, hangBound(60_000));
+describe.skipIf(!canProxy())(
+  'through an authenticating CONNECT proxy, with a private CA',
+  { meta: { skipReason: `Node ${process.version} cannot tunnel through a proxy (22.21 / 24.5 and later can)` } },
+  () => {
+    it(
+      'HTTPS_PROXY and NODE_EXTRA_CA_CERTS: exit 0, rows right, the proxy carried the requests over a few kept-alive tunnels, its password nowhere',
+      async () => {
+        const before = net1.tunnels.length;
+        const r = (await enrich({ LEAD_API_BASE_URL: apiUrl(), HTTPS_PROXY: proxyUrl(), NODE_EXTRA_CA_CERTS: net1.ca }, [
+          '--concurrency',
+          '2',
+        ])) as CliResult & {
+          dir: string;
+        };
+        expect(r.code, r.stderr).toBe(0);
+        expectRowsMatchSandbox(path.join(r.dir, 'in.enriched.csv'), keys);
+        const tunnels = net1.tunnels.length - before;
+        expect(tunnels).toBeGreaterThan(0);
+        // 40 lookups and the account calls, 2 at a time: the tunnels are kept alive, not one per request
+        // (without keep-alive, 40 or more). 2–4 on an idle machine; a loaded one has been seen to open
+        // 6–8, and 12 at a load average of 14 (a socket freed a tick after the next request asked for
+        // one): the bound is half of what no keep-alive would open, which load does not reach.
+        expect(tunnels).toBeLessThanOrEqual(20);
+        expectNoSecret([r.stdout, r.stderr], [r.dir], PASSWORD);
+        expectNoSecret([r.stdout, r.stderr], [r.dir]);
+      },
+      hangBound(60_000),
+    );
 
-  it('lower-case https_proxy too, and the config file\'s "proxy"', async () => {
-    const before = net1.tunnels.length;
-    const lower = (await enrich({ LEAD_API_BASE_URL: apiUrl(), https_proxy: proxyUrl(), NODE_EXTRA_CA_CERTS: net1.ca })) as CliResult & { dir: string };
-    expect(lower.code, lower.stderr).toBe(0);
-    const dir = makeTempDir();
-    const config = path.join(dir, 'config.json');
-    fs.writeFileSync(config, JSON.stringify({ baseUrl: apiUrl(), proxy: proxyUrl() }));
-    const configured = (await enrich({ NODE_EXTRA_CA_CERTS: net1.ca }, ['--config', config])) as CliResult & { dir: string };
-    expect(configured.code, configured.stderr).toBe(0);
-    expectRowsMatchSandbox(path.join(configured.dir, 'in.enriched.csv'), keys);
-    expect(net1.tunnels.length - before).toBeGreaterThan(1);
-    expectNoSecret([configured.stdout, configured.stderr], [configured.dir], PASSWORD);
-  }, hangBound(60_000));
+    it(
+      'lower-case https_proxy too, and the config file\'s "proxy"',
+      async () => {
+        const before = net1.tunnels.length;
+        const lower = (await enrich({ LEAD_API_BASE_URL: apiUrl(), https_proxy: proxyUrl(), NODE_EXTRA_CA_CERTS: net1.ca })) as CliResult & { dir: string };
+        expect(lower.code, lower.stderr).toBe(0);
+        const dir = makeTempDir();
+        const config = path.join(dir, 'config.json');
+        fs.writeFileSync(config, JSON.stringify({ baseUrl: apiUrl(), proxy: proxyUrl() }));
+        const configured = (await enrich({ NODE_EXTRA_CA_CERTS: net1.ca }, ['--config', config])) as CliResult & { dir: string };
+        expect(configured.code, configured.stderr).toBe(0);
+        expectRowsMatchSandbox(path.join(configured.dir, 'in.enriched.csv'), keys);
+        expect(net1.tunnels.length - before).toBeGreaterThan(1);
+        expectNoSecret([configured.stdout, configured.stderr], [configured.dir], PASSWORD);
+      },
+      hangBound(60_000),
+    );
 
-  it('NO_PROXY naming the host bypasses the proxy (and without it the proxy is asked, and refuses)', async () => {
-    const direct = `https://127.0.0.2:${net1.tlsPort}/v2`;
-    const before = net1.tunnels.length;
-    const bypassed = await enrich({ LEAD_API_BASE_URL: direct, HTTPS_PROXY: proxyUrl(), NO_PROXY: 'example.com,127.0.0.2', NODE_EXTRA_CA_CERTS: net1.ca });
-    expect(bypassed.code, bypassed.stderr).toBe(0);
-    expect(net1.tunnels.length).toBe(before);
-    const proxied = await enrich({ LEAD_API_BASE_URL: direct, HTTPS_PROXY: proxyUrl(), NODE_EXTRA_CA_CERTS: net1.ca });
-    expect(proxied.code).toBe(1);
-    expect(oneLine(proxied)).toHaveLength(1);
-    expect(proxied.stderr).toContain('502 Bad Gateway');
-    expect(proxied.stderr).toContain('NO_PROXY');
-  }, hangBound(60_000));
+    it(
+      'NO_PROXY naming the host bypasses the proxy (and without it the proxy is asked, and refuses)',
+      async () => {
+        const direct = `https://127.0.0.2:${net1.tlsPort}/v2`;
+        const before = net1.tunnels.length;
+        const bypassed = await enrich({ LEAD_API_BASE_URL: direct, HTTPS_PROXY: proxyUrl(), NO_PROXY: 'example.com,127.0.0.2', NODE_EXTRA_CA_CERTS: net1.ca });
+        expect(bypassed.code, bypassed.stderr).toBe(0);
+        expect(net1.tunnels.length).toBe(before);
+        const proxied = await enrich({ LEAD_API_BASE_URL: direct, HTTPS_PROXY: proxyUrl(), NODE_EXTRA_CA_CERTS: net1.ca });
+        expect(proxied.code).toBe(1);
+        expect(oneLine(proxied)).toHaveLength(1);
+        expect(proxied.stderr).toContain('502 Bad Gateway');
+        expect(proxied.stderr).toContain('NO_PROXY');
+      },
+      hangBound(60_000),
+    );
 
-  it('without the CA: exit 1, one line naming the certificate problem and NODE_EXTRA_CA_CERTS', async () => {
-    const r = await enrich({ LEAD_API_BASE_URL: apiUrl(), HTTPS_PROXY: proxyUrl() });
-    expect(r.code).toBe(1);
-    expect(oneLine(r)).toHaveLength(1);
-    expect(r.stderr).toContain(`The certificate of ${API_HOST}:${net1.tlsPort} is not trusted`);
-    expect(r.stderr).toContain('NODE_EXTRA_CA_CERTS');
-    expect(r.stderr).not.toContain(PASSWORD);
-  }, hangBound(60_000));
+    it(
+      'without the CA: exit 1, one line naming the certificate problem and NODE_EXTRA_CA_CERTS',
+      async () => {
+        const r = await enrich({ LEAD_API_BASE_URL: apiUrl(), HTTPS_PROXY: proxyUrl() });
+        expect(r.code).toBe(1);
+        expect(oneLine(r)).toHaveLength(1);
+        expect(r.stderr).toContain(`The certificate of ${API_HOST}:${net1.tlsPort} is not trusted`);
+        expect(r.stderr).toContain('NODE_EXTRA_CA_CERTS');
+        expect(r.stderr).not.toContain(PASSWORD);
+      },
+      hangBound(60_000),
+    );
 
-  it('a wrong proxy password: exit 1, one line with 407 naming the proxy, no password', async () => {
-    const r = await enrich({ LEAD_API_BASE_URL: apiUrl(), HTTPS_PROXY: proxyUrl('wrong-Pa55word'), NODE_EXTRA_CA_CERTS: net1.ca });
-    expect(r.code).toBe(1);
-    expect(oneLine(r)).toHaveLength(1);
-    expect(r.stderr).toContain('407');
-    expect(r.stderr).toContain(`http://corp-user@127.0.0.1:${net1.proxyPort}`);
-    expect(r.stderr).not.toContain('wrong-Pa55word');
-  }, hangBound(60_000));
+    it(
+      'a wrong proxy password: exit 1, one line with 407 naming the proxy, no password',
+      async () => {
+        const r = await enrich({ LEAD_API_BASE_URL: apiUrl(), HTTPS_PROXY: proxyUrl('wrong-Pa55word'), NODE_EXTRA_CA_CERTS: net1.ca });
+        expect(r.code).toBe(1);
+        expect(oneLine(r)).toHaveLength(1);
+        expect(r.stderr).toContain('407');
+        expect(r.stderr).toContain(`http://corp-user@127.0.0.1:${net1.proxyPort}`);
+        expect(r.stderr).not.toContain('wrong-Pa55word');
+      },
+      hangBound(60_000),
+    );
 
-  it('a proxy that is not there: exit 1, one line naming it', async () => {
-    const r = await enrich({ LEAD_API_BASE_URL: apiUrl(), HTTPS_PROXY: `http://corp-user:${PASSWORD}@127.0.0.1:1`, NODE_EXTRA_CA_CERTS: net1.ca });
-    expect(r.code).toBe(1);
-    expect(oneLine(r)).toHaveLength(1);
-    expect(r.stderr).toContain('The proxy http://corp-user@127.0.0.1:1 (HTTPS_PROXY) cannot be reached: connection refused');
-    expect(r.stderr).not.toContain(PASSWORD);
-  }, hangBound(60_000));
-});
+    it(
+      'a proxy that is not there: exit 1, one line naming it',
+      async () => {
+        const r = await enrich({ LEAD_API_BASE_URL: apiUrl(), HTTPS_PROXY: `http://corp-user:${PASSWORD}@127.0.0.1:1`, NODE_EXTRA_CA_CERTS: net1.ca });
+        expect(r.code).toBe(1);
+        expect(oneLine(r)).toHaveLength(1);
+        expect(r.stderr).toContain('The proxy http://corp-user@127.0.0.1:1 (HTTPS_PROXY) cannot be reached: connection refused');
+        expect(r.stderr).not.toContain(PASSWORD);
+      },
+      hangBound(60_000),
+    );
+  },
+);
 
 describe('network failures say where and what to check', () => {
   // A refused port may be a server restarting: waited for up to --patience, then exit 2 (issue 41;
   // it was exit 1 at once). Under -q the one line still says where and what to check.
-  it('a refused port: waited for, then exit 2, one line (-q) with host:port and the cause in words', async () => {
-    const r = await enrich({ LEAD_API_BASE_URL: 'http://127.0.0.1:1/v2' }, ['--retries', '0', '--patience', '1s']);
-    expect(r.code, r.stderr).toBe(2);
-    expect(oneLine(r)).toHaveLength(1);
-    expect(r.stderr).toContain('the API stayed unavailable past --patience (1s), failing with: Cannot reach 127.0.0.1:1');
-    expect(r.stderr).toContain('connection refused');
-    expect(r.stderr).toContain('--base-url');
-  }, hangBound(60_000));
+  it(
+    'a refused port: waited for, then exit 2, one line (-q) with host:port and the cause in words',
+    async () => {
+      const r = await enrich({ LEAD_API_BASE_URL: 'http://127.0.0.1:1/v2' }, ['--retries', '0', '--patience', '1s']);
+      expect(r.code, r.stderr).toBe(2);
+      expect(oneLine(r)).toHaveLength(1);
+      expect(r.stderr).toContain('the API stayed unavailable past --patience (1s), failing with: Cannot reach 127.0.0.1:1');
+      expect(r.stderr).toContain('connection refused');
+      expect(r.stderr).toContain('--base-url');
+    },
+    hangBound(60_000),
+  );
 
-  it('each cause in words, with what to check (no DNS is asked here: the errors are the system\'s own shapes)', () => {
+  it("each cause in words, with what to check (no DNS is asked here: the errors are the system's own shapes)", () => {
     // In the command line's words, as the runs above say them (a program's: test/integration/library-words.test.ts).
     speakTo('cli');
     const target = { host: 'api.example.com', port: 443, path: '/account/credits' };
@@ -252,13 +287,19 @@ describe('proxy settings', () => {
   });
 
   it('a proxy URL in the config file that is not one is refused without showing its password', () => {
-    expect(() => readOption('proxy', 'proxy.corp:3128', { configFile: 'cfg.json' })).toThrow(/"proxy" must be a proxy URL such as http:\/\/proxy.example.com:3128/);
+    expect(() => readOption('proxy', 'proxy.corp:3128', { configFile: 'cfg.json' })).toThrow(
+      /"proxy" must be a proxy URL such as http:\/\/proxy.example.com:3128/,
+    );
     expect(() => readOption('proxy', `ftp://u:${PASSWORD}@proxy.corp`, { configFile: 'cfg.json' })).toThrow(/got "ftp:\/\/u@proxy.corp"/);
     expect(readOption('proxy', 'http://proxy.corp:3128', 'library')).toBe('http://proxy.corp:3128');
   });
 
-  it('this machine never goes through the proxy; the config file\'s proxy wins over the environment, NO_PROXY still applies', () => {
-    const fromEnv = proxySetup('https://api.example.com/v2', undefined, { https_proxy: 'http://a:3128', HTTPS_PROXY: 'http://b:3128', NO_PROXY: 'corp.example' });
+  it("this machine never goes through the proxy; the config file's proxy wins over the environment, NO_PROXY still applies", () => {
+    const fromEnv = proxySetup('https://api.example.com/v2', undefined, {
+      https_proxy: 'http://a:3128',
+      HTTPS_PROXY: 'http://b:3128',
+      NO_PROXY: 'corp.example',
+    });
     expect(fromEnv.proxy?.from).toBe('https_proxy');
     expect(fromEnv.env?.no_proxy).toBe('corp.example,localhost,127.0.0.1,::1');
     const configured = proxySetup('https://api.example.com/v2', 'http://c:3128', { HTTPS_PROXY: 'http://b:3128', no_proxy: 'x.example' });

@@ -18,7 +18,8 @@ const SEEDS = [281, 682, 1296];
 
 describe('the simulation of nights', () => {
   it('draws the same trace from the same seed, and another from another seed, without running a night', async () => {
-    const trace = async (seed: number) => (await simulate(['--seed', String(seed), '--nights', '365', '--plan'], 30_000)).stdout.match(/trace ([0-9a-f]{16})/)?.[1];
+    const trace = async (seed: number) =>
+      (await simulate(['--seed', String(seed), '--nights', '365', '--plan'], 30_000)).stdout.match(/trace ([0-9a-f]{16})/)?.[1];
     const [a, again, b] = await Promise.all([trace(429), trace(429), trace(430)]);
     expect(a).toMatch(/^[0-9a-f]{16}$/);
     expect(again).toBe(a);
@@ -38,6 +39,7 @@ describe('the simulation of nights', () => {
     expect(summary!.figures.changes.expected).toBeGreaterThan(0);
     // Every condition drawn at least once; those that take effect whatever the machine's speed, met.
     for (const [condition, nights] of Object.entries(summary!.drawn)) expect(nights, `${condition} drawn`).toBeGreaterThan(0);
-    for (const condition of ['second line', 'side by side', 'down at start', 'malformed', 'damaged']) expect(summary!.table[condition], condition).toBeGreaterThan(0);
+    for (const condition of ['second line', 'side by side', 'down at start', 'malformed', 'damaged'])
+      expect(summary!.table[condition], condition).toBeGreaterThan(0);
   });
 });

@@ -56,7 +56,10 @@ describe('the same rule text from every door', () => {
 
   it('every option the command line passes to a run is a config-file key too (maxErrors included)', async () => {
     const config = path.join(dir, 'all.json');
-    fs.writeFileSync(config, JSON.stringify({ maxErrors: '5%', prefix: 'x_', fields: 'lead_name', header: true, refresh: false, windowMs: 60_000, by: 'email', with: 'mx' }));
+    fs.writeFileSync(
+      config,
+      JSON.stringify({ maxErrors: '5%', prefix: 'x_', fields: 'lead_name', header: true, refresh: false, windowMs: 60_000, by: 'email', with: 'mx' }),
+    );
     const r = await cli(['--config', config, '--dry-run', '--json']);
     expect(r.code, r.stderr).toBe(0);
   });
@@ -125,7 +128,9 @@ describe('every option of the registry: the same rule text through each of its d
       fs.writeFileSync(file, JSON.stringify({ [name]: bad }));
       const inConfig = await cli(['--config', file]);
       expect(inConfig.code, inConfig.stderr).toBe(1);
-      expect(inConfig.stderr).toBe(`lead-enrich: Invalid config file ${file}: "${name}" ${said.replace(`got ${shown(bad)}`, `got ${JSON.stringify(bad)}`)} (code: config)\n`);
+      expect(inConfig.stderr).toBe(
+        `lead-enrich: Invalid config file ${file}: "${name}" ${said.replace(`got ${shown(bad)}`, `got ${JSON.stringify(bad)}`)} (code: config)\n`,
+      );
     }
     expect(library || config || flag !== undefined).toBe(true);
   });

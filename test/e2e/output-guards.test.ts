@@ -42,7 +42,10 @@ describe('the configuration is never an output', () => {
     // A hard link is the same file too.
     const linked = path.join(dir, 'report.json');
     fs.linkSync(config, linked);
-    expectRefused(await runCli(['enrich', input, '--config', config, '--report', linked], { env }), `lead-enrich: --report would overwrite the config file (${config}): choose another path`);
+    expectRefused(
+      await runCli(['enrich', input, '--config', config, '--report', linked], { env }),
+      `lead-enrich: --report would overwrite the config file (${config}): choose another path`,
+    );
     expect([fs.readFileSync(config, 'utf8'), fs.readFileSync(token, 'utf8')]).toEqual(before);
     expect(sb.stats.requests).toBe(0);
   });
@@ -55,18 +58,30 @@ describe('the configuration is never an output', () => {
     const config = path.join(dir, 'config.json');
     fs.writeFileSync(config, JSON.stringify({ baseUrl: sb.baseUrl, token: sb.token }), { mode: 0o600 });
     expect((await runCli(['enrich', input, '--config', config, '-q', '-o', path.join(dir, 'out.csv')], { env: { LEAD_ENRICH_STORE: store } })).code).toBe(0);
-    for (const [into, named] of [[input, 'the input'], [store, 'the store'], [config, 'the config file']] as const) {
+    for (const [into, named] of [
+      [input, 'the input'],
+      [store, 'the store'],
+      [config, 'the config file'],
+    ] as const) {
       const before = fs.readFileSync(into);
-      const r = runSync('sh', ['-c', `"$0" "$1" enrich "$2" --config "$3" -o - >> "$4"`, process.execPath, CLI_PATH, input, config, into], { env: { PATH: process.env.PATH, HOME: dir, LEAD_ENRICH_STORE: store } });
+      const r = runSync('sh', ['-c', `"$0" "$1" enrich "$2" --config "$3" -o - >> "$4"`, process.execPath, CLI_PATH, input, config, into], {
+        env: { PATH: process.env.PATH, HOME: dir, LEAD_ENRICH_STORE: store },
+      });
       expect(r.status, r.stderr).toBe(1);
       expect(r.stderr).toBe(`lead-enrich: Refusing to write the rows into ${named} (${into}): stdout is that file; send them to another file (code: config)\n`);
       expect(fs.readFileSync(into).equals(before)).toBe(true);
     }
     // --changes - is standard output too: never appended to the input either.
     const before = fs.readFileSync(input);
-    const r = runSync('sh', ['-c', `"$0" "$1" enrich "$2" --config "$3" -o "$4" --changes - >> "$2"`, process.execPath, CLI_PATH, input, config, path.join(dir, 'o.csv')], { env: { PATH: process.env.PATH, HOME: dir, LEAD_ENRICH_STORE: store } });
+    const r = runSync(
+      'sh',
+      ['-c', `"$0" "$1" enrich "$2" --config "$3" -o "$4" --changes - >> "$2"`, process.execPath, CLI_PATH, input, config, path.join(dir, 'o.csv')],
+      { env: { PATH: process.env.PATH, HOME: dir, LEAD_ENRICH_STORE: store } },
+    );
     expect(r.status, r.stderr).toBe(1);
-    expect(r.stderr).toBe(`lead-enrich: Refusing to write the changes into the input (${input}): stdout is that file; send them to another file (code: config)\n`);
+    expect(r.stderr).toBe(
+      `lead-enrich: Refusing to write the changes into the input (${input}): stdout is that file; send them to another file (code: config)\n`,
+    );
     expect(fs.readFileSync(input).equals(before)).toBe(true);
   });
 });
@@ -77,11 +92,16 @@ describe('--fields and the added header', () => {
     const dir = tempDir();
     const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['person.0@company0.com'], ['nobody@nowhere.example']]);
     const out = path.join(dir, 'out.csv');
-    const r = await runCli(['enrich', input, '-q', '-o', out, '--fields', 'lead.name,lead.constructor,lead.toString,lead.__proto__'], { env: { LEAD_API_BASE_URL: sb.baseUrl, LEAD_API_TOKEN: sb.token } });
+    const r = await runCli(['enrich', input, '-q', '-o', out, '--fields', 'lead.name,lead.constructor,lead.toString,lead.__proto__'], {
+      env: { LEAD_API_BASE_URL: sb.baseUrl, LEAD_API_TOKEN: sb.token },
+    });
     expect(r.code, r.stderr).toBe(0);
     const [header, ...rows] = fs.readFileSync(out, 'utf8').trim().split('\n');
     expect(header).toBe('email,lead_status,lead_name,lead_constructor,lead_toString,lead___proto__');
-    expect(rows.map((row) => row.split(',').slice(3))).toEqual([['', '', ''], ['', '', '']]);
+    expect(rows.map((row) => row.split(',').slice(3))).toEqual([
+      ['', '', ''],
+      ['', '', ''],
+    ]);
     expect(rows[0]).toMatch(/^person\.0@company0\.com,found,[^,]+,/);
   });
 
@@ -90,8 +110,14 @@ describe('--fields and the added header', () => {
     const dir = tempDir();
     const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['jane@acme.com']]);
     const env = { LEAD_API_BASE_URL: sb.baseUrl, LEAD_API_TOKEN: sb.token };
-    expectRefused(await runCli(['enrich', input, '--fields', 'lead_name,lead.name'], { env }), "lead-enrich: Invalid option --fields: 'lead_name' and 'lead.name' both add the column lead_name; give each column once");
-    expectRefused(await runCli(['enrich', input, '--fields', 'lead.status'], { env }), "lead-enrich: Invalid option --fields: 'lead.status' adds the column lead_status, which every run writes (the row's status); leave it out");
+    expectRefused(
+      await runCli(['enrich', input, '--fields', 'lead_name,lead.name'], { env }),
+      "lead-enrich: Invalid option --fields: 'lead_name' and 'lead.name' both add the column lead_name; give each column once",
+    );
+    expectRefused(
+      await runCli(['enrich', input, '--fields', 'lead.status'], { env }),
+      "lead-enrich: Invalid option --fields: 'lead.status' adds the column lead_status, which every run writes (the row's status); leave it out",
+    );
     expect(sb.stats.requests).toBe(0);
   });
 
@@ -100,7 +126,9 @@ describe('--fields and the added header', () => {
     const dir = tempDir();
     const input = writeCsv(path.join(dir, 'in.csv'), [['=email'], ['jane@acme.com']]);
     const out = path.join(dir, 'out.csv');
-    const r = await runCli(['enrich', input, '-q', '-o', out, '--column', '=email', '--prefix', '=x', '--fields', 'lead_name'], { env: { LEAD_API_BASE_URL: sb.baseUrl, LEAD_API_TOKEN: sb.token } });
+    const r = await runCli(['enrich', input, '-q', '-o', out, '--column', '=email', '--prefix', '=x', '--fields', 'lead_name'], {
+      env: { LEAD_API_BASE_URL: sb.baseUrl, LEAD_API_TOKEN: sb.token },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(fs.readFileSync(out, 'utf8').split('\n')[0]).toBe("=email,'=xlead_status,'=xlead_name");
   });
@@ -118,9 +146,15 @@ describe.skipIf(!HAS_SCRIPT)('a workbook on stdout', { meta: { skipReason: 'no u
     const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['jane@acme.com']]);
     const env = { PATH: process.env.PATH, HOME: dir, LEAD_API_BASE_URL: sb.baseUrl, LEAD_API_TOKEN: sb.token, LEAD_ENRICH_STORE: path.join(dir, 's.sqlite') };
     // Everything the terminal received (any zip byte would be there, beside the line).
-    const screen = await run('script', ['-qfec', `"${process.execPath}" "${CLI_PATH}" enrich "${input}" -o - --format xlsx`, '/dev/null'], { env, stdin: 'ignore', timeoutMs: Infinity });
+    const screen = await run('script', ['-qfec', `"${process.execPath}" "${CLI_PATH}" enrich "${input}" -o - --format xlsx`, '/dev/null'], {
+      env,
+      stdin: 'ignore',
+      timeoutMs: Infinity,
+    });
     expect(screen.code).toBe(1);
-    expect(screen.stdout.trim()).toBe('lead-enrich: Refusing to write an .xlsx workbook to a terminal: send stdout to a file (> out.xlsx), or give -o out.xlsx (code: config)');
+    expect(screen.stdout.trim()).toBe(
+      'lead-enrich: Refusing to write an .xlsx workbook to a terminal: send stdout to a file (> out.xlsx), or give -o out.xlsx (code: config)',
+    );
     expect(sb.stats.requests).toBe(0);
     const piped = await runCli(['enrich', input, '-o', '-', '--format', 'xlsx', '-q'], { env });
     expect(piped.code, piped.stderr).toBe(0);

@@ -73,28 +73,40 @@ describe('a name that is a symbolic link', () => {
     expect(leftovers(dir, real)).toEqual([]);
   });
 
-  it("the lock is the target's: a second run on the target, by its own name or another link, exits 1 at once naming the target", async () => {
-    const dir = tempDir();
-    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(240, 'linklock').map((e) => [e])]);
-    const target = path.join(dir, 'real.csv');
-    fs.symlinkSync('real.csv', path.join(dir, 'a.csv'));
-    fs.symlinkSync(target, path.join(dir, 'b.csv'));
-    // Answers that take 30-50 ms, two at a time: the first run lasts past the two started against it.
-    const slow = await sandbox({ latencyMs: [30, 50] });
-    const first = spawnCli(['enrich', input, '-o', path.join(dir, 'a.csv'), '--concurrency', '2', '--quiet'], { env: envFor(slow, dir), timeoutMs: 60_000 });
-    first.stdin!.end();
-    await until(() => lookupsSeen(slow, 'lookup_email') >= 5 && fs.existsSync(path.join(dir, '.real.csv.lock')), 'the first lookups');
-    for (const name of ['real.csv', 'b.csv']) {
-      const second = await runCli(['enrich', input, '-o', path.join(dir, name), '--errors', path.join(dir, `${name}.errors.csv`)], { env: envFor(s, tempDir()) });
-      expectNoCrash(second);
-      expect(second.code).toBe(1);
-      expect(lines(second.stderr)).toEqual([expect.stringMatching(new RegExp(`^lead-enrich: Another lead-enrich run is writing the output ${target.replace(/[.]/g, '\\.')} \\(pid ${first.pid} on .*\\(code: output_locked\\)$`))]);
-    }
-    const done = await first.result;
-    expect(done.code, done.stderr).toBe(0);
-    expect(fs.lstatSync(path.join(dir, 'a.csv')).isSymbolicLink()).toBe(true);
-    expect(readCsvObjects(target)).toHaveLength(240);
-  }, hangBound(60_000));
+  it(
+    "the lock is the target's: a second run on the target, by its own name or another link, exits 1 at once naming the target",
+    async () => {
+      const dir = tempDir();
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(240, 'linklock').map((e) => [e])]);
+      const target = path.join(dir, 'real.csv');
+      fs.symlinkSync('real.csv', path.join(dir, 'a.csv'));
+      fs.symlinkSync(target, path.join(dir, 'b.csv'));
+      // Answers that take 30-50 ms, two at a time: the first run lasts past the two started against it.
+      const slow = await sandbox({ latencyMs: [30, 50] });
+      const first = spawnCli(['enrich', input, '-o', path.join(dir, 'a.csv'), '--concurrency', '2', '--quiet'], { env: envFor(slow, dir), timeoutMs: 60_000 });
+      first.stdin!.end();
+      await until(() => lookupsSeen(slow, 'lookup_email') >= 5 && fs.existsSync(path.join(dir, '.real.csv.lock')), 'the first lookups');
+      for (const name of ['real.csv', 'b.csv']) {
+        const second = await runCli(['enrich', input, '-o', path.join(dir, name), '--errors', path.join(dir, `${name}.errors.csv`)], {
+          env: envFor(s, tempDir()),
+        });
+        expectNoCrash(second);
+        expect(second.code).toBe(1);
+        expect(lines(second.stderr)).toEqual([
+          expect.stringMatching(
+            new RegExp(
+              `^lead-enrich: Another lead-enrich run is writing the output ${target.replace(/[.]/g, '\\.')} \\(pid ${first.pid} on .*\\(code: output_locked\\)$`,
+            ),
+          ),
+        ]);
+      }
+      const done = await first.result;
+      expect(done.code, done.stderr).toBe(0);
+      expect(fs.lstatSync(path.join(dir, 'a.csv')).isSymbolicLink()).toBe(true);
+      expect(readCsvObjects(target)).toHaveLength(240);
+    },
+    hangBound(60_000),
+  );
 });
 
 // Not on Windows, which has no mkfifo; Linux (every CI platform) and macOS have it.
@@ -133,95 +145,111 @@ describe.skipIf(process.platform === 'win32')('a FIFO', { meta: { skipReason: 'n
     expect(fs.statSync(fifo).isFIFO()).toBe(true);
   });
 
-  it('with no reader yet: nothing is looked up until one comes, then the run ends well; SIGINT while it waits: exit 130, nothing looked up', async () => {
-    const dir = tempDir();
-    const input = contacts(dir);
-    const changes = path.join(dir, 'changes.fifo');
-    runChecked('mkfifo', [changes]);
-    const lookups = lookupsSeen(s, 'lookup_email');
-    const waiting = spawnCli(['enrich', input, '--changes', changes, '-q'], { env: envFor(s, dir) });
-    waiting.stdin!.end();
-    // The account is read before the outputs are opened; the lookups wait for the reader.
-    const requests = s.stats.requests;
-    await until(() => s.stats.requests > requests, 'the account read');
-    await sleep(500);
-    expect(lookupsSeen(s, 'lookup_email')).toBe(lookups);
-    const read = readAll(changes);
-    const done = await waiting.result;
-    expect(done.code, done.stderr).toBe(0);
-    expect(await read).toBe(CHANGES_HEADER);
-    expect(lookupsSeen(s, 'lookup_email')).toBe(lookups + 3);
+  it(
+    'with no reader yet: nothing is looked up until one comes, then the run ends well; SIGINT while it waits: exit 130, nothing looked up',
+    async () => {
+      const dir = tempDir();
+      const input = contacts(dir);
+      const changes = path.join(dir, 'changes.fifo');
+      runChecked('mkfifo', [changes]);
+      const lookups = lookupsSeen(s, 'lookup_email');
+      const waiting = spawnCli(['enrich', input, '--changes', changes, '-q'], { env: envFor(s, dir) });
+      waiting.stdin!.end();
+      // The account is read before the outputs are opened; the lookups wait for the reader.
+      const requests = s.stats.requests;
+      await until(() => s.stats.requests > requests, 'the account read');
+      await sleep(500);
+      expect(lookupsSeen(s, 'lookup_email')).toBe(lookups);
+      const read = readAll(changes);
+      const done = await waiting.result;
+      expect(done.code, done.stderr).toBe(0);
+      expect(await read).toBe(CHANGES_HEADER);
+      expect(lookupsSeen(s, 'lookup_email')).toBe(lookups + 3);
 
-    const interrupted = spawnCli(['enrich', contacts(tempDir()), '--changes', changes], { env: envFor(s, tempDir()) });
-    interrupted.stdin!.end();
-    const again = s.stats.requests;
-    await until(() => s.stats.requests > again, 'the account read');
-    await sleep(300);
-    interrupted.kill('SIGINT');
-    const result = await interrupted.result;
-    expectNoCrash(result);
-    expect(result.code, result.stderr).toBe(130);
-    expect(lines(result.stderr).filter((line) => !/SIGINT: stopping/.test(line))).toEqual([
-      'lead-enrich: Interrupted while the outputs were opened (a FIFO waits for its reader): nothing was looked up (code: interrupted)',
-    ]);
-    expect(lookupsSeen(s, 'lookup_email')).toBe(lookups + 3);
-    expect(fs.statSync(changes).isFIFO()).toBe(true);
-  }, hangBound(60_000));
+      const interrupted = spawnCli(['enrich', contacts(tempDir()), '--changes', changes], { env: envFor(s, tempDir()) });
+      interrupted.stdin!.end();
+      const again = s.stats.requests;
+      await until(() => s.stats.requests > again, 'the account read');
+      await sleep(300);
+      interrupted.kill('SIGINT');
+      const result = await interrupted.result;
+      expectNoCrash(result);
+      expect(result.code, result.stderr).toBe(130);
+      expect(lines(result.stderr).filter((line) => !/SIGINT: stopping/.test(line))).toEqual([
+        'lead-enrich: Interrupted while the outputs were opened (a FIFO waits for its reader): nothing was looked up (code: interrupted)',
+      ]);
+      expect(lookupsSeen(s, 'lookup_email')).toBe(lookups + 3);
+      expect(fs.statSync(changes).isFIFO()).toBe(true);
+    },
+    hangBound(60_000),
+  );
 });
 
 describe('a device, and standard output by name', () => {
   // mknod of a device needs root (CI runs as root); elsewhere the real /dev/null is checked alone.
-  it.runIf(ROOT && process.platform === 'linux')('--errors and --changes at character devices made with mknod: written to, still the same devices', { meta: { skipReason: 'not root, or not Linux: no device node can be made' } }, async () => {
-    const dir = tempDir();
-    const input = contacts(dir);
-    // Major 1, minor 3: what /dev/null is on Linux, made here under names of our own.
-    const [errors, changes] = ['errors-null', 'changes-null'].map((name) => path.join(dir, name)) as [string, string];
-    for (const node of [errors, changes]) runChecked('mknod', [node, 'c', '1', '3']);
-    const identity = (node: string) => {
-      const stat = fs.lstatSync(node);
-      return [stat.isCharacterDevice(), stat.ino, stat.rdev];
-    };
-    const before = [errors, changes].map(identity);
-    const r = await runCli(['enrich', input, '--errors', errors, '--changes', changes, '--json'], { env: envFor(s, dir) });
-    expect(r.code, r.stderr).toBe(0);
-    expect([errors, changes].map(identity)).toEqual(before);
-    expect(before[0]![0]).toBe(true);
-    expect(JSON.parse(r.stdout)).toMatchObject({ errorsFile: errors, changesFile: changes });
-    expect(leftovers(dir)).toEqual([]);
-  });
+  it.runIf(ROOT && process.platform === 'linux')(
+    '--errors and --changes at character devices made with mknod: written to, still the same devices',
+    { meta: { skipReason: 'not root, or not Linux: no device node can be made' } },
+    async () => {
+      const dir = tempDir();
+      const input = contacts(dir);
+      // Major 1, minor 3: what /dev/null is on Linux, made here under names of our own.
+      const [errors, changes] = ['errors-null', 'changes-null'].map((name) => path.join(dir, name)) as [string, string];
+      for (const node of [errors, changes]) runChecked('mknod', [node, 'c', '1', '3']);
+      const identity = (node: string) => {
+        const stat = fs.lstatSync(node);
+        return [stat.isCharacterDevice(), stat.ino, stat.rdev];
+      };
+      const before = [errors, changes].map(identity);
+      const r = await runCli(['enrich', input, '--errors', errors, '--changes', changes, '--json'], { env: envFor(s, dir) });
+      expect(r.code, r.stderr).toBe(0);
+      expect([errors, changes].map(identity)).toEqual(before);
+      expect(before[0]![0]).toBe(true);
+      expect(JSON.parse(r.stdout)).toMatchObject({ errorsFile: errors, changesFile: changes });
+      expect(leftovers(dir)).toEqual([]);
+    },
+  );
 
   // Not as root: there a build that replaced what it names would replace the machine's /dev/null
   // (the mknod test above covers devices as root); any other user may not write in /dev.
-  it.skipIf(ROOT)('--errors /dev/null: written to, still the device it was; two outputs may share it', { meta: { skipReason: 'root: the device nodes made with mknod stand for /dev/null' } }, async () => {
-    const dir = tempDir();
-    const before = fs.statSync('/dev/null');
-    const r = await runCli(['enrich', contacts(dir), '--errors', '/dev/null', '--changes', '/dev/null', '-q'], { env: envFor(s, dir) });
-    expect(r.code, r.stderr).toBe(0);
-    const after = fs.statSync('/dev/null');
-    expect([after.isCharacterDevice(), after.ino, after.rdev]).toEqual([true, before.ino, before.rdev]);
-    expect(fs.existsSync(path.join(dir, 'in.enriched.csv'))).toBe(true);
-  });
+  it.skipIf(ROOT)(
+    '--errors /dev/null: written to, still the device it was; two outputs may share it',
+    { meta: { skipReason: 'root: the device nodes made with mknod stand for /dev/null' } },
+    async () => {
+      const dir = tempDir();
+      const before = fs.statSync('/dev/null');
+      const r = await runCli(['enrich', contacts(dir), '--errors', '/dev/null', '--changes', '/dev/null', '-q'], { env: envFor(s, dir) });
+      expect(r.code, r.stderr).toBe(0);
+      const after = fs.statSync('/dev/null');
+      expect([after.isCharacterDevice(), after.ino, after.rdev]).toEqual([true, before.ino, before.rdev]);
+      expect(fs.existsSync(path.join(dir, 'in.enriched.csv'))).toBe(true);
+    },
+  );
 
   // Through a link of our own to /dev/stdout: a build that replaced what it names would replace
   // that link, never the machine's /dev/stdout.
-  it.skipIf(process.platform !== 'linux')('--changes /dev/stdout: into a pipe, and appended to the file stdout was sent to with >> (the JSON summary on stderr)', { meta: { skipReason: 'the shell redirections as on Linux' } }, async () => {
-    const dir = tempDir();
-    const input = contacts(dir);
-    const stdout = path.join(dir, 'stdout');
-    fs.symlinkSync('/dev/stdout', stdout);
-    const env = { ...envFor(s, dir), PATH: process.env.PATH };
-    const command = `"$0" "$1" enrich "$2" --changes "${stdout}" -q --json`;
-    const piped = await run('sh', ['-c', `${command} | cat`, process.execPath, CLI_PATH, input], { env });
-    expect(piped.code, piped.stderr).toBe(0);
-    expect(piped.stdout).toBe(CHANGES_HEADER);
-    expect(JSON.parse(piped.stderr)).toMatchObject({ exitCode: 0, changesFile: stdout });
-    const log = path.join(dir, 'log.txt');
-    fs.writeFileSync(log, 'the night before\n');
-    const appended = await run('sh', ['-c', `${command} >> "$3"`, process.execPath, CLI_PATH, input, log], { env });
-    expect(appended.code, appended.stderr).toBe(0);
-    expect(fs.readFileSync(log, 'utf8')).toBe(`the night before\n${CHANGES_HEADER}`);
-    expect(fs.readlinkSync(stdout)).toBe('/dev/stdout');
-  });
+  it.skipIf(process.platform !== 'linux')(
+    '--changes /dev/stdout: into a pipe, and appended to the file stdout was sent to with >> (the JSON summary on stderr)',
+    { meta: { skipReason: 'the shell redirections as on Linux' } },
+    async () => {
+      const dir = tempDir();
+      const input = contacts(dir);
+      const stdout = path.join(dir, 'stdout');
+      fs.symlinkSync('/dev/stdout', stdout);
+      const env = { ...envFor(s, dir), PATH: process.env.PATH };
+      const command = `"$0" "$1" enrich "$2" --changes "${stdout}" -q --json`;
+      const piped = await run('sh', ['-c', `${command} | cat`, process.execPath, CLI_PATH, input], { env });
+      expect(piped.code, piped.stderr).toBe(0);
+      expect(piped.stdout).toBe(CHANGES_HEADER);
+      expect(JSON.parse(piped.stderr)).toMatchObject({ exitCode: 0, changesFile: stdout });
+      const log = path.join(dir, 'log.txt');
+      fs.writeFileSync(log, 'the night before\n');
+      const appended = await run('sh', ['-c', `${command} >> "$3"`, process.execPath, CLI_PATH, input, log], { env });
+      expect(appended.code, appended.stderr).toBe(0);
+      expect(fs.readFileSync(log, 'utf8')).toBe(`the night before\n${CHANGES_HEADER}`);
+      expect(fs.readlinkSync(stdout)).toBe('/dev/stdout');
+    },
+  );
 
   it('a socket, a block device, a folder: refused in one line before any request, nothing made', async () => {
     const dir = tempDir();
@@ -238,9 +266,14 @@ describe('a device, and standard output by name', () => {
       const cases: Array<[string[], string]> = [
         [['--changes', socket], `Cannot write ${socket}: it is a socket; choose another path with --changes`],
         [['-o', socket], `Cannot write ${socket}: it is a socket; choose another path with -o / --errors`],
-        [['--report', path.join(dir, 'link.json')], `Cannot write the report ${path.join(dir, 'link.json')}: it is a socket; choose another path with --report`],
+        [
+          ['--report', path.join(dir, 'link.json')],
+          `Cannot write the report ${path.join(dir, 'link.json')}: it is a socket; choose another path with --report`,
+        ],
         [['--errors', path.join(dir, 'folder.csv')], `Cannot write ${path.join(dir, 'folder.csv')}: it is a folder; choose another path with -o / --errors`],
-        ...(fs.existsSync(block) ? [[['--changes', block], `Cannot write ${block}: it is a block device (a disk); choose another path with --changes`] as [string[], string]] : []),
+        ...(fs.existsSync(block)
+          ? [[['--changes', block], `Cannot write ${block}: it is a block device (a disk); choose another path with --changes`] as [string[], string]]
+          : []),
       ];
       fs.symlinkSync(socket, path.join(dir, 'link.json'));
       for (const [args, line] of cases) {
@@ -250,7 +283,9 @@ describe('a device, and standard output by name', () => {
         expect(lines(r.stderr)).toEqual([`lead-enrich: ${line} (code: unwritable_output)`]);
       }
       expect(s.stats.requests).toBe(requests);
-      expect(fs.readdirSync(dir).sort()).toEqual(['disk.csv', 'folder.csv', 'in.csv', 'link.json', 'sock.csv'].filter((name) => name !== 'disk.csv' || fs.existsSync(block)));
+      expect(fs.readdirSync(dir).sort()).toEqual(
+        ['disk.csv', 'folder.csv', 'in.csv', 'link.json', 'sock.csv'].filter((name) => name !== 'disk.csv' || fs.existsSync(block)),
+      );
       expect(fs.statSync(socket).isSocket()).toBe(true);
     } finally {
       server.close();

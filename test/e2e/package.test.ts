@@ -31,7 +31,12 @@ let tmp: string;
 async function run(command: string, args: string[], options: { env?: Record<string, string>; timeoutMs?: number; report?: false } = {}): Promise<Run> {
   const reportFile = path.join(project, `report-${Math.random().toString(36).slice(2)}.json`);
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env };
-  const child = start(command, options.report === false ? args : [...args, reportFile], { cwd: project, env, stdin: 'ignore', timeoutMs: options.timeoutMs ?? 30_000 });
+  const child = start(command, options.report === false ? args : [...args, reportFile], {
+    cwd: project,
+    env,
+    stdin: 'ignore',
+    timeoutMs: options.timeoutMs ?? 30_000,
+  });
   let brokeAt: number | undefined;
   child.stdout!.on('data', () => {
     if (brokeAt === undefined && child.output.stdout.includes('broke')) brokeAt = Date.now();
@@ -77,7 +82,11 @@ async function packIntoProject(): Promise<void> {
   }
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lead-enrich-package-'));
   // No request to a registry: npm's own update check is off.
-  const pack = await runProcess('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', tmp], { cwd: REPO_ROOT, env: { ...process.env, npm_config_update_notifier: 'false' }, timeoutMs: 120_000 });
+  const pack = await runProcess('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', tmp], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+    timeoutMs: 120_000,
+  });
   if (pack.code !== 0) throw new Error(`npm pack exited ${pack.code}: ${pack.stderr}`);
   const info = packInfo(pack.stdout);
   packed = { files: info.files.map((f) => f.path) };
@@ -105,7 +114,10 @@ const runs: Record<'esm' | 'cjs' | 'types' | 'break', Promise<Run>> = {} as neve
 
 beforeAll(async () => {
   await packIntoProject();
-  [redis, breakSandbox] = await Promise.all([REDIS_MISSING === undefined ? startRedis() : undefined, startSandbox({ port: 0, rpm: 60_000, latencyMs: [5, 30], notFoundRate: 0 })]);
+  [redis, breakSandbox] = await Promise.all([
+    REDIS_MISSING === undefined ? startRedis() : undefined,
+    startSandbox({ port: 0, rpm: 60_000, latencyMs: [5, 30], notFoundRate: 0 }),
+  ]);
   const tsc = path.join(fs.realpathSync(path.join(REPO_ROOT, 'node_modules')), 'typescript', 'bin', 'tsc');
   // All at once: the type check is CPU, the others mostly wait on the network.
   runs.types = run(process.execPath, [tsc, '-p', 'tsconfig.json', '--pretty', 'false', '--listFiles'], { timeoutMs: 50_000, report: false });
@@ -129,7 +141,19 @@ afterAll(async () => {
 
 describe('the packed package', () => {
   it('holds the build, the README and the docs it links to, not the sources or the tests', () => {
-    expect(packed.files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'docs/reference.md', 'docs/library.md', 'dist/index.js', 'dist/index.d.ts', 'dist/sandbox/index.js', 'dist/sandbox/index.d.ts', 'dist/cli/main.js']));
+    expect(packed.files).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'docs/reference.md',
+        'docs/library.md',
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/sandbox/index.js',
+        'dist/sandbox/index.d.ts',
+        'dist/cli/main.js',
+      ]),
+    );
     expect(packed.files.filter((f) => /^(src|test|bench|fixtures)\//.test(f))).toEqual([]);
   });
 
@@ -137,7 +161,14 @@ describe('the packed package', () => {
     const r = await runs.esm;
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('');
-    expect(r.report.exports).toEqual({ enrich: 'function', enrichRows: 'function', LeadClient: 'function', LeadError: 'function', startSandbox: 'function', RowError: 'function' });
+    expect(r.report.exports).toEqual({
+      enrich: 'function',
+      enrichRows: 'function',
+      LeadClient: 'function',
+      LeadError: 'function',
+      startSandbox: 'function',
+      RowError: 'function',
+    });
   });
 
   it('the sandbox is its own entry, lead-enrich/sandbox: the main entry does not export it', async () => {
@@ -157,7 +188,7 @@ describe('the packed package', () => {
     ]);
   });
 
-  it('type-checks a user\'s TypeScript (node16 resolution, strict, no skipLibCheck) and reports a type error', async () => {
+  it("type-checks a user's TypeScript (node16 resolution, strict, no skipLibCheck) and reports a type error", async () => {
     const r = await runs.types;
     const errors = r.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
     // The deliberate mistake in broken.ts is the only error: the check can fail, and nothing
@@ -263,7 +294,11 @@ describe('LeadClient through the package', () => {
 
   it('refuses unknown options, and the sandbox its bad ones, with LeadErrors', async () => {
     const { refusals } = (await runs.esm).report;
-    expect(refusals.client).toEqual({ isLeadError: true, code: 'config', message: expect.stringContaining("Unknown LeadClient option 'rmp' (did you mean 'rpm'?)") });
+    expect(refusals.client).toEqual({
+      isLeadError: true,
+      code: 'config',
+      message: expect.stringContaining("Unknown LeadClient option 'rmp' (did you mean 'rpm'?)"),
+    });
     expect(refusals.sandbox).toEqual({ isLeadError: true, code: 'config', message: expect.stringContaining('Invalid sandbox option port') });
   });
 });

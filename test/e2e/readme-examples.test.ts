@@ -31,17 +31,27 @@ describe('README Library examples', () => {
     expect(codeBlocks(section('docs/library.md', 'Library'), 'js').length).toBeGreaterThanOrEqual(3);
   });
 
-  it.each(examples.map((code, i) => [i + 1, code] as const))('example %i runs against the sandbox', async (_n, code) => {
-    const dir = tempDir();
-    dirs.push(dir);
-    fs.copyFileSync(path.join(REPO_ROOT, 'fixtures', 'contacts.csv'), path.join(dir, 'contacts.csv'));
-    const entry = pathToFileURL(path.join(REPO_ROOT, 'dist', 'index.js')).href;
-    const sandboxEntry = pathToFileURL(path.join(REPO_ROOT, 'dist', 'sandbox', 'index.js')).href;
-    const file = path.join(dir, 'example.mjs');
-    fs.writeFileSync(file, code.replace(/from 'lead-enrich'/g, `from '${entry}'`).replace(/from 'lead-enrich\/sandbox'/g, `from '${sandboxEntry}'`));
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, LEAD_API_BASE_URL: sandbox.baseUrl, LEAD_API_TOKEN: sandbox.token, LEAD_ENRICH_STORE: path.join(dir, 'store.sqlite') };
-    const { code: status, stdout, stderr } = await run(process.execPath, [file], { cwd: dir, env, stdin: 'ignore', timeoutMs: 20_000 });
-    expect(status, stderr).toBe(0);
-    expect(stdout.trim().length, stderr).toBeGreaterThan(0);
-  }, hangBound(30_000));
+  it.each(examples.map((code, i) => [i + 1, code] as const))(
+    'example %i runs against the sandbox',
+    async (_n, code) => {
+      const dir = tempDir();
+      dirs.push(dir);
+      fs.copyFileSync(path.join(REPO_ROOT, 'fixtures', 'contacts.csv'), path.join(dir, 'contacts.csv'));
+      const entry = pathToFileURL(path.join(REPO_ROOT, 'dist', 'index.js')).href;
+      const sandboxEntry = pathToFileURL(path.join(REPO_ROOT, 'dist', 'sandbox', 'index.js')).href;
+      const file = path.join(dir, 'example.mjs');
+      fs.writeFileSync(file, code.replace(/from 'lead-enrich'/g, `from '${entry}'`).replace(/from 'lead-enrich\/sandbox'/g, `from '${sandboxEntry}'`));
+      const env = {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        LEAD_API_BASE_URL: sandbox.baseUrl,
+        LEAD_API_TOKEN: sandbox.token,
+        LEAD_ENRICH_STORE: path.join(dir, 'store.sqlite'),
+      };
+      const { code: status, stdout, stderr } = await run(process.execPath, [file], { cwd: dir, env, stdin: 'ignore', timeoutMs: 20_000 });
+      expect(status, stderr).toBe(0);
+      expect(stdout.trim().length, stderr).toBeGreaterThan(0);
+    },
+    hangBound(30_000),
+  );
 });

@@ -36,7 +36,9 @@ function installedVersions(tree: NpmTree): string[] {
 
 /** The lockfile's production packages (those installed here: an optional one of another platform is not), as name@version. */
 function lockedVersions(): string[] {
-  const lock = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; dev?: boolean; optional?: boolean; name?: string }> };
+  const lock = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version?: string; dev?: boolean; optional?: boolean; name?: string }>;
+  };
   const found = new Set<string>();
   for (const [folder, entry] of Object.entries(lock.packages)) {
     if (folder === '' || entry.dev === true || !fs.existsSync(path.join(REPO_ROOT, folder, 'package.json'))) continue;
@@ -56,7 +58,9 @@ function block(language: string): string {
 
 /** The cron line's command (after its five time fields), as cron hands it to sh: `\%` is `%`. */
 function cronCommand(): string {
-  const line = block('cron').split('\n').find((l) => /^[\d*]/.test(l))!;
+  const line = block('cron')
+    .split('\n')
+    .find((l) => /^[\d*]/.test(l))!;
   return line.split(/\s+/).slice(5).join(' ').replace(/\\%/g, '%');
 }
 
@@ -133,28 +137,44 @@ describe("the README's first run and shell recipes, as written", () => {
     expect(SHELL_BLOCKS).toHaveLength(4);
   });
 
-  it.each(SHELL_BLOCKS.map((code, i) => [i + 1, code] as const))('block %i exits 0 and writes an enriched output and its sidecar', async (_n, code) => {
-    const { dir, env } = world();
-    exportsFolder(dir);
-    const before = new Set(fs.readdirSync(dir));
-    const r = await sh(code.replace(EXAMPLE_URL, sandbox.baseUrl), dir, { ...env, LEAD_API_TOKEN: sandbox.token, LEAD_API_BASE_URL: sandbox.baseUrl }, ['-e']);
-    expect(r.code, r.stderr).toBe(0);
-    const made = fs.readdirSync(dir).filter((f) => !before.has(f));
-    expect(made.filter((f) => /enriched\.(csv|xlsx)$/.test(f)), made.join(', ')).toHaveLength(1);
-    expect(made.filter((f) => /\.errors\.csv$/.test(f)), made.join(', ')).toHaveLength(1);
-  }, hangBound(60_000));
+  it.each(SHELL_BLOCKS.map((code, i) => [i + 1, code] as const))(
+    'block %i exits 0 and writes an enriched output and its sidecar',
+    async (_n, code) => {
+      const { dir, env } = world();
+      exportsFolder(dir);
+      const before = new Set(fs.readdirSync(dir));
+      const r = await sh(code.replace(EXAMPLE_URL, sandbox.baseUrl), dir, { ...env, LEAD_API_TOKEN: sandbox.token, LEAD_API_BASE_URL: sandbox.baseUrl }, [
+        '-e',
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      const made = fs.readdirSync(dir).filter((f) => !before.has(f));
+      expect(
+        made.filter((f) => /enriched\.(csv|xlsx)$/.test(f)),
+        made.join(', '),
+      ).toHaveLength(1);
+      expect(
+        made.filter((f) => /\.errors\.csv$/.test(f)),
+        made.join(', '),
+      ).toHaveLength(1);
+    },
+    hangBound(60_000),
+  );
 
-  it("filling blanks fills the CRM's own blank cells and keeps its columns", async () => {
-    const { dir, env } = world();
-    exportsFolder(dir);
-    const fill = SHELL_BLOCKS.find((code) => code.includes('--fill'))!;
-    const r = await sh(fill, dir, { ...env, LEAD_API_TOKEN: sandbox.token, LEAD_API_BASE_URL: sandbox.baseUrl }, ['-e']);
-    expect(r.code, r.stderr).toBe(0);
-    const [header, ann, ben] = fs.readFileSync(path.join(dir, 'crm.enriched.csv'), 'utf8').trim().split('\n');
-    expect(header).toBe('Email,Title,Company,lead_status');
-    expect(ann).toMatch(/^ann@acme\.com,[^,]+,[^,]+,found$/);
-    expect(ben).toBe('ben@acme.com,CTO,Acme,skipped');
-  }, hangBound(60_000));
+  it(
+    "filling blanks fills the CRM's own blank cells and keeps its columns",
+    async () => {
+      const { dir, env } = world();
+      exportsFolder(dir);
+      const fill = SHELL_BLOCKS.find((code) => code.includes('--fill'))!;
+      const r = await sh(fill, dir, { ...env, LEAD_API_TOKEN: sandbox.token, LEAD_API_BASE_URL: sandbox.baseUrl }, ['-e']);
+      expect(r.code, r.stderr).toBe(0);
+      const [header, ann, ben] = fs.readFileSync(path.join(dir, 'crm.enriched.csv'), 'utf8').trim().split('\n');
+      expect(header).toBe('Email,Title,Company,lead_status');
+      expect(ann).toMatch(/^ann@acme\.com,[^,]+,[^,]+,found$/);
+      expect(ben).toBe('ben@acme.com,CTO,Acme,skipped');
+    },
+    hangBound(60_000),
+  );
 });
 
 describe('the README cron recipe, as written', () => {
@@ -224,8 +244,21 @@ describe.skipIf(OFFLINE_MISSING !== undefined)('the README CI step, as written',
     // not there, and fail at once.
     const prefix = path.join(dir, 'global');
     const npmEnv = { npm_config_prefix: prefix, ...offlineNpm(registry, npmCache) };
-    const runner = { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dir, GITHUB_STEP_SUMMARY: path.join(dir, 'step-summary.md'), GITHUB_OUTPUT: path.join(dir, 'step-output.txt') };
-    const ci = { ...env, ...ciEnv(), ...npmEnv, ...runner, PATH: `${path.join(prefix, 'bin')}:${process.env.PATH}`, LEAD_API_TOKEN: sandbox.token, LEAD_API_BASE_URL: sandbox.baseUrl };
+    const runner = {
+      GITHUB_ACTIONS: 'true',
+      GITHUB_WORKSPACE: dir,
+      GITHUB_STEP_SUMMARY: path.join(dir, 'step-summary.md'),
+      GITHUB_OUTPUT: path.join(dir, 'step-output.txt'),
+    };
+    const ci = {
+      ...env,
+      ...ciEnv(),
+      ...npmEnv,
+      ...runner,
+      PATH: `${path.join(prefix, 'bin')}:${process.env.PATH}`,
+      LEAD_API_TOKEN: sandbox.token,
+      LEAD_API_BASE_URL: sandbox.baseUrl,
+    };
     return sh(ciScript(), dir, ci, ['-e']).then(async (r) => {
       expect(registry.asked, 'asked of the registry on 127.0.0.1: the tarball holds every dependency').toEqual([]);
       const installed = fs.realpathSync(path.join(prefix, 'bin', 'lead-enrich'));
@@ -240,45 +273,69 @@ describe.skipIf(OFFLINE_MISSING !== undefined)('the README CI step, as written',
     const yaml = block('yaml');
     const id = /^\s+id: (\S+)$/m.exec(yaml)?.[1];
     expect(id).toBeDefined();
-    expect(yaml).toMatch(/- uses: actions\/cache\/restore@v\d+\n\s+with: \{ path: \.lead-enrich, key: "lead-enrich-\$\{\{ github\.run_id \}\}-\$\{\{ github\.run_attempt \}\}", restore-keys: lead-enrich- \}/);
-    expect(yaml).toMatch(/- uses: actions\/cache\/save@v\d+\n\s+if: always\(\)\n\s+with: \{ path: \.lead-enrich, key: "lead-enrich-\$\{\{ github\.run_id \}\}-\$\{\{ github\.run_attempt \}\}" \}/);
+    expect(yaml).toMatch(
+      /- uses: actions\/cache\/restore@v\d+\n\s+with: \{ path: \.lead-enrich, key: "lead-enrich-\$\{\{ github\.run_id \}\}-\$\{\{ github\.run_attempt \}\}", restore-keys: lead-enrich- \}/,
+    );
+    expect(yaml).toMatch(
+      /- uses: actions\/cache\/save@v\d+\n\s+if: always\(\)\n\s+with: \{ path: \.lead-enrich, key: "lead-enrich-\$\{\{ github\.run_id \}\}-\$\{\{ github\.run_attempt \}\}" \}/,
+    );
     expect(yaml).toContain(`steps.${id}.outputs.found`);
     expect(ciEnv().LEAD_ENRICH_STORE).toMatch(/^\.lead-enrich\//);
   });
 
-  it('installs nothing by the project\'s name from a registry: the tarball it has', () => {
+  it("installs nothing by the project's name from a registry: the tarball it has", () => {
     expect(ciScript()).not.toMatch(/npm (install|i)( -g)? lead-enrich(@|\s|$)/m);
     expect(ciScript()).toMatch(/^npm install -g \.\/vendor\/lead-enrich-\*\.tgz$/m);
   });
 
-  it('passes, in a fresh folder (out/ made), with the summary and the sidecar kept, the job summary and the step outputs written, the store where the cache steps keep it', async () => {
-    const r = await run(GOOD);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.installed.startsWith(path.join(r.dir, 'global'))).toBe(true);
-    const summary = JSON.parse(fs.readFileSync(path.join(r.dir, 'out', 'summary.json'), 'utf8'));
-    expect(summary).toMatchObject({ rows: 2 });
-    expect(fs.existsSync(path.join(r.dir, 'out', 'contacts.errors.csv'))).toBe(true);
-    expect(fs.existsSync(path.join(r.dir, 'out', 'report.html'))).toBe(true);
-    const outputs = readStepOutputs(fs.readFileSync(path.join(r.dir, 'step-output.txt'), 'utf8'));
-    expect(outputs).toMatchObject({ 'exit-code': '0', rows: '2', found: String(summary.status.found), errors: '0', output: path.join(r.dir, 'out', 'contacts.csv') });
-    expect(renderSummary(fs.readFileSync(path.join(r.dir, 'step-summary.md'), 'utf8'))).toMatch(/^<h3>lead-enrich: Done: 2 rows \(exit 0\)<\/h3>/);
-    // The cache steps' path holds the store: the next workflow run finds its answers there.
-    const cached = /actions\/cache\/save@\S+\n.*\n\s+with: \{ path: ([^,\s]+),/.exec(block('yaml'))![1]!;
-    expect(fs.existsSync(path.join(r.dir, cached, 'results.sqlite'))).toBe(true);
-  }, hangBound(120_000)); // the install and two runs: 6-13 s measured at a load average of 6-8 on 2 cores
+  it(
+    'passes, in a fresh folder (out/ made), with the summary and the sidecar kept, the job summary and the step outputs written, the store where the cache steps keep it',
+    async () => {
+      const r = await run(GOOD);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.installed.startsWith(path.join(r.dir, 'global'))).toBe(true);
+      const summary = JSON.parse(fs.readFileSync(path.join(r.dir, 'out', 'summary.json'), 'utf8'));
+      expect(summary).toMatchObject({ rows: 2 });
+      expect(fs.existsSync(path.join(r.dir, 'out', 'contacts.errors.csv'))).toBe(true);
+      expect(fs.existsSync(path.join(r.dir, 'out', 'report.html'))).toBe(true);
+      const outputs = readStepOutputs(fs.readFileSync(path.join(r.dir, 'step-output.txt'), 'utf8'));
+      expect(outputs).toMatchObject({
+        'exit-code': '0',
+        rows: '2',
+        found: String(summary.status.found),
+        errors: '0',
+        output: path.join(r.dir, 'out', 'contacts.csv'),
+      });
+      expect(renderSummary(fs.readFileSync(path.join(r.dir, 'step-summary.md'), 'utf8'))).toMatch(/^<h3>lead-enrich: Done: 2 rows \(exit 0\)<\/h3>/);
+      // The cache steps' path holds the store: the next workflow run finds its answers there.
+      const cached = /actions\/cache\/save@\S+\n.*\n\s+with: \{ path: ([^,\s]+),/.exec(block('yaml'))![1]!;
+      expect(fs.existsSync(path.join(r.dir, cached, 'results.sqlite'))).toBe(true);
+    },
+    hangBound(120_000),
+  ); // the install and two runs: 6-13 s measured at a load average of 6-8 on 2 cores
 
-  it("installs exactly the tree this checkout's tests ran: npm ls --all of the install is the lockfile's production packages, version for version", async () => {
-    const r = await run(GOOD);
-    expect(r.code, r.stderr).toBe(0);
-    expect(installedVersions(r.tree)).toEqual(lockedVersions());
-  }, hangBound(120_000));
+  it(
+    "installs exactly the tree this checkout's tests ran: npm ls --all of the install is the lockfile's production packages, version for version",
+    async () => {
+      const r = await run(GOOD);
+      expect(r.code, r.stderr).toBe(0);
+      expect(installedVersions(r.tree)).toEqual(lockedVersions());
+    },
+    hangBound(120_000),
+  );
 
-  it("passes when the only errors are the file's own (exit 5 accepted)", async () => {
-    const r = await run(WITH_A_BAD_KEY);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.installed.startsWith(path.join(r.dir, 'global'))).toBe(true);
-    expect(JSON.parse(fs.readFileSync(path.join(r.dir, 'out', 'summary.json'), 'utf8')).errorCodes).toEqual({ invalid_input: 1 });
-    expect(readStepOutputs(fs.readFileSync(path.join(r.dir, 'step-output.txt'), 'utf8'))).toMatchObject({ 'exit-code': '5', errors: '1' });
-    expect(r.stderr).toContain('::error file=data/contacts.csv,line=3,title=lead-enrich (invalid_input)::1 row in error with invalid_input: row 2; see out/contacts.errors.csv');
-  }, hangBound(120_000));
+  it(
+    "passes when the only errors are the file's own (exit 5 accepted)",
+    async () => {
+      const r = await run(WITH_A_BAD_KEY);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.installed.startsWith(path.join(r.dir, 'global'))).toBe(true);
+      expect(JSON.parse(fs.readFileSync(path.join(r.dir, 'out', 'summary.json'), 'utf8')).errorCodes).toEqual({ invalid_input: 1 });
+      expect(readStepOutputs(fs.readFileSync(path.join(r.dir, 'step-output.txt'), 'utf8'))).toMatchObject({ 'exit-code': '5', errors: '1' });
+      expect(r.stderr).toContain(
+        '::error file=data/contacts.csv,line=3,title=lead-enrich (invalid_input)::1 row in error with invalid_input: row 2; see out/contacts.errors.csv',
+      );
+    },
+    hangBound(120_000),
+  );
 });

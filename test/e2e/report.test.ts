@@ -52,7 +52,12 @@ describe('--report FILE.json', () => {
     expect(sidecar).toHaveLength(2);
     const found = rows.filter((row) => row.lead_status === 'found');
     const lookedUp = found.length + count('not_found');
-    expect(json.matchRate).toEqual({ lookedUp, found: found.length, rate: found.length / lookedUp, byKind: [{ kind: 'email', column: 'Email', lookedUp, found: found.length, rate: found.length / lookedUp }] });
+    expect(json.matchRate).toEqual({
+      lookedUp,
+      found: found.length,
+      rate: found.length / lookedUp,
+      byKind: [{ kind: 'email', column: 'Email', lookedUp, found: found.length, rate: found.length / lookedUp }],
+    });
     // Every data column the output adds, with the share of found rows holding a value in it.
     const dataColumns = Object.keys(rows[0]!).filter((name) => name.startsWith('lead_') && !['lead_status', 'lead_billing'].includes(name));
     expect(json.fillRates.foundRows).toBe(found.length);
@@ -61,7 +66,12 @@ describe('--report FILE.json', () => {
       const holding = found.filter((row) => row[column] !== '').length;
       expect([column, filled, rate]).toEqual([column, holding, holding / found.length]);
     }
-    expect(json).toMatchObject({ exitStatus: 5, stoppedBy: null, reportVersion: 1, requests: { total: lookedUp, retries: 0, rateLimited: 0, apiUnavailableMs: 0 } });
+    expect(json).toMatchObject({
+      exitStatus: 5,
+      stoppedBy: null,
+      reportVersion: 1,
+      requests: { total: lookedUp, retries: 0, rateLimited: 0, apiUnavailableMs: 0 },
+    });
     expect(json.credits.spent).toBe(json.credits.before - json.credits.after);
     expect(json.rate.perWindow.reduce((sum, b) => sum + b.requests, 0)).toBe(lookedUp);
     expect(json.rate).toMatchObject({ windowMs: 60_000, limit: 60_000 });
@@ -78,7 +88,12 @@ describe('--report FILE.json', () => {
     let n = 0;
     const api = await accountOnlyServer(() => {
       n += 1;
-      const lead = { name: `P ${n}`, ...(n % 3 ? { title: `Title ${n}` } : {}), company_name: n % 2 ? 'Acme, "Tools"' : '', ...(n % 4 ? { network_url: `https://www.linkedin.com/in/p-${n}` } : {}) };
+      const lead = {
+        name: `P ${n}`,
+        ...(n % 3 ? { title: `Title ${n}` } : {}),
+        company_name: n % 2 ? 'Acme, "Tools"' : '',
+        ...(n % 4 ? { network_url: `https://www.linkedin.com/in/p-${n}` } : {}),
+      };
       return { status: 200, body: JSON.stringify({ status: 'success', data: { email_address: 'x', lead } }) };
     });
     closers.push(api.close);
@@ -128,12 +143,15 @@ describe('--report FILE.html', () => {
     const report = path.join(dir, 'r.html');
     const json = path.join(dir, 'r.json');
     // --base-url on the command line: a URL the report shows as text, never as a reference.
-    const r = await runCli(['enrich', input, '-o', path.join(dir, 'out.csv'), '--report', report, '--base-url', s.baseUrl], { env: { LEAD_API_TOKEN: s.token } });
+    const r = await runCli(['enrich', input, '-o', path.join(dir, 'out.csv'), '--report', report, '--base-url', s.baseUrl], {
+      env: { LEAD_API_TOKEN: s.token },
+    });
     expect(r.code, r.stderr).toBe(5);
     await runCli(['enrich', input, '-o', path.join(dir, 'again.csv'), '--report', json], { env });
     const html = fs.readFileSync(report, 'utf8');
     expect(html.startsWith('<!doctype html>')).toBe(true);
-    for (const outside of [/<script/i, /https?:/i, /url\(/i, /@import/i, /\ssrc=/i, /\shref=/i, /<link/i, /<iframe/i, /<object/i]) expect(html).not.toMatch(outside);
+    for (const outside of [/<script/i, /https?:/i, /url\(/i, /@import/i, /\ssrc=/i, /\shref=/i, /<link/i, /<iframe/i, /<object/i])
+      expect(html).not.toMatch(outside);
     expect(html).not.toContain(s.token);
     expect(html.match(/<svg /g)).toHaveLength(2);
     expect(html).toContain('prefers-color-scheme: dark');
@@ -269,12 +287,7 @@ describe('what the report is made of', () => {
   });
 
   it("a stored record's cells are looked at without splitting it: the same as split", () => {
-    const records = [
-      ['Ana', '', 'CTO, "Data"', '', '=x', ''],
-      ['', '', '', '', '', ''],
-      ['"', 'a,b', '', 'line\nbreak', '', 'z'],
-      ['only'],
-    ];
+    const records = [['Ana', '', 'CTO, "Data"', '', '=x', ''], ['', '', '', '', '', ''], ['"', 'a,b', '', 'line\nbreak', '', 'z'], ['only']];
     for (const cells of records) {
       const record = recordText(cells);
       const counts = new Float64Array(6);

@@ -130,7 +130,16 @@ describe('dry run and real run plan alike', () => {
     const input = path.join(dir, 'in.csv');
     const good = emails(30).map((e) => Buffer.from(`${e},ok\n`));
     // A row with a non-empty cell beyond the header, and a Windows-1252 "josé@acme.com".
-    fs.writeFileSync(input, Buffer.concat([Buffer.from('email,note\n'), ...good, Buffer.from('extra@acme.com,ok,surplus\n'), Buffer.from([0x6a, 0x6f, 0x73, 0xe9]), Buffer.from('@acme.com,ok\n')]));
+    fs.writeFileSync(
+      input,
+      Buffer.concat([
+        Buffer.from('email,note\n'),
+        ...good,
+        Buffer.from('extra@acme.com,ok,surplus\n'),
+        Buffer.from([0x6a, 0x6f, 0x73, 0xe9]),
+        Buffer.from('@acme.com,ok\n'),
+      ]),
+    );
     for (const shard of [undefined, { index: 1, count: 2 }, { index: 2, count: 2 }]) {
       const storePath = path.join(dir, `store-${shard?.index ?? 0}.sqlite`);
       const plan = await dryRun(s, storePath, { input, shard });
@@ -224,16 +233,28 @@ describe('resume after a kill', () => {
     return { chargedByKilledRun };
   }
 
-  it('killed before the first answer', async () => {
-    await killedThenResumed(150);
-  }, hangBound(30_000));
+  it(
+    'killed before the first answer',
+    async () => {
+      await killedThenResumed(150);
+    },
+    hangBound(30_000),
+  );
 
-  it('killed mid-run', async () => {
-    const { chargedByKilledRun } = await killedThenResumed('answered');
-    expect(chargedByKilledRun).toBeGreaterThan(0);
-  }, hangBound(30_000));
+  it(
+    'killed mid-run',
+    async () => {
+      const { chargedByKilledRun } = await killedThenResumed('answered');
+      expect(chargedByKilledRun).toBeGreaterThan(0);
+    },
+    hangBound(30_000),
+  );
 
-  it('killed while writing the output', async () => {
-    await killedThenResumed('writing');
-  }, hangBound(60_000));
+  it(
+    'killed while writing the output',
+    async () => {
+      await killedThenResumed('writing');
+    },
+    hangBound(60_000),
+  );
 });

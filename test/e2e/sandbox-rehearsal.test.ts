@@ -61,7 +61,9 @@ describe('lead-enrich sandbox, the same token at every start', () => {
     expect(both.stderr).toBe('lead-enrich: Invalid option --token-file: contradicts --token; give one of them (code: config)\n');
     const latency = await runCli(['sandbox', '--latency', '100-50']);
     expect(latency.code).toBe(1);
-    expect(latency.stderr).toBe("lead-enrich: Invalid option --latency: must be MS or MIN-MAX in ms with MIN <= MAX, such as 50-150, got '100-50' (code: config)\n");
+    expect(latency.stderr).toBe(
+      "lead-enrich: Invalid option --latency: must be MS or MIN-MAX in ms with MIN <= MAX, such as 50-150, got '100-50' (code: config)\n",
+    );
   });
 });
 
@@ -77,7 +79,12 @@ describe("the README's rehearsal: the cron recipe against the sandbox server, ac
   /** The cron recipe's command, in `dir`, against `baseUrl`, with `lead-enrich` on the PATH. */
   function cron(dir: string, home: string, baseUrl: string): Promise<ProcessResult> {
     const lines = codeBlocks(section('README.md', 'Recipes'), 'cron')[0]!.split('\n');
-    const command = lines.find((l) => /^[\d*]/.test(l))!.split(/\s+/).slice(5).join(' ').replace(/\\%/g, '%');
+    const command = lines
+      .find((l) => /^[\d*]/.test(l))!
+      .split(/\s+/)
+      .slice(5)
+      .join(' ')
+      .replace(/\\%/g, '%');
     const bin = path.join(dir, 'bin');
     fs.mkdirSync(bin, { recursive: true });
     fs.writeFileSync(path.join(bin, 'lead-enrich'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_PATH}" "$@"\n`, { mode: 0o755 });
@@ -86,21 +93,28 @@ describe("the README's rehearsal: the cron recipe against the sandbox server, ac
     return run('sh', ['-c', line], { cwd: dir, env, timeoutMs: Infinity });
   }
 
-  it('runs silent against the first start and again against a restart, the token file unchanged', async () => {
-    const home = tempDir();
-    const dir = tempDir();
-    for (const [n, file] of [[1, 'email\nann@acme.com\n'], [2, 'email\nben@acme.com\n']] as const) {
-      const child = spawnCli(rehearsalArgs(home));
-      try {
-        const printed = await waitForOutput(child, /LEAD_API_TOKEN=.+\n/);
-        fs.writeFileSync(path.join(dir, 'contacts.csv'), file);
-        const r = await cron(dir, home, /LEAD_API_BASE_URL=(\S+)/.exec(printed)![1]!);
-        expect(r, `start ${n}: ${r.stderr}`).toMatchObject({ code: 0, stdout: '', stderr: '' });
-        expect(fs.readFileSync(path.join(dir, 'contacts.enriched.csv'), 'utf8')).toMatch(/,found,/);
-      } finally {
-        child.kill('SIGINT');
-        await child.result;
+  it(
+    'runs silent against the first start and again against a restart, the token file unchanged',
+    async () => {
+      const home = tempDir();
+      const dir = tempDir();
+      for (const [n, file] of [
+        [1, 'email\nann@acme.com\n'],
+        [2, 'email\nben@acme.com\n'],
+      ] as const) {
+        const child = spawnCli(rehearsalArgs(home));
+        try {
+          const printed = await waitForOutput(child, /LEAD_API_TOKEN=.+\n/);
+          fs.writeFileSync(path.join(dir, 'contacts.csv'), file);
+          const r = await cron(dir, home, /LEAD_API_BASE_URL=(\S+)/.exec(printed)![1]!);
+          expect(r, `start ${n}: ${r.stderr}`).toMatchObject({ code: 0, stdout: '', stderr: '' });
+          expect(fs.readFileSync(path.join(dir, 'contacts.enriched.csv'), 'utf8')).toMatch(/,found,/);
+        } finally {
+          child.kill('SIGINT');
+          await child.result;
+        }
       }
-    }
-  }, hangBound(60_000));
+    },
+    hangBound(60_000),
+  );
 });

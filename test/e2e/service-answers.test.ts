@@ -45,23 +45,26 @@ function emailFile(dir: string, n: number): string {
 }
 
 describe('not found in every shape', () => {
-  it.each(['empty', 'null', 'absent', 'code1027', 'http404'] as const)('not found as %s: not_found, billed free, one request per key, exit 0, and a re-run sends none', async (shape) => {
-    const s = await sandbox({ notFoundShape: shape });
-    const dir = tempDir();
-    const input = emailFile(dir, 30);
-    const summary = await run(s, dir, { input });
-    expect(exitStatusOf(summary)).toBe(0);
-    expect(lookups(s)).toBe(30);
-    const out = readCsvObjects(path.join(dir, 'in.enriched.csv'));
-    const misses = out.filter((row) => row.email!.includes('notfound'));
-    expect(misses).toHaveLength(10);
-    for (const row of misses) expect([row.lead_status, row.lead_billing, row.lead_name]).toEqual(['not_found', 'free', '']);
-    expect(summary.status).toMatchObject({ found: 20, not_found: 10, error: 0 });
-    const again = await run(s, dir, { input });
-    expect(exitStatusOf(again)).toBe(0);
-    expect(lookups(s)).toBe(30);
-    expect(again.billing.cached).toBe(30);
-  });
+  it.each(['empty', 'null', 'absent', 'code1027', 'http404'] as const)(
+    'not found as %s: not_found, billed free, one request per key, exit 0, and a re-run sends none',
+    async (shape) => {
+      const s = await sandbox({ notFoundShape: shape });
+      const dir = tempDir();
+      const input = emailFile(dir, 30);
+      const summary = await run(s, dir, { input });
+      expect(exitStatusOf(summary)).toBe(0);
+      expect(lookups(s)).toBe(30);
+      const out = readCsvObjects(path.join(dir, 'in.enriched.csv'));
+      const misses = out.filter((row) => row.email!.includes('notfound'));
+      expect(misses).toHaveLength(10);
+      for (const row of misses) expect([row.lead_status, row.lead_billing, row.lead_name]).toEqual(['not_found', 'free', '']);
+      expect(summary.status).toMatchObject({ found: 20, not_found: 10, error: 0 });
+      const again = await run(s, dir, { input });
+      expect(exitStatusOf(again)).toBe(0);
+      expect(lookups(s)).toBe(30);
+      expect(again.billing.cached).toBe(30);
+    },
+  );
 
   it('a wrong base URL is fatal at the first account call: exit 1, one line, no lookup sent', async () => {
     const s = await sandbox();
@@ -120,7 +123,8 @@ describe('a domain that matches several companies', () => {
     expect(exitStatusOf(summary)).toBe(0);
     expect(s.stats.byOperation.lookup_domain).toBe(3);
     const out = readCsvObjects(path.join(dir, 'in.enriched.csv'));
-    const first = (domain: string) => (sandboxAnswer('lookup_domain', normalizeSandboxKey('lookup_domain', domain)).data as { lead: { name: string } }).lead.name;
+    const first = (domain: string) =>
+      (sandboxAnswer('lookup_domain', normalizeSandboxKey('lookup_domain', domain)).data as { lead: { name: string } }).lead.name;
     expect(out.map((row) => [row.lead_status, row.lead_name, row.lead_matches])).toEqual([
       ['found', first('acme.com'), '3'],
       ['found', first('globex.com'), '3'],
@@ -128,12 +132,17 @@ describe('a domain that matches several companies', () => {
       ['not_found', '', ''],
     ]);
     await run(s, dir, { input, output: path.join(dir, 'out.jsonl') });
-    const lines = fs.readFileSync(path.join(dir, 'out.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { lead?: unknown });
+    const lines = fs
+      .readFileSync(path.join(dir, 'out.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { lead?: unknown });
     expect((lines[0]!.lead as Array<{ name: string }>).map((c) => c.name)).toHaveLength(3);
     expect((lines[0]!.lead as Array<{ name: string }>)[0]!.name).toBe(first('acme.com'));
     // enrichRows carries every company too.
     const results = [];
-    for await (const result of enrichRows([{ domain: 'acme.com' }], { baseUrl: s.baseUrl, token: s.token, store: path.join(dir, 'store.sqlite') })) results.push(result);
+    for await (const result of enrichRows([{ domain: 'acme.com' }], { baseUrl: s.baseUrl, token: s.token, store: path.join(dir, 'store.sqlite') }))
+      results.push(result);
     expect(results[0]!.status).toBe('found');
     expect(results[0]!.lead).toHaveLength(3);
     expect(s.stats.byOperation.lookup_domain).toBe(3);
@@ -146,7 +155,9 @@ describe('an operation the token may not use (403, code 1008)', () => {
     const dir = tempDir();
     const input = emailFile(dir, 300);
     const store = path.join(dir, 'store.sqlite');
-    const r = await runCli(['enrich', input, '--concurrency', String(CONCURRENCY)], { env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: store } });
+    const r = await runCli(['enrich', input, '--concurrency', String(CONCURRENCY)], {
+      env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: store },
+    });
     expect(r.code).toBe(1);
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -176,7 +187,9 @@ describe('an operation the token may not use (403, code 1008)', () => {
     expect(() => parseResponse(415, {}, '', '/domain/resolve/mx')).toThrow(ForbiddenError);
     // The API's code decides before the status: 1008 at 200, and 1027 at 403, mean what the code says.
     expect(() => parseResponse(200, {}, JSON.stringify({ status: 'failed', error: { code: 1008, message: 'no' } }), '/x')).toThrow(ForbiddenError);
-    expect(() => parseResponse(403, {}, JSON.stringify({ status: 'failed', error: { code: 1027, message: 'Email address not found' } }), '/x')).toThrow(expect.objectContaining({ code: 'not_found' }));
+    expect(() => parseResponse(403, {}, JSON.stringify({ status: 'failed', error: { code: 1027, message: 'Email address not found' } }), '/x')).toThrow(
+      expect.objectContaining({ code: 'not_found' }),
+    );
   });
 });
 
@@ -205,7 +218,9 @@ describe('the daily limit (codes 1017 and 1032)', () => {
     const s = await sandbox({ dailyLimit: 5 });
     const dir = tempDir();
     const input = emailFile(dir, 40);
-    const r = await runCli(['enrich', input, '-q'], { env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: path.join(dir, 'store.sqlite') } });
+    const r = await runCli(['enrich', input, '-q'], {
+      env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: path.join(dir, 'store.sqlite') },
+    });
     expect(r.code).toBe(3);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain('run the same command again the next day');
@@ -222,7 +237,14 @@ describe('the daily limit (codes 1017 and 1032)', () => {
     } finally {
       await client.close();
     }
-    expect(() => parseResponse(400, {}, JSON.stringify({ status: 'failed', error: { code: 1032, message: 'You have reached your daily verify limit; please try next day' } }), '/x')).toThrow(DailyLimitError);
+    expect(() =>
+      parseResponse(
+        400,
+        {},
+        JSON.stringify({ status: 'failed', error: { code: 1032, message: 'You have reached your daily verify limit; please try next day' } }),
+        '/x',
+      ),
+    ).toThrow(DailyLimitError);
   });
 });
 
@@ -253,10 +275,19 @@ describe('a token pasted with its scheme', () => {
     const s = await sandbox();
     const dir = tempDir();
     const input = emailFile(dir, 6);
-    const r = await runCli(['enrich', input, '--json'], { env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: `${scheme}${s.token}`, LEAD_ENRICH_STORE: path.join(dir, 'store.sqlite') } });
+    const r = await runCli(['enrich', input, '--json'], {
+      env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: `${scheme}${s.token}`, LEAD_ENRICH_STORE: path.join(dir, 'store.sqlite') },
+    });
     expect(r.code).toBe(0);
     expect(s.stats.unauthorized).toBe(0);
-    const outputs = [r.stdout, r.stderr, ...fs.readdirSync(dir).filter((f) => f.endsWith('.csv')).map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))];
+    const outputs = [
+      r.stdout,
+      r.stderr,
+      ...fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.csv'))
+        .map((f) => fs.readFileSync(path.join(dir, f), 'utf8')),
+    ];
     for (const text of outputs) expect(text).not.toContain(s.token);
   });
 });

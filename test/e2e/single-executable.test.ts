@@ -52,62 +52,66 @@ afterAll(async () => {
 });
 
 // Skipped when exe/lead-enrich was not built (npm run build:exe): .ci/run builds it and runs this file.
-describe.skipIf(!BUILT)('the single executable, with no node reachable', { meta: { skipReason: 'the single executable is not built (npm run build:exe; .ci/run builds it)' } }, () => {
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
+describe.skipIf(!BUILT)(
+  'the single executable, with no node reachable',
+  { meta: { skipReason: 'the single executable is not built (npm run build:exe; .ci/run builds it)' } },
+  () => {
+    beforeAll(async () => {
+      redis = await startRedis();
+    });
 
-  it("--version says package.json's version; --help is the npm install's", async () => {
-    const dir = folder();
-    const shown = await run([EXE, '--version'], dir);
-    expect(shown, shown.stderr).toMatchObject({ code: 0, stdout: `${version}\n` });
-    const help = await run([EXE, '--help'], dir);
-    const fromNpm = await run([process.execPath, CLI_PATH, '--help'], dir);
-    expect(help.code, help.stderr).toBe(0);
-    expect(help.stdout).toBe(fromNpm.stdout);
-  });
+    it("--version says package.json's version; --help is the npm install's", async () => {
+      const dir = folder();
+      const shown = await run([EXE, '--version'], dir);
+      expect(shown, shown.stderr).toMatchObject({ code: 0, stdout: `${version}\n` });
+      const help = await run([EXE, '--help'], dir);
+      const fromNpm = await run([process.execPath, CLI_PATH, '--help'], dir);
+      expect(help.code, help.stderr).toBe(0);
+      expect(help.stdout).toBe(fromNpm.stdout);
+    });
 
-  it("enrich contacts.csv --sandbox writes the npm install's output and sidecar, byte for byte", async () => {
-    const [exeDir, npmDir] = [withContacts(), withContacts()];
-    const fromExe = await run([EXE, 'enrich', 'contacts.csv', '--sandbox'], exeDir);
-    const fromNpm = await run([process.execPath, CLI_PATH, 'enrich', 'contacts.csv', '--sandbox'], npmDir);
-    expect(fromExe.code, fromExe.stderr).toBe(0);
-    expect(fromNpm.code, fromNpm.stderr).toBe(0);
-    expect(fromExe.stderr).not.toMatch(/warning/i);
-    expect(read(exeDir, 'contacts.enriched.csv')).toBe(read(npmDir, 'contacts.enriched.csv'));
-    expect(read(exeDir, 'contacts.enriched.errors.csv')).toBe(read(npmDir, 'contacts.enriched.errors.csv'));
-  });
+    it("enrich contacts.csv --sandbox writes the npm install's output and sidecar, byte for byte", async () => {
+      const [exeDir, npmDir] = [withContacts(), withContacts()];
+      const fromExe = await run([EXE, 'enrich', 'contacts.csv', '--sandbox'], exeDir);
+      const fromNpm = await run([process.execPath, CLI_PATH, 'enrich', 'contacts.csv', '--sandbox'], npmDir);
+      expect(fromExe.code, fromExe.stderr).toBe(0);
+      expect(fromNpm.code, fromNpm.stderr).toBe(0);
+      expect(fromExe.stderr).not.toMatch(/warning/i);
+      expect(read(exeDir, 'contacts.enriched.csv')).toBe(read(npmDir, 'contacts.enriched.csv'));
+      expect(read(exeDir, 'contacts.enriched.errors.csv')).toBe(read(npmDir, 'contacts.enriched.errors.csv'));
+    });
 
-  it('account --sandbox shows the plan and credits', async () => {
-    const r = await run([EXE, 'account', '--sandbox'], folder());
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^Credits +10,000 remaining/m);
-  });
+    it('account --sandbox shows the plan and credits', async () => {
+      const r = await run([EXE, 'account', '--sandbox'], folder());
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^Credits +10,000 remaining/m);
+    });
 
-  it('enrich --redis shares the run through a real redis-server', async () => {
-    const dir = withContacts();
-    const r = await run([EXE, 'enrich', 'contacts.csv', '--sandbox', '--redis', redis!.url, '--json', '--quiet'], dir);
-    expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ rows: 10 });
-    const client = new Redis(redis!.url);
-    try {
-      expect(await client.dbsize(), 'the run left its limiter and answers in Redis').toBeGreaterThan(0);
-    } finally {
-      client.disconnect();
-    }
-  });
+    it('enrich --redis shares the run through a real redis-server', async () => {
+      const dir = withContacts();
+      const r = await run([EXE, 'enrich', 'contacts.csv', '--sandbox', '--redis', redis!.url, '--json', '--quiet'], dir);
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ rows: 10 });
+      const client = new Redis(redis!.url);
+      try {
+        expect(await client.dbsize(), 'the run left its limiter and answers in Redis').toBeGreaterThan(0);
+      } finally {
+        client.disconnect();
+      }
+    });
 
-  it('reads an .xlsx input, writes an .xlsx output, and checks the store in its worker, with no warning', async () => {
-    const dir = withContacts();
-    fs.copyFileSync(path.join(REPO_ROOT, 'fixtures', 'input', 'workbook.xlsx'), path.join(dir, 'workbook.xlsx'));
-    const fromWorkbook = await run([EXE, 'enrich', 'workbook.xlsx', '--sandbox', '--quiet'], dir);
-    expect(fromWorkbook.code, fromWorkbook.stderr).toBe(0);
-    expect(fs.existsSync(path.join(dir, 'workbook.enriched.xlsx'))).toBe(true);
-    const toWorkbook = await run([EXE, 'enrich', 'contacts.csv', '--sandbox', '--quiet', '-o', 'out.xlsx'], dir);
-    expect(toWorkbook).toMatchObject({ code: 0, stderr: '' });
-    expect(fs.readFileSync(path.join(dir, 'out.xlsx')).subarray(0, 2).toString()).toBe('PK');
-    const check = await run([EXE, 'store', 'check', '--sandbox'], dir);
-    expect(check.code, check.stderr).toBe(0);
-    expect(check.stdout).toMatch(/is sound/);
-  });
-});
+    it('reads an .xlsx input, writes an .xlsx output, and checks the store in its worker, with no warning', async () => {
+      const dir = withContacts();
+      fs.copyFileSync(path.join(REPO_ROOT, 'fixtures', 'input', 'workbook.xlsx'), path.join(dir, 'workbook.xlsx'));
+      const fromWorkbook = await run([EXE, 'enrich', 'workbook.xlsx', '--sandbox', '--quiet'], dir);
+      expect(fromWorkbook.code, fromWorkbook.stderr).toBe(0);
+      expect(fs.existsSync(path.join(dir, 'workbook.enriched.xlsx'))).toBe(true);
+      const toWorkbook = await run([EXE, 'enrich', 'contacts.csv', '--sandbox', '--quiet', '-o', 'out.xlsx'], dir);
+      expect(toWorkbook).toMatchObject({ code: 0, stderr: '' });
+      expect(fs.readFileSync(path.join(dir, 'out.xlsx')).subarray(0, 2).toString()).toBe('PK');
+      const check = await run([EXE, 'store', 'check', '--sandbox'], dir);
+      expect(check.code, check.stderr).toBe(0);
+      expect(check.stdout).toMatch(/is sound/);
+    });
+  },
+);

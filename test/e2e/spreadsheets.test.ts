@@ -58,9 +58,34 @@ describe('an .xlsx input: cells as text', () => {
     expect(source.sheet).toBe('Contacts');
     expect(source.header.map(fromBytes)).toEqual(HEADER);
     expect(rows).toEqual([
-      ['ann@example.com', 'Ann Ortiz', '250', '123456789012345', '0.1', '2026-11-24', '2026-11-24T09:30:00', 'TRUE', '0.2', 'acme.example', 'Call back soon', 'ANN ORTIZ'],
+      [
+        'ann@example.com',
+        'Ann Ortiz',
+        '250',
+        '123456789012345',
+        '0.1',
+        '2026-11-24',
+        '2026-11-24T09:30:00',
+        'TRUE',
+        '0.2',
+        'acme.example',
+        'Call back soon',
+        'ANN ORTIZ',
+      ],
       // The fully empty row between the two is not a row; #DIV/0! is the formula's cached error.
-      ['bob@example.com', 'Bob Öztürk', '1000000', '-2.5', '0.0000001', '1999-12-31', '2027-01-02T23:59:59', 'FALSE', '#DIV/0!', '', '=SUM(1,2) is not a formula here'],
+      [
+        'bob@example.com',
+        'Bob Öztürk',
+        '1000000',
+        '-2.5',
+        '0.0000001',
+        '1999-12-31',
+        '2027-01-02T23:59:59',
+        'FALSE',
+        '#DIV/0!',
+        '',
+        '=SUM(1,2) is not a formula here',
+      ],
       ['carl@example.com', '', '1234567.891'],
     ]);
   });
@@ -158,7 +183,11 @@ describe('enrich contacts.xlsx (CLI, sandbox)', () => {
     ]);
     const jsonl = await runCli(['enrich', file, '--sandbox', '--format', 'jsonl', '-o', path.join(dir, 'x.jsonl')]);
     expect(jsonl.code, jsonl.stderr).toBe(0);
-    const objects = fs.readFileSync(path.join(dir, 'x.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { row: number; input: Record<string, string> });
+    const objects = fs
+      .readFileSync(path.join(dir, 'x.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { row: number; input: Record<string, string> });
     expect(objects.map((o) => [o.row, o.input.email, o.input.account_id])).toEqual([
       [1, 'ann@example.com', '123456789012345'],
       [2, 'bob@example.com', '-2.5'],
@@ -183,13 +212,17 @@ describe('enrich contacts.xlsx (CLI, sandbox)', () => {
     const { dir, file } = copyWorkbook();
     const result = await runCli(['enrich', file, '--sandbox', '--sheet', 'Nope']);
     expect(result.code).toBe(1);
-    expect(lines(result.stderr)).toEqual([`lead-enrich: Invalid option --sheet: ${file} has no sheet 'Nope'; its sheets are 1 'Contacts', 2 'Other': give --sheet NAME or --sheet N (code: config)`]);
+    expect(lines(result.stderr)).toEqual([
+      `lead-enrich: Invalid option --sheet: ${file} has no sheet 'Nope'; its sheets are 1 'Contacts', 2 'Other': give --sheet NAME or --sheet N (code: config)`,
+    ]);
     expect(fs.readdirSync(dir)).toEqual(['contacts.xlsx']);
     const csv = path.join(dir, 'plain.csv');
     fs.writeFileSync(csv, 'email\nann@example.com\n');
     const onCsv = await runCli(['enrich', csv, '--sandbox', '--sheet', 'Other']);
     expect(onCsv.code).toBe(1);
-    expect(lines(onCsv.stderr)).toEqual([`lead-enrich: Invalid option --sheet: ${csv} is not an .xlsx workbook (--sheet picks a worksheet of one), got 'Other' (code: config)`]);
+    expect(lines(onCsv.stderr)).toEqual([
+      `lead-enrich: Invalid option --sheet: ${csv} is not an .xlsx workbook (--sheet picks a worksheet of one), got 'Other' (code: config)`,
+    ]);
   });
 
   it('--dry-run, --no-header and --shard work on a workbook as on a CSV', async () => {
@@ -226,24 +259,38 @@ describe('enrich contacts.xlsx (CLI, sandbox)', () => {
     expect(fs.readdirSync(dir)).toEqual(['cut.xlsx']);
   });
 
-  it('LibreOffice reads the output back: the values as text, and a cell starting with = is text, not a formula', async (context) => {
-    // Skipped only without LibreOffice (soffice): .ci/run installs libreoffice-calc, so CI runs it;
-    // a developer machine without it skips this one read-back (exceljs's in-memory reader still checks the output).
-    if (!hasSoffice()) return context.skip('no LibreOffice (soffice) on PATH (Debian: libreoffice-calc)');
-    const { dir, file } = copyWorkbook();
-    expect((await runCli(['enrich', file, '--sandbox'])).code).toBe(0);
-    await soffice(['--headless', '--convert-to', 'csv:Text - txt - csv (StarCalc):44,34,76', '--outdir', dir, path.join(dir, 'contacts.enriched.xlsx')], 120_000);
-    // The two empty rows above the header are kept (LibreOffice writes them as lines of commas), the empty one between Ann and Bob too.
-    const converted = path.join(dir, 'contacts.enriched.csv');
-    fs.writeFileSync(converted, fs.readFileSync(converted, 'utf8').split('\n').filter((line) => !/^,*$/.test(line)).join('\n'));
-    const records = readCsvObjects(converted);
-    expect(records.map((r) => [r.employees, r.account_id, r.signed_up, r.active, r.notes])).toEqual([
-      ['250', '123456789012345', '2026-11-24', 'TRUE', 'Call back soon'],
-      ['1000000', '-2.5', '1999-12-31', 'FALSE', '=SUM(1,2) is not a formula here'],
-      ['1234567.891', '', '', '', ''],
-    ]);
-    expect(records.every((r) => ['found', 'not_found'].includes(r.lead_status!))).toBe(true);
-  }, hangBound(150_000)); // LibreOffice's start: 25-35 s at a load average of 17 on 2 cores, as in the other conversions (test/helpers/workbook-read.ts)
+  it(
+    'LibreOffice reads the output back: the values as text, and a cell starting with = is text, not a formula',
+    async (context) => {
+      // Skipped only without LibreOffice (soffice): .ci/run installs libreoffice-calc, so CI runs it;
+      // a developer machine without it skips this one read-back (exceljs's in-memory reader still checks the output).
+      if (!hasSoffice()) return context.skip('no LibreOffice (soffice) on PATH (Debian: libreoffice-calc)');
+      const { dir, file } = copyWorkbook();
+      expect((await runCli(['enrich', file, '--sandbox'])).code).toBe(0);
+      await soffice(
+        ['--headless', '--convert-to', 'csv:Text - txt - csv (StarCalc):44,34,76', '--outdir', dir, path.join(dir, 'contacts.enriched.xlsx')],
+        120_000,
+      );
+      // The two empty rows above the header are kept (LibreOffice writes them as lines of commas), the empty one between Ann and Bob too.
+      const converted = path.join(dir, 'contacts.enriched.csv');
+      fs.writeFileSync(
+        converted,
+        fs
+          .readFileSync(converted, 'utf8')
+          .split('\n')
+          .filter((line) => !/^,*$/.test(line))
+          .join('\n'),
+      );
+      const records = readCsvObjects(converted);
+      expect(records.map((r) => [r.employees, r.account_id, r.signed_up, r.active, r.notes])).toEqual([
+        ['250', '123456789012345', '2026-11-24', 'TRUE', 'Call back soon'],
+        ['1000000', '-2.5', '1999-12-31', 'FALSE', '=SUM(1,2) is not a formula here'],
+        ['1234567.891', '', '', '', ''],
+      ]);
+      expect(records.every((r) => ['found', 'not_found'].includes(r.lead_status!))).toBe(true);
+    },
+    hangBound(150_000),
+  ); // LibreOffice's start: 25-35 s at a load average of 17 on 2 cores, as in the other conversions (test/helpers/workbook-read.ts)
 });
 
 describe('-o x.xlsx for a CSV input', () => {
@@ -272,12 +319,28 @@ describe('-o x.xlsx for a CSV input', () => {
 
 describe('the workbook writer', () => {
   const columns = columnsFor('email', { mx: false, whois: false });
-  const finished = (row: number, name: string) => ({ row, cells: [`p${row}@example.com`], status: 'found' as const, billing: 'charged' as const, data: { lead: { name } } });
+  const finished = (row: number, name: string) => ({
+    row,
+    cells: [`p${row}@example.com`],
+    status: 'found' as const,
+    billing: 'charged' as const,
+    data: { lead: { name } },
+  });
 
   it('writes an added value that starts with = as a text cell, never a formula', async () => {
     const dir = makeTempDir('lead-enrich-xlsx-');
     const output = path.join(dir, 'out.xlsx');
-    const writer = new RowWriter({ output, errors: undefined, format: 'xlsx', header: ['email'], columns, recordDelimiter: '\n', delimiter: ',', bom: false, headerLine: true });
+    const writer = new RowWriter({
+      output,
+      errors: undefined,
+      format: 'xlsx',
+      header: ['email'],
+      columns,
+      recordDelimiter: '\n',
+      delimiter: ',',
+      bom: false,
+      headerLine: true,
+    });
     await writer.writeRows([finished(1, '=HYPERLINK("http://evil.example","x")'), finished(2, '+1-555-0100'), finished(3, '@SUM(A1)')]);
     await writer.commit();
     const sheet = await readWorkbook(output);
@@ -289,7 +352,17 @@ describe('the workbook writer', () => {
   it('writes text that XML cannot hold as Excel does: a carriage return, a control character and a literal _x0041_ read back as they were', async () => {
     const dir = makeTempDir('lead-enrich-xlsx-');
     const output = path.join(dir, 'out.xlsx');
-    const writer = new RowWriter({ output, errors: undefined, format: 'xlsx', header: ['email'], columns, recordDelimiter: '\n', delimiter: ',', bom: false, headerLine: true });
+    const writer = new RowWriter({
+      output,
+      errors: undefined,
+      format: 'xlsx',
+      header: ['email'],
+      columns,
+      recordDelimiter: '\n',
+      delimiter: ',',
+      bom: false,
+      headerLine: true,
+    });
     const names = ['line\r\nbreak', 'bell\u0007here', 'literal _x0041_ text', ' padded ', 'a < b & c'];
     await writer.writeRows(names.map((name, i) => finished(i + 1, name)));
     await writer.commit();
@@ -305,16 +378,44 @@ describe('the workbook writer', () => {
     const file = path.join(dir, 'book.xlsx');
     fs.copyFileSync(path.join(REPO_ROOT, 'fixtures', 'input', 'workbook-three-sheets.xlsx'), file);
     // A real pipe to a program that stops reading after four bytes, as a shell user has it.
-    const args = [CLI_PATH, 'enrich', file, '--sheet', 'Contacts', '--sandbox', '--store', path.join(dir, 's.sqlite'), '--format', 'xlsx', '-o', '-', '--errors', path.join(dir, 'e.csv'), '-q'];
+    const args = [
+      CLI_PATH,
+      'enrich',
+      file,
+      '--sheet',
+      'Contacts',
+      '--sandbox',
+      '--store',
+      path.join(dir, 's.sqlite'),
+      '--format',
+      'xlsx',
+      '-o',
+      '-',
+      '--errors',
+      path.join(dir, 'e.csv'),
+      '-q',
+    ];
     const result = await run('sh', ['-c', '"$0" "$@" | head -c 4 > /dev/null; exit "${PIPESTATUS:-0}"', process.execPath, ...args], { timeoutMs: 60_000 });
-    expect(lines(result.stderr)).toEqual(['lead-enrich: Cannot write the output: its reader has gone (the pipe is closed); the run stopped, and the answers it received are kept in the store for the next run (code: unwritable_output)']);
+    expect(lines(result.stderr)).toEqual([
+      'lead-enrich: Cannot write the output: its reader has gone (the pipe is closed); the run stopped, and the answers it received are kept in the store for the next run (code: unwritable_output)',
+    ]);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('leaves nothing that looks finished until the workbook is complete, and nothing at all when the run fails', async () => {
     const dir = makeTempDir('lead-enrich-xlsx-');
     const output = path.join(dir, 'out.xlsx');
-    const writer = new RowWriter({ output, errors: undefined, format: 'xlsx', header: ['email'], columns, recordDelimiter: '\n', delimiter: ',', bom: false, headerLine: true });
+    const writer = new RowWriter({
+      output,
+      errors: undefined,
+      format: 'xlsx',
+      header: ['email'],
+      columns,
+      recordDelimiter: '\n',
+      delimiter: ',',
+      bom: false,
+      headerLine: true,
+    });
     await writer.writeRows(Array.from({ length: 2000 }, (_, i) => finished(i + 1, `Person ${i}`)));
     expect(fs.existsSync(output)).toBe(false);
     await writer.abort();

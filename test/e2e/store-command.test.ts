@@ -118,7 +118,16 @@ describe('store stats', () => {
     const file = path.join(tmpDir(), 'none.sqlite');
     const r = await run(['store', 'stats', '--store', file, '--json']);
     expect(JSON.parse(r.out)).toEqual({
-      path: file, exists: false, sizeBytes: 0, entries: 0, earlierAnswers: 0, byOperation: {}, byService: {}, oldest: null, newest: null, ledger: { rows: 0, days: 0, bytes: 0 },
+      path: file,
+      exists: false,
+      sizeBytes: 0,
+      entries: 0,
+      earlierAnswers: 0,
+      byOperation: {},
+      byService: {},
+      oldest: null,
+      newest: null,
+      ledger: { rows: 0, days: 0, bytes: 0 },
     });
   });
 
@@ -281,7 +290,12 @@ describe('store clear', () => {
   it('one entry: singular', async () => {
     const file = path.join(tmpDir(), 'results.sqlite');
     populate(file, SAMPLE.slice(0, 1));
-    expect(JSON.parse((await run(['store', 'clear', '--store', file, '--json', '--yes'])).out)).toEqual({ path: file, exists: true, removed: 1, ledger: { credits: 0, calls: 0 } });
+    expect(JSON.parse((await run(['store', 'clear', '--store', file, '--json', '--yes'])).out)).toEqual({
+      path: file,
+      exists: true,
+      removed: 1,
+      ledger: { credits: 0, calls: 0 },
+    });
     populate(file, SAMPLE.slice(0, 1));
     expect((await run(['store', 'clear', '--store', file, '-y'])).out).toBe(`Removed 1 entry from ${file}.\n`);
   });
@@ -321,7 +335,15 @@ describe('usage', () => {
 
   it('formatStoreStats: units and future timestamps', () => {
     const text = formatStoreStats(
-      { path: '/x.sqlite', sizeBytes: 3 * 1024 * 1024 + 512 * 1024, entries: 1234, byOperation: { mx: 1234 }, byService: { s: 1234 }, oldest: 1000, newest: 61_000 },
+      {
+        path: '/x.sqlite',
+        sizeBytes: 3 * 1024 * 1024 + 512 * 1024,
+        entries: 1234,
+        byOperation: { mx: 1234 },
+        byService: { s: 1234 },
+        oldest: 1000,
+        newest: 61_000,
+      },
       1000,
     );
     expect(text).toContain('Size          3.5 MiB');
@@ -357,14 +379,20 @@ describe('store clear: confirmation', () => {
     const file = path.join(tmpDir(), 'results.sqlite');
     populate(file, SAMPLE);
     const questions: string[] = [];
-    const answering = (answer: string): AskUser => (question) => {
-      questions.push(question);
-      return Promise.resolve(answer);
-    };
+    const answering =
+      (answer: string): AskUser =>
+      (question) => {
+        questions.push(question);
+        return Promise.resolve(answer);
+      };
     for (const no of ['', 'n', 'no', 'yess', 'maybe']) {
       const r = await run(['store', 'clear', '--store', file], answering(no));
       expect(r.status, `answer '${no}'`).toBe(1);
-      expect(r.err).toEqual([expect.stringMatching(new RegExp(`^\\d{4}-[\\d-]+T[\\d:.]+Z lead-enrich: not confirmed: nothing was deleted from ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`))]);
+      expect(r.err).toEqual([
+        expect.stringMatching(
+          new RegExp(`^\\d{4}-[\\d-]+T[\\d:.]+Z lead-enrich: not confirmed: nothing was deleted from ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`),
+        ),
+      ]);
       expect(r.out).toBe('');
     }
     expect(byService(file)).toEqual({ sandbox: 3, [API]: 1 });
@@ -389,23 +417,30 @@ describe('store clear: confirmation', () => {
   /** The built CLI in a real pseudo-terminal (util-linux `script`), `typed` sent as keystrokes. */
   function inTerminal(args: string[], typed: string): Promise<{ code: number | null; output: string }> {
     const command = [process.execPath, CLI_PATH, ...args].map((a) => `'${a}'`).join(' ');
-    return runProcess('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: os.tmpdir() }, input: typed, timeoutMs: 20_000 }).then((r) => ({ code: r.code, output: r.stdout + r.stderr }));
+    return runProcess('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: os.tmpdir() }, input: typed, timeoutMs: 20_000 }).then(
+      (r) => ({ code: r.code, output: r.stdout + r.stderr }),
+    );
   }
 
   // Skipped only without util-linux `script` (see hasScript above): runs here and in CI.
-  it.skipIf(!hasScript)('in a real terminal: n keeps everything (exit 1), y clears', { meta: { skipReason: 'no util-linux script on PATH (Debian: bsdutils)' } }, async () => {
-    const file = path.join(tmpDir(), 'results.sqlite');
-    populate(file, SAMPLE);
-    const no = await inTerminal(['store', 'clear', '--store', file], 'n\n');
-    expect(no.output).toContain(`Delete 4 entries from ${file}?`);
-    expect(no.output).toContain('lead-enrich: not confirmed: nothing was deleted');
-    expect(no.code).toBe(1);
-    expect(byService(file)).toEqual({ sandbox: 3, [API]: 1 });
-    const yes = await inTerminal(['store', 'clear', '--store', file], 'y\n');
-    expect(yes.output).toContain(`Removed 4 entries from ${file}.`);
-    expect(yes.code).toBe(0);
-    expect(byService(file)).toEqual({});
-  }, hangBound(30_000));
+  it.skipIf(!hasScript)(
+    'in a real terminal: n keeps everything (exit 1), y clears',
+    { meta: { skipReason: 'no util-linux script on PATH (Debian: bsdutils)' } },
+    async () => {
+      const file = path.join(tmpDir(), 'results.sqlite');
+      populate(file, SAMPLE);
+      const no = await inTerminal(['store', 'clear', '--store', file], 'n\n');
+      expect(no.output).toContain(`Delete 4 entries from ${file}?`);
+      expect(no.output).toContain('lead-enrich: not confirmed: nothing was deleted');
+      expect(no.code).toBe(1);
+      expect(byService(file)).toEqual({ sandbox: 3, [API]: 1 });
+      const yes = await inTerminal(['store', 'clear', '--store', file], 'y\n');
+      expect(yes.output).toContain(`Removed 4 entries from ${file}.`);
+      expect(yes.code).toBe(0);
+      expect(byService(file)).toEqual({});
+    },
+    hangBound(30_000),
+  );
 });
 
 describe('--service: one API only', () => {
@@ -486,29 +521,33 @@ describe('the sandbox has a store of its own', () => {
     });
   });
 
-  it('enrich --sandbox stores beside the default store, never in it; --store and LEAD_ENRICH_STORE still win', async () => {
-    const cache = tmpDir();
-    const dir = tmpDir();
-    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['jane@acme.com'], ['joe@acme.com']]);
-    const run = (extra: string[], env: Record<string, string | undefined>) =>
-      runCli(['enrich', input, '--sandbox', '-o', path.join(dir, 'out.csv'), '--quiet', ...extra], {
-        env: { XDG_CACHE_HOME: cache, LEAD_ENRICH_STORE: undefined, ...env },
-      });
-    const r = await run([], {});
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    expect(fs.readdirSync(path.join(cache, 'lead-enrich'))).toContain('results.sandbox.sqlite');
-    expect(fs.existsSync(path.join(cache, 'lead-enrich', 'results.sqlite'))).toBe(false);
-    expect(byService(path.join(cache, 'lead-enrich', 'results.sandbox.sqlite'))).toEqual({ sandbox: 2 });
+  it(
+    'enrich --sandbox stores beside the default store, never in it; --store and LEAD_ENRICH_STORE still win',
+    async () => {
+      const cache = tmpDir();
+      const dir = tmpDir();
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['jane@acme.com'], ['joe@acme.com']]);
+      const run = (extra: string[], env: Record<string, string | undefined>) =>
+        runCli(['enrich', input, '--sandbox', '-o', path.join(dir, 'out.csv'), '--quiet', ...extra], {
+          env: { XDG_CACHE_HOME: cache, LEAD_ENRICH_STORE: undefined, ...env },
+        });
+      const r = await run([], {});
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(fs.readdirSync(path.join(cache, 'lead-enrich'))).toContain('results.sandbox.sqlite');
+      expect(fs.existsSync(path.join(cache, 'lead-enrich', 'results.sqlite'))).toBe(false);
+      expect(byService(path.join(cache, 'lead-enrich', 'results.sandbox.sqlite'))).toEqual({ sandbox: 2 });
 
-    const explicit = path.join(dir, 'mine.sqlite');
-    expect((await run(['--store', explicit], {})).code).toBe(0);
-    expect(byService(explicit)).toEqual({ sandbox: 2 });
-    const fromEnv = path.join(dir, 'env.sqlite');
-    expect((await run([], { LEAD_ENRICH_STORE: fromEnv })).code).toBe(0);
-    expect(byService(fromEnv)).toEqual({ sandbox: 2 });
-    expect(fs.existsSync(path.join(cache, 'lead-enrich', 'results.sqlite'))).toBe(false);
-  }, hangBound(60_000));
+      const explicit = path.join(dir, 'mine.sqlite');
+      expect((await run(['--store', explicit], {})).code).toBe(0);
+      expect(byService(explicit)).toEqual({ sandbox: 2 });
+      const fromEnv = path.join(dir, 'env.sqlite');
+      expect((await run([], { LEAD_ENRICH_STORE: fromEnv })).code).toBe(0);
+      expect(byService(fromEnv)).toEqual({ sandbox: 2 });
+      expect(fs.existsSync(path.join(cache, 'lead-enrich', 'results.sqlite'))).toBe(false);
+    },
+    hangBound(60_000),
+  );
 
   it('enrich --help says where the sandbox keeps its answers', async () => {
     const r = await runCli(['enrich', '--help']);
@@ -523,7 +562,8 @@ describe('the ledger in the store commands (one service apart from another)', ()
   /** Charges recorded as a run records them: [service, ISO time, credits] each. */
   function charged(file: string, charges: Array<[string, string, number]>): void {
     const store = ResultStore.open({ path: file });
-    for (const [service, iso, credits] of charges) store.settle({ hold: undefined, charge: { at: Date.parse(iso), service, op: 'lookup_email', credits, runId: 'run-1' } });
+    for (const [service, iso, credits] of charges)
+      store.settle({ hold: undefined, charge: { at: Date.parse(iso), service, op: 'lookup_email', credits, runId: 'run-1' } });
     store.close();
   }
 
@@ -578,7 +618,7 @@ describe('the ledger in the store commands (one service apart from another)', ()
     expect(text).not.toContain(REAL);
   });
 
-  it('store spend lists a charge dated later than this machine\'s clock on its own day, and says so', async () => {
+  it("store spend lists a charge dated later than this machine's clock on its own day, and says so", async () => {
     const file = path.join(tmpDir(), 'results.sqlite');
     const later = new Date(Date.now() + 3 * DAY);
     charged(file, [
@@ -594,20 +634,25 @@ describe('the ledger in the store commands (one service apart from another)', ()
     expect(text).toMatch(/Per month, the last 12 with any:\n( {4}\d{4}-\d\d +\d+ credits.*\n)+/);
   });
 
-  it('store spend shows how much of a day is the worst case of a stopped run\'s lookups in flight, and what is held now', async () => {
+  it("store spend shows how much of a day is the worst case of a stopped run's lookups in flight, and what is held now", async () => {
     const file = path.join(tmpDir(), 'results.sqlite');
     charged(file, [[REAL, new Date().toISOString(), 6]]);
     const db = new DatabaseSync(file);
     db.prepare("INSERT INTO ledger (charged_at, service, op, credits, run_id, lapsed) VALUES (?, ?, 'lookup_email', 8, 'gone', 1)").run(Date.now(), REAL);
-    db.prepare("INSERT INTO spend_holds (owner, seq, pid, host, credits, made_at, expires_at, service, op) VALUES ('live', 1, 1, 'h', 12, ?, ?, ?, 'lookup_email')").run(Date.now(), Date.now() + 60_000, REAL);
+    db.prepare(
+      "INSERT INTO spend_holds (owner, seq, pid, host, credits, made_at, expires_at, service, op) VALUES ('live', 1, 1, 'h', 12, ?, ?, ?, 'lookup_email')",
+    ).run(Date.now(), Date.now() + 60_000, REAL);
     db.close();
     const text = (await run(['store', 'spend', '--store', file])).out;
     expect(text).toContain(`    ${today()}  14 credits  (2 charged lookups; 8 credits of them the worst case of lookups in flight of a run that stopped)`);
     expect(text).toContain('  Held now by lookups in flight: 12 credits');
-    expect(JSON.parse((await run(['store', 'spend', '--store', file, '--json'])).out)).toMatchObject({ held: 12, days: [{ credits: 14, calls: 2, lapsed: 8 }] });
+    expect(JSON.parse((await run(['store', 'spend', '--store', file, '--json'])).out)).toMatchObject({
+      held: 12,
+      days: [{ credits: 14, calls: 2, lapsed: 8 }],
+    });
   });
 
-  it('store clear --service clears that service\'s ledger and totals too; store clear --yes the whole ledger', async () => {
+  it("store clear --service clears that service's ledger and totals too; store clear --yes the whole ledger", async () => {
     const file = path.join(tmpDir(), 'results.sqlite');
     populate(file, SAMPLE);
     charged(file, [
@@ -619,8 +664,15 @@ describe('the ledger in the store commands (one service apart from another)', ()
       asked = question;
       return Promise.resolve('n');
     });
-    expect(asked).toBe(`Delete 0 entries of ${REHEARSAL} and the ledger of 20 credits charged from ${file}? Later runs pay again for these lookups, and the day and month budgets no longer count those credits. [y/N] `);
-    expect(ledgerRows(file)).toEqual([[REHEARSAL, 20], [REAL, 14]].sort());
+    expect(asked).toBe(
+      `Delete 0 entries of ${REHEARSAL} and the ledger of 20 credits charged from ${file}? Later runs pay again for these lookups, and the day and month budgets no longer count those credits. [y/N] `,
+    );
+    expect(ledgerRows(file)).toEqual(
+      [
+        [REHEARSAL, 20],
+        [REAL, 14],
+      ].sort(),
+    );
     const one = JSON.parse((await run(['store', 'clear', '--store', file, '--service', REHEARSAL, '--yes', '--json'])).out);
     expect(one).toEqual({ path: file, service: REHEARSAL, exists: true, removed: 0, ledger: { credits: 20, calls: 1 } });
     expect(ledgerRows(file)).toEqual([[REAL, 14]]);
@@ -631,14 +683,16 @@ describe('the ledger in the store commands (one service apart from another)', ()
     expect(ledgerRows(file)).toEqual([]);
   });
 
-  it('store stats shows the ledger\'s size: its per-call rows, the days it has totals for, its bytes', async () => {
+  it("store stats shows the ledger's size: its per-call rows, the days it has totals for, its bytes", async () => {
     const file = path.join(tmpDir(), 'results.sqlite');
     charged(file, [
       [REAL, '2026-03-14T10:00:00Z', 4],
       [REAL, '2026-03-14T11:00:00Z', 4],
       [REHEARSAL, '2026-03-15T10:00:00Z', 4],
     ]);
-    expect((await run(['store', 'stats', '--store', file])).out).toMatch(/^Ledger +3 charged calls kept one by one, totals for 2 days, \d+\.\d KiB \(store spend lists them\)$/m);
+    expect((await run(['store', 'stats', '--store', file])).out).toMatch(
+      /^Ledger +3 charged calls kept one by one, totals for 2 days, \d+\.\d KiB \(store spend lists them\)$/m,
+    );
     expect(JSON.parse((await run(['store', 'stats', '--store', file, '--json'])).out).ledger).toEqual({ rows: 3, days: 2, bytes: expect.any(Number) });
   });
 });

@@ -22,9 +22,16 @@ function answer(key: string, title: string): string {
   return JSON.stringify({
     email_address: key,
     lead: {
-      id: key.padEnd(24, '0').slice(0, 24), type: 'person', name: 'Ada Jensen', title, contructed_title: `${title} at Acme Inc`,
-      profile_picture: `https://media.network.example/p/${key}.jpg`, network_url: `https://network.example/in/${key}`,
-      company_name: 'Acme Inc', company_domain: 'acme.example', total_experience_in_months: 120,
+      id: key.padEnd(24, '0').slice(0, 24),
+      type: 'person',
+      name: 'Ada Jensen',
+      title,
+      contructed_title: `${title} at Acme Inc`,
+      profile_picture: `https://media.network.example/p/${key}.jpg`,
+      network_url: `https://network.example/in/${key}`,
+      company_name: 'Acme Inc',
+      company_domain: 'acme.example',
+      total_experience_in_months: 120,
       addresses: [{ full_address: 'Melbourne, Victoria, Australia', state: 'Victoria', city: 'Melbourne', country: 'Australia', country_code: 'AU' }],
     },
   });
@@ -37,7 +44,9 @@ function storeOf(n: number): string {
   const db = new DatabaseSync(file);
   db.prepare('INSERT INTO services (name) VALUES (?)').run(SERVICE);
   const result = db.prepare("INSERT INTO results (service_id, op, key, found, data, fetched_at, run_id) VALUES (1, 'lookup_email', ?, 1, ?, 2000000, 'r')");
-  const earlier = db.prepare("INSERT INTO history (service_id, op, key, fetched_at, replaced_at, found, same, data, refused, reported) VALUES (1, 'lookup_email', ?, 1000000, 2000000, 1, 0, ?, NULL, 1)");
+  const earlier = db.prepare(
+    "INSERT INTO history (service_id, op, key, fetched_at, replaced_at, found, same, data, refused, reported) VALUES (1, 'lookup_email', ?, 1000000, 2000000, 1, 0, ?, NULL, 1)",
+  );
   db.exec('BEGIN');
   for (let i = 0; i < n; i += 1) {
     const key = `person.${i}@company${i % 97}.com`;
@@ -56,9 +65,16 @@ async function exportThroughSlowPipe(store: string): Promise<{ code: number; lin
   const peak = path.join(dir, 'peak');
   const timed = GNU_TIME ? `/usr/bin/time -f %M -o "${peak}" ` : '';
   const script = `${timed}"$0" --max-old-space-size=40 "$1" store export --history --store "$2" | (sleep 1; cat > "$3")`;
-  const r = await run('bash', ['-c', `set -o pipefail; ${script}`, process.execPath, CLI_PATH, store, out], { timeoutMs: 60_000, env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+  const r = await run('bash', ['-c', `set -o pipefail; ${script}`, process.execPath, CLI_PATH, store, out], {
+    timeoutMs: 60_000,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME },
+  });
   expect(r.stderr).toBe('');
-  return { code: r.code ?? -1, lines: fs.readFileSync(out, 'utf8').split('\n').slice(0, -1), peakKb: GNU_TIME ? Number(fs.readFileSync(peak, 'utf8').trim()) : undefined };
+  return {
+    code: r.code ?? -1,
+    lines: fs.readFileSync(out, 'utf8').split('\n').slice(0, -1),
+    peakKb: GNU_TIME ? Number(fs.readFileSync(peak, 'utf8').trim()) : undefined,
+  };
 }
 
 describe('store export --history through a pipe read slowly', () => {
@@ -73,7 +89,9 @@ describe('store export --history through a pipe read slowly', () => {
     const { code, lines } = await exportThroughSlowPipe(large);
     expect(code).toBe(0);
     expect(lines).toHaveLength(40_000);
-    const records = lines.map((line) => JSON.parse(line) as { key: string; stored_at: string; replaced_at: string | null; answer: { lead: { title: string } } });
+    const records = lines.map(
+      (line) => JSON.parse(line) as { key: string; stored_at: string; replaced_at: string | null; answer: { lead: { title: string } } },
+    );
     const keys = records.filter((_, i) => i % 2 === 0).map((r) => r.key);
     expect(new Set(keys).size).toBe(20_000);
     // In key order, as text: the order of the store's index.
@@ -85,15 +103,22 @@ describe('store export --history through a pipe read slowly', () => {
   });
 
   // Peak memory through GNU time: skipped where /usr/bin/time is not GNU's (macOS, Alpine's busybox).
-  it.runIf(GNU_TIME)('peaks at the same memory for 5 000 entries and for 20 000 (flat)', { meta: { skipReason: 'no GNU time at /usr/bin/time to read the peak memory' } }, async () => {
-    const [five, twenty] = [await exportThroughSlowPipe(small), await exportThroughSlowPipe(large)];
-    expect([five.code, twenty.code]).toEqual([0, 0]);
-    // Four times the lines (about 24 MB more of them): within 16 MB of the smaller export's peak.
-    expect(twenty.peakKb! - five.peakKb!).toBeLessThan(16 * 1024);
-  });
+  it.runIf(GNU_TIME)(
+    'peaks at the same memory for 5 000 entries and for 20 000 (flat)',
+    { meta: { skipReason: 'no GNU time at /usr/bin/time to read the peak memory' } },
+    async () => {
+      const [five, twenty] = [await exportThroughSlowPipe(small), await exportThroughSlowPipe(large)];
+      expect([five.code, twenty.code]).toEqual([0, 0]);
+      // Four times the lines (about 24 MB more of them): within 16 MB of the smaller export's peak.
+      expect(twenty.peakKb! - five.peakKb!).toBeLessThan(16 * 1024);
+    },
+  );
 
   it('a reader that goes away (| head -1): the export stops, quietly, exit 0', async () => {
-    const r = await run('bash', ['-c', 'set -o pipefail; "$0" "$1" store export --history --store "$2" | head -1', process.execPath, CLI_PATH, large], { timeoutMs: 60_000, env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+    const r = await run('bash', ['-c', 'set -o pipefail; "$0" "$1" store export --history --store "$2" | head -1', process.execPath, CLI_PATH, large], {
+      timeoutMs: 60_000,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    });
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
     expect(JSON.parse(r.stdout)).toMatchObject({ key: 'person.0@company0.com', replaced_at: null });
   });

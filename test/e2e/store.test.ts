@@ -130,11 +130,17 @@ describe('ResultStore: get/put', () => {
     now = 2;
     store.put(SERVICE, 'whois', 'x.example', { found: true, data: { registrar: 'R' } }, 'run-b');
     expect(store.get(SERVICE, 'whois', 'x.example')).toEqual({
-      found: true, data: { registrar: 'R' }, fetchedAt: 2, runId: 'run-b',
+      found: true,
+      data: { registrar: 'R' },
+      fetchedAt: 2,
+      runId: 'run-b',
     });
     store.flush();
     expect(store.get(SERVICE, 'whois', 'x.example')).toEqual({
-      found: true, data: { registrar: 'R' }, fetchedAt: 2, runId: 'run-b',
+      found: true,
+      data: { registrar: 'R' },
+      fetchedAt: 2,
+      runId: 'run-b',
     });
     expect(store.stats().entries).toBe(1);
     store.close();
@@ -167,10 +173,14 @@ describe('ResultStore: getMany', () => {
     let now = 1_000_000;
     const store = ResultStore.open({ path: path.join(tmpDir(), 'r.sqlite'), flushBatchSize: 100_000, now: () => now });
     const keys = Array.from({ length: 250 }, (_, i) => `k${i}@x.com`);
-    keys.slice(0, 150).forEach((key, i) => { store.put('svc', 'lookup_email', key, { found: i % 2 === 0, data: { lead: { n: i } } }, 'run-1'); });
+    keys.slice(0, 150).forEach((key, i) => {
+      store.put('svc', 'lookup_email', key, { found: i % 2 === 0, data: { lead: { n: i } } }, 'run-1');
+    });
     store.flush();
     now += 1000;
-    keys.slice(150, 200).forEach((key, i) => { store.put('svc', 'lookup_email', key, { found: true, data: { lead: { n: 150 + i } } }, 'run-2'); });
+    keys.slice(150, 200).forEach((key, i) => {
+      store.put('svc', 'lookup_email', key, { found: true, data: { lead: { n: 150 + i } } }, 'run-2');
+    });
     store.put('other', 'lookup_email', keys[220]!, { found: true, data: {} }, 'run-2');
     store.put('svc', 'mx', keys[230]!, { found: true, data: {} }, 'run-2');
 
@@ -244,7 +254,9 @@ describe('ResultStore: durability', () => {
     first.close();
     const second = ResultStore.open({ path: file });
     expect(second.get(SERVICE, 'lookup_url', 'https://network.example/in/jane')).toMatchObject({
-      found: true, data: LEAD_DATA, runId: RUN,
+      found: true,
+      data: LEAD_DATA,
+      runId: RUN,
     });
     second.close();
   });
@@ -312,20 +324,28 @@ describe('ResultStore: durability', () => {
     let childDir: string | undefined;
     const childPackage = () => (childDir ??= buildChildPackage());
 
-    it('loses nothing older than the flush interval when SIGKILLed', async () => {
-      const file = tmpStorePath();
-      expect(await runChild(childPackage(), file, 'kill')).toBe('SIGKILL');
-      const store = ResultStore.open({ path: file });
-      expect(store.stats().entries).toBe(1000);
-      expect(store.get('svc', 'lookup_email', 'u999@x.test')).toMatchObject({ data: { i: 999 }, runId: 'child' });
-      store.close();
-    }, hangBound(15_000));
+    it(
+      'loses nothing older than the flush interval when SIGKILLed',
+      async () => {
+        const file = tmpStorePath();
+        expect(await runChild(childPackage(), file, 'kill')).toBe('SIGKILL');
+        const store = ResultStore.open({ path: file });
+        expect(store.stats().entries).toBe(1000);
+        expect(store.get('svc', 'lookup_email', 'u999@x.test')).toMatchObject({ data: { i: 999 }, runId: 'child' });
+        store.close();
+      },
+      hangBound(15_000),
+    );
 
-    it('flushes pending entries on process.exit() without close()', async () => {
-      const file = tmpStorePath();
-      expect(await runChild(childPackage(), file, 'exit')).toBe(0);
-      expect(committedCount(file)).toBe(1000);
-    }, hangBound(15_000));
+    it(
+      'flushes pending entries on process.exit() without close()',
+      async () => {
+        const file = tmpStorePath();
+        expect(await runChild(childPackage(), file, 'exit')).toBe(0);
+        expect(committedCount(file)).toBe(1000);
+      },
+      hangBound(15_000),
+    );
   });
 });
 
@@ -381,15 +401,19 @@ describe('ResultStore: file', () => {
 
   // Skipped as root (CI and these machines run as root): root writes through any permission bits,
   // so the failure cannot be produced. The "not a directory" case above covers the same message path.
-  it.skipIf(process.getuid?.() === 0)('reports a directory without write permission', { meta: { skipReason: 'running as root, which writes through any permission bits' } }, () => {
-    const dir = tmpDir();
-    fs.chmodSync(dir, 0o500);
-    try {
-      expect(() => ResultStore.open({ path: path.join(dir, 'results.sqlite') })).toThrow(/permission denied/);
-    } finally {
-      fs.chmodSync(dir, 0o700);
-    }
-  });
+  it.skipIf(process.getuid?.() === 0)(
+    'reports a directory without write permission',
+    { meta: { skipReason: 'running as root, which writes through any permission bits' } },
+    () => {
+      const dir = tmpDir();
+      fs.chmodSync(dir, 0o500);
+      try {
+        expect(() => ResultStore.open({ path: path.join(dir, 'results.sqlite') })).toThrow(/permission denied/);
+      } finally {
+        fs.chmodSync(dir, 0o700);
+      }
+    },
+  );
 
   it('refuses a file that is not a SQLite database, and leaves it alone', () => {
     const file = path.join(tmpDir(), 'contacts.csv');
@@ -448,9 +472,7 @@ describe('ResultStore: file', () => {
     expect(() => reader.put(SERVICE, 'mx', 'y', { found: true, data: {} }, RUN)).toThrow(/read-only/);
     expect(() => reader.clear()).toThrow(/read-only/);
     reader.close();
-    expect(() => ResultStore.open({ path: path.join(tmpDir(), 'none.sqlite'), readonly: true })).toThrow(
-      /no such file/,
-    );
+    expect(() => ResultStore.open({ path: path.join(tmpDir(), 'none.sqlite'), readonly: true })).toThrow(/no such file/);
   });
 
   it('validates its options', () => {
@@ -524,30 +546,34 @@ describe('ResultStore: stats, prune, clear', () => {
 });
 
 describe('ResultStore: speed (printed, not asserted)', () => {
-  it('measures gets/s on hits and puts/s', () => {
-    const n = 100_000;
-    const store = ResultStore.open({ path: tmpStorePath(), flushIntervalMs: 60_000 });
-    const keys = Array.from({ length: n }, (_, i) => `user${i}@example.com`);
-    let t = performance.now();
-    for (const key of keys) store.put(SERVICE, 'lookup_email', key, { found: true, data: LEAD_DATA }, RUN);
-    store.flush();
-    const putsPerSec = n / ((performance.now() - t) / 1000);
-    t = performance.now();
-    let hits = 0;
-    for (const key of keys) if (store.get(SERVICE, 'lookup_email', key, 86_400_000) !== undefined) hits++;
-    const getsPerSec = n / ((performance.now() - t) / 1000);
-    t = performance.now();
-    for (const key of keys) store.get(SERVICE, 'lookup_email', `miss-${key}`);
-    const missesPerSec = n / ((performance.now() - t) / 1000);
-    expect(hits).toBe(n);
-    console.log(
-      `result store, ${n} entries of ${JSON.stringify(LEAD_DATA).length} B JSON: ` +
-        `puts ${Math.round(putsPerSec).toLocaleString('en')}/s (incl. commits of 500), ` +
-        `get hits ${Math.round(getsPerSec).toLocaleString('en')}/s, ` +
-        `get misses ${Math.round(missesPerSec).toLocaleString('en')}/s`,
-    );
-    store.close();
-  }, hangBound(30_000));
+  it(
+    'measures gets/s on hits and puts/s',
+    () => {
+      const n = 100_000;
+      const store = ResultStore.open({ path: tmpStorePath(), flushIntervalMs: 60_000 });
+      const keys = Array.from({ length: n }, (_, i) => `user${i}@example.com`);
+      let t = performance.now();
+      for (const key of keys) store.put(SERVICE, 'lookup_email', key, { found: true, data: LEAD_DATA }, RUN);
+      store.flush();
+      const putsPerSec = n / ((performance.now() - t) / 1000);
+      t = performance.now();
+      let hits = 0;
+      for (const key of keys) if (store.get(SERVICE, 'lookup_email', key, 86_400_000) !== undefined) hits++;
+      const getsPerSec = n / ((performance.now() - t) / 1000);
+      t = performance.now();
+      for (const key of keys) store.get(SERVICE, 'lookup_email', `miss-${key}`);
+      const missesPerSec = n / ((performance.now() - t) / 1000);
+      expect(hits).toBe(n);
+      console.log(
+        `result store, ${n} entries of ${JSON.stringify(LEAD_DATA).length} B JSON: ` +
+          `puts ${Math.round(putsPerSec).toLocaleString('en')}/s (incl. commits of 500), ` +
+          `get hits ${Math.round(getsPerSec).toLocaleString('en')}/s, ` +
+          `get misses ${Math.round(missesPerSec).toLocaleString('en')}/s`,
+      );
+      store.close();
+    },
+    hangBound(30_000),
+  );
 });
 
 describe('parseDuration / formatDuration', () => {
@@ -568,15 +594,10 @@ describe('parseDuration / formatDuration', () => {
     expect(parseDuration(text, '--max-age')).toBe(ms);
   });
 
-  it.each(['abc', '', '10', '1.5', '10x', 'd', '-5m', '10 minutes', '5M', '1d-2h', '1e3s', '5mss'])(
-    'rejects %j with a message naming the option',
-    (text) => {
-      expect(() => parseDuration(text, '--max-age')).toThrow(ConfigError);
-      expect(() => parseDuration(text, '--max-age')).toThrow(
-        `Invalid option --max-age: must be a duration such as 30d, 12h or 15m, got '${text}'`,
-      );
-    },
-  );
+  it.each(['abc', '', '10', '1.5', '10x', 'd', '-5m', '10 minutes', '5M', '1d-2h', '1e3s', '5mss'])('rejects %j with a message naming the option', (text) => {
+    expect(() => parseDuration(text, '--max-age')).toThrow(ConfigError);
+    expect(() => parseDuration(text, '--max-age')).toThrow(`Invalid option --max-age: must be a duration such as 30d, 12h or 15m, got '${text}'`);
+  });
 
   it('explains why a bare number is refused', () => {
     expect(() => parseDuration('30', '--older-than')).toThrow(
@@ -598,9 +619,7 @@ describe('parseDuration / formatDuration', () => {
 
 describe('defaultStorePath', () => {
   it('uses LEAD_ENRICH_STORE when set', () => {
-    expect(defaultStorePath({ LEAD_ENRICH_STORE: '/data/store.sqlite', XDG_CACHE_HOME: '/xdg' })).toBe(
-      '/data/store.sqlite',
-    );
+    expect(defaultStorePath({ LEAD_ENRICH_STORE: '/data/store.sqlite', XDG_CACHE_HOME: '/xdg' })).toBe('/data/store.sqlite');
   });
 
   it("uses each platform's cache folder on macOS and Windows", () => {
@@ -613,13 +632,9 @@ describe('defaultStorePath', () => {
   // Linux only: XDG_CACHE_HOME is the Linux convention (macOS and Windows have folders of their own).
   it.runIf(process.platform === 'linux')('uses XDG_CACHE_HOME on Linux, else ~/.cache', () => {
     expect(defaultStorePath({ XDG_CACHE_HOME: '/xdg/cache' })).toBe('/xdg/cache/lead-enrich/results.sqlite');
-    expect(defaultStorePath({ LEAD_ENRICH_STORE: '', XDG_CACHE_HOME: '/xdg/cache' })).toBe(
-      '/xdg/cache/lead-enrich/results.sqlite',
-    );
+    expect(defaultStorePath({ LEAD_ENRICH_STORE: '', XDG_CACHE_HOME: '/xdg/cache' })).toBe('/xdg/cache/lead-enrich/results.sqlite');
     expect(defaultStorePath({})).toBe(path.join(os.homedir(), '.cache', 'lead-enrich', 'results.sqlite'));
     // The XDG spec: a relative value is invalid and ignored.
-    expect(defaultStorePath({ XDG_CACHE_HOME: 'relative/cache' })).toBe(
-      path.join(os.homedir(), '.cache', 'lead-enrich', 'results.sqlite'),
-    );
+    expect(defaultStorePath({ XDG_CACHE_HOME: 'relative/cache' })).toBe(path.join(os.homedir(), '.cache', 'lead-enrich', 'results.sqlite'));
   });
 });

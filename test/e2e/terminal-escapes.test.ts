@@ -27,8 +27,17 @@ const TOKEN = 'tok-terminal-escapes-0123456789';
 async function hostileServer(lookup: { status: number; message: string }): Promise<{ baseUrl: string; close(): void }> {
   const answers: Record<string, unknown> = {
     '/v2/account/myplans': { current_plan: { name: `Growth${HOSTILE}`, status: 'active', type: 'subscription', charge: `$49${HOSTILE}` }, addons: [] },
-    '/v2/account/credits': { total_remaining_credits: 1000, plan_remaining_credits: { 'pay-as-you-go': 1000, subscription: 0, bonus: 0 }, low_credit_balance_min_threshold: 0 },
-    '/v2/account/limits': { email_verify: { api_rate_limit: { total: '600 RPM', remaining: '600 RPM', next_limit_reset: `soon${HOSTILE}` }, bulk_verify_concurrency_limit: { total: '1', remaining: '1' } } },
+    '/v2/account/credits': {
+      total_remaining_credits: 1000,
+      plan_remaining_credits: { 'pay-as-you-go': 1000, subscription: 0, bonus: 0 },
+      low_credit_balance_min_threshold: 0,
+    },
+    '/v2/account/limits': {
+      email_verify: {
+        api_rate_limit: { total: '600 RPM', remaining: '600 RPM', next_limit_reset: `soon${HOSTILE}` },
+        bulk_verify_concurrency_limit: { total: '1', remaining: '1' },
+      },
+    },
   };
   const server = http.createServer((req, res) => {
     const pathname = new URL(req.url!, 'http://x').pathname;
@@ -65,7 +74,11 @@ const HAS_SCRIPT = runSync('script', ['--version']).stdout?.includes('util-linux
  */
 async function underTerminal(args: string, env: Record<string, string>): Promise<{ code: number | null; screen: Buffer }> {
   const command = `stty cols 80; "${process.execPath}" "${CLI_PATH}" ${args}`;
-  const r = await run('script', ['-qfec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', ...env }, stdin: 'ignore', timeoutMs: Infinity });
+  const r = await run('script', ['-qfec', command, '/dev/null'], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', ...env },
+    stdin: 'ignore',
+    timeoutMs: Infinity,
+  });
   return { code: r.code, screen: Buffer.from(r.stdout + r.stderr) };
 }
 
@@ -80,7 +93,10 @@ function expectNoHostileBytes(screen: Buffer): void {
 describe('header names', () => {
   it('a CSV header with escape sequences is named escaped in a refusal, in one line', async () => {
     const dir = tempDir();
-    const input = writeCsv(path.join(dir, 'in.csv'), [['email', `x${HOSTILE}`, 'line\nfeed'], ['jane@acme.com', '1', '2']]);
+    const input = writeCsv(path.join(dir, 'in.csv'), [
+      ['email', `x${HOSTILE}`, 'line\nfeed'],
+      ['jane@acme.com', '1', '2'],
+    ]);
     const sb = await startSandbox();
     const r = await runCli(['enrich', input, '--fill', 'q=lead_name'], { env: { LEAD_API_BASE_URL: sb.baseUrl, LEAD_API_TOKEN: sb.token } });
     expect(r.code).toBe(1);
@@ -92,7 +108,8 @@ describe('header names', () => {
 
   it("an .xlsx header's _x001B_ is a real ESC in the data, and shown escaped", async () => {
     const dir = tempDir();
-    const rows = '<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row><row r="2"><c r="A2" t="s"><v>2</v></c><c r="B2" t="s"><v>3</v></c></row>';
+    const rows =
+      '<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row><row r="2"><c r="A2" t="s"><v>2</v></c><c r="B2" t="s"><v>3</v></c></row>';
     const header = 'x_x001B_]52;c;SGVsbG8=_x0007__x001B_[2J\u009b2J';
     const input = path.join(dir, 'in.xlsx');
     fs.writeFileSync(input, workbookOf(rows, `<si><t>email</t></si><si><t>${header}</t></si><si><t>jane@acme.com</t></si><si><t>1</t></si>`));
@@ -105,41 +122,54 @@ describe('header names', () => {
 
 // Skipped without util-linux's script (Debian: bsdutils; .ci/run installs it): it gives the CLI
 // the pseudo-terminal these checks read; the pipe checks above run everywhere.
-describe.skipIf(!HAS_SCRIPT)('what a terminal receives', { meta: { skipReason: "no util-linux script on PATH (Debian: bsdutils): the pseudo-terminal's checks" } }, () => {
-  it('a report footer and an output named with escape sequences: the warning and the summary show them escaped', async () => {
-    const dir = tempDir();
-    const input = path.join(dir, 'report.csv');
-    fs.writeFileSync(input, `email,name\njane@acme.com,Jane\n\nReport${HOSTILE}\n`);
-    const sb = await startSandbox();
-    const env = { LEAD_API_BASE_URL: sb.baseUrl, LEAD_API_TOKEN: sb.token, LEAD_ENRICH_STORE: path.join(dir, 's.sqlite'), OUT: path.join(dir, `out${HOSTILE}.csv`) };
-    const r = await underTerminal(`enrich "${input}" -o "$OUT" --yes`, env);
-    expect(r.code).toBe(0);
-    const screen = r.screen.toString('utf8');
-    expect(screen).toContain(`("Report${SHOWN}")`);
-    expect(screen).toContain(`Output: ${path.join(dir, `out${SHOWN}.csv`)}`);
-    expectNoHostileBytes(r.screen);
-    // The file is named as it was given: only its name on the screen is escaped.
-    expect(fs.existsSync(env.OUT)).toBe(true);
-  });
+describe.skipIf(!HAS_SCRIPT)(
+  'what a terminal receives',
+  { meta: { skipReason: "no util-linux script on PATH (Debian: bsdutils): the pseudo-terminal's checks" } },
+  () => {
+    it('a report footer and an output named with escape sequences: the warning and the summary show them escaped', async () => {
+      const dir = tempDir();
+      const input = path.join(dir, 'report.csv');
+      fs.writeFileSync(input, `email,name\njane@acme.com,Jane\n\nReport${HOSTILE}\n`);
+      const sb = await startSandbox();
+      const env = {
+        LEAD_API_BASE_URL: sb.baseUrl,
+        LEAD_API_TOKEN: sb.token,
+        LEAD_ENRICH_STORE: path.join(dir, 's.sqlite'),
+        OUT: path.join(dir, `out${HOSTILE}.csv`),
+      };
+      const r = await underTerminal(`enrich "${input}" -o "$OUT" --yes`, env);
+      expect(r.code).toBe(0);
+      const screen = r.screen.toString('utf8');
+      expect(screen).toContain(`("Report${SHOWN}")`);
+      expect(screen).toContain(`Output: ${path.join(dir, `out${SHOWN}.csv`)}`);
+      expectNoHostileBytes(r.screen);
+      // The file is named as it was given: only its name on the screen is escaped.
+      expect(fs.existsSync(env.OUT)).toBe(true);
+    });
 
-  it("a 401 during a run: the API's message is shown escaped", async () => {
-    const dir = tempDir();
-    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['jane@acme.com']]);
-    const server = await hostileServer({ status: 401, message: `bad token${HOSTILE}` });
-    const r = await underTerminal(`enrich "${input}" --yes`, { LEAD_API_BASE_URL: server.baseUrl, LEAD_API_TOKEN: TOKEN, LEAD_ENRICH_STORE: path.join(dir, 's.sqlite') });
-    expect(r.code).toBe(1);
-    expect(r.screen.toString('utf8')).toContain(`bad token${SHOWN}`);
-    expectNoHostileBytes(r.screen);
-  });
+    it("a 401 during a run: the API's message is shown escaped", async () => {
+      const dir = tempDir();
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['jane@acme.com']]);
+      const server = await hostileServer({ status: 401, message: `bad token${HOSTILE}` });
+      const r = await underTerminal(`enrich "${input}" --yes`, {
+        LEAD_API_BASE_URL: server.baseUrl,
+        LEAD_API_TOKEN: TOKEN,
+        LEAD_ENRICH_STORE: path.join(dir, 's.sqlite'),
+      });
+      expect(r.code).toBe(1);
+      expect(r.screen.toString('utf8')).toContain(`bad token${SHOWN}`);
+      expectNoHostileBytes(r.screen);
+    });
 
-  it("the account's strings in the account table", async () => {
-    const server = await hostileServer({ status: 401, message: '' });
-    const r = await underTerminal('account', { LEAD_API_BASE_URL: server.baseUrl, LEAD_API_TOKEN: TOKEN });
-    expect(r.code).toBe(0);
-    expect(r.screen.toString('utf8')).toContain(`Growth${SHOWN}`);
-    expectNoHostileBytes(r.screen);
-  });
-});
+    it("the account's strings in the account table", async () => {
+      const server = await hostileServer({ status: 401, message: '' });
+      const r = await underTerminal('account', { LEAD_API_BASE_URL: server.baseUrl, LEAD_API_TOKEN: TOKEN });
+      expect(r.code).toBe(0);
+      expect(r.screen.toString('utf8')).toContain(`Growth${SHOWN}`);
+      expectNoHostileBytes(r.screen);
+    });
+  },
+);
 
 describe("the API's messages and the account's strings through pipes", () => {
   it('401 and 403 answers: one fatal line, the message escaped', async () => {
@@ -175,7 +205,10 @@ const RAW_FORMAT = /[\u00ad\u061c\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2
 describe('bidi and invisible format controls', () => {
   it('a header holding them is named escaped in a refusal', async () => {
     const dir = tempDir();
-    const input = writeCsv(path.join(dir, 'in.csv'), [['email', BIDI], ['jane@acme.com', '1']]);
+    const input = writeCsv(path.join(dir, 'in.csv'), [
+      ['email', BIDI],
+      ['jane@acme.com', '1'],
+    ]);
     const sb = await startSandbox();
     const r = await runCli(['enrich', input, '--fill', 'q=lead_name'], { env: { LEAD_API_BASE_URL: sb.baseUrl, LEAD_API_TOKEN: sb.token } });
     expect(r.code).toBe(1);
@@ -209,12 +242,16 @@ describe('a value typed on stdin', () => {
     expect(lines(r.stderr)).toHaveLength(1);
     expect(r.stderr.length).toBeLessThan(300);
     expect(r.stderr).not.toMatch(RAW_CONTROL);
-    expect(r.stderr).toMatch(/^lead-enrich: Invalid email on standard input: its first line is longer than 64 KiB, beginning '\\x1b\]52;c;SGVsbG8=\\x07\\x1b\[2J\\u009b2Jaaa+'\.\.\.; no request was made \(code: invalid_input\)\n$/);
+    expect(r.stderr).toMatch(
+      /^lead-enrich: Invalid email on standard input: its first line is longer than 64 KiB, beginning '\\x1b\]52;c;SGVsbG8=\\x07\\x1b\[2J\\u009b2Jaaa+'\.\.\.; no request was made \(code: invalid_input\)\n$/,
+    );
   });
 
   it('an invalid value is echoed cut to 200 characters, with its length', async () => {
     const r = await runCli(['lookup', 'email', '-', '--sandbox'], { input: `${'b'.repeat(5000)}@acme.com\n` });
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`lead-enrich: Invalid email '${'b'.repeat(200)}…' (5,009 characters): email is longer than 254 characters; no request was made (code: invalid_input)\n`);
+    expect(r.stderr).toBe(
+      `lead-enrich: Invalid email '${'b'.repeat(200)}…' (5,009 characters): email is longer than 254 characters; no request was made (code: invalid_input)\n`,
+    );
   });
 });

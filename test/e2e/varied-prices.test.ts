@@ -44,7 +44,9 @@ describe('prices that vary with the answer', () => {
     const s = await sandbox();
     const dir = tempDir();
     const input = emailFile(dir, 40);
-    const r = await runCli(['enrich', input, '--json'], { env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: path.join(dir, 'store.sqlite') } });
+    const r = await runCli(['enrich', input, '--json'], {
+      env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: path.join(dir, 'store.sqlite') },
+    });
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout) as { credits: { spent: number } };
     expect(summary.credits.spent).toBe(s.stats.creditsCharged);
@@ -93,7 +95,9 @@ describe('--budget', () => {
     const bad = await runCli(['enrich', input, '--budget', 'lots'], { env });
     expect(bad.code).toBe(1);
     // The rule names every form it takes (since --budget N/day and N/month).
-    expect(bad.stderr).toContain("Invalid option --budget: must be N (credits for this run), N/day or N/month (a UTC day or month), N a whole number, such as 2000/day; repeat it for several, got 'lots'");
+    expect(bad.stderr).toContain(
+      "Invalid option --budget: must be N (credits for this run), N/day or N/month (a UTC day or month), N a whole number, such as 2000/day; repeat it for several, got 'lots'",
+    );
   });
 
   it('--dry-run says whether the budget covers the plan', async () => {
@@ -104,7 +108,9 @@ describe('--budget', () => {
     expect((await planRun({ ...options, budget: 10 })).budget).toEqual({ limit: 10, covers: false });
     expect((await planRun({ ...options, budget: 40 })).budget).toEqual({ limit: 40, covers: true });
     expect((await planRun(options)).budget).toBeUndefined();
-    const r = await runCli(['enrich', input, '--dry-run', '--budget', '10'], { env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: path.join(dir, 'store.sqlite') } });
+    const r = await runCli(['enrich', input, '--dry-run', '--budget', '10'], {
+      env: { LEAD_API_BASE_URL: s.baseUrl, LEAD_API_TOKEN: s.token, LEAD_ENRICH_STORE: path.join(dir, 'store.sqlite') },
+    });
     expect(r.code).toBe(3);
     expect(r.stdout).toContain('Budget: 10 credits: it does NOT cover the credits needed');
   });
@@ -119,7 +125,11 @@ describe('--fields lead.MEMBER', () => {
     const out = readCsvObjects(path.join(dir, 'in.enriched.csv'));
     expect(Object.keys(out[0]!)).toEqual(['email', 'new_lead_status', 'new_lead_name', 'new_lead_phones', 'new_lead_addresses']);
     await run(s, dir, { input, output: path.join(dir, 'out.jsonl') });
-    const answers = fs.readFileSync(path.join(dir, 'out.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { lead?: { phones?: string[] } });
+    const answers = fs
+      .readFileSync(path.join(dir, 'out.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { lead?: { phones?: string[] } });
     const withPhones = answers.map((a, i) => [a, out[i]!] as const).filter(([a]) => (a.lead?.phones?.length ?? 0) > 0);
     expect(withPhones.length).toBeGreaterThan(0);
     // A cell starting with '+' is escaped against spreadsheet formulas, as every added cell is.

@@ -112,7 +112,9 @@ describe('what could stop the workbook is found before the first lookup', () => 
     expect(result.code, result.stderr).toBe(0);
     const output = path.join(dir, 'parts.enriched.xlsx');
     expect(leftIn(dir)).toEqual(['parts.enriched.errors.csv', 'parts.enriched.xlsx', 'parts.xlsx', 'store.sqlite']);
-    expect(zipPart(output, 'xl/worksheets/sheet1.xml')?.toString()).toMatch(/<row r="2"><c r="A2" t="inlineStr"><is><t>ann@acme\.example<\/t><\/is><\/c><c r="B2" t="inlineStr"><is><t>(found|not_found)<\/t>/);
+    expect(zipPart(output, 'xl/worksheets/sheet1.xml')?.toString()).toMatch(
+      /<row r="2"><c r="A2" t="inlineStr"><is><t>ann@acme\.example<\/t><\/is><\/c><c r="B2" t="inlineStr"><is><t>(found|not_found)<\/t>/,
+    );
     // Every part is there: yauzl finds their count in the Zip64 end record (the classic one's is -1).
     const zip = await yauzl.openPromise(output);
     expect(zip.entryCount).toBe(66_000 + 6);
@@ -223,7 +225,9 @@ describe('while the run works', () => {
     const result = await runCli(['enrich', input, '-o', path.join(dir, 'out.xlsx')], { env: envFor(runs.sandbox(), dir) });
     expectNoCrash(result);
     expect(result.code).toBe(1);
-    expect(lines(result.stderr)).toEqual([`lead-enrich: Cannot write ${path.join(dir, 'out.xlsx')}: it is a folder; choose another path with -o / --errors (code: unwritable_output)`]);
+    expect(lines(result.stderr)).toEqual([
+      `lead-enrich: Cannot write ${path.join(dir, 'out.xlsx')}: it is a folder; choose another path with -o / --errors (code: unwritable_output)`,
+    ]);
     expect(lookups()).toBe(before);
     // Refused before the store is opened: nothing made at all.
     expect(leftIn(dir)).toEqual(['contacts.xlsx', 'out.xlsx']);

@@ -23,7 +23,11 @@ const { tempDir, lookups } = runs;
 const STATUS = /^(found|not_found)$/;
 
 /** Writes `sheet` (the worksheet's content) as `name` in a fresh folder; enriches it with lead_name; the output's first sheet. */
-async function enrichBook(sheet: string, args: string[] = [], name = 'book.xlsx'): Promise<{ dir: string; input: string; output: string; stderr: string; code: number | null }> {
+async function enrichBook(
+  sheet: string,
+  args: string[] = [],
+  name = 'book.xlsx',
+): Promise<{ dir: string; input: string; output: string; stderr: string; code: number | null }> {
   const dir = tempDir();
   const input = path.join(dir, name);
   fs.writeFileSync(input, bookOf(sheet));
@@ -80,7 +84,11 @@ describe('the cells the sheet holds', () => {
     expect(read.getCell('E2').value).toMatchObject({ formula: 'B2+1', result: 6, shareType: 'shared', ref: 'E2:E3' });
     expect(read.getCell('E3').value).toMatchObject({ sharedFormula: 'E2', result: 7 });
     expect(read.getCell('C3').value).toEqual({ formula: 'B3*2' });
-    expect([read.getCell('F1').value, read.getCell('F2').value, read.getCell('F3').value]).toEqual(['lead_status', expect.stringMatching(STATUS), expect.stringMatching(STATUS)]);
+    expect([read.getCell('F1').value, read.getCell('F2').value, read.getCell('F3').value]).toEqual([
+      'lead_status',
+      expect.stringMatching(STATUS),
+      expect.stringMatching(STATUS),
+    ]);
   });
 
   it('LibreOffice computes the formulas that had no cached value', async (context) => {
@@ -111,7 +119,8 @@ describe('the cells the sheet holds', () => {
   });
 
   it('a cell at XFB leaves room for lead_status and one column (XFC, XFD); one at XFC or XFD is refused in one line before the first lookup', async () => {
-    const rows = (last: string) => `<sheetData><row r="1">${textCell('A1', 'email')}${textCell(`${last}1`, 'far')}</row><row r="2">${textCell('A2', 'ann@acme.example')}</row></sheetData>`;
+    const rows = (last: string) =>
+      `<sheetData><row r="1">${textCell('A1', 'email')}${textCell(`${last}1`, 'far')}</row><row r="2">${textCell('A2', 'ann@acme.example')}</row></sheetData>`;
     const fits = await enrichBook(rows('XFB'), ['-q']);
     expect(fits.code, fits.stderr).toBe(0);
     const read = await firstSheet(fits.output);
@@ -180,7 +189,9 @@ describe('what a workbook cannot hold is said', () => {
     const dir = tempDir();
     const input = path.join(dir, 'latin.csv');
     fs.writeFileSync(input, Buffer.concat([Buffer.from('email,city\nann@acme.example,Montr'), Buffer.from([0xe9]), Buffer.from('al\n')]));
-    const result = await runCli(['enrich', input, '--encoding', 'utf-8', '--fields', 'lead_name', '-o', path.join(dir, 'out.xlsx')], { env: envFor(runs.sandbox(), dir) });
+    const result = await runCli(['enrich', input, '--encoding', 'utf-8', '--fields', 'lead_name', '-o', path.join(dir, 'out.xlsx')], {
+      env: envFor(runs.sandbox(), dir),
+    });
     expectNoCrash(result);
     expect(result.code, result.stderr).toBe(0);
     const said = lines(result.stderr).map(unstamped);

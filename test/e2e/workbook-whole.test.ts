@@ -41,15 +41,22 @@ async function readByLibreOffice(file: string, dir: string): Promise<SheetAsRead
   const out = path.join(dir, `lo-${path.basename(file, '.xlsx')}`);
   await soffice(['--headless', '--convert-to', 'fods', '--outdir', out, file], 120_000);
   const xml = fs.readFileSync(path.join(out, `${path.basename(file, '.xlsx')}.fods`), 'utf8');
-  const widthOf = new Map([...xml.matchAll(/<style:style style:name="([^"]+)" style:family="table-column">\s*<style:table-column-properties[^>]*style:column-width="([^"]+)"/g)].map((m) => [m[1]!, m[2]!]));
-  return xml.split('<table:table table:name="').slice(1).map((part) => {
-    const widths: string[] = [];
-    for (const m of part.matchAll(/<table:table-column table:style-name="([^"]+)"(?: table:number-columns-repeated="(\d+)")?/g)) {
-      for (let i = 0; i < Math.min(Number(m[2] ?? 1), 8); i += 1) widths.push(widthOf.get(m[1]!) ?? '?');
-    }
-    const texts = [...part.matchAll(/<text:p>(.*?)<\/text:p>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, ''));
-    return { name: part.slice(0, part.indexOf('"')), widths, links: [...part.matchAll(/xlink:href="([^"]+)"/g)].map((m) => m[1]!), texts };
-  });
+  const widthOf = new Map(
+    [...xml.matchAll(/<style:style style:name="([^"]+)" style:family="table-column">\s*<style:table-column-properties[^>]*style:column-width="([^"]+)"/g)].map(
+      (m) => [m[1]!, m[2]!],
+    ),
+  );
+  return xml
+    .split('<table:table table:name="')
+    .slice(1)
+    .map((part) => {
+      const widths: string[] = [];
+      for (const m of part.matchAll(/<table:table-column table:style-name="([^"]+)"(?: table:number-columns-repeated="(\d+)")?/g)) {
+        for (let i = 0; i < Math.min(Number(m[2] ?? 1), 8); i += 1) widths.push(widthOf.get(m[1]!) ?? '?');
+      }
+      const texts = [...part.matchAll(/<text:p>(.*?)<\/text:p>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, ''));
+      return { name: part.slice(0, part.indexOf('"')), widths, links: [...part.matchAll(/xlink:href="([^"]+)"/g)].map((m) => m[1]!), texts };
+    });
 }
 
 describe('the workbook output keeps the whole workbook', () => {
@@ -129,8 +136,18 @@ describe('the workbook output keeps the whole workbook', () => {
     const zip = new ZipWriter(target);
     for (const part of source.paths()) {
       let text = Buffer.concat(await Array.fromAsync(source.stream(part)!)).toString('utf8');
-      if (part === '[Content_Types].xml') text = text.replace('sheet.main+xml', 'sheet.macroEnabled.main+xml').replace('</Types>', '<Override PartName="/xl/vbaProject.bin" ContentType="application/vnd.ms-office.vbaProject"/><Override PartName="/xl/calcChain.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.calcChain+xml"/></Types>');
-      if (part === 'xl/_rels/workbook.xml.rels') text = text.replace('</Relationships>', '<Relationship Id="rId90" Type="http://schemas.microsoft.com/office/2006/relationships/vbaProject" Target="vbaProject.bin"/><Relationship Id="rId91" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/calcChain" Target="calcChain.xml"/></Relationships>');
+      if (part === '[Content_Types].xml')
+        text = text
+          .replace('sheet.main+xml', 'sheet.macroEnabled.main+xml')
+          .replace(
+            '</Types>',
+            '<Override PartName="/xl/vbaProject.bin" ContentType="application/vnd.ms-office.vbaProject"/><Override PartName="/xl/calcChain.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.calcChain+xml"/></Types>',
+          );
+      if (part === 'xl/_rels/workbook.xml.rels')
+        text = text.replace(
+          '</Relationships>',
+          '<Relationship Id="rId90" Type="http://schemas.microsoft.com/office/2006/relationships/vbaProject" Target="vbaProject.bin"/><Relationship Id="rId91" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/calcChain" Target="calcChain.xml"/></Relationships>',
+        );
       await zip.add(part, text);
     }
     await zip.add('xl/vbaProject.bin', Buffer.alloc(16));

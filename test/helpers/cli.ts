@@ -115,8 +115,7 @@ export function waitForOutput(
   options: { stream?: 'stdout' | 'stderr'; timeoutMs?: number } = {},
 ): Promise<string> {
   const stream = options.stream ?? 'stdout';
-  const matches = (): boolean =>
-    typeof pattern === 'string' ? child.output[stream].includes(pattern) : pattern.test(child.output[stream]);
+  const matches = (): boolean => (typeof pattern === 'string' ? child.output[stream].includes(pattern) : pattern.test(child.output[stream]));
   return new Promise<string>((resolve, reject) => {
     if (matches()) {
       resolve(child.output[stream]);

@@ -6,7 +6,10 @@ import { REPO_ROOT } from './cli.js';
 
 /** README.md, then docs/*.md in name order, as paths relative to the repository. */
 export function documents(): string[] {
-  const docs = fs.readdirSync(path.join(REPO_ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort();
+  const docs = fs
+    .readdirSync(path.join(REPO_ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort();
   return ['README.md', ...docs.map((f) => `docs/${f}`)];
 }
 

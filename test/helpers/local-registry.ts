@@ -67,8 +67,12 @@ function locked(root: string, scope: Scope): Array<{ folder: string; optional: b
  * platform needs is not installed, and need not be: npm goes on without it.
  */
 export function registryMissing(root: string, scope: Scope = 'production'): string | undefined {
-  const absent = locked(root, scope).filter((p) => !p.installed && !p.optional).map((p) => p.folder);
-  return absent.length === 0 ? undefined : `the dependencies ${absent.join(', ')} are not installed in node_modules (run npm ci), so they cannot be installed offline`;
+  const absent = locked(root, scope)
+    .filter((p) => !p.installed && !p.optional)
+    .map((p) => p.folder);
+  return absent.length === 0
+    ? undefined
+    : `the dependencies ${absent.join(', ')} are not installed in node_modules (run npm ci), so they cannot be installed offline`;
 }
 
 interface Version {
@@ -85,7 +89,9 @@ function tarballName(name: string, version: string): string {
 
 /** Packs the installed dependencies in `scope` into `dir` (one `npm pack`), keyed by name, then version. */
 async function packDependencies(root: string, dir: string, scope: Scope): Promise<Map<string, Map<string, Version>>> {
-  const folders = locked(root, scope).filter((p) => p.installed).map((p) => p.folder);
+  const folders = locked(root, scope)
+    .filter((p) => p.installed)
+    .map((p) => p.folder);
   const packed = await run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', dir, ...folders.map((f) => `./${f}`)], {
     cwd: root,
     // A cache of its own: npm pack keeps each tarball it makes in its cache, not the user's to fill.

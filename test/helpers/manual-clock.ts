@@ -27,10 +27,14 @@ export class ManualClock implements Clock {
       if (signal?.aborted) return resolve();
       const timer: Timer = { at: this.#now + ms, resolve };
       this.#timers.push(timer);
-      signal?.addEventListener('abort', () => {
-        this.#timers = this.#timers.filter((t) => t !== timer);
-        resolve();
-      }, { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          this.#timers = this.#timers.filter((t) => t !== timer);
+          resolve();
+        },
+        { once: true },
+      );
     });
   }
 

@@ -29,11 +29,15 @@ export const SHARED_TMP = ['/tmp', '/var/tmp', '/dev/shm'].find(enterableByAll);
 
 /** Why a test cannot run the CLI as nobody here, or undefined when it can (root, setpriv, a shared temporary place). */
 export const cannotRunAsNobody: string | undefined =
-  process.platform === 'win32' ? 'Windows'
-    : process.getuid?.() !== 0 ? 'not root: no other user to run as'
-    : SHARED_TMP === undefined ? 'no temporary folder (/tmp, /var/tmp, /dev/shm) that every user may enter'
-    : runSync('setpriv', ['--version']).status !== 0 ? 'util-linux setpriv is missing'
-    : undefined;
+  process.platform === 'win32'
+    ? 'Windows'
+    : process.getuid?.() !== 0
+      ? 'not root: no other user to run as'
+      : SHARED_TMP === undefined
+        ? 'no temporary folder (/tmp, /var/tmp, /dev/shm) that every user may enter'
+        : runSync('setpriv', ['--version']).status !== 0
+          ? 'util-linux setpriv is missing'
+          : undefined;
 
 /**
  * A folder in SHARED_TMP that every user may enter and read (mode 755), holding `app/`, a copy of
@@ -43,7 +47,9 @@ export function sharedFolderWithCli(): { folder: string; cli: string } {
   const folder = makeTempDir('lead-enrich-shared-', SHARED_TMP);
   fs.chmodSync(folder, 0o755);
   const app = path.join(folder, 'app');
-  const lock = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; link?: boolean }> };
+  const lock = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dev?: boolean; link?: boolean }>;
+  };
   const production = Object.entries(lock.packages).filter(([where, entry]) => /^node_modules\/(@[^/]+\/)?[^/]+$/.test(where) && entry.dev !== true);
   for (const part of ['dist', 'package.json', ...production.map(([where]) => where)]) {
     fs.cpSync(path.join(REPO_ROOT, part), path.join(app, part), { recursive: true, dereference: true });
@@ -55,6 +61,9 @@ export function sharedFolderWithCli(): { folder: string; cli: string } {
 
 /** Runs `node <cli> ...args` as nobody (setpriv), in a clean environment whose HOME is `home`. */
 export function runAsNobody(cli: string, args: string[], home: string): { status: number | null; stdout: string; stderr: string } {
-  const r = runSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, cli, ...args], { env: { PATH: process.env.PATH, HOME: home }, timeoutMs: 30_000 });
+  const r = runSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, cli, ...args], {
+    env: { PATH: process.env.PATH, HOME: home },
+    timeoutMs: 30_000,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }

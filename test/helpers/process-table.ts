@@ -43,7 +43,9 @@ export function descendantsOf(roots: number[], table: Array<{ pid: number; ppid:
   let parents = new Set(roots);
   while (parents.size > 0) {
     const children = table.filter((p) => parents.has(p.ppid) && !found.has(p.pid) && !roots.includes(p.pid)).map((p) => p.pid);
-    children.forEach((pid) => { found.add(pid); });
+    children.forEach((pid) => {
+      found.add(pid);
+    });
     parents = new Set(children);
   }
   return [...found];

@@ -26,7 +26,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { descendantsOf, environOf, processTable, startOf } from './process-table.js';
 
-
 /** The variable every started process carries: its value is the run's temporary folder. */
 export const SUITE_MARK = 'LEAD_ENRICH_SUITE_PROCESS';
 /** The variable every started process carries: its value names the test (or file) that started it. */
@@ -224,5 +223,8 @@ function endScope(scope: Scope): void {
   // A child that has exited is not killed by its pid (which may be another process's by now);
   // what it started is found by the test's mark.
   const running = left.filter((child) => child.pid !== undefined && child.exitCode === null && child.signalCode === null);
-  killWithDescendants(running.map((child) => child.pid!), scope);
+  killWithDescendants(
+    running.map((child) => child.pid!),
+    scope,
+  );
 }

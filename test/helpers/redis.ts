@@ -27,7 +27,10 @@ async function freePort(): Promise<number> {
 export async function startRedis(): Promise<RedisServer> {
   const port = await freePort();
   // Killed with the test (or, started in a beforeAll, the test file) that started it, if not stopped before.
-  const child = start('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdin: 'ignore', timeoutMs: Infinity });
+  const child = start('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdin: 'ignore',
+    timeoutMs: Infinity,
+  });
   const output = (): string => child.output.stdout;
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`redis-server did not start on port ${port}:\n${output()}`)), 10_000);

@@ -7,11 +7,23 @@ async function accountOnlyServer(answer: (req: http.IncomingMessage) => { status
     const url = new URL(req.url!, 'http://x');
     res.setHeader('content-type', 'application/json');
     if (url.pathname.endsWith('/account/credits')) {
-      return res.end(JSON.stringify({ status: 'success', data: { total_remaining_credits: 1000, plan_remaining_credits: {}, low_credit_balance_min_threshold: 0 } }));
+      return res.end(
+        JSON.stringify({ status: 'success', data: { total_remaining_credits: 1000, plan_remaining_credits: {}, low_credit_balance_min_threshold: 0 } }),
+      );
     }
     if (url.pathname.endsWith('/account/limits')) {
       const reset = new Date(Date.now() + 60_000).toISOString();
-      return res.end(JSON.stringify({ status: 'success', data: { email_verify: { api_rate_limit: { total: '6000 RPM', remaining: '6000 RPM', next_limit_reset: reset }, bulk_verify_concurrency_limit: { total: '1', remaining: '1' } } } }));
+      return res.end(
+        JSON.stringify({
+          status: 'success',
+          data: {
+            email_verify: {
+              api_rate_limit: { total: '6000 RPM', remaining: '6000 RPM', next_limit_reset: reset },
+              bulk_verify_concurrency_limit: { total: '1', remaining: '1' },
+            },
+          },
+        }),
+      );
     }
     const { status, body } = await answer(req);
     res.statusCode = status;
@@ -27,4 +39,3 @@ async function accountOnlyServer(answer: (req: http.IncomingMessage) => { status
     },
   };
 }
-

@@ -18,7 +18,10 @@ export function hasSoffice(): boolean {
 
 /** Runs `soffice ...args` (a conversion, in a profile of its own) to its end; throws with its output when it fails. */
 export async function soffice(args: string[], timeoutMs: number): Promise<void> {
-  const profile = args.some((arg) => arg.startsWith('-env:UserInstallation=')) ? [] : [`-env:UserInstallation=file://${path.join(makeTempDir('lead-enrich-soffice-'), 'profile')}`];
+  const profile = args.some((arg) => arg.startsWith('-env:UserInstallation='))
+    ? []
+    : [`-env:UserInstallation=file://${path.join(makeTempDir('lead-enrich-soffice-'), 'profile')}`];
   const r = await run('soffice', [...profile, ...args], { stdin: 'ignore', timeoutMs });
-  if (r.code !== 0) throw new Error(`soffice ${args.join(' ')} ended with ${r.timedOut ? `no answer after ${timeoutMs} ms` : (r.code ?? r.signal)}:\n${r.stdout}${r.stderr}`);
+  if (r.code !== 0)
+    throw new Error(`soffice ${args.join(' ')} ended with ${r.timedOut ? `no answer after ${timeoutMs} ms` : (r.code ?? r.signal)}:\n${r.stdout}${r.stderr}`);
 }

@@ -17,7 +17,12 @@ dns.lookup = function lookup(hostname, options, callback) {
   if (!name.endsWith('.invalid')) return resolve.call(this, hostname, options, callback);
   if (process.env.TEST_DNS_LOG) fs.appendFileSync(process.env.TEST_DNS_LOG, `${name}\n`);
   const code = name === 'eai-again.invalid' || name.endsWith('.eai-again.invalid') ? 'EAI_AGAIN' : 'ENOTFOUND';
-  const error = Object.assign(new Error(`getaddrinfo ${code} ${hostname}`), { code, errno: code === 'EAI_AGAIN' ? -3001 : -3008, syscall: 'getaddrinfo', hostname });
+  const error = Object.assign(new Error(`getaddrinfo ${code} ${hostname}`), {
+    code,
+    errno: code === 'EAI_AGAIN' ? -3001 : -3008,
+    syscall: 'getaddrinfo',
+    hostname,
+  });
   process.nextTick(done, error);
   return {};
 };

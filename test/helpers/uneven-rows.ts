@@ -8,6 +8,7 @@ export function unevenContacts(rows: number, seed = 7, notes = 300): string {
   const word = (min: number, max: number, letters = 'abcdefghijklmnopqrstuvwxyzäöü') =>
     Array.from({ length: min + Math.floor(random() * (max - min)) }, () => letters[Math.floor(random() * letters.length)]).join('');
   const lines = ['id,name,email,notes'];
-  for (let i = 1; i <= rows; i += 1) lines.push(`${i},${word(3, 14)},${word(3, 10, 'abcdefghijklmnopqrstuvwxyz')}${i}@example${i % 40}.com,"${word(0, notes)}"`);
+  for (let i = 1; i <= rows; i += 1)
+    lines.push(`${i},${word(3, 14)},${word(3, 10, 'abcdefghijklmnopqrstuvwxyz')}${i}@example${i % 40}.com,"${word(0, notes)}"`);
   return `${lines.join('\n')}\n`;
 }

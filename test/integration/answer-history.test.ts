@@ -28,16 +28,29 @@ function person(key: string, title: string) {
   return {
     email_address: key,
     lead: {
-      id: key.padEnd(24, '0').slice(0, 24), type: 'person', name: 'Ada Jensen', title, contructed_title: `${title} at Acme Inc`,
-      profile_picture: `https://media.network.example/p/${key}.jpg`, network_url: `https://network.example/in/${key}`,
-      company_name: 'Acme Inc', company_domain: 'acme.example', total_experience_in_months: 120,
+      id: key.padEnd(24, '0').slice(0, 24),
+      type: 'person',
+      name: 'Ada Jensen',
+      title,
+      contructed_title: `${title} at Acme Inc`,
+      profile_picture: `https://media.network.example/p/${key}.jpg`,
+      network_url: `https://network.example/in/${key}`,
+      company_name: 'Acme Inc',
+      company_domain: 'acme.example',
+      total_experience_in_months: 120,
       addresses: [{ full_address: 'Melbourne, Victoria, Australia', state: 'Victoria', city: 'Melbourne', country: 'Australia', country_code: 'AU' }],
     },
   };
 }
 
 const put = (store: ResultStore, key: string, data: unknown, fetchedAt: number, run = 'r') =>
-  store.put('svc', 'lookup_email', key, { found: data !== undefined, data: data ?? { lead: {} }, fetchedAt, cells: ANSWER_CELLS.render('lookup_email', data ?? { lead: {} }) }, run);
+  store.put(
+    'svc',
+    'lookup_email',
+    key,
+    { found: data !== undefined, data: data ?? { lead: {} }, fetchedAt, cells: ANSWER_CELLS.render('lookup_email', data ?? { lead: {} }) },
+    run,
+  );
 
 describe('the history of answers', () => {
   it('keeps every answer a key was given, newest first, the current one where reads find it', () => {
@@ -72,7 +85,12 @@ describe('the history of answers', () => {
     store.flush();
     put(store, 'a@x.test', person('a@x.test', 'CTO'), 3_000);
     // Still pending: the store commits it first (the trigger that keeps the earlier answer runs then).
-    expect(store.replaced('svc', 'lookup_email', 'a@x.test', 3_000)).toEqual({ found: true, data: person('a@x.test', 'Engineer'), fetchedAt: 2_000, same: false });
+    expect(store.replaced('svc', 'lookup_email', 'a@x.test', 3_000)).toEqual({
+      found: true,
+      data: person('a@x.test', 'Engineer'),
+      fetchedAt: 2_000,
+      same: false,
+    });
     expect(store.replaced('svc', 'lookup_email', 'a@x.test', 2_000)).toEqual({ found: true, data: undefined, fetchedAt: 1_000, same: true });
     expect(store.replaced('svc', 'lookup_email', 'a@x.test', 1_000)).toBeUndefined();
     expect(store.replaced('other', 'lookup_email', 'a@x.test', 3_000)).toBeUndefined();
@@ -96,7 +114,10 @@ describe('the history of answers', () => {
     expect(store.stats().earlierAnswers).toBe(2);
     // Older than 6 s: b's answer, and a's earlier answer of 1 000; a's of 5 000 and its current stay.
     expect(store.prune(6_000)).toBe(1);
-    expect([...store.entries({ history: true })].map((e) => [e.key, e.fetchedAt])).toEqual([['a@x.test', 9_000], ['a@x.test', 5_000]]);
+    expect([...store.entries({ history: true })].map((e) => [e.key, e.fetchedAt])).toEqual([
+      ['a@x.test', 9_000],
+      ['a@x.test', 5_000],
+    ]);
     now = 20_000;
     expect(store.clear()).toBe(1);
     expect(store.stats()).toMatchObject({ entries: 0, earlierAnswers: 0 });
@@ -194,9 +215,14 @@ describe('the earlier answers read beside the current ones (store export --histo
     }
     // An earlier answer whose key has no current one (left by hand): never shown under another key.
     const db = openSqliteFile(file);
-    db.run("INSERT INTO history (service_id, op, key, fetched_at, replaced_at, found, same, data, refused) SELECT id, 'lookup_domain', 'w.test', 1, 2, 1, 0, '{}', NULL FROM services WHERE name = 'svc-b'");
+    db.run(
+      "INSERT INTO history (service_id, op, key, fetched_at, replaced_at, found, same, data, refused) SELECT id, 'lookup_domain', 'w.test', 1, 2, 1, 0, '{}', NULL FROM services WHERE name = 'svc-b'",
+    );
     db.close();
-    const listed = [...store.entries({ history: true })].map((e) => `${e.service} ${e.op} ${e.key} ${e.fetchedAt} ${e.replacedAt ?? '-'} ${(JSON.parse(e.data!) as { lead: { title: string } }).lead.title} ${e.change ?? '-'}`);
+    const listed = [...store.entries({ history: true })].map(
+      (e) =>
+        `${e.service} ${e.op} ${e.key} ${e.fetchedAt} ${e.replacedAt ?? '-'} ${(JSON.parse(e.data!) as { lead: { title: string } }).lead.title} ${e.change ?? '-'}`,
+    );
     const ofService = (service: string) => [
       `${service} lookup_domain x.test 4000 - Three -`,
       `${service} lookup_domain x.test 3000 4000 Two not_reported`,

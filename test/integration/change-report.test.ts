@@ -48,7 +48,12 @@ function registerRun(file: string, owner: string, pid: number): void {
 }
 
 const titles = (changes: readonly CarriedChange[] | undefined) =>
-  (changes ?? []).map((c) => [(c.data as { lead: { title?: string } }).lead.title ?? null, (c.dataNow as { lead: { title?: string } }).lead.title ?? null, c.fetchedAt, c.refetchedAt]);
+  (changes ?? []).map((c) => [
+    (c.data as { lead: { title?: string } }).lead.title ?? null,
+    (c.dataNow as { lead: { title?: string } }).lead.title ?? null,
+    c.fetchedAt,
+    c.refetchedAt,
+  ]);
 
 describe('which changes a run with --changes carries', () => {
   it('those stored before it began, each with the answer that replaced it; not those stored after', () => {
@@ -65,7 +70,10 @@ describe('which changes a run with --changes carries', () => {
       ['Engineer', 'CTO', 2_000, 3_000],
       ['CTO', null, 3_000, 4_000],
     ]);
-    expect(carried!.map((c) => [c.found, c.foundNow, c.comparable])).toEqual([[true, true, true], [true, false, true]]);
+    expect(carried!.map((c) => [c.found, c.foundNow, c.comparable])).toEqual([
+      [true, true, true],
+      [true, false, true],
+    ]);
     // Taken by one row: not again, nor after the rows.
     expect(report.take('lookup_email', 'a@x.test')).toBeUndefined();
     expect([...report.rest(new Set(['lookup_email']))]).toEqual([]);
@@ -115,7 +123,10 @@ describe('which changes a run with --changes carries', () => {
     db.run("UPDATE history SET data = '{not json' WHERE key = 'a@x.test' AND fetched_at = 2000");
     db.close();
     const report = reportOf(store, 'me');
-    expect(report.take('lookup_email', 'a@x.test')!.map((c) => [c.fetchedAt, c.comparable])).toEqual([[1_000, false], [2_000, false]]);
+    expect(report.take('lookup_email', 'a@x.test')!.map((c) => [c.fetchedAt, c.comparable])).toEqual([
+      [1_000, false],
+      [2_000, false],
+    ]);
     expect(report.take('lookup_email', 'r@x.test')!.map((c) => c.comparable)).toEqual([false]);
   });
 });

@@ -79,7 +79,10 @@ describe('enrichRows: changes', () => {
     // A key first looked up by this run, met again, has no earlier answer.
     const fresh = 'new.person@company1.com';
     const withNew = await all(enrichRows([...rows.slice(0, 70), { email: fresh }, ...rows.slice(0, 70), { email: fresh }], { ...options, refresh: true }));
-    expect(withNew.filter((r: RowResult<{ email: string }>) => r.input.email === fresh).map((r) => [r.billing, 'changes' in r])).toEqual([['charged', false], ['duplicate', false]]);
+    expect(withNew.filter((r: RowResult<{ email: string }>) => r.input.email === fresh).map((r) => [r.billing, 'changes' in r])).toEqual([
+      ['charged', false],
+      ['duplicate', false],
+    ]);
   });
 });
 
@@ -92,7 +95,10 @@ describe('--with company: the company looked up again is compared under its doma
         return { status: 200, body: JSON.stringify({ status: 'success', data: { name: 'acme.com', lead: { name: companyName, id: 'c1' } } }) };
       }
       const email = url.searchParams.get('email_address');
-      return { status: 200, body: JSON.stringify({ status: 'success', data: { email_address: email, lead: { name: 'Ann', title: 'CTO', company_domain: 'acme.com' } } }) };
+      return {
+        status: 200,
+        body: JSON.stringify({ status: 'success', data: { email_address: email, lead: { name: 'Ann', title: 'CTO', company_domain: 'acme.com' } } }),
+      };
     });
     closers.push(api.close);
     const dir = makeTempDir();

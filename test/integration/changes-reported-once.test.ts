@@ -41,7 +41,8 @@ function changesBetween(before: Array<Record<string, string>>, after: Array<Reco
   return byKey;
 }
 
-const linesOf = (file: string): Line[] => readCsvObjects(file).map(({ row, key, field, before, after }) => ({ row: row!, key: key!, field: field!, before: before!, after: after! }));
+const linesOf = (file: string): Line[] =>
+  readCsvObjects(file).map(({ row, key, field, before, after }) => ({ row: row!, key: key!, field: field!, before: before!, after: after! }));
 
 /** A file of contacts, a store, and enrich() on them against the sandbox `s`. */
 function setUp(s: { baseUrl: string; token: string }, people: string[]) {
@@ -148,7 +149,9 @@ describe('changes stored by a run without --changes', () => {
     const [e0, e1, e2] = ['e0.csv', 'e1.csv', 'e2.csv'].map((name) => readCsvObjects(file(name)));
     const carried = changesBetween(e0!, e1!);
     const own = changesBetween(e1!, e2!);
-    expect(linesOf(file('changes.csv'))).toEqual(people.flatMap((key, i) => [...(own.get(key) ?? []), ...(carried.get(key) ?? [])].map((line) => ({ row: String(i + 1), ...line }))));
+    expect(linesOf(file('changes.csv'))).toEqual(
+      people.flatMap((key, i) => [...(own.get(key) ?? []), ...(carried.get(key) ?? [])].map((line) => ({ row: String(i + 1), ...line }))),
+    );
     expect(e2!.map((row) => row.lead_changed)).toEqual(people.map((key) => (own.get(key) ?? []).map((line) => line.field).join(';')));
     expect(summary.changed.rows).toBe(own.size);
     expect(summary.carriedOver.keys).toBe(carried.size);
@@ -218,7 +221,9 @@ describe('what is marked reported', () => {
     const stored = changesBetween(e1!, now!);
     expect(stored.size).toBeGreaterThan(0);
     await run('listing.csv', { changes: file('changes.csv') });
-    expect(linesOf(file('changes.csv'))).toEqual(people.flatMap((key, i) => [...(carried.get(key) ?? []), ...(stored.get(key) ?? [])].map((line) => ({ row: String(i + 1), ...line }))));
+    expect(linesOf(file('changes.csv'))).toEqual(
+      people.flatMap((key, i) => [...(carried.get(key) ?? []), ...(stored.get(key) ?? [])].map((line) => ({ row: String(i + 1), ...line }))),
+    );
     await run('again.csv', { changes: file('changes2.csv') });
     expect(linesOf(file('changes2.csv'))).toEqual([]);
   });
@@ -233,7 +238,10 @@ describe('which changes a run compares', () => {
         return { status: 200, body: JSON.stringify({ status: 'success', data: { name: 'acme.com', lead: { name: companyName, id: 'c1' } } }) };
       }
       const email = url.searchParams.get('email_address');
-      return { status: 200, body: JSON.stringify({ status: 'success', data: { email_address: email, lead: { name: 'Ann', title: 'CTO', company_domain: 'acme.com' } } }) };
+      return {
+        status: 200,
+        body: JSON.stringify({ status: 'success', data: { email_address: email, lead: { name: 'Ann', title: 'CTO', company_domain: 'acme.com' } } }),
+      };
     });
     closers.push(api.close);
     const { file, run } = setUp({ baseUrl: api.baseUrl, token: 'token-0123456789' }, ['ann@acme.com', 'bob@acme.com']);
@@ -269,13 +277,39 @@ describe('two runs with --changes at once on one store', () => {
     const secondInput = writeCsv(path.join(dir, 'second.csv'), [['email'], ...rest.map((e) => [e])]);
     const lookups = () => s.stats.byOperation.lookup_email!;
     const started = lookups();
-    const first = enrich({ input: firstInput, output: file('first.out.csv'), baseUrl: s.baseUrl, token: s.token, store, refresh: true, changes: file('first.changes.csv'), concurrency: 1 });
+    const first = enrich({
+      input: firstInput,
+      output: file('first.out.csv'),
+      baseUrl: s.baseUrl,
+      token: s.token,
+      store,
+      refresh: true,
+      changes: file('first.changes.csv'),
+      concurrency: 1,
+    });
     while (lookups() - started < 3) await new Promise((resolve) => setTimeout(resolve, 5));
     const warnings: string[] = [];
-    const second = await enrich({ input: secondInput, output: file('second.out.csv'), baseUrl: s.baseUrl, token: s.token, store, refresh: true, changes: file('second.changes.csv'), onWarning: (line) => warnings.push(line) });
+    const second = await enrich({
+      input: secondInput,
+      output: file('second.out.csv'),
+      baseUrl: s.baseUrl,
+      token: s.token,
+      store,
+      refresh: true,
+      changes: file('second.changes.csv'),
+      onWarning: (line) => warnings.push(line),
+    });
     await first;
-    expect(warnings).toContainEqual(expect.stringMatching(/^another run \(pid \d+\) is listing the changes stored before it in .*: this run lists the changes it finds itself, and leaves the earlier ones to the next run with --changes$/));
-    const own = (name: string, keys: string[]) => changesBetween(readCsvObjects(file('e1.csv')).filter((row) => keys.includes(row.email!)), readCsvObjects(file(name)));
+    expect(warnings).toContainEqual(
+      expect.stringMatching(
+        /^another run \(pid \d+\) is listing the changes stored before it in .*: this run lists the changes it finds itself, and leaves the earlier ones to the next run with --changes$/,
+      ),
+    );
+    const own = (name: string, keys: string[]) =>
+      changesBetween(
+        readCsvObjects(file('e1.csv')).filter((row) => keys.includes(row.email!)),
+        readCsvObjects(file(name)),
+      );
     const [firstOwn, secondOwn] = [own('first.out.csv', half), own('second.out.csv', rest)];
     const sorted = (lines: Array<Omit<Line, 'row'>>) => [...lines].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
     const listed = [...linesOf(file('first.changes.csv')), ...linesOf(file('second.changes.csv'))].map(({ row: _row, ...line }) => line);
@@ -311,7 +345,19 @@ describe('nights of the two cron lines on one store', () => {
         const onProgress = (p: { rowsDone: number }) => {
           if (p.rowsDone >= 8) broken = true;
         };
-        await expect(enrich({ ...base, input, output, errors: file('broken.errors.csv'), refresh: true, changes, concurrency: 1, tuning: { progressIntervalMs: 5 }, onProgress })).rejects.toThrow();
+        await expect(
+          enrich({
+            ...base,
+            input,
+            output,
+            errors: file('broken.errors.csv'),
+            refresh: true,
+            changes,
+            concurrency: 1,
+            tuning: { progressIntervalMs: 5 },
+            onProgress,
+          }),
+        ).rejects.toThrow();
         expect(fs.existsSync(changes)).toBe(false);
         // It stored answers before it broke: their changes are the next night's to list.
         expect(s.stats.byOperation.lookup_email! - before).toBeGreaterThan(2);
@@ -320,13 +366,21 @@ describe('nights of the two cron lines on one store', () => {
       await enrich({ ...base, input, output: file(`changes-${night}.out.csv`), changes, maxAge: '90d' });
       files.push(changes);
     }
-    const listed = files.flatMap((name) => readCsvObjects(name).map(({ key, field, before, after, before_fetched_at, after_fetched_at }) => `${key} ${field} ${before} -> ${after} (${before_fetched_at} -> ${after_fetched_at})`));
+    const listed = files.flatMap((name) =>
+      readCsvObjects(name).map(
+        ({ key, field, before, after, before_fetched_at, after_fetched_at }) =>
+          `${key} ${field} ${before} -> ${after} (${before_fetched_at} -> ${after_fetched_at})`,
+      ),
+    );
     // The truth: every answer the store kept for each key, oldest first, compared one with the next as the run writes them.
     const opened = ResultStore.open({ path: store, readonly: true });
     const answers = new Map<string, Array<{ found: boolean; cells: string[]; at: number }>>();
     for (const entry of opened.entries({ history: true })) {
       const data = JSON.parse(entry.data!) as unknown;
-      answers.set(entry.key, [{ found: entry.status === 'found', cells: answerCells('lookup_email', data)!, at: entry.fetchedAt }, ...(answers.get(entry.key) ?? [])]);
+      answers.set(entry.key, [
+        { found: entry.status === 'found', cells: answerCells('lookup_email', data)!, at: entry.fetchedAt },
+        ...(answers.get(entry.key) ?? []),
+      ]);
     }
     opened.close();
     const names = ownColumnNames('email');

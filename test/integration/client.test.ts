@@ -38,7 +38,10 @@ function inHalfAnHour(): Date {
 }
 /** "2026-11-27 08:00:00 UTC", the form of the code-1030 message. */
 function utcText(at: Date): string {
-  return at.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+  return at
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -356,8 +359,13 @@ describe('what goes on the wire, and what comes back (tiny server)', () => {
         status: 'success',
         data: {
           current_plan: {
-            name: 'Pro', status: 'active', type: 'subscription', charge: '$1 / month',
-            next_credit_allocation: '2026/12/01 00:00:00', next_charge_renewal: '2026/12/01', seats: 3,
+            name: 'Pro',
+            status: 'active',
+            type: 'subscription',
+            charge: '$1 / month',
+            next_credit_allocation: '2026/12/01 00:00:00',
+            next_charge_renewal: '2026/12/01',
+            seats: 3,
           },
           addons: [{ name: 'X', status: 'active', type: 'addon', charge: '$0', next_charge_renewal: '01/12/2026', promo: true }],
           trial: false,
@@ -604,10 +612,15 @@ describe('odd answers (tiny server)', () => {
 
   it('429 with Retry-After seconds wins over the message and x-ratelimit-reset', async () => {
     tiny.handle = (_req, res) =>
-      json(res, 429, { status: 'failed', error: { code: 1030, message: 'Too many requests, Retry after 2031-01-01 00:00:00 UTC' } }, {
-        'retry-after': '7',
-        'x-ratelimit-reset': '100',
-      });
+      json(
+        res,
+        429,
+        { status: 'failed', error: { code: 1030, message: 'Too many requests, Retry after 2031-01-01 00:00:00 UTC' } },
+        {
+          'retry-after': '7',
+          'x-ratelimit-reset': '100',
+        },
+      );
     const before = Date.now();
     const e = await failure(api.lookupEmail('a@b.com'), RateLimitedError, 'rate_limited');
     expect(e.retryAt!.getTime()).toBeGreaterThanOrEqual(before + 7000);
@@ -616,7 +629,10 @@ describe('odd answers (tiny server)', () => {
 
   it('a server that echoes the token back in its error does not make us print it', async () => {
     tiny.handle = (req, res) =>
-      json(res, 400, { status: 'failed', error: { message: `bad header ${req.headers.authorization}`, reasons: [{ messages: [`got ${req.headers.authorization}`] }] } });
+      json(res, 400, {
+        status: 'failed',
+        error: { message: `bad header ${req.headers.authorization}`, reasons: [{ messages: [`got ${req.headers.authorization}`] }] },
+      });
     const e = await failure(api.getCredits(), BadRequestError, 'bad_request');
     expect(e.message).toContain('got Bearer ***');
     expect(JSON.stringify(e.reasons)).not.toContain(TOKEN);
@@ -632,9 +648,14 @@ describe('odd answers (tiny server)', () => {
   it('429 whose message timestamp wins over x-ratelimit-reset', async () => {
     const at = inHalfAnHour();
     tiny.handle = (_req, res) =>
-      json(res, 429, { status: 'failed', error: { code: 1030, message: `Too many requests, Retry after ${utcText(at)}` } }, {
-        'x-ratelimit-reset': '100',
-      });
+      json(
+        res,
+        429,
+        { status: 'failed', error: { code: 1030, message: `Too many requests, Retry after ${utcText(at)}` } },
+        {
+          'x-ratelimit-reset': '100',
+        },
+      );
     const e = await failure(api.getCredits(), RateLimitedError, 'rate_limited');
     expect(e.retryAt?.toISOString()).toBe(at.toISOString());
   });
@@ -659,8 +680,7 @@ describe('odd answers (tiny server)', () => {
     }
 
     const at = inHalfAnHour();
-    tiny.handle = (_req, res) =>
-      json(res, 200, { status: 'failed', error: { code: 1030, message: `Too many requests, Retry after ${utcText(at)}` } });
+    tiny.handle = (_req, res) => json(res, 200, { status: 'failed', error: { code: 1030, message: `Too many requests, Retry after ${utcText(at)}` } });
     const c = await failure(api.lookupEmail('a@b.com'), RateLimitedError, 'rate_limited');
     expect(c).toMatchObject({ status: 200, apiCode: 1030 });
     expect(c.retryAt?.toISOString()).toBe(at.toISOString());
@@ -672,8 +692,7 @@ describe('odd answers (tiny server)', () => {
   });
 
   it('524 "Timeout Occurred": ServerError', async () => {
-    tiny.handle = (_req, res) =>
-      json(res, 524, { status: 'failed', error: { message: 'Timeout Occurred', additional_info: { ray: 'abc123' } } });
+    tiny.handle = (_req, res) => json(res, 524, { status: 'failed', error: { message: 'Timeout Occurred', additional_info: { ray: 'abc123' } } });
     const e = await failure(api.findMx('a.com'), ServerError, 'server_error');
     expect(e.status).toBe(524);
     expect(e.message).toContain('Timeout Occurred');
@@ -843,19 +862,16 @@ describe('validateBaseUrl', () => {
 });
 
 describe('MX / Whois timeout validation', () => {
-  it.each([200_000, 110_001, 0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '5000'])(
-    'refuses %s before any request',
-    async (timeout) => {
-      const sb = await sandbox();
-      const api = client(sb.baseUrl);
-      const mx = await failure(api.findMx('acme.com', { timeout: timeout as number }), InvalidInputError, 'invalid_input');
-      expect(mx.message).toMatch(/^Invalid timeout: /);
-      expect(mx.message).toContain(String(timeout));
-      await failure(api.findWhois('acme.com', { timeout: timeout as number }), InvalidInputError, 'invalid_input');
-      await failure(api.call('mx', { domain: 'acme.com', timeout: timeout as number }), InvalidInputError, 'invalid_input');
-      expect(sb.stats.requests).toBe(0);
-    },
-  );
+  it.each([200_000, 110_001, 0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '5000'])('refuses %s before any request', async (timeout) => {
+    const sb = await sandbox();
+    const api = client(sb.baseUrl);
+    const mx = await failure(api.findMx('acme.com', { timeout: timeout as number }), InvalidInputError, 'invalid_input');
+    expect(mx.message).toMatch(/^Invalid timeout: /);
+    expect(mx.message).toContain(String(timeout));
+    await failure(api.findWhois('acme.com', { timeout: timeout as number }), InvalidInputError, 'invalid_input');
+    await failure(api.call('mx', { domain: 'acme.com', timeout: timeout as number }), InvalidInputError, 'invalid_input');
+    expect(sb.stats.requests).toBe(0);
+  });
 
   it('validateResolveTimeout accepts 1..110000 and undefined', () => {
     expect(validateResolveTimeout(undefined)).toBeUndefined();
@@ -942,7 +958,12 @@ describe('retryAtFrom', () => {
     ['Retry-After as an array', { 'retry-after': ['10', '99'] }, undefined, new Date(now + 10_000)],
     ['code-1030 message', {}, 'Too many requests, Retry after 2026-01-01 12:01:00 UTC', at('2026-01-01T12:01:00Z')],
     ['message with a trailing dot', {}, 'Retry after 2026-01-01 12:01:00 UTC.', at('2026-01-01T12:01:00Z')],
-    ['legacy long-date message', {}, 'Too many requests, Retry after Thu Jan 01 2026 13:02:00 GMT+0100 (Central European Standard Time)', at('2026-01-01T12:02:00Z')],
+    [
+      'legacy long-date message',
+      {},
+      'Too many requests, Retry after Thu Jan 01 2026 13:02:00 GMT+0100 (Central European Standard Time)',
+      at('2026-01-01T12:02:00Z'),
+    ],
     ['x-ratelimit-reset seconds', { 'x-ratelimit-reset': '45' }, undefined, new Date(now + 45_000)],
     ['x-ratelimit-reset as epoch seconds', { 'x-ratelimit-reset': String(now / 1000 + 90) }, undefined, new Date(now + 90_000)],
     [
@@ -971,7 +992,10 @@ describe('rateHeadersFrom', () => {
       { limit: 600, remaining: 599, resetAt: new Date(now + 60_000) },
     ],
     [{ 'x-ratelimit-remaining': '0' }, { limit: undefined, remaining: 0, resetAt: undefined }],
-    [{ 'x-ratelimit-limit': 'lots', 'x-ratelimit-reset': 'soon' }, { limit: undefined, remaining: undefined, resetAt: undefined }],
+    [
+      { 'x-ratelimit-limit': 'lots', 'x-ratelimit-reset': 'soon' },
+      { limit: undefined, remaining: undefined, resetAt: undefined },
+    ],
     [{ 'x-ratelimit-reset': String(now / 1000 + 30) }, { limit: undefined, remaining: undefined, resetAt: new Date(now + 30_000) }],
     [{ 'x-ratelimit-limit': ['100', '200'] }, { limit: 100, remaining: undefined, resetAt: undefined }],
   ])('%j', (headers, result) => {
@@ -1007,8 +1031,17 @@ describe('the token never shows', () => {
     // Every failure kind went through this file.
     const codes = new Set(errors.map((e) => e.code));
     for (const code of [
-      'bad_request', 'unauthorized', 'payment_required', 'rate_limited', 'server_error',
-      'api_failed', 'timeout', 'network', 'bad_response', 'invalid_input', 'config',
+      'bad_request',
+      'unauthorized',
+      'payment_required',
+      'rate_limited',
+      'server_error',
+      'api_failed',
+      'timeout',
+      'network',
+      'bad_response',
+      'invalid_input',
+      'config',
     ]) {
       expect(codes, code).toContain(code);
     }

@@ -19,7 +19,10 @@ const header = (file: string) => Object.keys(readCsvObjects(file)[0]!);
 describe('column control', () => {
   it('--fields keeps only the columns named, in that order, after lead_status', async () => {
     const dir = makeTempDir();
-    const input = writeCsv(path.join(dir, 'in.csv'), [['email', 'note'], ['ann@acme.com', 'x']]);
+    const input = writeCsv(path.join(dir, 'in.csv'), [
+      ['email', 'note'],
+      ['ann@acme.com', 'x'],
+    ]);
     const output = path.join(dir, 'out.csv');
     await run({ input, output, fields: 'lead_title,lead_name' });
     expect(header(output)).toEqual(['email', 'note', 'lead_status', 'lead_title', 'lead_name']);
@@ -42,7 +45,9 @@ describe('column control', () => {
     const before = s.stats.requests;
     const error = await run({ input: first, output: path.join(dir, 'again.csv'), with: ['mx'] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as Error).message).toMatch(/already has a column named 'lead_status', which this run would add again: give prefix: '\w+' \(or another prefix\)$/);
+    expect((error as Error).message).toMatch(
+      /already has a column named 'lead_status', which this run would add again: give prefix: '\w+' \(or another prefix\)$/,
+    );
     // Not even the account was read.
     expect(s.stats.requests).toBe(before);
     const again = path.join(dir, 'again.csv');

@@ -12,7 +12,8 @@ const sandbox = sandboxesPerTest({ notFoundRate: 0 });
 
 describe('free mail providers', () => {
   it('come from the maintained list, not from a list typed here', () => {
-    for (const domain of ['gmail.com', 'outlook.com', 'yahoo.com', 'gmx.de', 'web.de', 'icloud.com', 'GMAIL.COM']) expect(isFreeMailDomain(domain), domain).toBe(true);
+    for (const domain of ['gmail.com', 'outlook.com', 'yahoo.com', 'gmx.de', 'web.de', 'icloud.com', 'GMAIL.COM'])
+      expect(isFreeMailDomain(domain), domain).toBe(true);
     for (const domain of ['acme.com', 'globex.io', 'example.de']) expect(isFreeMailDomain(domain), domain).toBe(false);
   });
 });
@@ -22,7 +23,9 @@ describe('the company domain of a row', () => {
   it("is the lead's company_domain, else the email's, else the domain column; never free mail", () => {
     expect(companyDomainOf({ kind: 'email', key: 'jane@acme.com', lead: { company_domain: 'Globex.io' }, domainCell: 'initech.com' })).toBe('globex.io');
     expect(companyDomainOf({ kind: 'email', key: 'jane@acme.com', lead: {}, domainCell: 'initech.com' })).toBe('acme.com');
-    expect(companyDomainOf({ kind: 'email', key: 'jane@gmail.com', lead: { company_domain: 'gmail.com' }, domainCell: 'https://www.initech.com/about' })).toBe('initech.com');
+    expect(companyDomainOf({ kind: 'email', key: 'jane@gmail.com', lead: { company_domain: 'gmail.com' }, domainCell: 'https://www.initech.com/about' })).toBe(
+      'initech.com',
+    );
     expect(companyDomainOf({ kind: 'email', key: 'jane@gmail.com', lead: undefined, domainCell: undefined })).toBeUndefined();
     expect(companyDomainOf({ kind: 'domain', key: 'acme.com', lead: undefined, domainCell: undefined })).toBe('acme.com');
   });
@@ -60,7 +63,18 @@ describe('--with company', () => {
     ]);
     expect(rows[0]!.company_name).not.toBe('');
     expect(rows[0]!.company_name).toBe(rows[3]!.company_name);
-    expect(Object.keys(rows[0]!)).toEqual(expect.arrayContaining(['company_status', 'company_name', 'company_network_url', 'company_address', 'company_country', 'company_country_code', 'company_id', 'company_billing']));
+    expect(Object.keys(rows[0]!)).toEqual(
+      expect.arrayContaining([
+        'company_status',
+        'company_name',
+        'company_network_url',
+        'company_address',
+        'company_country',
+        'company_country_code',
+        'company_id',
+        'company_billing',
+      ]),
+    );
     // The rows looked up (the malformed one never was): two paid, one duplicate, one without a company domain.
     expect(summary.withBilling.company).toEqual({ charged: 2, free: 0, cached: 0, duplicate: 1, stale: 0, none: 1 });
   });

@@ -37,10 +37,12 @@ describe('claims in the store', () => {
     expect(b.claim('lookup_email', 'k2')).toBe(true); // another key is free
     a.release('lookup_email', 'k1');
     expect(b.claim('lookup_email', 'k1')).toBe(true);
-    stores.forEach((s) => { s.close(); });
+    stores.forEach((s) => {
+      s.close();
+    });
   });
 
-  it('an answered key\'s claim goes with the next sweep; releaseAll drops the rest', () => {
+  it("an answered key's claim goes with the next sweep; releaseAll drops the rest", () => {
     const { a, b, stores } = twoRuns();
     a.claim('lookup_email', 'k1');
     a.claim('lookup_email', 'k2');
@@ -51,7 +53,9 @@ describe('claims in the store', () => {
     expect(b.claim('lookup_email', 'k2')).toBe(false);
     a.releaseAll();
     expect(b.claim('lookup_email', 'k2')).toBe(true);
-    stores.forEach((s) => { s.close(); });
+    stores.forEach((s) => {
+      s.close();
+    });
   });
 
   it("lapses when it was not renewed for a lease as the waiting run's own clock measures it; a sweep renews it", () => {
@@ -72,7 +76,9 @@ describe('claims in the store', () => {
     expect(b.claim('lookup_email', 'k2')).toBe(false);
     elapsed.b += 1;
     expect(b.claim('lookup_email', 'k2')).toBe(true); // a whole lease without renewal
-    [storeA, storeB].forEach((s) => { s.close(); });
+    [storeA, storeB].forEach((s) => {
+      s.close();
+    });
   });
 
   it('a run whose clock is a day ahead takes no live claim, and waits for a live run (a key is never paid twice for a clock)', () => {
@@ -90,7 +96,9 @@ describe('claims in the store', () => {
     expect(b.claim('lookup_email', 'k2')).toBe(true);
     // The claim run-b took carries its own clock's deadline, a day ahead: run-a does not take it either.
     expect(a.claim('lookup_email', 'k2')).toBe(false);
-    [storeA, storeB].forEach((s) => { s.close(); });
+    [storeA, storeB].forEach((s) => {
+      s.close();
+    });
   });
 
   it('lapses at once when its process on this host is gone (a run killed with -9)', () => {
@@ -105,7 +113,9 @@ describe('claims in the store', () => {
     expect(b.claim('lookup_email', 'k1')).toBe(true);
     // On another host the pid means nothing: the lease decides.
     expect(b.claim('lookup_email', 'k2')).toBe(false);
-    stores.forEach((s) => { s.close(); });
+    stores.forEach((s) => {
+      s.close();
+    });
   });
 });
 
@@ -138,11 +148,16 @@ describe('a run alone on its store', () => {
     now += 100; // run-a looks for newcomers every 100 ms at most
     expect(a.claim('lookup_email', 'k4')).toBe(true);
     expect(a.sharing).toBe(true);
-    expect(claimRows(file)).toEqual([{ key: 'k1', owner: 'run-a' }, { key: 'k4', owner: 'run-a' }]);
+    expect(claimRows(file)).toEqual([
+      { key: 'k1', owner: 'run-a' },
+      { key: 'k4', owner: 'run-a' },
+    ]);
     expect(b.claim('lookup_email', 'k1')).toBe(false);
     expect(b.claim('lookup_email', 'k2')).toBe(true); // answered before run-b came: not held
     expect(b.claim('lookup_email', 'k3')).toBe(true);
-    [storeA, storeB].forEach((s) => { s.close(); });
+    [storeA, storeB].forEach((s) => {
+      s.close();
+    });
   });
 
   it('commits its answers before it lets the newcomer in: the newcomer finds them', () => {
@@ -158,7 +173,9 @@ describe('a run alone on its store', () => {
     a.sweep(); // what run-a's timer does within a second, also when it sends nothing
     expect(storeB.get('svc', 'lookup_email', 'k1')?.found).toBe(true);
     expect(b.claim('lookup_email', 'k9')).toBe(true);
-    [storeA, storeB].forEach((s) => { s.close(); });
+    [storeA, storeB].forEach((s) => {
+      s.close();
+    });
   });
 
   it('does not wait for a run that ended, nor for one whose process is gone', () => {
@@ -180,7 +197,9 @@ describe('a run alone on its store', () => {
     b.sweep();
     expect(c.claim('lookup_email', 'k2')).toBe(true); // run-b claims now; run-dead is not waited for
     expect(c.claim('lookup_email', 'k1')).toBe(false); // run-b's key in flight
-    [storeA, storeB, storeC].forEach((s) => { s.close(); });
+    [storeA, storeB, storeC].forEach((s) => {
+      s.close();
+    });
   });
 });
 

@@ -34,8 +34,7 @@ function run(s: Sandbox, dir: string, options: Partial<EnrichOptions> & { input:
   });
 }
 
-const lookupsMade = (s: Sandbox) =>
-  (s.stats.byOperation.lookup_email ?? 0) + (s.stats.byOperation.lookup_url ?? 0) + (s.stats.byOperation.lookup_domain ?? 0);
+const lookupsMade = (s: Sandbox) => (s.stats.byOperation.lookup_email ?? 0) + (s.stats.byOperation.lookup_url ?? 0) + (s.stats.byOperation.lookup_domain ?? 0);
 
 describe('enrich: rows and cells', () => {
   it('keeps every row in input order with its cells byte for byte, and adds the lead columns', async () => {
@@ -56,7 +55,9 @@ describe('enrich: rows and cells', () => {
     expect(out[0]!.slice(0, 5)).toEqual([...inBytes[0]!, 'lead_status']);
     expect(out[0]).toContain('lead_name');
     expect(out[0]).toContain('lead_billing');
-    out.slice(1).forEach((row, i) => { expect(row.slice(0, 4)).toEqual(inBytes[i + 1]); });
+    out.slice(1).forEach((row, i) => {
+      expect(row.slice(0, 4)).toEqual(inBytes[i + 1]);
+    });
     // Input cells starting with '=' stay as they are: only added cells are escaped.
     expect(out[1]![3]).toBe('=SUM(A1:A2)');
     // The output uses the input's line ending.
@@ -107,7 +108,11 @@ describe('enrich: rows and cells', () => {
     const csv = `email,name,name\n${found},Jane,J\nnobody-notfound@acme.com,No,N\n`;
     const output = path.join(dir, 'out.jsonl');
     await run(s, dir, { input: Readable.from([Buffer.from(csv)]), output, format: 'jsonl' });
-    const lines = fs.readFileSync(output, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = fs
+      .readFileSync(output, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({ row: 1, lead_status: 'found', input: { email: found, name: 'Jane', name_2: 'J' } });
     expect(lines[0].lead.contructed_title).toBeTypeOf('string');
@@ -118,7 +123,10 @@ describe('enrich: rows and cells', () => {
     // A tiny server whose lead fields start with formula characters.
     const server = await accountOnlyServer(() => ({
       status: 200,
-      body: JSON.stringify({ status: 'success', data: { email_address: 'x', lead: { name: '=HYPERLINK("http://evil")', title: '+1', company_name: '-2', company_domain: '@x', network_url: '\tTab' } } }),
+      body: JSON.stringify({
+        status: 'success',
+        data: { email_address: 'x', lead: { name: '=HYPERLINK("http://evil")', title: '+1', company_name: '-2', company_domain: '@x', network_url: '\tTab' } },
+      }),
     }));
     try {
       const dir = makeTempDir();
@@ -171,7 +179,13 @@ describe('enrich: planning', () => {
     const s = await sandbox();
     const dir = makeTempDir();
     const others = emails(400);
-    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['repeat@acme.com'], ...others.slice(0, 298).map((e) => [e]), ['Repeat@Acme.com'], ...others.slice(298).map((e) => [e])]);
+    const input = writeCsv(path.join(dir, 'in.csv'), [
+      ['email'],
+      ['repeat@acme.com'],
+      ...others.slice(0, 298).map((e) => [e]),
+      ['Repeat@Acme.com'],
+      ...others.slice(298).map((e) => [e]),
+    ]);
     const summary = await run(s, dir, { input, concurrency: 1 });
     expect(s.stats.byOperation.lookup_email).toBe(401);
     expect([...s.stats.charges.values()].filter((n) => n > 1)).toEqual([]);
@@ -181,14 +195,22 @@ describe('enrich: planning', () => {
   it('honours --by and --column, and fails clearly when nothing fits', async () => {
     const s = await sandbox();
     const dir = makeTempDir();
-    const input = writeCsv(path.join(dir, 'in.csv'), [['who', 'place'], ['Jane', 'acme.com'], ['Bob', 'https://www.globex.io/about']]);
+    const input = writeCsv(path.join(dir, 'in.csv'), [
+      ['who', 'place'],
+      ['Jane', 'acme.com'],
+      ['Bob', 'https://www.globex.io/about'],
+    ]);
     await expect(run(s, dir, { input })).rejects.toThrow(/No lookup column found.*who, place/);
     expect(fs.existsSync(path.join(dir, 'in.enriched.csv'))).toBe(false);
     const summary = await run(s, dir, { input, by: 'domain', column: 'place' });
     expect(summary.lookup).toMatchObject({ kind: 'domain', column: 'place' });
     expect(s.stats.byOperation.lookup_domain).toBe(2);
     const rows = readCsvObjects(path.join(dir, 'in.enriched.csv'));
-    expect(rows[1]!.lead_name).toBe(sandboxAnswer('lookup_domain', 'globex.io').kind === 'found' ? (sandboxAnswer('lookup_domain', 'globex.io').data as { lead: { name: string } }).lead.name : '');
+    expect(rows[1]!.lead_name).toBe(
+      sandboxAnswer('lookup_domain', 'globex.io').kind === 'found'
+        ? (sandboxAnswer('lookup_domain', 'globex.io').data as { lead: { name: string } }).lead.name
+        : '',
+    );
   });
 
   it('adds MX and Whois columns, resolving each distinct domain once', async () => {
@@ -351,11 +373,18 @@ describe('enrich: the last balance reading', () => {
           res.writeHead(429, { 'retry-after': '1' });
           return res.end(JSON.stringify({ status: 'failed', error: { code: 1030, message: 'Too many requests' } }));
         }
-        return res.end(JSON.stringify({ status: 'success', data: { total_remaining_credits: balance, plan_remaining_credits: {}, low_credit_balance_min_threshold: 0 } }));
+        return res.end(
+          JSON.stringify({ status: 'success', data: { total_remaining_credits: balance, plan_remaining_credits: {}, low_credit_balance_min_threshold: 0 } }),
+        );
       }
       if (url.pathname.endsWith('/account/limits')) {
         const reset = new Date(Date.now() + 60_000).toISOString();
-        return res.end(JSON.stringify({ status: 'success', data: { email_verify: { api_rate_limit: { total: '6000 RPM', remaining: '6000 RPM', next_limit_reset: reset } } } }));
+        return res.end(
+          JSON.stringify({
+            status: 'success',
+            data: { email_verify: { api_rate_limit: { total: '6000 RPM', remaining: '6000 RPM', next_limit_reset: reset } } },
+          }),
+        );
       }
       balance -= 4;
       return res.end(JSON.stringify({ status: 'success', data: { email_address: url.searchParams.get('email_address'), lead: { name: 'Ann' } } }));

@@ -67,17 +67,21 @@ describe.skipIf(process.platform === 'win32')('an output at a FIFO', { meta: { s
     }
   });
 
-  it.runIf(process.platform === 'linux')('let go before any reader came: stops waiting at once, its open never made', { meta: { skipReason: 'reads /proc/self/fd (Linux)' } }, async () => {
-    const fifo = fifoIn();
-    const stream = new FifoStream(fifo);
-    stream.write('never read\n');
-    await new Promise((resolve) => setTimeout(resolve, 120));
-    const closed = once(stream, 'close');
-    stream.destroy();
-    await expect(stream.opened).rejects.toThrow(/closed before a reader opened it/);
-    await closed;
-    await expectNoWriterComes(fifo);
-  });
+  it.runIf(process.platform === 'linux')(
+    'let go before any reader came: stops waiting at once, its open never made',
+    { meta: { skipReason: 'reads /proc/self/fd (Linux)' } },
+    async () => {
+      const fifo = fifoIn();
+      const stream = new FifoStream(fifo);
+      stream.write('never read\n');
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      const closed = once(stream, 'close');
+      stream.destroy();
+      await expect(stream.opened).rejects.toThrow(/closed before a reader opened it/);
+      await closed;
+      await expectNoWriterComes(fifo);
+    },
+  );
 
   it('a reader that leaves mid-way: one error, said in words (its reader has gone)', async () => {
     const fifo = fifoIn();
@@ -94,19 +98,31 @@ describe.skipIf(process.platform === 'win32')('an output at a FIFO', { meta: { s
     expect(whyNotWritable(error)).toBe('its reader has gone (the pipe is closed)');
   });
 
-  it.runIf(process.platform === 'linux')('a writer whose changes file is a FIFO nobody reads: abort() lets it go at once, nothing left waiting', { meta: { skipReason: 'reads /proc/self/fd (Linux)' } }, async () => {
-    const dir = makeTempDir();
-    const fifo = fifoIn(dir);
-    const writer = new RowWriter({
-      output: path.join(dir, 'out.csv'), errors: undefined, changes: fifo, format: 'csv', header: [toBytes('email')],
-      columns: columnsFor('email', { mx: false, whois: false }, {}), recordDelimiter: '\n', delimiter: ',', bom: false, headerLine: true,
-    });
-    const ready = writer.ready();
-    ready.catch(() => {});
-    await new Promise((resolve) => setTimeout(resolve, 120));
-    await writer.abort();
-    await expect(ready).rejects.toThrow();
-    await expectNoWriterComes(fifo);
-    expect(fs.readdirSync(dir).filter((name) => name !== 'out.fifo')).toEqual([]);
-  });
+  it.runIf(process.platform === 'linux')(
+    'a writer whose changes file is a FIFO nobody reads: abort() lets it go at once, nothing left waiting',
+    { meta: { skipReason: 'reads /proc/self/fd (Linux)' } },
+    async () => {
+      const dir = makeTempDir();
+      const fifo = fifoIn(dir);
+      const writer = new RowWriter({
+        output: path.join(dir, 'out.csv'),
+        errors: undefined,
+        changes: fifo,
+        format: 'csv',
+        header: [toBytes('email')],
+        columns: columnsFor('email', { mx: false, whois: false }, {}),
+        recordDelimiter: '\n',
+        delimiter: ',',
+        bom: false,
+        headerLine: true,
+      });
+      const ready = writer.ready();
+      ready.catch(() => {});
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      await writer.abort();
+      await expect(ready).rejects.toThrow();
+      await expectNoWriterComes(fifo);
+      expect(fs.readdirSync(dir).filter((name) => name !== 'out.fifo')).toEqual([]);
+    },
+  );
 });

@@ -29,10 +29,17 @@ const lines = (file: string) => readCsvObjects(file).map(({ row, key, field, bef
 
 describe('--fill: a filled cell that changed', () => {
   it('is listed under its input column, counted, and named in lead_changed (the cell blank in the input)', async () => {
-    const titles = new Map<string, string | undefined>([['ann@acme.com', 'Manager'], ['bob@acme.com', 'Engineer']]);
+    const titles = new Map<string, string | undefined>([
+      ['ann@acme.com', 'Manager'],
+      ['bob@acme.com', 'Engineer'],
+    ]);
     const api = await serviceOf(titles);
     const dir = makeTempDir();
-    const input = writeCsv(path.join(dir, 'in.csv'), [['email', 'Title'], ['ann@acme.com', ''], ['bob@acme.com', ' ']]);
+    const input = writeCsv(path.join(dir, 'in.csv'), [
+      ['email', 'Title'],
+      ['ann@acme.com', ''],
+      ['bob@acme.com', ' '],
+    ]);
     const options = { input, baseUrl: api.baseUrl, token: 'token-0123456789', store: path.join(dir, 'store.sqlite'), fill: 'Title=lead_title' };
     await enrich({ ...options, output: path.join(dir, 'one.csv') });
     titles.set('ann@acme.com', 'Director');
@@ -41,15 +48,28 @@ describe('--fill: a filled cell that changed', () => {
     expect(summary.changed).toEqual({ compared: 2, rows: 1, fields: { Title: 1 } });
     const written = readCsvObjects(path.join(dir, 'two.csv'));
     expect(Object.keys(written[0]!)).toEqual(['email', 'Title', 'lead_status', 'lead_changed']);
-    expect(written.map((row) => [row.Title, row.lead_changed])).toEqual([['Director', 'Title'], ['Engineer', '']]);
+    expect(written.map((row) => [row.Title, row.lead_changed])).toEqual([
+      ['Director', 'Title'],
+      ['Engineer', ''],
+    ]);
   });
 
   it('with --overwrite, a cell the input held: compared as written, from what the answer then filled to what it fills now', async () => {
     const titles = new Map<string, string | undefined>([['ann@acme.com', 'Manager']]);
     const api = await serviceOf(titles);
     const dir = makeTempDir();
-    const input = writeCsv(path.join(dir, 'in.csv'), [['email', 'Title'], ['ann@acme.com', 'Manager']]);
-    const options = { input, baseUrl: api.baseUrl, token: 'token-0123456789', store: path.join(dir, 'store.sqlite'), fill: 'Title=lead_title', overwrite: true };
+    const input = writeCsv(path.join(dir, 'in.csv'), [
+      ['email', 'Title'],
+      ['ann@acme.com', 'Manager'],
+    ]);
+    const options = {
+      input,
+      baseUrl: api.baseUrl,
+      token: 'token-0123456789',
+      store: path.join(dir, 'store.sqlite'),
+      fill: 'Title=lead_title',
+      overwrite: true,
+    };
     await enrich({ ...options, output: path.join(dir, 'one.csv') });
     titles.set('ann@acme.com', 'Director');
     await enrich({ ...options, output: path.join(dir, 'two.csv'), refresh: true, changes: path.join(dir, 'changes.csv') });
@@ -63,11 +83,25 @@ describe('--fill: a filled cell that changed', () => {
   });
 
   it('beside the added column it fills from: both listed, each under its own name; a found person who left: status alone', async () => {
-    const titles = new Map<string, string | undefined>([['ann@acme.com', 'Manager'], ['bob@acme.com', 'Engineer']]);
+    const titles = new Map<string, string | undefined>([
+      ['ann@acme.com', 'Manager'],
+      ['bob@acme.com', 'Engineer'],
+    ]);
     const api = await serviceOf(titles);
     const dir = makeTempDir();
-    const input = writeCsv(path.join(dir, 'in.csv'), [['email', 'Title'], ['ann@acme.com', ''], ['bob@acme.com', '']]);
-    const options = { input, baseUrl: api.baseUrl, token: 'token-0123456789', store: path.join(dir, 'store.sqlite'), fill: 'Title=lead_title', fields: 'lead_title' };
+    const input = writeCsv(path.join(dir, 'in.csv'), [
+      ['email', 'Title'],
+      ['ann@acme.com', ''],
+      ['bob@acme.com', ''],
+    ]);
+    const options = {
+      input,
+      baseUrl: api.baseUrl,
+      token: 'token-0123456789',
+      store: path.join(dir, 'store.sqlite'),
+      fill: 'Title=lead_title',
+      fields: 'lead_title',
+    };
     await enrich({ ...options, output: path.join(dir, 'one.csv') });
     titles.set('ann@acme.com', 'Director');
     titles.delete('bob@acme.com');
@@ -83,7 +117,10 @@ describe('--fill: a filled cell that changed', () => {
     const titles = new Map<string, string | undefined>([['ann@acme.com', 'Manager']]);
     const api = await serviceOf(titles);
     const dir = makeTempDir();
-    const input = writeCsv(path.join(dir, 'in.csv'), [['email', 'Title'], ['ann@acme.com', '']]);
+    const input = writeCsv(path.join(dir, 'in.csv'), [
+      ['email', 'Title'],
+      ['ann@acme.com', ''],
+    ]);
     const options = { input, baseUrl: api.baseUrl, token: 'token-0123456789', store: path.join(dir, 'store.sqlite'), fill: 'Title=lead_title' };
     await enrich({ ...options, output: path.join(dir, 'one.csv') });
     titles.set('ann@acme.com', 'Director');

@@ -26,8 +26,7 @@ function copy(name: string, dir = makeTempDir()): string {
   return file;
 }
 
-const run = (options: Partial<EnrichOptions> & { input: string }) =>
-  enrich({ baseUrl: s.baseUrl, token: s.token, store: ':memory:', ...options });
+const run = (options: Partial<EnrichOptions> & { input: string }) => enrich({ baseUrl: s.baseUrl, token: s.token, store: ':memory:', ...options });
 
 /** An output file: its BOM, line ending and records, parsed with the given delimiter. */
 function readOutput(file: string, delimiter: string) {
@@ -198,7 +197,15 @@ describe('the dry run warns when the key column or the delimiter looks wrong', (
   it("a semicolon file read with --delimiter ',' : most rows have no usable key", async () => {
     const { planRun } = await import('../../src/run/dry-run.js');
     const input = copy('excel-de-semicolon-windows1252.csv');
-    const plan = await planRun({ input, baseUrl: s.baseUrl, token: s.token, store: ':memory:', delimiter: ',', by: 'email', column: 'Vorname;Nachname;E-Mail;Firma;Umsatz' });
+    const plan = await planRun({
+      input,
+      baseUrl: s.baseUrl,
+      token: s.token,
+      store: ':memory:',
+      delimiter: ',',
+      by: 'email',
+      column: 'Vorname;Nachname;E-Mail;Firma;Umsatz',
+    });
     expect(plan.warning).toMatch(/3 of 3 rows have no usable key .*the key column looks wrong, or the delimiter: detected ','/);
     const right = await planRun({ input, baseUrl: s.baseUrl, token: s.token, store: ':memory:' });
     expect(right.warning).toBeUndefined();

@@ -56,7 +56,12 @@ describe('folding the ledger', () => {
     // The totals are untouched: January still spent 28, and the dearest call is still known.
     expect(db.rows('SELECT service, day, credits, calls, lapsed FROM ledger_totals ORDER BY service, day')).toEqual(totals);
     expect(store.spend().ledger.spentIn(january, 'svc')).toBe(28);
-    expect(store.spend().ledger.mostCharged('svc')).toEqual(new Map([['lookup_email', 14], ['mx', 4]]));
+    expect(store.spend().ledger.mostCharged('svc')).toEqual(
+      new Map([
+        ['lookup_email', 14],
+        ['mx', 4],
+      ]),
+    );
     // Again: nothing more to fold.
     expect(store.spend().fold()).toBe(0);
     db.close();
@@ -70,7 +75,10 @@ describe('folding the ledger', () => {
     charge(store, '2026-02-10T10:00:00Z', 6);
     store.flush();
     const db = openSqliteFile(file);
-    db.run("INSERT INTO ledger (charged_at, service, op, credits, run_id, lapsed) VALUES (?, 'svc', 'lookup_email', 40, 'gone', 1)", at('2026-02-11T10:00:00Z'));
+    db.run(
+      "INSERT INTO ledger (charged_at, service, op, credits, run_id, lapsed) VALUES (?, 'svc', 'lookup_email', 40, 'gone', 1)",
+      at('2026-02-11T10:00:00Z'),
+    );
     expect(store.spend().fold()).toBe(1);
     expect(db.rows('SELECT credits, lapsed FROM ledger')).toEqual([[6, 0]]);
     expect(db.value('SELECT sum(lapsed) FROM ledger_totals')).toBe(40);

@@ -73,7 +73,9 @@ describe('the token and the base URL, as the program passed them', () => {
     try {
       const error = await failure(client.lookupEmail('jane.doe@acme-robotics.com'));
       expect(error).toBeInstanceOf(NetworkError);
-      expect(error.message).toMatch(/^Cannot reach 127\.0\.0\.1:1 \(\/reverse_lookup\/email\): connection refused \(ECONNREFUSED\); check the port in baseUrl, and that the server runs$/);
+      expect(error.message).toMatch(
+        /^Cannot reach 127\.0\.0\.1:1 \(\/reverse_lookup\/email\): connection refused \(ECONNREFUSED\); check the port in baseUrl, and that the server runs$/,
+      );
     } finally {
       await client.close();
     }
@@ -84,7 +86,10 @@ describe('the input options, as the program passed them', () => {
   const options = () => ({ baseUrl: s.baseUrl, token: s.token, store: ':memory:' });
 
   it('no key column: by and column, named as options', async () => {
-    const input = writeCsv(path.join(dir, 'names.csv'), [['name', 'phone'], ['Ann', '1']]);
+    const input = writeCsv(path.join(dir, 'names.csv'), [
+      ['name', 'phone'],
+      ['Ann', '1'],
+    ]);
     const error = await failure(enrich({ input, output: path.join(dir, 'names.out.csv'), ...options() }));
     expect(error).toBeInstanceOf(ConfigError);
     expect(error.message).toBe(
@@ -107,7 +112,9 @@ describe('the input options, as the program passed them', () => {
   it('an output over the input, and --fill words: the options as the program names them', async () => {
     const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['ann@acme.com']]);
     expect((await failure(enrich({ input, output: input, ...options() }))).message).toMatch(/^output would overwrite the input/);
-    expect((await failure(enrich({ input, overwrite: true, ...options() }))).message).toBe('Invalid option overwrite: it replaces the cells fill fills; give fill too');
+    expect((await failure(enrich({ input, overwrite: true, ...options() }))).message).toBe(
+      'Invalid option overwrite: it replaces the cells fill fills; give fill too',
+    );
     const fields = await failure(enrich({ input, output: path.join(dir, 'f.csv'), fields: 'whois_registrar', ...options() }));
     expect(fields.message).toMatch(/^Invalid option fields: this run adds no column named 'whois_registrar': add 'whois' to with;/);
   });
@@ -127,7 +134,9 @@ describe('the store, as the program gives it', () => {
     const notADir = await failure(results(CONTACTS, { baseUrl: s.baseUrl, token: s.token, store: path.join(dir, 'a-file', 'store.sqlite') }));
     expect(notADir).toBeInstanceOf(ConfigError);
     expect(notADir.message).toMatch(/: a part of the path is a file, not a directory; check the path, or give another store path \(or ':memory:'\)$/);
-    expect(() => ResultStore.open({ path: dir })).toThrow(`Cannot open the result store at ${dir}: it is a directory; give a file inside it ('${path.join(dir, 'results.sqlite')}')`);
+    expect(() => ResultStore.open({ path: dir })).toThrow(
+      `Cannot open the result store at ${dir}: it is a directory; give a file inside it ('${path.join(dir, 'results.sqlite')}')`,
+    );
   });
 });
 
@@ -135,14 +144,20 @@ describe('a mistyped option', () => {
   const options = () => ({ baseUrl: s.baseUrl, token: s.token, store: ':memory:' });
 
   it('of enrichRows gets the closest name, before any row is read', () => {
-    expect(() => enrichRows(CONTACTS, { ...options(), rmp: 5 } as never)).toThrow(new ConfigError('Invalid option rmp: not an option of enrichRows (see EnrichRowsOptions); did you mean rpm?'));
+    expect(() => enrichRows(CONTACTS, { ...options(), rmp: 5 } as never)).toThrow(
+      new ConfigError('Invalid option rmp: not an option of enrichRows (see EnrichRowsOptions); did you mean rpm?'),
+    );
     expect(() => enrichRows(CONTACTS, { ...options(), colum: 'email' } as never)).toThrow(/did you mean column\?$/);
   });
 
   it('of enrich gets the closest name too; a name close to nothing gets none', async () => {
     const input = writeCsv(path.join(dir, 'typo.csv'), [['email'], ['ann@acme.com']]);
-    expect((await failure(enrich({ input, ...options(), maxErorrs: 3 } as never))).message).toBe('Invalid option maxErorrs: not an option of enrich (see EnrichOptions); did you mean maxErrors?');
-    expect((await failure(enrich({ input, ...options(), zzzzzzzz: 1 } as never))).message).toBe('Invalid option zzzzzzzz: not an option of enrich (see EnrichOptions)');
+    expect((await failure(enrich({ input, ...options(), maxErorrs: 3 } as never))).message).toBe(
+      'Invalid option maxErorrs: not an option of enrich (see EnrichOptions); did you mean maxErrors?',
+    );
+    expect((await failure(enrich({ input, ...options(), zzzzzzzz: 1 } as never))).message).toBe(
+      'Invalid option zzzzzzzz: not an option of enrich (see EnrichOptions)',
+    );
   });
 });
 
@@ -167,10 +182,20 @@ describe('every error is of its documented class, whatever path threw it', () =>
 
   it('an error said again keeps its class, its code and its own fields', () => {
     const retryAt = new Date('2026-11-23T10:00:00Z');
-    const again = restated(new RateLimitedError('Rate limited (429)', retryAt, { status: 429, apiCode: 1030 }), 'Cannot read the account before starting: Rate limited (429)');
+    const again = restated(
+      new RateLimitedError('Rate limited (429)', retryAt, { status: 429, apiCode: 1030 }),
+      'Cannot read the account before starting: Rate limited (429)',
+    );
     expect(again).toBeInstanceOf(RateLimitedError);
     expect(again).toBeInstanceOf(Error);
-    expect(again).toMatchObject({ name: 'RateLimitedError', code: 'rate_limited', status: 429, apiCode: 1030, retryAt, message: 'Cannot read the account before starting: Rate limited (429)' });
+    expect(again).toMatchObject({
+      name: 'RateLimitedError',
+      code: 'rate_limited',
+      status: 429,
+      apiCode: 1030,
+      retryAt,
+      message: 'Cannot read the account before starting: Rate limited (429)',
+    });
     expect(again.cause).toBeUndefined();
   });
 
@@ -183,7 +208,12 @@ describe('every error is of its documented class, whatever path threw it', () =>
     expect(isUnknownHost(again)).toBe(true);
     expect(fatalOf(again, () => false)).toMatchObject({ status: 1, code: 'network' });
     // EAI_AGAIN may pass by waiting: the API taken as down, 2.
-    const later = networkFailure({ code: 'EAI_AGAIN' }, { host: 'lead-api.invalid', port: 443, path: '/account/credits' }, undefined, Object.assign(new Error('x'), { code: 'EAI_AGAIN' }));
+    const later = networkFailure(
+      { code: 'EAI_AGAIN' },
+      { host: 'lead-api.invalid', port: 443, path: '/account/credits' },
+      undefined,
+      Object.assign(new Error('x'), { code: 'EAI_AGAIN' }),
+    );
     expect(fatalOf(restated(later, `Cannot read the account before starting: ${later.message}`), () => false)).toMatchObject({ status: 2, code: 'network' });
   });
 });

@@ -16,7 +16,7 @@ const project = typeScriptProject();
 const compile = (code: string) => project.compile(code);
 
 describe('the README TypeScript example of enrichRows', () => {
-  it('compiles under --strict: an interface row type, input typed as the caller\'s rows, lead present when found', () => {
+  it("compiles under --strict: an interface row type, input typed as the caller's rows, lead present when found", () => {
     expect(compile(typescriptExample())).toEqual([]);
   }, 60_000);
 

@@ -30,14 +30,21 @@ describe('a budget that cannot refresh every stale answer tonight', () => {
     await enrich(options);
     const db = openSqliteFile(store);
     const now = Date.now();
-    EMAILS.forEach((email, i) => { db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - AGES[i]! * DAY, email); });
+    EMAILS.forEach((email, i) => {
+      db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - AGES[i]! * DAY, email);
+    });
     db.close();
 
     // 16 credits: three lookups of 4, the last with room for a hold of 8. One at a time: no hold of another call in the way.
     const night = async () => {
       const summary = await enrich({ ...options, budget: 16, concurrency: 1 });
       const rows = readCsvObjects(output);
-      return { summary, refreshed: rows.flatMap((row, i) => (row.lead_billing === 'charged' ? [i] : [])), stale: rows.filter((row) => row.lead_billing === 'stale').length, blank: rows.filter((row) => row.lead_status !== 'found').length };
+      return {
+        summary,
+        refreshed: rows.flatMap((row, i) => (row.lead_billing === 'charged' ? [i] : [])),
+        stale: rows.filter((row) => row.lead_billing === 'stale').length,
+        blank: rows.filter((row) => row.lead_status !== 'found').length,
+      };
     };
     const first = await night();
     expect(first.refreshed).toEqual([4, 5, 6]);

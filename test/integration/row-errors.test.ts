@@ -31,13 +31,26 @@ async function server(): Promise<{ baseUrl: string; lookups: () => number }> {
       res.statusCode = status;
       res.end(JSON.stringify(body));
     };
-    if (url.pathname === '/v2/account/credits') return send(200, { status: 'success', data: { total_remaining_credits: 1000, plan_remaining_credits: {}, low_credit_balance_min_threshold: 0 } });
+    if (url.pathname === '/v2/account/credits')
+      return send(200, { status: 'success', data: { total_remaining_credits: 1000, plan_remaining_credits: {}, low_credit_balance_min_threshold: 0 } });
     if (url.pathname === '/v2/account/limits') {
-      return send(200, { status: 'success', data: { email_verify: { api_rate_limit: { total: '6000 RPM', remaining: '6000 RPM', next_limit_reset: new Date(Date.now() + 60_000).toISOString() }, bulk_verify_concurrency_limit: { total: '1', remaining: '1' } } } });
+      return send(200, {
+        status: 'success',
+        data: {
+          email_verify: {
+            api_rate_limit: { total: '6000 RPM', remaining: '6000 RPM', next_limit_reset: new Date(Date.now() + 60_000).toISOString() },
+            bulk_verify_concurrency_limit: { total: '1', remaining: '1' },
+          },
+        },
+      });
     }
     lookups += 1;
     const email = url.searchParams.get('email_address') ?? '';
-    if (email.startsWith('refused')) return send(400, { status: 'failed', error: { code: 1001, message: 'validation failed', reasons: [{ field: ['email_address'], messages: ['"email_address" is not deliverable'] }] } });
+    if (email.startsWith('refused'))
+      return send(400, {
+        status: 'failed',
+        error: { code: 1001, message: 'validation failed', reasons: [{ field: ['email_address'], messages: ['"email_address" is not deliverable'] }] },
+      });
     if (email.startsWith('failing')) return send(503, { status: 'failed', error: { code: 1099, message: 'try later' } });
     if (email.startsWith('gone')) return send(410, { message: 'gone' });
     if (email.startsWith('limit')) return send(429, { status: 'failed', error: { code: 1017, message: 'Daily limit reached' } });
@@ -54,12 +67,14 @@ async function results(rows: Array<{ email: string }>, options: Parameters<typeo
   return out;
 }
 
-describe('enrichRows: a row\'s error is of its code\'s class', () => {
+describe("enrichRows: a row's error is of its code's class", () => {
   it('malformed, refused (400), failing (503), rejected (410), no key, the daily limit and a row after it', async () => {
     const s = await server();
     const store = path.join(makeTempDir(), 'rows.sqlite');
     const options = { baseUrl: s.baseUrl, token: 'tok-row-errors-0123456789', store, retries: 0, concurrency: 1 };
-    const rows = ['jane.doe@', 'refused@acme.test', 'failing@acme.test', 'gone@acme.test', '', 'found@acme.test', 'limit@acme.test', 'after@acme.test'].map((email) => ({ email }));
+    const rows = ['jane.doe@', 'refused@acme.test', 'failing@acme.test', 'gone@acme.test', '', 'found@acme.test', 'limit@acme.test', 'after@acme.test'].map(
+      (email) => ({ email }),
+    );
     const [malformed, refused, failing, gone, empty, found, limit, after] = await results(rows, options);
 
     expect(malformed!.error).toBeInstanceOf(InvalidInputError);

@@ -16,7 +16,11 @@ async function lookup(s: Sandbox, email: string): Promise<{ status: number; body
 }
 
 async function mx(s: Sandbox, domain: string): Promise<number> {
-  const res = await fetch(`${s.baseUrl}/domain/resolve/mx`, { method: 'POST', headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ domain }) });
+  const res = await fetch(`${s.baseUrl}/domain/resolve/mx`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ domain }),
+  });
   await res.arrayBuffer();
   return res.status;
 }
@@ -44,7 +48,13 @@ describe('the sandbox books (answerLog)', () => {
       { op: 'lookup_email', key: 'person.1@books1.example', found: true, credits: 4, epoch: 0 },
       { op: 'lookup_email', key: 'someone@notfound-corp.example', found: false, credits: 0, epoch: 0 },
       { op: 'mx', key: 'books1.example', found: true, credits: 1, epoch: 0 },
-      { op: 'lookup_email', key: 'person.1@books1.example', found: s.truth('lookup_email', 'person.1@books1.example', 1).kind === 'found', credits: s.truth('lookup_email', 'person.1@books1.example', 1).credits, epoch: 1 },
+      {
+        op: 'lookup_email',
+        key: 'person.1@books1.example',
+        found: s.truth('lookup_email', 'person.1@books1.example', 1).kind === 'found',
+        credits: s.truth('lookup_email', 'person.1@books1.example', 1).credits,
+        epoch: 1,
+      },
     ]);
     for (const answer of s.answers) {
       expect(answer.at).toBeGreaterThanOrEqual(before);

@@ -27,7 +27,9 @@ describe('sandbox drift: answers from (key, epoch)', () => {
       const today = sandboxAnswer('lookup_email', key);
       expect(sandboxAnswer('lookup_email', key, { drift: 0, epoch: 5 })).toEqual(today);
       expect(sandboxAnswer('lookup_email', key, { drift: 0.3, epoch: 0 })).toEqual(today);
-      expect(sandboxAnswer('lookup_url', `https://network.example/in/${key}`, { drift: 0, epoch: 3 })).toEqual(sandboxAnswer('lookup_url', `https://network.example/in/${key}`));
+      expect(sandboxAnswer('lookup_url', `https://network.example/in/${key}`, { drift: 0, epoch: 3 })).toEqual(
+        sandboxAnswer('lookup_url', `https://network.example/in/${key}`),
+      );
     }
   });
 
@@ -51,7 +53,13 @@ describe('sandbox drift: answers from (key, epoch)', () => {
       expect(after.company_domain).not.toBe(before.company_domain);
       expect(after.company_name).not.toBe(before.company_name);
       expect(after.contructed_title).toBe(`${after.title} at ${after.company_name}`);
-      expect({ ...after, title: 0, company_name: 0, company_domain: 0, contructed_title: 0 }).toEqual({ ...before, title: 0, company_name: 0, company_domain: 0, contructed_title: 0 });
+      expect({ ...after, title: 0, company_name: 0, company_domain: 0, contructed_title: 0 }).toEqual({
+        ...before,
+        title: 0,
+        company_name: 0,
+        company_domain: 0,
+        contructed_title: 0,
+      });
     }
     expect(moved / found.length).toBeGreaterThan(0.27);
     expect(moved / found.length).toBeLessThan(0.33);
@@ -90,7 +98,7 @@ describe('sandbox drift: the server', () => {
   });
 
   it('refuses a drift outside 0..1 and an epoch that is not a whole number, naming the option', async () => {
-    await expect(startSandbox({ drift: 1.5 })).rejects.toThrow("Invalid sandbox option drift: must be a number between 0 and 1, got 1.5");
+    await expect(startSandbox({ drift: 1.5 })).rejects.toThrow('Invalid sandbox option drift: must be a number between 0 and 1, got 1.5');
     await expect(startSandbox({ epoch: -1 })).rejects.toThrow(/Invalid sandbox option epoch: .*got -1/);
   });
 });

@@ -28,8 +28,12 @@ describe("startSandbox in the command line's words", () => {
   });
 
   it('refuses a latency it cannot read, and both spellings at once', () => {
-    expect(() => resolveSandboxOptions({ latency: '100-50' })).toThrow(new ConfigError("Invalid sandbox option latency: must be MS or MIN-MAX in ms with MIN <= MAX, such as 50-150, got '100-50'"));
-    expect(() => resolveSandboxOptions({ latency: '50-100', latencyMs: [50, 100] })).toThrow(/^Invalid sandbox option latency: must not be given with latencyMs/);
+    expect(() => resolveSandboxOptions({ latency: '100-50' })).toThrow(
+      new ConfigError("Invalid sandbox option latency: must be MS or MIN-MAX in ms with MIN <= MAX, such as 50-150, got '100-50'"),
+    );
+    expect(() => resolveSandboxOptions({ latency: '50-100', latencyMs: [50, 100] })).toThrow(
+      /^Invalid sandbox option latency: must not be given with latencyMs/,
+    );
   });
 
   it("an answer takes at least the latency's minimum", async () => {
@@ -41,20 +45,28 @@ describe("startSandbox in the command line's words", () => {
   });
 
   it("an outage of kind '503' (setOutage and the option) answers 503, as 'error503' does", async () => {
-    const lookup = (s: Sandbox) => fetch(`${s.baseUrl}/reverse_lookup/email?email_address=jane%40acme.com`, { headers: { authorization: `Bearer ${s.token}` } }).then(async (r) => (await r.text(), r.status));
+    const lookup = (s: Sandbox) =>
+      fetch(`${s.baseUrl}/reverse_lookup/email?email_address=jane%40acme.com`, { headers: { authorization: `Bearer ${s.token}` } }).then(
+        async (r) => (await r.text(), r.status),
+      );
     const s = await sandbox({ outage: { kind: '503' } });
     expect(await lookup(s)).toBe(503);
     s.setOutage(undefined);
     expect(await lookup(s)).toBe(200);
     s.setOutage({ kind: '503', forMs: 60_000 });
     expect(await lookup(s)).toBe(503);
-    expect(() => s.setOutage({ kind: '502' as never })).toThrow(/^Invalid sandbox option outage\.kind: must be one of error503 \(or '503'\), reset, hang, got '502'$/);
+    expect(() => s.setOutage({ kind: '502' as never })).toThrow(
+      /^Invalid sandbox option outage\.kind: must be one of error503 \(or '503'\), reset, hang, got '502'$/,
+    );
   });
 
   it('a port in use: a ConfigError (a LeadError, as every error of the library) saying so', async () => {
     const s = await sandbox({});
     const port = Number(new URL(s.baseUrl).port);
-    const error = await startSandbox({ port }).then(() => undefined, (e: unknown) => e);
+    const error = await startSandbox({ port }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toBe(`Cannot start the sandbox: 127.0.0.1:${port} is in use (EADDRINUSE); give another port (0: a free one)`);
   });

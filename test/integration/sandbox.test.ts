@@ -1,10 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  normalizeSandboxKey,
-  sandboxAnswer,
-  sandboxCredits,
-  type SandboxKeyOperation,
-} from '../../src/sandbox/data.js';
+import { normalizeSandboxKey, sandboxAnswer, sandboxCredits, type SandboxKeyOperation } from '../../src/sandbox/data.js';
 import { startSandbox, type FaultKind, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 
 const open: Sandbox[] = [];
@@ -49,8 +44,7 @@ async function call(
   return { status: res.status, headers: res.headers, text, json };
 }
 
-const email = (sb: Sandbox, address: string) =>
-  call(sb, 'GET', `/reverse_lookup/email?email_address=${encodeURIComponent(address)}`);
+const email = (sb: Sandbox, address: string) => call(sb, 'GET', `/reverse_lookup/email?email_address=${encodeURIComponent(address)}`);
 
 /** The n-th key of a family that the pure data functions say is found (default notFoundRate). */
 function foundKey(op: SandboxKeyOperation, make: (i: number) => string, n = 0): string {
@@ -148,7 +142,15 @@ describe('sandbox: operations', () => {
     expect(limits.headers.get('x-ratelimit-reset')).toBe('60');
 
     expect(sb.stats.byOperation).toMatchObject({
-      lookup_email: 1, lookup_url: 1, lookup_domain: 1, mx: 2, whois: 1, myplans: 1, credits: 1, limits: 1, unknown: 0,
+      lookup_email: 1,
+      lookup_url: 1,
+      lookup_domain: 1,
+      mx: 2,
+      whois: 1,
+      myplans: 1,
+      credits: 1,
+      limits: 1,
+      unknown: 0,
     });
   });
 
@@ -332,24 +334,36 @@ describe('sandbox: credits', () => {
 
 describe('sandbox: faults', () => {
   const simple: Array<[FaultKind, (r: Reply) => void]> = [
-    ['error500', (r) => {
-      expect(r.status).toBe(500);
-      expect(r.json).toEqual({ status: 'failed', error: { code: 500, message: 'Internal Server Error' } });
-    }],
-    ['error503', (r) => {
-      expect(r.status).toBe(503);
-      expect(r.text).toBe('');
-    }],
-    ['failed200', (r) => {
-      expect(r.status).toBe(200);
-      expect(r.json).toEqual({ status: 'failed', error: { code: 1099, message: 'Temporary failure, please retry' } });
-    }],
-    ['truncated', (r) => {
-      expect(r.status).toBe(200);
-      expect(r.headers.get('content-type')).toMatch(/application\/json/);
-      expect(r.text.startsWith('{"status":"success"')).toBe(true);
-      expect(() => JSON.parse(r.text)).toThrow();
-    }],
+    [
+      'error500',
+      (r) => {
+        expect(r.status).toBe(500);
+        expect(r.json).toEqual({ status: 'failed', error: { code: 500, message: 'Internal Server Error' } });
+      },
+    ],
+    [
+      'error503',
+      (r) => {
+        expect(r.status).toBe(503);
+        expect(r.text).toBe('');
+      },
+    ],
+    [
+      'failed200',
+      (r) => {
+        expect(r.status).toBe(200);
+        expect(r.json).toEqual({ status: 'failed', error: { code: 1099, message: 'Temporary failure, please retry' } });
+      },
+    ],
+    [
+      'truncated',
+      (r) => {
+        expect(r.status).toBe(200);
+        expect(r.headers.get('content-type')).toMatch(/application\/json/);
+        expect(r.text.startsWith('{"status":"success"')).toBe(true);
+        expect(() => JSON.parse(r.text)).toThrow();
+      },
+    ],
   ];
   for (const [kind, check] of simple) {
     it(`injects ${kind} without processing the request`, async () => {
@@ -430,14 +444,15 @@ describe('sandbox: determinism and data rules', () => {
 
   it('normalizes keys as documented', () => {
     expect(normalizeSandboxKey('lookup_email', '  John.Smith@Example.COM ')).toBe('john.smith@example.com');
-    expect(normalizeSandboxKey('lookup_url', 'HTTPS://Network.Example/in/John-Smith/?trk=x#top')).toBe(
-      'https://network.example/in/John-Smith',
-    );
+    expect(normalizeSandboxKey('lookup_url', 'HTTPS://Network.Example/in/John-Smith/?trk=x#top')).toBe('https://network.example/in/John-Smith');
     expect(normalizeSandboxKey('lookup_url', 'https://network.example/')).toBe('https://network.example');
     expect(normalizeSandboxKey('lookup_url', ' not a url ')).toBe('not a url');
     expect(normalizeSandboxKey('lookup_domain', 'HTTPS://WWW.Acme.com:443/about?x=1')).toBe('acme.com');
     expect(normalizeSandboxKey('mx', 'Acme.com.')).toBe('acme.com');
-    for (const [op, raw] of [['lookup_url', 'HTTP://X.com/a/'], ['lookup_domain', 'http://www.x.org/y']] as const) {
+    for (const [op, raw] of [
+      ['lookup_url', 'HTTP://X.com/a/'],
+      ['lookup_domain', 'http://www.x.org/y'],
+    ] as const) {
       const once = normalizeSandboxKey(op, raw);
       expect(normalizeSandboxKey(op, once)).toBe(once);
     }
@@ -458,7 +473,7 @@ describe('sandbox: determinism and data rules', () => {
 
 describe('sandbox: options', () => {
   it('validates options with messages naming the option, the rule and the value', async () => {
-    await expect(startSandbox({ rpm: 0 })).rejects.toThrow("Invalid sandbox option rpm: must be an integer >= 1, got 0");
+    await expect(startSandbox({ rpm: 0 })).rejects.toThrow('Invalid sandbox option rpm: must be an integer >= 1, got 0');
     await expect(startSandbox({ credits: -1 })).rejects.toThrow(/credits: must be a non-negative integer, got -1/);
     await expect(startSandbox({ latencyMs: [10, 5] })).rejects.toThrow(/latencyMs/);
     await expect(startSandbox({ faults: { error500: 0.8, hang: 0.5 } })).rejects.toThrow(/sum to at most 1/);

@@ -149,6 +149,11 @@ describe('the dearest call remembered', () => {
     await a.settle(undefined, charge(12));
     await a.settle(undefined, charge(6));
     await a.settle(undefined, charge(4, 'mx'));
-    expect(await a.mostCharged()).toEqual(new Map([['lookup_email', 12], ['mx', 4]]));
+    expect(await a.mostCharged()).toEqual(
+      new Map([
+        ['lookup_email', 12],
+        ['mx', 4],
+      ]),
+    );
   });
 });

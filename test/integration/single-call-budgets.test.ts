@@ -16,7 +16,11 @@ import { makeTempDir } from '../helpers/temp-dirs.js';
 function targetWith(fileBudget?: unknown): { target: Target; store: string } {
   const store = path.join(makeTempDir(), 'store.sqlite');
   const file = (fileBudget === undefined ? {} : { budget: fileBudget }) as FileConfig;
-  const target = { config: { file, fileDoor: { configFile: 'config.json' } }, service: 'svc', storePath: (flag: string | undefined) => flag ?? store } as unknown as Target;
+  const target = {
+    config: { file, fileDoor: { configFile: 'config.json' } },
+    service: 'svc',
+    storePath: (flag: string | undefined) => flag ?? store,
+  } as unknown as Target;
   return { target, store };
 }
 
@@ -46,7 +50,7 @@ describe('a single call under a day budget', () => {
   it('a budget of 8/day takes a person lookup (held at 8, a person with two phones), records what it cost, holds nothing after', async () => {
     const { target, store } = targetWith();
     let sent = 0;
-    const data = await chargedCall(target, { budget: '8/day' }, 'lookup_email', async () => (sent += 1, person(1)));
+    const data = await chargedCall(target, { budget: '8/day' }, 'lookup_email', async () => ((sent += 1), person(1)));
     expect(data).toEqual(person(1));
     expect(sent).toBe(1);
     expect(ledgerOf(store)).toEqual({ days: [{ credits: 6, calls: 1 }], held: 0 });
@@ -55,9 +59,11 @@ describe('a single call under a day budget', () => {
   it('a budget of 7/day refuses it before anything is sent: code budget, the line naming the budget', async () => {
     const { target, store } = targetWith();
     let sent = 0;
-    const error = await refusal(chargedCall(target, { budget: ['7/day'] }, 'lookup_email', async () => (sent += 1, person(0))));
+    const error = await refusal(chargedCall(target, { budget: ['7/day'] }, 'lookup_email', async () => ((sent += 1), person(0))));
     expect(error.code).toBe('budget');
-    expect(error.message).toMatch(/^Not sent: the call could have spent more than (--)?budget 7\/day \(0 of 7 credits spent on \d{4}-\d\d-\d\d \(UTC\)\); the day resets at 00:00 UTC, in /);
+    expect(error.message).toMatch(
+      /^Not sent: the call could have spent more than (--)?budget 7\/day \(0 of 7 credits spent on \d{4}-\d\d-\d\d \(UTC\)\); the day resets at 00:00 UTC, in /,
+    );
     expect(sent).toBe(0);
     expect(ledgerOf(store)).toEqual({ days: [], held: 0 });
   });
@@ -109,7 +115,9 @@ describe('what a single call is charged, and its hold released whatever its end'
   it('the month budget counts too', async () => {
     const { target } = targetWith();
     await chargedCall(target, {}, 'lookup_email', async () => person(0));
-    expect((await refusal(chargedCall(target, { budget: '11/month' }, 'lookup_email', async () => person(0)))).message).toContain('budget 11/month (4 of 11 credits spent in ');
+    expect((await refusal(chargedCall(target, { budget: '11/month' }, 'lookup_email', async () => person(0)))).message).toContain(
+      'budget 11/month (4 of 11 credits spent in ',
+    );
     await chargedCall(target, { budget: '12/month' }, 'lookup_email', async () => person(0));
   });
 });

@@ -33,7 +33,15 @@ interface Clocks {
 /** A run's holds over its own connection to `file`, of service `svc` unless said. */
 function holdsOn(file: string, owner: string, clock: Clocks, options: { alive?: (pid: number) => boolean; service?: string } = {}): SpendHolds {
   const db = new DatabaseSync(file, { timeout: 5000 });
-  return new SpendHolds(db, { owner, service: options.service ?? 'svc', path: file, leaseMs: LEASE, now: () => clock.now, elapsed: () => clock.elapsed, alive: options.alive ?? (() => true) });
+  return new SpendHolds(db, {
+    owner,
+    service: options.service ?? 'svc',
+    path: file,
+    leaseMs: LEASE,
+    now: () => clock.now,
+    elapsed: () => clock.elapsed,
+    alive: options.alive ?? (() => true),
+  });
 }
 
 const granted = (outcome: object) => 'seq' in outcome;
@@ -60,10 +68,15 @@ describe('the ledger in the store', () => {
     const db = openSqliteFile(file, { readonly: true });
     expect(db.rows('SELECT owner, seq, credits, made_at, service, op FROM spend_holds')).toEqual([['run-a', 1, 8, NOON, 'svc', 'lookup_email']]);
     store.put('svc', 'lookup_email', 'a@b.com', { found: true, data: { lead: { name: 'A' } } }, 'run-a');
-    store.settle({ hold: { owner: 'run-a', seq: 1, at: NOON, service: 'svc', op: 'lookup_email' }, charge: { at: clock.now, service: 'svc', op: 'lookup_email', credits: 6, runId: 'run-a' } });
+    store.settle({
+      hold: { owner: 'run-a', seq: 1, at: NOON, service: 'svc', op: 'lookup_email' },
+      charge: { at: clock.now, service: 'svc', op: 'lookup_email', credits: 6, runId: 'run-a' },
+    });
     expect(db.value('SELECT count(*) FROM ledger')).toBe(0);
     store.flush();
-    expect(db.rows('SELECT charged_at_utc, service, op, credits, lapsed, run_id FROM ledger_view')).toEqual([['2026-03-14T12:00:00.000Z', 'svc', 'lookup_email', 6, 0, 'run-a']]);
+    expect(db.rows('SELECT charged_at_utc, service, op, credits, lapsed, run_id FROM ledger_view')).toEqual([
+      ['2026-03-14T12:00:00.000Z', 'svc', 'lookup_email', 6, 0, 'run-a'],
+    ]);
     expect(db.value('SELECT count(*) FROM spend_holds')).toBe(0);
     expect(db.value('SELECT count(*) FROM results')).toBe(1);
     // 6 spent: 14 left.
@@ -178,7 +191,10 @@ describe("a killed run's holds", () => {
     const right = holdsOn(file, 'right', { now: NOON, elapsed: 0 });
     const ahead = holdsOn(file, 'ahead', { now: NOON + 86_400_000, elapsed: 0 });
     // 48 a month, calls at 4: twelve between them, whichever run asks.
-    const calls = [...Array.from({ length: 6 }, () => right.reserve('lookup_email', 4, MONTH)), ...Array.from({ length: 12 }, () => ahead.reserve('lookup_email', 4, MONTH))];
+    const calls = [
+      ...Array.from({ length: 6 }, () => right.reserve('lookup_email', 4, MONTH)),
+      ...Array.from({ length: 12 }, () => ahead.reserve('lookup_email', 4, MONTH)),
+    ];
     expect(calls.filter(granted)).toHaveLength(12);
     const db = openSqliteFile(file, { readonly: true });
     expect(db.rows('SELECT owner, count(*), sum(credits) FROM spend_holds GROUP BY owner ORDER BY owner')).toEqual([
@@ -197,7 +213,10 @@ describe("a killed run's holds", () => {
     holdsOn(file, 'next', clock, { alive: () => false }).reserve('lookup_email', 4, DAY, NOON);
     const db = openSqliteFile(file, { readonly: true });
     expect(db.rows('SELECT credits, lapsed FROM ledger')).toEqual([[8, 1]]);
-    store.settle({ hold: { owner: 'frozen', seq: 1, at: NOON, service: 'svc', op: 'lookup_email' }, charge: { at: NOON, service: 'svc', op: 'lookup_email', credits: 6, runId: 'frozen' } });
+    store.settle({
+      hold: { owner: 'frozen', seq: 1, at: NOON, service: 'svc', op: 'lookup_email' },
+      charge: { at: NOON, service: 'svc', op: 'lookup_email', credits: 6, runId: 'frozen' },
+    });
     store.flush();
     expect(db.rows('SELECT credits, lapsed FROM ledger')).toEqual([[6, 0]]);
     expect(db.rows('SELECT credits, calls, lapsed FROM ledger_totals')).toEqual([[6, 1, 0]]);
@@ -247,7 +266,8 @@ describe('what the ledger lists', () => {
   it('a period is what its UTC days spent: the month sums them, the next day starts at 0', () => {
     const file = storeFile();
     const store = ResultStore.open({ path: file });
-    const charge = (iso: string, credits: number) => store.settle({ hold: undefined, charge: { at: Date.parse(iso), service: 'svc', op: 'lookup_url', credits, runId: 'r' } });
+    const charge = (iso: string, credits: number) =>
+      store.settle({ hold: undefined, charge: { at: Date.parse(iso), service: 'svc', op: 'lookup_url', credits, runId: 'r' } });
     charge('2026-02-28T23:59:59.999Z', 4);
     charge('2026-03-01T00:00:00.000Z', 6);
     charge('2026-03-14T12:00:00.000Z', 8);

@@ -47,7 +47,10 @@ describe('enrichRows: a stored answer it could not refresh', () => {
       expect(r.error).toBeUndefined();
       expect(r.stale).toBeInstanceOf(RowError);
       expect(r.stale).toBeInstanceOf(LeadError);
-      expect(r.stale).toMatchObject({ code: 'budget', message: expect.stringMatching(/^not looked up: .*; written with the stored answer of \d{4}-\d\d-\d\d \(stale\)$/) });
+      expect(r.stale).toMatchObject({
+        code: 'budget',
+        message: expect.stringMatching(/^not looked up: .*; written with the stored answer of \d{4}-\d\d-\d\d \(stale\)$/),
+      });
     }
     for (const r of after.filter((x) => x.billing !== 'stale')) expect(r.stale).toBeUndefined();
   });

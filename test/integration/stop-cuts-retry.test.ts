@@ -40,10 +40,19 @@ async function server(third: 'found' | '402' | 'daily_limit'): Promise<Counted> 
       res.statusCode = status;
       res.end(JSON.stringify(body));
     };
-    if (url.pathname === '/v2/account/credits') return send(200, { status: 'success', data: { total_remaining_credits: balance, plan_remaining_credits: {}, low_credit_balance_min_threshold: 0 } });
+    if (url.pathname === '/v2/account/credits')
+      return send(200, { status: 'success', data: { total_remaining_credits: balance, plan_remaining_credits: {}, low_credit_balance_min_threshold: 0 } });
     if (url.pathname === '/v2/account/limits') {
       const reset = new Date(Date.now() + 60_000).toISOString();
-      return send(200, { status: 'success', data: { email_verify: { api_rate_limit: { total: '120 RPM', remaining: '120 RPM', next_limit_reset: reset }, bulk_verify_concurrency_limit: { total: '1', remaining: '1' } } } });
+      return send(200, {
+        status: 'success',
+        data: {
+          email_verify: {
+            api_rate_limit: { total: '120 RPM', remaining: '120 RPM', next_limit_reset: reset },
+            bulk_verify_concurrency_limit: { total: '1', remaining: '1' },
+          },
+        },
+      });
     }
     const email = url.searchParams.get('email_address') ?? '';
     const seen = (lookups.get(email) ?? 0) + 1;
@@ -71,21 +80,31 @@ async function resultsOf(options: Parameters<typeof enrichRows>[1]): Promise<Row
   return results;
 }
 
-describe.concurrent('a retry cut short by a stop that binds while it waits: the row is skipped with the stop\'s code', () => {
+describe.concurrent("a retry cut short by a stop that binds while it waits: the row is skipped with the stop's code", () => {
   it.each([
     // One person lookup holds 8 against a budget: `slow@` holds 8 of 12, `third@` cannot have 8 more.
     ['--budget', 'budget', 'found', { budget: 12 }],
     ['the credits out (402)', 'credit_reserve', '402', {}],
     ['the daily limit', 'daily_limit', 'daily_limit', {}],
-  ] as const)('%s: `first@` met one 503, its retry was dropped at the gate: skipped with %s, not error/server_error', async (_name, code, third, limit) => {
-    const s = await server(third);
-    const results = await resultsOf({ baseUrl: s.baseUrl, token: 'tok-stop-cuts-retry-0123456789', store: ':memory:', ...limit, tuning: { retryBaseDelayMs: 1, retryMaxDelayMs: 2 } });
-    const first = results[0]!;
-    // The retry was never sent: one request for the key, the 503.
-    expect(s.lookups.get('first@acme.test')).toBe(1);
-    expect({ status: first.status, code: first.error?.code }).toEqual({ status: 'skipped', code });
-    expect(first.error?.message).toMatch(/a try before the stop failed: Server error 503/);
-    expect(results[1]).toMatchObject({ status: 'found', billing: 'charged' });
-    expect(results.filter((r) => r.status === 'error')).toEqual([]);
-  }, 20_000);
+  ] as const)(
+    '%s: `first@` met one 503, its retry was dropped at the gate: skipped with %s, not error/server_error',
+    async (_name, code, third, limit) => {
+      const s = await server(third);
+      const results = await resultsOf({
+        baseUrl: s.baseUrl,
+        token: 'tok-stop-cuts-retry-0123456789',
+        store: ':memory:',
+        ...limit,
+        tuning: { retryBaseDelayMs: 1, retryMaxDelayMs: 2 },
+      });
+      const first = results[0]!;
+      // The retry was never sent: one request for the key, the 503.
+      expect(s.lookups.get('first@acme.test')).toBe(1);
+      expect({ status: first.status, code: first.error?.code }).toEqual({ status: 'skipped', code });
+      expect(first.error?.message).toMatch(/a try before the stop failed: Server error 503/);
+      expect(results[1]).toMatchObject({ status: 'found', billing: 'charged' });
+      expect(results.filter((r) => r.status === 'error')).toEqual([]);
+    },
+    20_000,
+  );
 });

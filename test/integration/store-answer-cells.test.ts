@@ -53,7 +53,11 @@ function upgradeToV2(file: string): void {
   db.exec('ALTER TABLE results ADD COLUMN cells TEXT');
   const rows = db.rows("SELECT rowid, data FROM results WHERE op = 'lookup_email'") as Array<[number, string]>;
   for (const [rowid, data] of rows) {
-    db.run('UPDATE results SET cells = ? WHERE rowid = ?', JSON.stringify([`1:${cellsLayout('lookup_email')!.slice(2)}`, ...answerCells('lookup_email', JSON.parse(data))!]), rowid);
+    db.run(
+      'UPDATE results SET cells = ? WHERE rowid = ?',
+      JSON.stringify([`1:${cellsLayout('lookup_email')!.slice(2)}`, ...answerCells('lookup_email', JSON.parse(data))!]),
+      rowid,
+    );
   }
   db.exec('PRAGMA user_version = 2');
   db.close();
@@ -63,7 +67,11 @@ const rowOf = (data: unknown): FinishedRow => ({ row: 1, cells: [], status: 'fou
 
 const LEAD = {
   lead: {
-    name: 'Ana =Ortiz', title: 'CTO, "Data"', company_name: 'Acme', total_experience_in_months: 42, id: 7,
+    name: 'Ana =Ortiz',
+    title: 'CTO, "Data"',
+    company_name: 'Acme',
+    total_experience_in_months: 42,
+    id: 7,
     addresses: [{ full_address: 'Rua 1, Porto', city: 'Porto', country: 'Portugal', country_code: 'PT' }],
     profile_picture: { url: 'x' },
   },
@@ -134,7 +142,8 @@ describe('answer cells', () => {
     const file = path.join(makeTempDir(), 'store.sqlite');
     const store = ResultStore.open({ path: file, flushIntervalMs: 0 });
     try {
-      for (const key of ['a@x.test', 'b@x.test', 'c@x.test']) store.put('svc', 'lookup_email', key, { found: true, data: LEAD, cells: ANSWER_CELLS.render('lookup_email', LEAD) }, 'r1');
+      for (const key of ['a@x.test', 'b@x.test', 'c@x.test'])
+        store.put('svc', 'lookup_email', key, { found: true, data: LEAD, cells: ANSWER_CELLS.render('lookup_email', LEAD) }, 'r1');
     } finally {
       store.close();
     }
@@ -164,18 +173,33 @@ describe('answer cells', () => {
     const header = ['email', 'note'].map(toBytes);
     const write = async (file: string, delimiter: string, choice: ColumnChoice, stored: boolean) => {
       const writer = new RowWriter({
-        output: file, errors: undefined, format: 'csv', header, columns: columnsFor('email', { mx: false, whois: false }, choice),
-        recordDelimiter: '\r\n', delimiter, bom: false, headerLine: true,
+        output: file,
+        errors: undefined,
+        format: 'csv',
+        header,
+        columns: columnsFor('email', { mx: false, whois: false }, choice),
+        recordDelimiter: '\r\n',
+        delimiter,
+        bom: false,
+        headerLine: true,
       });
       const rows: FinishedRow[] = [LEAD, nasty, { lead: {} }].map((answer, i) => ({
-        ...rowOf(stored ? {} : answer), row: i + 1, cells: [`r${i}@x.test`, 'a;b,"c"'].map(toBytes),
+        ...rowOf(stored ? {} : answer),
+        row: i + 1,
+        cells: [`r${i}@x.test`, 'a;b,"c"'].map(toBytes),
         ...(stored ? { cellsRecord: recordOf(storedCells('lookup_email', answer)!, cellsLayout('lookup_email')!) } : {}),
       }));
       await writer.writeRows(rows);
       await writer.commit();
       return fs.readFileSync(file);
     };
-    for (const [delimiter, choice] of [[',', {}], [';', {}], ['\t', {}], [',', { fields: ['lead_title', 'lead_name', 'lead_billing'] }], [',', { prefix: 'x_' }]] as const) {
+    for (const [delimiter, choice] of [
+      [',', {}],
+      [';', {}],
+      ['\t', {}],
+      [',', { fields: ['lead_title', 'lead_name', 'lead_billing'] }],
+      [',', { prefix: 'x_' }],
+    ] as const) {
       const fromAnswer = await write(path.join(dir, 'answer.csv'), delimiter, choice, false);
       const fromRecord = await write(path.join(dir, 'record.csv'), delimiter, choice, true);
       expect(fromRecord.toString('utf8')).toBe(fromAnswer.toString('utf8'));
@@ -185,13 +209,21 @@ describe('answer cells', () => {
 
   it('migrates a v1 store file: renders the answers it holds once, keeps their data and leaves mx without cells', () => {
     const file = path.join(makeTempDir(), 'old.sqlite');
-    writeV1Store(file, 'svc', [['lookup_email', 'a@x.test', true, LEAD], ['lookup_email', 'b@x.test', false, { lead: {} }], ['mx', 'x.test', true, { mx_records: [] }]]);
+    writeV1Store(file, 'svc', [
+      ['lookup_email', 'a@x.test', true, LEAD],
+      ['lookup_email', 'b@x.test', false, { lead: {} }],
+      ['mx', 'x.test', true, { mx_records: [] }],
+    ]);
     expectMigrated(file, 1);
   });
 
   it('migrates a v2 store file (cells as JSON arrays): renders them again as records, once', () => {
     const file = path.join(makeTempDir(), 'v2.sqlite');
-    writeV1Store(file, 'svc', [['lookup_email', 'a@x.test', true, LEAD], ['lookup_email', 'b@x.test', false, { lead: {} }], ['mx', 'x.test', true, { mx_records: [] }]]);
+    writeV1Store(file, 'svc', [
+      ['lookup_email', 'a@x.test', true, LEAD],
+      ['lookup_email', 'b@x.test', false, { lead: {} }],
+      ['mx', 'x.test', true, { mx_records: [] }],
+    ]);
     upgradeToV2(file);
     expectMigrated(file, 2);
   });
@@ -243,10 +275,14 @@ describe('a store written by an older lead-enrich (schema v1 or v2)', () => {
     expect(lookups).toBe(40);
 
     const old = path.join(dir, 'old.sqlite');
-    writeV1Store(old, 'svc', keys.map((key) => {
-      const answer = sandboxAnswer('lookup_email', key);
-      return ['lookup_email', key, answer.kind === 'found', answer.kind === 'rejected' ? {} : answer.data] as [string, string, boolean, unknown];
-    }));
+    writeV1Store(
+      old,
+      'svc',
+      keys.map((key) => {
+        const answer = sandboxAnswer('lookup_email', key);
+        return ['lookup_email', key, answer.kind === 'found', answer.kind === 'rejected' ? {} : answer.data] as [string, string, boolean, unknown];
+      }),
+    );
     if (version === 2) upgradeToV2(old);
     const warnings: string[] = [];
     const rerun = await run(old, path.join(dir, 'rerun.csv'), { onWarning: (line) => warnings.push(line) });
@@ -261,7 +297,11 @@ describe('a store written by an older lead-enrich (schema v1 or v2)', () => {
     const withoutBilling = (file: string) => readCsvObjects(file).map(({ lead_billing: _b, ...rest }) => rest);
     expect(withoutBilling(path.join(dir, 'rerun.csv'))).toEqual(withoutBilling(path.join(dir, 'fresh.csv')));
     // Byte for byte, but for lead_billing (the last column): cached here, charged or free there.
-    const linesWithoutBilling = (file: string) => fs.readFileSync(file, 'utf8').split('\n').map((line) => line.slice(0, line.lastIndexOf(',')));
+    const linesWithoutBilling = (file: string) =>
+      fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .map((line) => line.slice(0, line.lastIndexOf(',')));
     expect(linesWithoutBilling(path.join(dir, 'rerun.csv'))).toEqual(linesWithoutBilling(path.join(dir, 'fresh.csv')));
     // A second re-run reads the store as this version left it: the same bytes again.
     await run(old, path.join(dir, 'again.csv'), { onWarning: (line) => warnings.push(line) });
@@ -274,7 +314,11 @@ describe('a store written by an older lead-enrich (schema v1 or v2)', () => {
     // JSON Lines needs the whole answer: the same store gives it, still with no request.
     await run(old, path.join(dir, 'rerun.jsonl'), { format: 'jsonl' });
     expect(s.stats.byOperation.lookup_email).toBe(lookups);
-    const lines = fs.readFileSync(path.join(dir, 'rerun.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { lead?: unknown });
+    const lines = fs
+      .readFileSync(path.join(dir, 'rerun.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { lead?: unknown });
     expect(lines.filter((l) => l.lead !== undefined).length).toBeGreaterThan(0);
   });
 });

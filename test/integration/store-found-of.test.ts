@@ -23,7 +23,10 @@ describe('ResultStore.foundOf', () => {
     store.put('svc', 'lookup_email', 'found@x.test', { found: true, data: { lead: { name: 'A' } } }, 'r1');
     store.put('svc', 'lookup_email', 'miss@x.test', { found: false, data: {} }, 'r1');
     store.put('svc', 'lookup_email', 'bad@x.test', { found: false, data: undefined, refused: 'malformed' }, 'r1');
-    const ask = (key: string, freshForMs?: number) => [store.foundOf('svc', 'lookup_email', key, freshForMs), store.get('svc', 'lookup_email', key, freshForMs)?.found];
+    const ask = (key: string, freshForMs?: number) => [
+      store.foundOf('svc', 'lookup_email', key, freshForMs),
+      store.get('svc', 'lookup_email', key, freshForMs)?.found,
+    ];
     for (const when of ['pending', 'flushed']) {
       if (when === 'flushed') store.flush();
       expect(ask('found@x.test'), when).toEqual([true, true]);

@@ -83,11 +83,24 @@ describe('a v8 store, opened by this build', () => {
     const file = copyOfFixture();
     const store = ResultStore.open({ path: file });
     const db = openSqliteFile(file, { readonly: true });
-    const [[key, data]] = db.rows("SELECT r.key, r.data FROM results r JOIN services s ON s.id = r.service_id WHERE s.name = ? AND r.found = 1 LIMIT 2", REAL) as Array<[string, string]>;
-    const other = (db.rows("SELECT r.key FROM results r JOIN services s ON s.id = r.service_id WHERE s.name = ? AND r.found = 1 AND r.key <> ? LIMIT 1", REAL, key) as Array<[string]>)[0]![0];
+    const [[key, data]] = db.rows(
+      'SELECT r.key, r.data FROM results r JOIN services s ON s.id = r.service_id WHERE s.name = ? AND r.found = 1 LIMIT 2',
+      REAL,
+    ) as Array<[string, string]>;
+    const other = (
+      db.rows('SELECT r.key FROM results r JOIN services s ON s.id = r.service_id WHERE s.name = ? AND r.found = 1 AND r.key <> ? LIMIT 1', REAL, key) as Array<
+        [string]
+      >
+    )[0]![0];
     const parsed = JSON.parse(data!) as { lead: Record<string, unknown> };
     const later = Date.parse('2026-12-07T03:00:00Z');
-    store.put(REAL, 'lookup_email', key!, { found: true, data: { ...parsed, lead: { ...parsed.lead, title: 'Chief Everything Officer' } }, fetchedAt: later }, 'run-after');
+    store.put(
+      REAL,
+      'lookup_email',
+      key!,
+      { found: true, data: { ...parsed, lead: { ...parsed.lead, title: 'Chief Everything Officer' } }, fetchedAt: later },
+      'run-after',
+    );
     const otherData = JSON.parse((db.rows('SELECT data FROM results WHERE key = ?', other) as Array<[string]>)[0]![0]) as unknown;
     store.put(REAL, 'lookup_email', other, { found: true, data: otherData, fetchedAt: later }, 'run-after');
     store.flush();

@@ -65,7 +65,10 @@ describe('waterfall --by email,url', () => {
   it('takes --column once per kind, in the order of --by', async () => {
     const s = await sandbox();
     const dir = makeTempDir();
-    const input = writeCsv(path.join(dir, 'in.csv'), [['Work', 'Home', 'Profile'], ['x@notfound-a.com', 'y@acme.com', '']]);
+    const input = writeCsv(path.join(dir, 'in.csv'), [
+      ['Work', 'Home', 'Profile'],
+      ['x@notfound-a.com', 'y@acme.com', ''],
+    ]);
     const summary = await run(s, { input, by: 'email,email'.replace(',email', ',url'), column: ['Work', 'Profile'], store: ':memory:' });
     expect(summary.lookup.waterfall).toEqual([
       { kind: 'email', column: 'Work' },
@@ -112,7 +115,11 @@ describe('waterfall --by email,url', () => {
     const input = writeCsv(path.join(dir, 'in.csv'), [HEADER, ...ROWS]);
     const output = path.join(dir, 'out.jsonl');
     await run(s, { input, output, by: 'email,url', store: ':memory:' });
-    const lines = fs.readFileSync(output, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { lead_source?: string });
+    const lines = fs
+      .readFileSync(output, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { lead_source?: string });
     expect(lines.map((l) => l.lead_source)).toEqual(['email', 'url', 'url', 'url', 'url', undefined, undefined]);
   });
 

@@ -6,9 +6,7 @@ import { defineConfig } from 'vitest/config';
 import suite from '../vitest.config.js';
 
 const fast = new Set(['unit', 'integration']);
-const projects = (suite.test?.projects ?? []).filter(
-  (project) => typeof project === 'object' && 'test' in project && fast.has(String(project.test?.name)),
-);
+const projects = (suite.test?.projects ?? []).filter((project) => typeof project === 'object' && 'test' in project && fast.has(String(project.test?.name)));
 if (projects.length !== fast.size) throw new Error('test/mutation/vitest.config.ts: test/vitest.config.ts no longer has the unit and integration projects');
 
 export default defineConfig({ ...suite, test: { ...suite.test, projects } });

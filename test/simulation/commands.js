@@ -19,7 +19,20 @@ export function commandsOf(world, files) {
   const patience = ['--patience', world.patience];
   return {
     second: ['enrich', files.contacts, '-o', files.out('nightly.csv'), '--max-errors', '5%', ...store, ...budgets, ...patience, ...json],
-    main: ['enrich', files.contacts, '-o', files.out('contacts.enriched.csv'), '--changes', files.out('changes.csv'), ...store, ...budgets, '--max-age', world.maxAge, ...patience, ...json],
+    main: [
+      'enrich',
+      files.contacts,
+      '-o',
+      files.out('contacts.enriched.csv'),
+      '--changes',
+      files.out('changes.csv'),
+      ...store,
+      ...budgets,
+      '--max-age',
+      world.maxAge,
+      ...patience,
+      ...json,
+    ],
   };
 }
 

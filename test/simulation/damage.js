@@ -23,7 +23,11 @@ export function damageOne(file, seed, night, emails) {
     const r = random(seed, 'damage', night.n);
     const victim = oldest[r.int(0, oldest.length - 1)];
     const cut = '{"lead": {"name": "cut he';
-    const earlier = db.prepare("SELECT rowid, fetched_at AS fetchedAt FROM history WHERE op = 'lookup_email' AND key = ? AND data IS NOT NULL ORDER BY replaced_at DESC LIMIT 1").get(victim.key);
+    const earlier = db
+      .prepare(
+        "SELECT rowid, fetched_at AS fetchedAt FROM history WHERE op = 'lookup_email' AND key = ? AND data IS NOT NULL ORDER BY replaced_at DESC LIMIT 1",
+      )
+      .get(victim.key);
     if (earlier && r.chance(0.5)) {
       db.prepare('UPDATE history SET data = ? WHERE rowid = ?').run(cut, earlier.rowid);
       return { key: victim.key, fetchedAt: earlier.fetchedAt, where: 'history' };

@@ -40,7 +40,9 @@ process.once('SIGTERM', stop);
 ctx.contacts = new Contacts(world);
 // The runs in this process read the same environment as the children get.
 Object.assign(process.env, ctx.env);
-out(`  ${world.rows} contacts, drift ${world.drift}, --budget ${world.dayBudget}/day --budget ${world.monthBudget}/month --min-credits ${world.reserve} --max-age ${world.maxAge}; folder ${ctx.root}${ctx.canFillDisks ? '' : ' (no tmpfs: no full disk)'}`);
+out(
+  `  ${world.rows} contacts, drift ${world.drift}, --budget ${world.dayBudget}/day --budget ${world.monthBudget}/month --min-credits ${world.reserve} --max-age ${world.maxAge}; folder ${ctx.root}${ctx.canFillDisks ? '' : ' (no tmpfs: no full disk)'}`,
+);
 
 const oracle = new Oracle(world, ctx.sandbox, ctx.files.store);
 const table = new Map();
@@ -68,5 +70,16 @@ try {
 }
 const seconds = (performance.now() - started) / 1000;
 const shortOfFive = printFigures(out, { world, options, plan, oracle, table, seconds, canFillDisks: ctx.canFillDisks });
-if (options.summary) writeSummary(options.summary, { seed: world.seed, nights: options.nights, trace: plan.hash, seconds, figures: oracle.figures, table: Object.fromEntries(table), drawn: drawnOf(plan.nights), firstFailure, shortOfFive });
+if (options.summary)
+  writeSummary(options.summary, {
+    seed: world.seed,
+    nights: options.nights,
+    trace: plan.hash,
+    seconds,
+    figures: oracle.figures,
+    table: Object.fromEntries(table),
+    drawn: drawnOf(plan.nights),
+    firstFailure,
+    shortOfFive,
+  });
 process.exitCode = firstFailure || shortOfFive.length > 0 ? 1 : 0;

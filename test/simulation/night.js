@@ -41,7 +41,9 @@ function beforeMain(ctx, night) {
   const { outage, diskFull } = night;
   if (outage) {
     const forMs = outage.long ? LONG_OUTAGE_MS : SHORT_OUTAGE_MS;
-    ctx.sandbox.setOutage(outage.at === 'start' ? { afterMs: 0, forMs, kind: outage.kind, scope: 'all' } : { afterMs: outage.afterMs, forMs, kind: outage.kind });
+    ctx.sandbox.setOutage(
+      outage.at === 'start' ? { afterMs: 0, forMs, kind: outage.kind, scope: 'all' } : { afterMs: outage.afterMs, forMs, kind: outage.kind },
+    );
   }
   if (diskFull && ctx.canFillDisks) ctx.disks[diskFull.disk].fill(diskFull.roomKiB * 1024);
 }

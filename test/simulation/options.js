@@ -28,19 +28,33 @@ const positive = (name, text) => {
 };
 
 export function optionsOf(argv) {
-  const options = { nights: 365, seed: undefined, start: undefined, rows: undefined, maxAge: undefined, recipes: false, keepGoing: false, quiet: false, keep: false, planOnly: false, summary: undefined };
+  const options = {
+    nights: 365,
+    seed: undefined,
+    start: undefined,
+    rows: undefined,
+    maxAge: undefined,
+    recipes: false,
+    keepGoing: false,
+    quiet: false,
+    keep: false,
+    planOnly: false,
+    summary: undefined,
+  };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     const value = () => argv[++i] ?? usage(`${arg} needs a value`);
     if (arg === '--nights') options.nights = positive(arg, value());
-    else if (arg === '--seed') options.seed = Number.isSafeInteger(Number(argv[i + 1])) ? Number(value()) : usage(`--seed takes a whole number, got ${argv[i + 1]}`);
+    else if (arg === '--seed')
+      options.seed = Number.isSafeInteger(Number(argv[i + 1])) ? Number(value()) : usage(`--seed takes a whole number, got ${argv[i + 1]}`);
     else if (arg === '--start') {
       const text = value();
       options.start = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00Z`) : NaN;
       if (Number.isNaN(options.start)) usage(`--start takes a date such as 2028-02-10, got ${text}`);
       options.startText = text;
     } else if (arg === '--rows') options.rows = positive(arg, value());
-    else if (arg === '--max-age') options.maxAge = ['7d', '14d', '30d'].includes(argv[i + 1]) ? value() : usage(`--max-age takes 7d, 14d or 30d, got ${argv[i + 1]}`);
+    else if (arg === '--max-age')
+      options.maxAge = ['7d', '14d', '30d'].includes(argv[i + 1]) ? value() : usage(`--max-age takes 7d, 14d or 30d, got ${argv[i + 1]}`);
     else if (arg === '--keep-going') options.keepGoing = true;
     else if (arg === '--recipes') options.recipes = true;
     else if (arg === '--quiet') options.quiet = true;
@@ -58,6 +72,13 @@ export function optionsOf(argv) {
 
 /** The command that runs the same seed from its first night to `night`. */
 export function replayCommand(options, night) {
-  const pinned = [options.startText && `--start ${options.startText}`, options.rows && `--rows ${options.rows}`, options.maxAge && `--max-age ${options.maxAge}`, options.recipes && '--recipes'].filter(Boolean).join(' ');
+  const pinned = [
+    options.startText && `--start ${options.startText}`,
+    options.rows && `--rows ${options.rows}`,
+    options.maxAge && `--max-age ${options.maxAge}`,
+    options.recipes && '--recipes',
+  ]
+    .filter(Boolean)
+    .join(' ');
   return `npm run simulate -- --seed ${options.seed} --nights ${night}${pinned ? ` ${pinned}` : ''}`;
 }

@@ -79,7 +79,7 @@ function flakyRates(r) {
   const total = r.between(0.02, 0.07);
   const weights = FLAKY_KINDS.map(() => r.float());
   const sum = weights.reduce((a, b) => a + b, 0);
-  return Object.fromEntries(FLAKY_KINDS.map((kind, i) => [kind, Math.round((total * weights[i]) / sum * 10_000) / 10_000]));
+  return Object.fromEntries(FLAKY_KINDS.map((kind, i) => [kind, Math.round(((total * weights[i]) / sum) * 10_000) / 10_000]));
 }
 
 /** The whole plan of `nights` nights, and its hash: the trace two runs of one seed must share. */

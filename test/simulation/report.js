@@ -23,10 +23,16 @@ export function printFigures(out, { world, options, plan, oracle, table, seconds
   const f = oracle.figures;
   out('');
   out(`seed ${world.seed}, ${options.nights} nights, trace ${plan.hash}, ${seconds.toFixed(1)} s (the oracle ${f.oracleSeconds.toFixed(1)} s)`);
-  out(`  spend: max day ${f.maxDay} of ${world.dayBudget}/day, max month ${f.maxMonth} of ${world.monthBudget}/month (credits reaching the sandbox just after midnight: ${f.boundaryCredits})`);
+  out(
+    `  spend: max day ${f.maxDay} of ${world.dayBudget}/day, max month ${f.maxMonth} of ${world.monthBudget}/month (credits reaching the sandbox just after midnight: ${f.boundaryCredits})`,
+  );
   out(`  keys paid twice: ${f.paidTwice} (by two runs side by side: ${f.paidSideBySide})`);
-  out(`  changes: expected ${f.changes.expected}, reported ${f.changes.reported}, lost ${f.changes.lost}, duplicated ${f.changes.duplicated}, not yet due ${f.changes.pending}`);
-  out(`  store: ${kib(f.storeBytes)} after the last night (at most ${kib(f.maxStoreBytes)}), ledger ${f.ledgerRows} per-call rows; lowest balance ${f.lowestBalance} (reserve ${world.reserve})`);
+  out(
+    `  changes: expected ${f.changes.expected}, reported ${f.changes.reported}, lost ${f.changes.lost}, duplicated ${f.changes.duplicated}, not yet due ${f.changes.pending}`,
+  );
+  out(
+    `  store: ${kib(f.storeBytes)} after the last night (at most ${kib(f.maxStoreBytes)}), ledger ${f.ledgerRows} per-call rows; lowest balance ${f.lowestBalance} (reserve ${world.reserve})`,
+  );
   out('  conditions (nights):');
   const year = options.nights >= 365;
   const shortOfFive = [];

@@ -30,7 +30,13 @@ function suiteMarks() {
 
 /** The command line in this process, as main.ts runs it (its fatal line and JSON included). */
 export async function runInProcess(args) {
-  const io = { out: (text) => (stdout += text), err: (line) => stderr.push(line), setStatus: (s) => (status = s), isTty: false, json: args.includes('--json') ? 'out' : undefined };
+  const io = {
+    out: (text) => (stdout += text),
+    err: (line) => stderr.push(line),
+    setStatus: (s) => (status = s),
+    isTty: false,
+    json: args.includes('--json') ? 'out' : undefined,
+  };
   let stdout = '';
   const stderr = [];
   let status = 0;
@@ -44,7 +50,8 @@ export async function runInProcess(args) {
     status = fatal.status;
     await tellFatal(io, fatal);
   } finally {
-    for (const [signal, kept] of Object.entries(listeners)) for (const listener of process.listeners(signal)) if (!kept.includes(listener)) process.removeListener(signal, listener);
+    for (const [signal, kept] of Object.entries(listeners))
+      for (const listener of process.listeners(signal)) if (!kept.includes(listener)) process.removeListener(signal, listener);
   }
   return { args, how: 'in-process', status, signal: null, stdout, stderr, json: parsed(stdout), startedAt, endedAt: Date.now(), killed: false };
 }
@@ -77,7 +84,19 @@ export function runChild(args, env, { killWhen } = {}) {
     child.on('close', (status, signal) => {
       clearInterval(watch);
       children.delete(child);
-      resolve({ args, how: 'child', pid: child.pid, status, signal, stdout, stderr: stderr.split('\n').filter((line) => line !== ''), json: parsed(stdout), startedAt, endedAt: Date.now(), killed: killed && signal === 'SIGKILL' });
+      resolve({
+        args,
+        how: 'child',
+        pid: child.pid,
+        status,
+        signal,
+        stdout,
+        stderr: stderr.split('\n').filter((line) => line !== ''),
+        json: parsed(stdout),
+        startedAt,
+        endedAt: Date.now(),
+        killed: killed && signal === 'SIGKILL',
+      });
     });
   });
 }

@@ -43,9 +43,17 @@ function refuseFilesOutsideLayers(): void {
 /** Kills the processes of runs that were killed, removes their folders, and says what it did. */
 async function cleanUpDeadRuns(outerTmp: string): Promise<void> {
   const say = (text: string) => process.stderr.write(`test/support/global-setup.ts: ${text}\n`);
-  const dead = [...new Set([...deadRunFolders(outerTmp), ...suiteProcesses().map((p) => p.run).filter(isDeadRun)])];
+  const dead = [
+    ...new Set([
+      ...deadRunFolders(outerTmp),
+      ...suiteProcesses()
+        .map((p) => p.run)
+        .filter(isDeadRun),
+    ]),
+  ];
   const killed = await killAll(processesOf(dead));
-  if (killed.length > 0) say(`${killed.length} process(es) left running by a run that was killed before its teardown, killed now: ${killed.map(describeProcess).join(', ')}`);
+  if (killed.length > 0)
+    say(`${killed.length} process(es) left running by a run that was killed before its teardown, killed now: ${killed.map(describeProcess).join(', ')}`);
   const { removed, failed } = removeDeadRunFolders(outerTmp);
   if (removed.length > 0) say(`the temporary folder(s) of ${removed.length} run(s) killed before their teardown, removed: ${removed.join(', ')}`);
   if (failed.length > 0) say(`the temporary folder(s) of ${failed.length} run(s) killed before their teardown could not be removed: ${failed.join('; ')}`);
@@ -67,10 +75,14 @@ export default async function setup(): Promise<() => Promise<void>> {
     fs.rmSync(runTmp, { recursive: true, force: true, maxRetries: 3 });
     const problems: string[] = [];
     if (running.length > 0) {
-      problems.push(`tests left ${running.length} process(es) running, killed now: ${running.map(describeProcess).join(', ')}; each test must start its processes through test/helpers/processes.ts, which ends them with the test`);
+      problems.push(
+        `tests left ${running.length} process(es) running, killed now: ${running.map(describeProcess).join(', ')}; each test must start its processes through test/helpers/processes.ts, which ends them with the test`,
+      );
     }
     if (left.length > 0) {
-      problems.push(`tests left ${left.length} temporary folder(s) behind: ${left.join(', ')}; each test must remove what it makes (test/helpers/temp-dirs.ts)`);
+      problems.push(
+        `tests left ${left.length} temporary folder(s) behind: ${left.join(', ')}; each test must remove what it makes (test/helpers/temp-dirs.ts)`,
+      );
     }
     if (problems.length > 0) throw new Error(problems.join('; '));
   };

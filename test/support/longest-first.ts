@@ -14,10 +14,13 @@ export default class LongestFirst extends BaseSequencer {
     const theirs = await super.sort(files);
     const cost = (spec: TestSpecification) => COSTS[path.relative(spec.project.config.root, spec.moduleId).split(path.sep).join('/')] ?? 0;
     // A stable sort: within a layer, the costed files by cost, then the rest in vitest's order.
-    return theirs.map((spec, i) => ({ spec, i })).sort((a, b) => {
-      const layer = (s: TestSpecification) => s.project.config.sequence.groupOrder;
-      if (layer(a.spec) !== layer(b.spec) || a.spec.project.name !== b.spec.project.name) return a.i - b.i;
-      return cost(b.spec) - cost(a.spec) || a.i - b.i;
-    }).map(({ spec }) => spec);
+    return theirs
+      .map((spec, i) => ({ spec, i }))
+      .sort((a, b) => {
+        const layer = (s: TestSpecification) => s.project.config.sequence.groupOrder;
+        if (layer(a.spec) !== layer(b.spec) || a.spec.project.name !== b.spec.project.name) return a.i - b.i;
+        return cost(b.spec) - cost(a.spec) || a.i - b.i;
+      })
+      .map(({ spec }) => spec);
   }
 }

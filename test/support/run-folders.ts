@@ -46,7 +46,10 @@ function mountsIn(folder: string): string[] {
 
 /** The run folders in `outer` whose run has ended (their paths). */
 export function deadRunFolders(outer: string): string[] {
-  return fs.readdirSync(outer).filter((entry) => entry.startsWith(PREFIX) && isDeadRun(entry)).map((entry) => path.join(outer, entry));
+  return fs
+    .readdirSync(outer)
+    .filter((entry) => entry.startsWith(PREFIX) && isDeadRun(entry))
+    .map((entry) => path.join(outer, entry));
 }
 
 /** Removes the run folders in `outer` whose run has ended: the names removed, and why others could not be. */

@@ -8,7 +8,10 @@ import { AnswerChanges, changeRecords, changeRecordsOf } from '../../src/write/a
 import { CellFill, fillTargets } from '../../src/write/cell-fill.js';
 import { columnsFor } from '../../src/write/columns.js';
 
-const person = (title: string | undefined, company = 'Acme') => ({ email_address: 'ann@acme.com', lead: title === undefined ? {} : { name: 'Ann', title, company_name: company } });
+const person = (title: string | undefined, company = 'Acme') => ({
+  email_address: 'ann@acme.com',
+  lead: title === undefined ? {} : { name: 'Ann', title, company_name: company },
+});
 const flags = { mx: false, whois: false };
 
 function earlier(data: unknown, found = true, foundNow = true): EarlierAnswer {
@@ -17,7 +20,17 @@ function earlier(data: unknown, found = true, foundNow = true): EarlierAnswer {
 
 function carried(then: unknown, now: unknown, fetched: [number, number], comparable = true): CarriedChange {
   const found = (answer: unknown) => Object.keys((answer as { lead: object }).lead).length > 0;
-  return { op: 'lookup_email', key: 'ann@acme.com', found: found(then), foundNow: found(now), data: then, dataNow: now, fetchedAt: fetched[0], refetchedAt: fetched[1], comparable };
+  return {
+    op: 'lookup_email',
+    key: 'ann@acme.com',
+    found: found(then),
+    foundNow: found(now),
+    data: then,
+    dataNow: now,
+    fetchedAt: fetched[0],
+    refetchedAt: fetched[1],
+    comparable,
+  };
 }
 
 function rowOf(lead: unknown, extra: Partial<FinishedRow> = {}): FinishedRow {
@@ -50,7 +63,7 @@ describe('a row looked up again', () => {
 describe('the changes an earlier run stored (carried)', () => {
   const changes = new AnswerChanges(columnsFor('email', flags, { fields: ['lead_title'] }));
 
-  it('at the row of their key, each compared from its own answer to the next, beside the row\'s own; not in lead_changed\'s `changes`', () => {
+  it("at the row of their key, each compared from its own answer to the next, beside the row's own; not in lead_changed's `changes`", () => {
     const row = rowOf(person('CEO'), {
       earlier: { lead: earlier(person('Director')) },
       carried: { lead: [carried(person('Engineer'), person('Manager'), [100, 500]), carried(person('Manager'), person('Director'), [500, 1_000])] },
@@ -62,25 +75,35 @@ describe('the changes an earlier run stored (carried)', () => {
       ['Manager', 'Director', 500, 1_000],
     ]);
     // The file's lines: its own first, then the carried ones, all at the row.
-    expect(changeRecords(row).map((line) => [line[0], line[3], line[4]])).toEqual([['7', 'Director', 'CEO'], ['7', 'Engineer', 'Manager'], ['7', 'Manager', 'Director']]);
+    expect(changeRecords(row).map((line) => [line[0], line[3], line[4]])).toEqual([
+      ['7', 'Director', 'CEO'],
+      ['7', 'Engineer', 'Manager'],
+      ['7', 'Manager', 'Director'],
+    ]);
   });
 
   it('one that cannot be compared, or that shows in no column this run writes: no line', () => {
-    const row = rowOf(person('CEO'), { carried: { lead: [carried(person('A'), person('B'), [1, 2], false), carried(person('A', 'X'), person('A', 'Y'), [2, 3])] } });
+    const row = rowOf(person('CEO'), {
+      carried: { lead: [carried(person('A'), person('B'), [1, 2], false), carried(person('A', 'X'), person('A', 'Y'), [2, 3])] },
+    });
     changes.apply(row);
     expect(row.carriedChanges).toEqual([]);
   });
 
   it('of a key no row stands for: compared as a row of that answer alone, with an empty row in the file', () => {
     const lines = changes.alone('lead', [carried(person('Engineer'), person(undefined), [1, 2]), carried(person(undefined), person('CTO'), [2, 3])]);
-    expect(lines.map((c) => [c.field, c.before, c.after])).toEqual([['status', 'found', 'not_found'], ['status', 'not_found', 'found']]);
+    expect(lines.map((c) => [c.field, c.before, c.after])).toEqual([
+      ['status', 'found', 'not_found'],
+      ['status', 'not_found', 'found'],
+    ]);
     expect(changeRecordsOf(0, lines).map((line) => line[0])).toEqual(['', '']);
   });
 });
 
 describe('--fill: the cells it fills', () => {
   const header = ['email', 'Title'];
-  const fillOf = (overwrite: boolean) => new CellFill(fillTargets([{ column: 'Title', field: 'lead_title' }], header, 'email', flags, ''), 'email', flags, overwrite);
+  const fillOf = (overwrite: boolean) =>
+    new CellFill(fillTargets([{ column: 'Title', field: 'lead_title' }], header, 'email', flags, ''), 'email', flags, overwrite);
   const columns = columnsFor('email', flags, { fields: [] });
 
   it('compared as written and named by the input column: what the earlier answer filled against what this one fills', () => {

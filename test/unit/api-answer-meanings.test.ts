@@ -20,7 +20,8 @@ import {
 import { parseResponse } from '../../src/api/transport.js';
 
 const NOW = Date.parse('2026-03-14T10:00:00Z');
-const failed = (code?: number, message?: string, extra: object = {}) => JSON.stringify({ status: 'failed', error: { ...(code === undefined ? {} : { code }), ...(message === undefined ? {} : { message }), ...extra } });
+const failed = (code?: number, message?: string, extra: object = {}) =>
+  JSON.stringify({ status: 'failed', error: { ...(code === undefined ? {} : { code }), ...(message === undefined ? {} : { message }), ...extra } });
 
 function failure(status: number, text: string, headers: Record<string, string> = {}): LeadEnrichError {
   try {
@@ -80,7 +81,9 @@ describe('the API’s own codes decide before the status', () => {
   });
 
   it('each says what happened and what to do, in words', () => {
-    expect(failure(400, failed(1017, 'daily limit')).message).toBe("The account's daily limit was reached (400 Bad Request: daily limit); run the same command again the next day");
+    expect(failure(400, failed(1017, 'daily limit')).message).toBe(
+      "The account's daily limit was reached (400 Bad Request: daily limit); run the same command again the next day",
+    );
     expect(failure(403, failed(1027, 'Email address not found')).message).toBe('Not found (403 Forbidden: Email address not found)');
     expect(failure(402, failed(1002)).message).toBe('Out of credits (402 Payment Required)');
     expect(failure(403, failed(1008, 'no')).message).toBe(

@@ -21,9 +21,12 @@ function kept(token: string): string {
 }
 
 describe('the token as pasted', () => {
-  it.each(['tok123', 'Bearer tok123', 'bearer tok123', 'BEARER   tok123', 'Bearer:tok123', 'Bearer:  tok123', '  Bearer tok123'])('%j is sent as tok123', (token) => {
-    expect(kept(token)).toBe(sha('tok123'));
-  });
+  it.each(['tok123', 'Bearer tok123', 'bearer tok123', 'BEARER   tok123', 'Bearer:tok123', 'Bearer:  tok123', '  Bearer tok123'])(
+    '%j is sent as tok123',
+    (token) => {
+      expect(kept(token)).toBe(sha('tok123'));
+    },
+  );
 
   it('a scheme word inside the token is the token', () => {
     expect(kept('tokBearer')).toBe(sha('tokBearer'));

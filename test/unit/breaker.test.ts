@@ -61,7 +61,11 @@ describe('CircuitBreaker: when it opens', () => {
 
   it('never for answers: a 400, a 429, a body of the wrong shape', () => {
     const { breaker } = breakerOf();
-    for (const error of [new BadRequestError('bad', [], { status: 400 }), new RateLimitedError('429', undefined, { status: 429 }), new BadResponseError('shape', { status: 200 })]) {
+    for (const error of [
+      new BadRequestError('bad', [], { status: 400 }),
+      new RateLimitedError('429', undefined, { status: 429 }),
+      new BadResponseError('shape', { status: 200 }),
+    ]) {
       expect(fail(breaker, 20, 20, error).every((verdict) => verdict === 'retry')).toBe(true);
     }
     expect(breaker.unavailableSince).toBeUndefined();
@@ -134,9 +138,21 @@ describe('CircuitBreaker: while open', () => {
 });
 
 /** A request path with a breaker, on a manual clock, that nothing stops. */
-function pathWithBreaker(attempt: Attempt, clock: ManualClock, retries: number, breaker: { patienceMs: number; onChange?: (e: Availability) => void }): RequestPath {
+function pathWithBreaker(
+  attempt: Attempt,
+  clock: ManualClock,
+  retries: number,
+  breaker: { patienceMs: number; onChange?: (e: Availability) => void },
+): RequestPath {
   const never = new AbortController().signal;
-  return new RequestPath(attempt, { retry: new RetryPolicy({ retries, baseDelayMs: 10, clock }), windowMs: 60_000, noMoreRequests: never, halt: never, clock, breaker });
+  return new RequestPath(attempt, {
+    retry: new RetryPolicy({ retries, baseDelayMs: 10, clock }),
+    windowMs: 60_000,
+    noMoreRequests: never,
+    halt: never,
+    clock,
+    breaker,
+  });
 }
 
 describe('the breaker on the request path', () => {
@@ -166,8 +182,20 @@ describe('the breaker on the request path', () => {
 });
 
 describe('the first account reads (an API down when the run starts)', () => {
-  const refused = () => networkFailure({ code: 'ECONNREFUSED' }, { host: '127.0.0.1', port: 9, path: '/account/credits' }, undefined, Object.assign(new Error('x'), { code: 'ECONNREFUSED' }));
-  const noSuchHost = () => networkFailure({ code: 'ENOTFOUND' }, { host: 'api.invalid', port: 443, path: '/account/credits' }, undefined, Object.assign(new Error('x'), { code: 'ENOTFOUND' }));
+  const refused = () =>
+    networkFailure(
+      { code: 'ECONNREFUSED' },
+      { host: '127.0.0.1', port: 9, path: '/account/credits' },
+      undefined,
+      Object.assign(new Error('x'), { code: 'ECONNREFUSED' }),
+    );
+  const noSuchHost = () =>
+    networkFailure(
+      { code: 'ENOTFOUND' },
+      { host: 'api.invalid', port: 443, path: '/account/credits' },
+      undefined,
+      Object.assign(new Error('x'), { code: 'ENOTFOUND' }),
+    );
 
   it('one failure of the call alone opens it; a host that does not exist does not (no wait mends it), nor a 401', () => {
     const { breaker, events } = breakerOf();
@@ -192,7 +220,10 @@ describe('the first account reads (an API down when the run starts)', () => {
       };
       const events: Availability[] = [];
       const path = pathWithBreaker(attempt, clock, 4, { patienceMs: 60_000, onChange: (e) => events.push(e) });
-      const read = path.callAtStart('credits', {}).then((r) => r.data, (error: unknown) => error);
+      const read = path.callAtStart('credits', {}).then(
+        (r) => r.data,
+        (error: unknown) => error,
+      );
       for (let i = 0; i < 70; i += 1) await clock.advance(1_000);
       if (backAfterMs === undefined) {
         expect(await read).toBeInstanceOf(ApiUnavailableError);
@@ -209,9 +240,15 @@ describe('the first account reads (an API down when the run starts)', () => {
 });
 
 describe('a host that does not exist at the start: an address to fix, said at once', () => {
-  const dnsFailure = (code: string) => networkFailure({ code }, { host: 'lead-api.invalid', port: 443, path: '/account/credits' }, undefined, Object.assign(new Error(`getaddrinfo ${code}`), { code }));
+  const dnsFailure = (code: string) =>
+    networkFailure(
+      { code },
+      { host: 'lead-api.invalid', port: 443, path: '/account/credits' },
+      undefined,
+      Object.assign(new Error(`getaddrinfo ${code}`), { code }),
+    );
 
-  it('the start\'s read is sent once: no retry, no wait, its NetworkError thrown', async () => {
+  it("the start's read is sent once: no retry, no wait, its NetworkError thrown", async () => {
     const clock = new ManualClock();
     let sent = 0;
     const attempt: Attempt = async () => {
@@ -219,7 +256,10 @@ describe('a host that does not exist at the start: an address to fix, said at on
       throw dnsFailure('ENOTFOUND');
     };
     const path = pathWithBreaker(attempt, clock, 4, { patienceMs: 60_000 });
-    const error = await path.callAtStart('credits', {}).then(() => undefined, (e: unknown) => e);
+    const error = await path.callAtStart('credits', {}).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(isUnknownHost(error)).toBe(true);
     expect(sent).toBe(1);
     expect(path.counts.retries).toBe(0);
@@ -227,7 +267,10 @@ describe('a host that does not exist at the start: an address to fix, said at on
   });
 
   it('a single call (account, a dry run, a LeadClient) is not retried either; EAI_AGAIN is', async () => {
-    for (const [code, tries] of [['ENOTFOUND', 1], ['EAI_AGAIN', 5]] as const) {
+    for (const [code, tries] of [
+      ['ENOTFOUND', 1],
+      ['EAI_AGAIN', 5],
+    ] as const) {
       const clock = new ManualClock();
       let sent = 0;
       const attempt: Attempt = async () => {
@@ -235,7 +278,10 @@ describe('a host that does not exist at the start: an address to fix, said at on
         throw dnsFailure(code);
       };
       const path = pathWithBreaker(attempt, clock, 4, { patienceMs: 60_000 });
-      const call = path.call('credits', {}).then(() => undefined, (e: unknown) => e);
+      const call = path.call('credits', {}).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       for (let i = 0; i < 20; i += 1) await clock.advance(1_000);
       expect(await call).toMatchObject({ code: 'network' });
       expect(sent).toBe(tries);
@@ -273,7 +319,7 @@ describe('a host that does not exist at the start: an address to fix, said at on
 });
 
 describe('withBreaker', () => {
-  it('a lookup held at the gate\'s end while the run stops was never sent: it fails as one the gate dropped', async () => {
+  it("a lookup held at the gate's end while the run stops was never sent: it fails as one the gate dropped", async () => {
     const { breaker } = breakerOf();
     const stopping = new AbortController();
     const send = withBreaker(
@@ -287,7 +333,7 @@ describe('withBreaker', () => {
     await expect(send({ op: 'lookup_email', input: { email: 'a@x.test' } } as never)).rejects.toBeInstanceOf(GateStoppedError);
   });
 
-  it('a lookup held at the gate\'s end waits for its turn again, then goes', async () => {
+  it("a lookup held at the gate's end waits for its turn again, then goes", async () => {
     const { breaker } = breakerOf();
     let tries = 0;
     const send = withBreaker(

@@ -4,7 +4,17 @@
 // released on every path (settled, refused by another budget, the ledger failing), and the periods
 // are the UTC calendar's, to the millisecond.
 import { describe, expect, it } from 'vitest';
-import { budgetText, dayNumber, isPeriodLimit, periodAt, periodWords, resetText, type BudgetLimit, type Period, type PeriodLimit } from '../../src/core/budget-periods.js';
+import {
+  budgetText,
+  dayNumber,
+  isPeriodLimit,
+  periodAt,
+  periodWords,
+  resetText,
+  type BudgetLimit,
+  type Period,
+  type PeriodLimit,
+} from '../../src/core/budget-periods.js';
 import { budgetCallLine, Budgets, budgetStopLine, standingOf, type HeldCall, type SpendLedger } from '../../src/lookup/budget.js';
 import { storeLedger } from '../../src/lookup/spend-ledgers.js';
 import type { Charge, HoldRefusal } from '../../src/store/store-spend.js';
@@ -101,10 +111,24 @@ describe("a run's own budget, at its edge", () => {
 
   it("the ledger asks for the call's worst case, not what it holds of the run, against the period budgets only", async () => {
     const ledger = new OpenLedger();
-    const limits: BudgetLimit[] = [{ credits: 15, per: 'run' }, { credits: 100, per: 'day' }, { credits: 900, per: 'month' }];
+    const limits: BudgetLimit[] = [
+      { credits: 15, per: 'run' },
+      { credits: 100, per: 'day' },
+      { credits: 900, per: 'month' },
+    ];
     const budgets = new Budgets({ limits, ledger, now: () => NOW, service: 'svc', runId: 'run-1' });
     expect(await budgets.tryBegin('lookup_url', 8)).toMatchObject({ cost: 15 });
-    expect(ledger.reserved).toEqual([{ op: 'lookup_url', cost: 8, limits: [{ credits: 100, per: 'day' }, { credits: 900, per: 'month' }], at: NOW }]);
+    expect(ledger.reserved).toEqual([
+      {
+        op: 'lookup_url',
+        cost: 8,
+        limits: [
+          { credits: 100, per: 'day' },
+          { credits: 900, per: 'month' },
+        ],
+        at: NOW,
+      },
+    ]);
   });
 });
 
@@ -149,7 +173,7 @@ describe('a hold is released on every path', () => {
   });
 });
 
-describe("the dearest call remembered", () => {
+describe('the dearest call remembered', () => {
   it('a call holds the most its operation was ever charged, read from the ledger once', async () => {
     const { budgets, ledger } = runBudget(100);
     ledger.most.set('lookup_email', 12);
@@ -179,7 +203,11 @@ describe('where each budget stands', () => {
   it("the run's budget against this run's charges, a period's against its ledger; never below 0 left", async () => {
     const ledger = new OpenLedger();
     ledger.spent.set('2026-03-14', 30).set('2026-03', 250);
-    const limits: BudgetLimit[] = [{ credits: 20, per: 'run' }, { credits: 25, per: 'day' }, { credits: 1000, per: 'month' }];
+    const limits: BudgetLimit[] = [
+      { credits: 20, per: 'run' },
+      { credits: 25, per: 'day' },
+      { credits: 1000, per: 'month' },
+    ];
     const budgets = new Budgets({ limits, ledger, now: () => NOW, service: 'svc', runId: 'run-1' });
     await budgets.finish((await budgets.tryBegin('lookup_email', 8))!, 8);
     expect(await budgets.standings()).toEqual([
@@ -196,7 +224,8 @@ describe('day and month budgets over the store, at their edge', () => {
   for (const per of ['day', 'month'] as const) {
     it(`a budget of 8/${per} takes a call whose worst case is 8, and refuses one of 9`, async () => {
       const store = ResultStore.open({ path: ':memory:' });
-      const make = (runId: string) => new Budgets({ limits: [{ credits: 8, per }], ledger: storeLedger(store, runId, 60_000, 'svc'), now: () => NOW, service: 'svc', runId });
+      const make = (runId: string) =>
+        new Budgets({ limits: [{ credits: 8, per }], ledger: storeLedger(store, runId, 60_000, 'svc'), now: () => NOW, service: 'svc', runId });
       expect(await make('a').tryBegin('lookup_email', 9)).toBeUndefined();
       const fits = make('b');
       const ticket = await fits.tryBegin('lookup_email', 8);
@@ -221,9 +250,24 @@ describe('UTC periods, to the millisecond', () => {
   });
 
   it('a month runs from its first day to the next month’s, across a year end and a leap day', () => {
-    expect(periodAt('month', at('2027-01-01T00:00:00.000Z'))).toEqual({ per: 'month', start: at('2027-01-01T00:00:00Z'), end: at('2027-02-01T00:00:00Z'), key: '2027-01' });
-    expect(periodAt('month', at('2027-01-01T00:00:00.000Z') - 1)).toEqual({ per: 'month', start: at('2026-12-01T00:00:00Z'), end: at('2027-01-01T00:00:00Z'), key: '2026-12' });
-    expect(periodAt('month', at('2028-02-29T23:59:59.999Z'))).toEqual({ per: 'month', start: at('2028-02-01T00:00:00Z'), end: at('2028-03-01T00:00:00Z'), key: '2028-02' });
+    expect(periodAt('month', at('2027-01-01T00:00:00.000Z'))).toEqual({
+      per: 'month',
+      start: at('2027-01-01T00:00:00Z'),
+      end: at('2027-02-01T00:00:00Z'),
+      key: '2027-01',
+    });
+    expect(periodAt('month', at('2027-01-01T00:00:00.000Z') - 1)).toEqual({
+      per: 'month',
+      start: at('2026-12-01T00:00:00Z'),
+      end: at('2027-01-01T00:00:00Z'),
+      key: '2026-12',
+    });
+    expect(periodAt('month', at('2028-02-29T23:59:59.999Z'))).toEqual({
+      per: 'month',
+      start: at('2028-02-01T00:00:00Z'),
+      end: at('2028-03-01T00:00:00Z'),
+      key: '2028-02',
+    });
   });
 
   it('a day number counts whole UTC days since 1970-01-01', () => {
@@ -253,7 +297,9 @@ describe('UTC periods, to the millisecond', () => {
   });
 
   it('a single call refused by a budget with no period names no reset', () => {
-    expect(budgetCallLine({ limit: { credits: 5, per: 'run' }, spent: 5, held: 0, period: undefined, at: NOW })).toBe('Not sent: the call could have spent more than budget 5 (5 credits spent by this run)');
+    expect(budgetCallLine({ limit: { credits: 5, per: 'run' }, spent: 5, held: 0, period: undefined, at: NOW })).toBe(
+      'Not sent: the call could have spent more than budget 5 (5 credits spent by this run)',
+    );
   });
 
   it('the stop line of a run budget says to run again with a larger budget, and names no reset', () => {

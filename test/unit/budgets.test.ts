@@ -17,7 +17,11 @@ describe('the rule of --budget', () => {
     expect(budgets(200)).toEqual([{ credits: 200, per: 'run' }]);
     expect(budgets('200/day')).toEqual([{ credits: 200, per: 'day' }]);
     expect(budgets(' 5000 / Month ')).toEqual([{ credits: 5000, per: 'month' }]);
-    expect(budgets(['2000/day', 20000, '0/month'])).toEqual([{ credits: 2000, per: 'day' }, { credits: 20000, per: 'run' }, { credits: 0, per: 'month' }]);
+    expect(budgets(['2000/day', 20000, '0/month'])).toEqual([
+      { credits: 2000, per: 'day' },
+      { credits: 20000, per: 'run' },
+      { credits: 0, per: 'month' },
+    ]);
   });
 
   it.each(['10/week', '-5/day', 'abc', '1.5/day', '', '/day', -1, 2.5])('refuses %j, naming the forms it takes', (raw) => {
@@ -32,8 +36,18 @@ describe('the rule of --budget', () => {
 
 describe('UTC periods', () => {
   it('a day and a month are UTC calendar periods', () => {
-    expect(periodAt('day', at('2026-03-14T23:59:59.999Z'))).toEqual({ per: 'day', start: at('2026-03-14T00:00:00Z'), end: at('2026-03-15T00:00:00Z'), key: '2026-03-14' });
-    expect(periodAt('month', at('2026-12-31T12:00:00Z'))).toEqual({ per: 'month', start: at('2026-12-01T00:00:00Z'), end: at('2027-01-01T00:00:00Z'), key: '2026-12' });
+    expect(periodAt('day', at('2026-03-14T23:59:59.999Z'))).toEqual({
+      per: 'day',
+      start: at('2026-03-14T00:00:00Z'),
+      end: at('2026-03-15T00:00:00Z'),
+      key: '2026-03-14',
+    });
+    expect(periodAt('month', at('2026-12-31T12:00:00Z'))).toEqual({
+      per: 'month',
+      start: at('2026-12-01T00:00:00Z'),
+      end: at('2027-01-01T00:00:00Z'),
+      key: '2026-12',
+    });
     expect(periodAt('month', at('2028-02-29T00:00:00Z')).key).toBe('2028-02');
   });
 
@@ -78,7 +92,10 @@ describe('budgets over the ledger', () => {
     const clock = { now: at('2026-03-14T10:00:00Z') };
     const earlier = budgetsOn(store, [], clock, 'earlier');
     await earlier.finish((await earlier.tryBegin('lookup_email', 8))!, 14);
-    await budgetsOn(store, [], clock, 'elsewhere', 'other-service').finish((await budgetsOn(store, [], clock, 'x', 'other-service').tryBegin('lookup_url', 8))!, 40);
+    await budgetsOn(store, [], clock, 'elsewhere', 'other-service').finish(
+      (await budgetsOn(store, [], clock, 'x', 'other-service').tryBegin('lookup_url', 8))!,
+      40,
+    );
     store.flush();
     const run = budgetsOn(store, '100/day', clock);
     // 14 spent: a person lookup holds 14 (not 8): six fit in 86, the sixth holding what is left.
@@ -181,6 +198,8 @@ describe('the stop lines', () => {
   });
 
   it('a single call refused: nothing sent, when to run it again', () => {
-    expect(budgetCallLine({ ...stop, held: 0 })).toBe('Not sent: the call could have spent more than budget 300/day (290 of 300 credits spent on 2026-03-14 (UTC)); the day resets at 00:00 UTC, in 5h 12m: run it again then');
+    expect(budgetCallLine({ ...stop, held: 0 })).toBe(
+      'Not sent: the call could have spent more than budget 300/day (290 of 300 credits spent on 2026-03-14 (UTC)); the day resets at 00:00 UTC, in 5h 12m: run it again then',
+    );
   });
 });

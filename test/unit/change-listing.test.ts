@@ -49,7 +49,8 @@ function changesOf(lines = 1): AnswerChanges & { applied: number; alonePart: Par
     alonePart: [] as Part[],
     apply(row: FinishedRow) {
       self.applied += 1;
-      if (row.carried) row.carriedChanges = Object.values(row.carried).flatMap((cs) => (cs ?? []).flatMap((c) => Array.from({ length: lines }, () => field(c.key))));
+      if (row.carried)
+        row.carriedChanges = Object.values(row.carried).flatMap((cs) => (cs ?? []).flatMap((c) => Array.from({ length: lines }, () => field(c.key))));
     },
     alone(part: Part, cs: readonly CarriedChange[]) {
       self.alonePart.push(part);
@@ -74,7 +75,10 @@ describe("a row's lines", () => {
     const listing = new ChangeListing(report, changesOf(), targets, []);
     listing.apply(
       row({
-        earlier: { lead: { op: 'lookup_email', key: 'a@x.example', found: true, foundNow: true, data: {}, fetchedAt: 1, refetchedAt: 2 }, mx: { op: 'mx', key: 'x.example', found: true, foundNow: true, data: undefined, fetchedAt: 1, refetchedAt: 3, same: true } },
+        earlier: {
+          lead: { op: 'lookup_email', key: 'a@x.example', found: true, foundNow: true, data: {}, fetchedAt: 1, refetchedAt: 2 },
+          mx: { op: 'mx', key: 'x.example', found: true, foundNow: true, data: undefined, fetchedAt: 1, refetchedAt: 3, same: true },
+        },
         carried: { lead: [change('lookup_email', 'a@x.example', 5), change('lookup_email', 'a@x.example', 6)] },
       }),
     );
@@ -92,7 +96,11 @@ describe("a row's lines", () => {
 
 describe('after the rows', () => {
   it("lists the rest of the lookups this run makes only, each key's lines at an empty row, and records them", async () => {
-    const rest = [[change('lookup_email', 'b@x.example', 7), change('lookup_email', 'b@x.example', 8)], [change('lookup_domain', 'co.example', 9)], [change('whois', 'w.example')]];
+    const rest = [
+      [change('lookup_email', 'b@x.example', 7), change('lookup_email', 'b@x.example', 8)],
+      [change('lookup_domain', 'co.example', 9)],
+      [change('whois', 'w.example')],
+    ];
     const { report, listed, askedFor } = reportOf(rest);
     const changes = changesOf();
     const listing = new ChangeListing(report, changes, targets, ['company', 'mx']);
@@ -132,7 +140,9 @@ describe('after the rows', () => {
     const failing = reportOf([], { rest: new StoreFailedError('disk I/O error') });
     await new ChangeListing(failing.report, changesOf(), targets, []).listRest(writer().sink, (line) => warned.push(line));
     expect(warned).toHaveLength(1);
-    expect(warned[0]).toMatch(/^the changes stored before this run for keys not in this file could not be listed \(.*disk I\/O error.*\): the next run with --changes lists them$/);
+    expect(warned[0]).toMatch(
+      /^the changes stored before this run for keys not in this file could not be listed \(.*disk I\/O error.*\): the next run with --changes lists them$/,
+    );
     const broken = reportOf([], { rest: new TypeError('bug') });
     await expect(new ChangeListing(broken.report, changesOf(), targets, []).listRest(writer().sink, () => {})).rejects.toThrow('bug');
   });
@@ -146,6 +156,8 @@ describe('once the file is in place', () => {
     expect([ok.marked(), warned]).toEqual([1, []]);
     const failing = reportOf([], { mark: new Error('database is locked') });
     new ChangeListing(failing.report, changesOf(), targets, []).markReported((line) => warned.push(line));
-    expect(warned).toEqual(['the changes in the --changes file could not be marked as reported (database is locked): the next run with --changes lists them again']);
+    expect(warned).toEqual([
+      'the changes in the --changes file could not be marked as reported (database is locked): the next run with --changes lists them again',
+    ]);
   });
 });

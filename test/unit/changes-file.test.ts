@@ -32,13 +32,22 @@ async function written(layout: ChangesLayout, batches: string[][][] = [RECORDS.s
 
 describe('the --changes file by its name', () => {
   it('.jsonl (and .jsonl.gz) is JSON Lines, .xlsx a workbook, anything else CSV; .xlsx.gz is refused by the option', () => {
-    expect(['c.jsonl', 'C.JSONL.GZ', 'c.xlsx', 'c.csv', 'c.csv.gz', 'c.txt', '/dev/stdout', '-'].map(changesFormatOf)).toEqual(['jsonl', 'jsonl', 'xlsx', 'csv', 'csv', 'csv', 'csv', 'csv']);
+    expect(['c.jsonl', 'C.JSONL.GZ', 'c.xlsx', 'c.csv', 'c.csv.gz', 'c.txt', '/dev/stdout', '-'].map(changesFormatOf)).toEqual([
+      'jsonl',
+      'jsonl',
+      'xlsx',
+      'csv',
+      'csv',
+      'csv',
+      'csv',
+      'csv',
+    ]);
     expect(() => changesFile('c.xlsx.gz')).toThrow(/an \.xlsx is compressed already/);
     expect(changesFile(' - ')).toBe('-');
     expect(() => changesFile(' ')).toThrow(/must be a file name, or '-' for standard output/);
   });
 
-  it('CSV: the output\'s delimiter, line ending and BOM; cells formula-escaped and quoted as the sidecar\'s', async () => {
+  it("CSV: the output's delimiter, line ending and BOM; cells formula-escaped and quoted as the sidecar's", async () => {
     const bytes = await written({ format: 'csv', eol: '\r\n', delimiter: ';', bom: true });
     expect(bytes.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
     expect(bytes.subarray(3).toString('utf8')).toBe(
@@ -51,11 +60,16 @@ describe('the --changes file by its name', () => {
     expect((await written({ format: 'csv', eol: '\n', delimiter: ',', bom: false }, [])).toString('utf8')).toBe(`${HEADER.join(',')}\n`);
   });
 
-  it('JSON Lines: one object a line, the CSV\'s columns as members, the text as it is, `row` a number (null for no row); no BOM, no header', async () => {
+  it("JSON Lines: one object a line, the CSV's columns as members, the text as it is, `row` a number (null for no row); no BOM, no header", async () => {
     const text = (await written({ format: 'jsonl', eol: '\r\n', delimiter: ';', bom: true })).toString('utf8');
     expect(text.endsWith('\n')).toBe(true);
-    const objects = text.trim().split('\n').map((line) => JSON.parse(line));
-    expect(objects).toEqual(RECORDS.map((cells) => ({ ...Object.fromEntries(HEADER.map((name, i) => [name, cells[i]])), row: cells[0] === '' ? null : Number(cells[0]) })));
+    const objects = text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(objects).toEqual(
+      RECORDS.map((cells) => ({ ...Object.fromEntries(HEADER.map((name, i) => [name, cells[i]])), row: cells[0] === '' ? null : Number(cells[0]) })),
+    );
     expect(Object.keys(objects[0])).toEqual(HEADER);
     expect((await written({ format: 'jsonl', eol: '\n', delimiter: ',', bom: false }, [])).toString('utf8')).toBe('');
   });

@@ -11,7 +11,19 @@ import { escapeData, escapeProperty, workflowCommand } from '../../src/cli/ci/wo
 import type { EnrichSummary } from '../../src/run/summary.js';
 import { commandLines, htmlTags, readStepOutputs, renderSummary } from '../helpers/ci-files.js';
 
-const HOSTILE = ['::error::x,line=9.csv', '%0A::warning::y', '[a](https://evil.example)', '<img src=x onerror=alert(1)>', 'www.evil.example', 'ann@acme.com', '@team #12 :smile:', '| col |', '`code`', '*em* _u_ ~~s~~', '\n# heading\n'];
+const HOSTILE = [
+  '::error::x,line=9.csv',
+  '%0A::warning::y',
+  '[a](https://evil.example)',
+  '<img src=x onerror=alert(1)>',
+  'www.evil.example',
+  'ann@acme.com',
+  '@team #12 :smile:',
+  '| col |',
+  '`code`',
+  '*em* _u_ ~~s~~',
+  '\n# heading\n',
+];
 
 /** A run's summary: 1000 rows, found, errors of two codes, a budget, written files. */
 function summaryOf(over: Partial<EnrichSummary> = {}): EnrichSummary {
@@ -66,14 +78,16 @@ function summaryOf(over: Partial<EnrichSummary> = {}): EnrichSummary {
 const place = { shownPath: (file: string) => file };
 
 describe('the job summary, rendered as GitHub-flavoured Markdown', () => {
-  it('names the outcome, exit status and code in its heading; its tables come out as tables; figures are the summary object\'s', () => {
+  it("names the outcome, exit status and code in its heading; its tables come out as tables; figures are the summary object's", () => {
     const s = summaryOf();
     const markdown = runSection(s, codeCounts(s), place);
     const html = renderSummary(markdown);
     expect(html).toMatch(/^<h3>lead-enrich: Done: 60 rows hold keys that are malformed or refused by the API \(exit 5, invalid_input\)<\/h3>/);
     expect(html.match(/<table>/g)).toHaveLength(4);
     expect(html).toMatch(/<th align="right">not found<\/th>/);
-    expect(html).toMatch(/<td><strong>Rows<\/strong><\/td>\n<td align="right">1000<\/td>\n<td align="right">700<\/td>\n<td align="right">200<\/td>\n<td align="right">60<\/td>\n<td align="right">40<\/td>/);
+    expect(html).toMatch(
+      /<td><strong>Rows<\/strong><\/td>\n<td align="right">1000<\/td>\n<td align="right">700<\/td>\n<td align="right">200<\/td>\n<td align="right">60<\/td>\n<td align="right">40<\/td>/,
+    );
     expect(html).toMatch(/<td>invalid_input<\/td>\n<td align="right">50<\/td>/);
     expect(html).toMatch(/<td>no_key<\/td>\n<td align="right">40<\/td>\n<td>skipped<\/td>/);
     expect(html).toContain('10000 before, 7600 after, 2400 spent, reserve 100');
@@ -99,7 +113,10 @@ describe('the job summary, rendered as GitHub-flavoured Markdown', () => {
     const clean = summaryOf({ status: { found: 700, not_found: 300, error: 0, skipped: 0 }, errorCodes: {}, skipReasons: {}, fileErrors: 0 });
     const heading = (s: EnrichSummary) => /^<h3>(.*)<\/h3>/.exec(renderSummary(runSection(s, codeCounts(s), place)))?.[1];
     expect(heading(clean)).toBe('lead-enrich: Done: 1000 rows (exit 0)');
-    const budget = summaryOf({ stoppedBy: 'budget', budgets: [{ budget: '500/day', credits: 500, per: 'day', spent: 500, left: 0, period: '2026-12-01', stopped: true }] });
+    const budget = summaryOf({
+      stoppedBy: 'budget',
+      budgets: [{ budget: '500/day', credits: 500, per: 'day', spent: 500, left: 0, period: '2026-12-01', stopped: true }],
+    });
     expect(heading(budget)).toBe('lead-enrich: Stopped early at --budget 500/day (exit 3, budget)');
     const interrupted = summaryOf({ stoppedBy: 'interrupt' });
     expect(heading(interrupted)).toBe('lead-enrich: Interrupted (exit 130, interrupted)');
@@ -134,14 +151,21 @@ describe('workflow commands: escaped as the runner unescapes them', () => {
     expect(escapeProperty('::error::x,line=9.csv')).toBe('%3A%3Aerror%3A%3Ax%2Cline=9.csv');
     expect(escapeProperty('%0A')).toBe('%250A');
     expect(escapeData('column ##[set-output name=x;]y')).toBe('column #\\u0023[set-output name=x;]y');
-    expect(workflowCommand('error', { file: 'a,b.csv', line: 3, title: 'lead-enrich (x)', col: undefined }, 'two\nlines')).toBe('::error file=a%2Cb.csv,line=3,title=lead-enrich (x)::two%0Alines');
+    expect(workflowCommand('error', { file: 'a,b.csv', line: 3, title: 'lead-enrich (x)', col: undefined }, 'two\nlines')).toBe(
+      '::error file=a%2Cb.csv,line=3,title=lead-enrich (x)::two%0Alines',
+    );
   });
 });
 
-describe('annotations: one per code, within the runner\'s 10 errors and 10 warnings a step', () => {
-  const place = (codes: string[]) => ({ file: 'data/in.csv', sidecar: 'out/in.errors.csv', rows: new Map(codes.map((c, i) => [c, [i + 1, i + 20, i + 40]])), lines: new Map(codes.map((_, i) => [i + 1, i + 2])) });
+describe("annotations: one per code, within the runner's 10 errors and 10 warnings a step", () => {
+  const place = (codes: string[]) => ({
+    file: 'data/in.csv',
+    sidecar: 'out/in.errors.csv',
+    rows: new Map(codes.map((c, i) => [c, [i + 1, i + 20, i + 40]])),
+    lines: new Map(codes.map((_, i) => [i + 1, i + 2])),
+  });
 
-  it('300 bad rows of two codes: two annotations, at the first row\'s line, with the count and the first rows', () => {
+  it("300 bad rows of two codes: two annotations, at the first row's line, with the count and the first rows", () => {
     const codes = codeCounts({ errorCodes: { invalid_input: 200, bad_request: 100 }, skipReasons: {} });
     const lines = annotationLines(codes, place(['invalid_input', 'bad_request']));
     expect(lines).toEqual([
@@ -154,7 +178,9 @@ describe('annotations: one per code, within the runner\'s 10 errors and 10 warni
     const errorCodes = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`code_${String(i).padStart(2, '0')}`, 100 - i]));
     const lines = annotationLines(codeCounts({ errorCodes, skipReasons: {} }), place(Object.keys(errorCodes)));
     expect(lines.filter((l) => l.startsWith('::error '))).toHaveLength(10);
-    expect(lines.slice(10)).toEqual(['::notice file=data/in.csv,title=lead-enrich%3A 2 more codes::179 rows more, by code: code_10 90, code_11 89; see out/in.errors.csv']);
+    expect(lines.slice(10)).toEqual([
+      '::notice file=data/in.csv,title=lead-enrich%3A 2 more codes::179 rows more, by code: code_10 90, code_11 89; see out/in.errors.csv',
+    ]);
   });
 
   it('skipped rows a run again finishes are warnings, capped apart; no_key and complete say nothing', () => {
@@ -170,14 +196,21 @@ describe('annotations: one per code, within the runner\'s 10 errors and 10 warni
 
   it('a hostile input and sidecar name stay inside their property and message: only the commands meant start a line', () => {
     const codes = codeCounts({ errorCodes: { invalid_input: 1 }, skipReasons: {} });
-    const [line] = annotationLines(codes, { file: '::error::x,line=9.csv', sidecar: 'a\n::warning::y', rows: new Map([['invalid_input', [4]]]), lines: new Map([[4, 5]]) });
-    expect(line).toBe('::error file=%3A%3Aerror%3A%3Ax%2Cline=9.csv,line=5,title=lead-enrich (invalid_input)::1 row in error with invalid_input: row 4; see a%0A::warning::y');
+    const [line] = annotationLines(codes, {
+      file: '::error::x,line=9.csv',
+      sidecar: 'a\n::warning::y',
+      rows: new Map([['invalid_input', [4]]]),
+      lines: new Map([[4, 5]]),
+    });
+    expect(line).toBe(
+      '::error file=%3A%3Aerror%3A%3Ax%2Cline=9.csv,line=5,title=lead-enrich (invalid_input)::1 row in error with invalid_input: row 4; see a%0A::warning::y',
+    );
     expect(commandLines(line!)).toHaveLength(1);
   });
 });
 
 describe('step outputs, as the runner reads $GITHUB_OUTPUT', () => {
-  it('a run\'s: every name, the figures the summary object holds, a path with a line break kept whole', () => {
+  it("a run's: every name, the figures the summary object holds, a path with a line break kept whole", () => {
     const s = summaryOf({ output: 'out/a\nb=1.csv' });
     const read = readStepOutputs(outputsText(runOutputs(s, 5)));
     expect(read).toEqual({
@@ -197,7 +230,13 @@ describe('step outputs, as the runner reads $GITHUB_OUTPUT', () => {
     });
   });
 
-  it('a fatal error\'s: its status and code, no row, no file', () => {
-    expect(readStepOutputs(outputsText(fatalOutputs({ status: 1, code: 'unauthorized' })))).toMatchObject({ 'exit-code': '1', code: 'unauthorized', rows: '0', found: '0', output: '' });
+  it("a fatal error's: its status and code, no row, no file", () => {
+    expect(readStepOutputs(outputsText(fatalOutputs({ status: 1, code: 'unauthorized' })))).toMatchObject({
+      'exit-code': '1',
+      code: 'unauthorized',
+      rows: '0',
+      found: '0',
+      output: '',
+    });
   });
 });

@@ -168,14 +168,11 @@ describe('config file validation', () => {
     }
   });
 
-  it.each(['toString', 'constructor', 'hasOwnProperty', '__proto__'])(
-    'rejects "%s" as an unknown key (Object.prototype members are not rules)',
-    (key) => {
-      const configPath = writeConfig(undefined, { raw: `{"${key}": 1}` });
-      const e = configError(() => readConfigFile(configPath));
-      expect(e.message).toContain(`unknown key "${key}"`);
-    },
-  );
+  it.each(['toString', 'constructor', 'hasOwnProperty', '__proto__'])('rejects "%s" as an unknown key (Object.prototype members are not rules)', (key) => {
+    const configPath = writeConfig(undefined, { raw: `{"${key}": 1}` });
+    const e = configError(() => readConfigFile(configPath));
+    expect(e.message).toContain(`unknown key "${key}"`);
+  });
 
   it.each([
     ['timeoutMs', 'soon', 'must be a positive integer', '"soon"'],

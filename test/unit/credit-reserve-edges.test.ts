@@ -226,7 +226,14 @@ describe('the reserve shared through Redis', () => {
     const { store, said } = sharedStore();
     const guard = await SharedCreditGuard.create({ balance: 500, reserve: 100 }, store);
     expect(said).toEqual([['reading', 500, 100, true]]);
-    expect([guard.reserve, guard.startBalance, guard.estimatedBalance, guard.atReserve, guard.exhausted, guard.spent]).toEqual([100, 500, 500, false, false, 0]);
+    expect([guard.reserve, guard.startBalance, guard.estimatedBalance, guard.atReserve, guard.exhausted, guard.spent]).toEqual([
+      100,
+      500,
+      500,
+      false,
+      false,
+      0,
+    ]);
     expect(guard.costOf('lookup_email')).toBe(4);
   });
 
@@ -308,7 +315,9 @@ function memoryLedger(options: { refuse?: boolean; fail?: boolean } = {}): Spend
     settled,
     reserve: () => {
       if (options.fail) throw new Error('ledger gone');
-      return options.refuse ? { refused: { credits: 1, per: 'day' }, spent: 1, held: 0, period: { per: 'day', start: 0, end: 1, key: '1970-01-01' } } : { seq: 1 };
+      return options.refuse
+        ? { refused: { credits: 1, per: 'day' }, spent: 1, held: 0, period: { per: 'day', start: 0, end: 1, key: '1970-01-01' } }
+        : { seq: 1 };
     },
     settle: (hold, charge) => void settled.push({ hold, charge }),
     standing: () => ({ spent: 0, held: 0 }),
@@ -316,7 +325,8 @@ function memoryLedger(options: { refuse?: boolean; fail?: boolean } = {}): Spend
   };
 }
 
-const budgetsOver = (ledger: SpendLedger, credits = 100) => new Budgets({ limits: [{ credits, per: 'run' }], ledger, now: () => 0, service: 'svc', runId: 'r' });
+const budgetsOver = (ledger: SpendLedger, credits = 100) =>
+  new Budgets({ limits: [{ credits, per: 'run' }], ledger, now: () => 0, service: 'svc', runId: 'r' });
 
 describe('on the request path: every reservation released, whatever the end', () => {
   it('a found answer is charged its content’s price to the reserve and to the budgets', async () => {
@@ -411,15 +421,22 @@ describe('on the request path: every reservation released, whatever the end', ()
 });
 
 describe('a reserve refusal checked against a fresh balance, once', () => {
-  const refused = (by: 'credits' | 'budget'): Send => async () => {
-    throw new CreditRefusedError(by);
-  };
+  const refused =
+    (by: 'credits' | 'budget'): Send =>
+    async () => {
+      throw new CreditRefusedError(by);
+    };
 
   it('a budget refusal stands at once: no reading, no stop', async () => {
     const credits = new CreditGuard({ balance: 100, reserve: 0 });
     let readings = 0;
     let reached = 0;
-    const error = await withReserveCheck(refused('budget'), credits, async () => void (readings += 1), () => (reached += 1))(call).catch((e: unknown) => e);
+    const error = await withReserveCheck(
+      refused('budget'),
+      credits,
+      async () => void (readings += 1),
+      () => (reached += 1),
+    )(call).catch((e: unknown) => e);
     expect(error).toMatchObject({ by: 'budget' });
     expect([readings, reached, credits.exhausted]).toEqual([0, 0, false]);
   });
@@ -427,7 +444,14 @@ describe('a reserve refusal checked against a fresh balance, once', () => {
   it('another error goes through untouched', async () => {
     const credits = new CreditGuard({ balance: 100, reserve: 0 });
     let readings = 0;
-    await expect(withReserveCheck(answering(new Error('boom')), credits, async () => void (readings += 1), () => {})(call)).rejects.toThrow('boom');
+    await expect(
+      withReserveCheck(
+        answering(new Error('boom')),
+        credits,
+        async () => void (readings += 1),
+        () => {},
+      )(call),
+    ).rejects.toThrow('boom');
     expect(readings).toBe(0);
   });
 
@@ -439,7 +463,12 @@ describe('a reserve refusal checked against a fresh balance, once', () => {
       if (tries === 1) throw new CreditRefusedError('credits');
       return { data: FOUND, status: 200, rate: undefined } as ApiResponse<unknown>;
     };
-    const response = await withReserveCheck(next, credits, async () => credits.reading(104), () => {})(call);
+    const response = await withReserveCheck(
+      next,
+      credits,
+      async () => credits.reading(104),
+      () => {},
+    )(call);
     expect(response.data).toEqual(FOUND);
     expect(tries).toBe(2);
   });
@@ -452,14 +481,28 @@ describe('a reserve refusal checked against a fresh balance, once', () => {
       tries += 1;
       throw new CreditRefusedError('credits');
     };
-    await expect(withReserveCheck(next, credits, async () => credits.reading(103), () => (reached += 1))(call)).rejects.toMatchObject({ by: 'credits' });
+    await expect(
+      withReserveCheck(
+        next,
+        credits,
+        async () => credits.reading(103),
+        () => (reached += 1),
+      )(call),
+    ).rejects.toMatchObject({ by: 'credits' });
     expect([tries, reached, credits.exhausted]).toEqual([1, 1, true]);
   });
 
   it('sent again and refused again: the reserve reached; a budget refusal the second time stands as such', async () => {
     const credits = new CreditGuard({ balance: 100, reserve: 0 });
     let reached = 0;
-    await expect(withReserveCheck(refused('credits'), credits, async () => {}, () => (reached += 1))(call)).rejects.toMatchObject({ by: 'credits' });
+    await expect(
+      withReserveCheck(
+        refused('credits'),
+        credits,
+        async () => {},
+        () => (reached += 1),
+      )(call),
+    ).rejects.toMatchObject({ by: 'credits' });
     expect([reached, credits.exhausted]).toEqual([1, true]);
     const second = new CreditGuard({ balance: 100, reserve: 0 });
     let tries = 0;
@@ -467,7 +510,14 @@ describe('a reserve refusal checked against a fresh balance, once', () => {
       tries += 1;
       throw new CreditRefusedError(tries === 1 ? 'credits' : 'budget');
     };
-    await expect(withReserveCheck(next, second, async () => {}, () => {})(call)).rejects.toMatchObject({ by: 'budget' });
+    await expect(
+      withReserveCheck(
+        next,
+        second,
+        async () => {},
+        () => {},
+      )(call),
+    ).rejects.toMatchObject({ by: 'budget' });
     expect(second.exhausted).toBe(false);
   });
 
@@ -476,14 +526,28 @@ describe('a reserve refusal checked against a fresh balance, once', () => {
     credits.markExhausted();
     let readings = 0;
     let reached = 0;
-    await expect(withReserveCheck(refused('credits'), credits, async () => void (readings += 1), () => (reached += 1))(call)).rejects.toBeInstanceOf(CreditRefusedError);
+    await expect(
+      withReserveCheck(
+        refused('credits'),
+        credits,
+        async () => void (readings += 1),
+        () => (reached += 1),
+      )(call),
+    ).rejects.toBeInstanceOf(CreditRefusedError);
     expect([readings, reached]).toEqual([0, 1]);
   });
 
   it('a reading that fails is taken as no news: the estimate decides', async () => {
     const credits = new CreditGuard({ balance: 100, reserve: 100 });
     let reached = 0;
-    await expect(withReserveCheck(refused('credits'), credits, async () => Promise.reject(new Error('down')), () => (reached += 1))(call)).rejects.toMatchObject({ by: 'credits' });
+    await expect(
+      withReserveCheck(
+        refused('credits'),
+        credits,
+        async () => Promise.reject(new Error('down')),
+        () => (reached += 1),
+      )(call),
+    ).rejects.toMatchObject({ by: 'credits' });
     expect(reached).toBe(1);
   });
 });

@@ -15,7 +15,7 @@ function randomCell(random: () => number): string {
 describe('csvLines', () => {
   it('writes what csv-stringify writes, and csv-parse reads it back unchanged', () => {
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const records = Array.from({ length: 2000 }, () => Array.from({ length: 1 + Math.floor(random() * 6) }, () => randomCell(random)));
     expect(csvLines(records, '\n')).toBe(stringify(records, { eof: true }));
     // With CRLF lines csv-stringify leaves a lone CR or LF unquoted (a reader then splits the row

@@ -29,7 +29,10 @@ function anchors(markdown: string): Set<string> {
     const heading = fenced ? null : /^#{1,6} (.*?)\s*#*\s*$/.exec(line);
     if (!heading) continue;
     const text = heading[1]!.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/`/g, '');
-    const slug = text.toLowerCase().replace(/[^\p{L}\p{N}\p{M}\p{Pc} -]/gu, '').replace(/ /g, '-');
+    const slug = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\p{M}\p{Pc} -]/gu, '')
+      .replace(/ /g, '-');
     const n = seen.get(slug) ?? 0;
     seen.set(slug, n + 1);
     found.add(n === 0 ? slug : `${slug}-${n}`);
@@ -61,7 +64,13 @@ function readRepoFile(file: string): string | undefined {
   return fs.statSync(full).isDirectory() ? '' : fs.readFileSync(full, 'utf8');
 }
 
-const DOCUMENTS = ['README.md', ...fs.readdirSync(path.join(REPO_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const DOCUMENTS = [
+  'README.md',
+  ...fs
+    .readdirSync(path.join(REPO_ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 describe('links between the README and docs/', () => {
   it.each(DOCUMENTS)('every relative link of %s resolves to a file and a heading', (file) => {
@@ -75,7 +84,8 @@ describe('links between the README and docs/', () => {
 
   it('finds a link to a missing heading, a missing file and a heading made of code', () => {
     const files: Record<string, string> = {
-      'README.md': '# Top\n\nSee [x](docs/a.md#a-b), [y](docs/a.md#nope), [z](docs/gone.md), [w](#top), [v](docs/a.md#--with-mxwhois).\n\n```\n[not a link](nowhere.md)\n```\n',
+      'README.md':
+        '# Top\n\nSee [x](docs/a.md#a-b), [y](docs/a.md#nope), [z](docs/gone.md), [w](#top), [v](docs/a.md#--with-mxwhois).\n\n```\n[not a link](nowhere.md)\n```\n',
       'docs/a.md': '# A\n\n## A: b\n\n### `--with mx,whois`\n',
     };
     const broken = brokenLinks('README.md', files['README.md']!, (f) => files[f]);

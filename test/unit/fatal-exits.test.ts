@@ -26,8 +26,10 @@ import { asksJson, fatalOf, tellFatal } from '../../src/cli/fatal.js';
 import type { CliIo } from '../../src/cli/io.js';
 
 const notUsage = () => false;
-const unknownHost = () => new NetworkError('Could not resolve api.example.invalid', { cause: Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }) });
-const refused = () => new NetworkError('Connection refused by 127.0.0.1:9', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+const unknownHost = () =>
+  new NetworkError('Could not resolve api.example.invalid', { cause: Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }) });
+const refused = () =>
+  new NetworkError('Connection refused by 127.0.0.1:9', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
 
 describe('the exit status of each class of failure', () => {
   it.each([
@@ -111,7 +113,14 @@ describe('the fatal line and its JSON', () => {
     const out: string[] = [];
     const err: string[] = [];
     const told: unknown[] = [];
-    const cli: CliIo = { out: (text) => out.push(text), err: (line) => err.push(line), setStatus: () => {}, isTty: false, json, onFatal: async (fatal) => void told.push(fatal) };
+    const cli: CliIo = {
+      out: (text) => out.push(text),
+      err: (line) => err.push(line),
+      setStatus: () => {},
+      isTty: false,
+      json,
+      onFatal: async (fatal) => void told.push(fatal),
+    };
     return { cli, out, err, told };
   }
 

@@ -61,12 +61,20 @@ describe('website and domain columns in seven languages', () => {
 });
 
 describe('profile URL columns in seven languages', () => {
-  it.each(['LinkedIn', 'LinkedIn-Profil', 'Profil LinkedIn', 'URL du profil', 'Perfil de LinkedIn', 'URL del perfil', 'Profilo LinkedIn', 'URL do perfil', 'LinkedIn-profiel', 'Profiel-URL'])(
-    '%s',
-    (name) => {
-      expect(kindOf(['Naam', name])).toBe(`url:${name}`);
-    },
-  );
+  it.each([
+    'LinkedIn',
+    'LinkedIn-Profil',
+    'Profil LinkedIn',
+    'URL du profil',
+    'Perfil de LinkedIn',
+    'URL del perfil',
+    'Profilo LinkedIn',
+    'URL do perfil',
+    'LinkedIn-profiel',
+    'Profiel-URL',
+  ])('%s', (name) => {
+    expect(kindOf(['Naam', name])).toBe(`url:${name}`);
+  });
 });
 
 describe('columns about a key are not the key, in any language', () => {

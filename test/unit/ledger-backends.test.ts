@@ -123,8 +123,18 @@ describe("Redis's ledger", () => {
     await local.settle(undefined, charge(10));
     await local.settle(undefined, charge(3, 'whois'));
     store.flush();
-    const most = new Map([['lookup_email', 8], ['whois', 5], ['mx', 4]]);
-    expect(await redisLedger(redisSide({ most }).coordinator, store, 'svc').mostCharged()).toEqual(new Map([['lookup_email', 10], ['whois', 5], ['mx', 4]]));
+    const most = new Map([
+      ['lookup_email', 8],
+      ['whois', 5],
+      ['mx', 4],
+    ]);
+    expect(await redisLedger(redisSide({ most }).coordinator, store, 'svc').mostCharged()).toEqual(
+      new Map([
+        ['lookup_email', 10],
+        ['whois', 5],
+        ['mx', 4],
+      ]),
+    );
     store.close();
   });
 });

@@ -40,14 +40,18 @@ describe('the option registry', () => {
     expect(LIBRARY_NAMES).toEqual(expect.arrayContaining(['maxErrors', 'onlyMissing', 'maxAge', 'maxAgeMs', 'output']));
     expect(LIBRARY_NAMES).not.toContain('confirmAbove');
     // An option of enrich() that is no row is still refused by name.
-    expect(() => resolveOptions({ input: 'in.csv', confirmAbove: 5 } as never)).toThrow('Invalid option confirmAbove: not an option of enrich (see EnrichOptions)');
+    expect(() => resolveOptions({ input: 'in.csv', confirmAbove: 5 } as never)).toThrow(
+      'Invalid option confirmAbove: not an option of enrich (see EnrichOptions)',
+    );
   });
 
   it('a value handed on as typed is read once, and refused in the words of the door it came by', () => {
     const flagged = withDoors({ input: 'in.csv', rpm: '0' } as never, { rpm: 'flag' });
     expect(() => resolveOptions(flagged)).toThrow("Invalid option --rpm: must be a positive integer, got '0'");
     const filed = withDoors({ input: 'in.csv', maxErrors: 'many' } as never, { maxErrors: { configFile: 'cfg.json' } });
-    expect(() => resolveOptions(filed)).toThrow('Invalid config file cfg.json: "maxErrors" must be a whole number of rows such as 10, or a percentage such as 5%, got "many"');
+    expect(() => resolveOptions(filed)).toThrow(
+      'Invalid config file cfg.json: "maxErrors" must be a whole number of rows such as 10, or a percentage such as 5%, got "many"',
+    );
     // The rate window is the library's tuning.windowMs, and the command line's --rate-window.
     const window = withDoors({ input: 'in.csv', tuning: { windowMs: 'x' } } as never, { windowMs: 'flag' });
     expect(() => resolveOptions(window)).toThrow("Invalid option --rate-window: must be a positive integer, got 'x'");

@@ -42,7 +42,7 @@ describe('realPathOf', () => {
 });
 
 describe('outputPlace', () => {
-  it('a new name, a regular file and a link to either: a file, renamed over the link\'s target', () => {
+  it("a new name, a regular file and a link to either: a file, renamed over the link's target", () => {
     const dir = fs.realpathSync(makeTempDir());
     const existing = path.join(dir, 'old.csv');
     fs.writeFileSync(existing, 'x');
@@ -78,7 +78,7 @@ describe('outputPlace', () => {
 });
 
 // In a program's words (the library's): `changes`, `output`; the command line says --changes, --output.
-describe('an output is never one of the store\'s files, nor a second on standard output', () => {
+describe("an output is never one of the store's files, nor a second on standard output", () => {
   const refused = (files: Parameters<typeof refuseSharedFiles>[1]): string | undefined => {
     try {
       refuseSharedFiles({}, files);
@@ -93,18 +93,28 @@ describe('an output is never one of the store\'s files, nor a second on standard
   it('-wal, -shm and -journal beside the store, whether the store is made yet or not, and through a link to the store', () => {
     const dir = fs.realpathSync(makeTempDir());
     const store = path.join(dir, 'X.sqlite');
-    for (const [suffix, said] of [['-wal', 'write-ahead log'], ['-shm', 'shared-memory index'], ['-journal', 'rollback journal']]) {
-      expect(refused({ ...none, store, changes: `${store}${suffix}` })).toBe(`changes would overwrite the store's ${said} (${store}${suffix}): choose another path`);
+    for (const [suffix, said] of [
+      ['-wal', 'write-ahead log'],
+      ['-shm', 'shared-memory index'],
+      ['-journal', 'rollback journal'],
+    ]) {
+      expect(refused({ ...none, store, changes: `${store}${suffix}` })).toBe(
+        `changes would overwrite the store's ${said} (${store}${suffix}): choose another path`,
+      );
     }
     // The store a link: SQLite keeps its files beside the target, so they are compared there.
     fs.writeFileSync(store, '');
     fs.symlinkSync(store, path.join(dir, 'link.sqlite'));
-    expect(refused({ ...none, store: path.join(dir, 'link.sqlite'), output: `${store}-wal` })).toBe(`output would overwrite the store's write-ahead log (${store}-wal): choose another path`);
+    expect(refused({ ...none, store: path.join(dir, 'link.sqlite'), output: `${store}-wal` })).toBe(
+      `output would overwrite the store's write-ahead log (${store}-wal): choose another path`,
+    );
     expect(refused({ ...none, store: path.join(dir, 'link.sqlite'), output: path.join(dir, 'link.sqlite-wal') })).toBeUndefined();
     // A hard link to the log, once the log is there.
     fs.writeFileSync(`${store}-wal`, 'log');
     fs.linkSync(`${store}-wal`, path.join(dir, 'hard.csv'));
-    expect(refused({ ...none, store, errors: path.join(dir, 'hard.csv') })).toBe(`errors would overwrite the store's write-ahead log (${store}-wal): choose another path`);
+    expect(refused({ ...none, store, errors: path.join(dir, 'hard.csv') })).toBe(
+      `errors would overwrite the store's write-ahead log (${store}-wal): choose another path`,
+    );
     // Names that only look alike pass; a store in memory has no files.
     expect(refused({ ...none, store, output: `${store}-wal.csv`, changes: path.join(dir, 'X-wal') })).toBeUndefined();
     expect(refused({ ...none, store: ':memory:', output: ':memory:-wal' })).toBeUndefined();
@@ -116,6 +126,11 @@ describe('an output is never one of the store\'s files, nor a second on standard
     if (fs.fstatSync(1).isCharacterDevice()) expect(twice).toBeUndefined();
     else expect(twice).toBe('changes would write into standard output, where output writes: give one of them a file');
     expect(refused({ ...none, store: ':memory:', output: 'out.csv', errors: '/dev/null', changes: '/dev/null' })).toBeUndefined();
-    expect(() => assertDistinctFiles([{ option: '--errors', path: '/dev/null' }, { option: '--changes', path: '/dev/null' }])).not.toThrow();
+    expect(() =>
+      assertDistinctFiles([
+        { option: '--errors', path: '/dev/null' },
+        { option: '--changes', path: '/dev/null' },
+      ]),
+    ).not.toThrow();
   });
 });

@@ -42,11 +42,29 @@ describe('detectTarget: realistic headers', () => {
     ['Salesforce accounts', ['Account ID', 'Account Name', 'Phone', 'Website', 'Industry'], 'domain', 'Website'],
     [
       'Apollo people',
-      ['First Name', 'Last Name', 'Title', 'Company', 'Company Name for Emails', 'Email', 'Email Status',
-        'Email Confidence', 'Person Linkedin Url', 'Website', 'Company Linkedin Url', 'Twitter Url'],
-      'email', 'Email',
+      [
+        'First Name',
+        'Last Name',
+        'Title',
+        'Company',
+        'Company Name for Emails',
+        'Email',
+        'Email Status',
+        'Email Confidence',
+        'Person Linkedin Url',
+        'Website',
+        'Company Linkedin Url',
+        'Twitter Url',
+      ],
+      'email',
+      'Email',
     ],
-    ['Apollo people without emails', ['First Name', 'Last Name', 'Title', 'Person Linkedin Url', 'Website', 'Company Linkedin Url'], 'url', 'Person Linkedin Url'],
+    [
+      'Apollo people without emails',
+      ['First Name', 'Last Name', 'Title', 'Person Linkedin Url', 'Website', 'Company Linkedin Url'],
+      'url',
+      'Person Linkedin Url',
+    ],
     ['Apollo, company link first', ['Company Linkedin Url', 'Person Linkedin Url', 'Website'], 'url', 'Person Linkedin Url'],
     ['Apollo companies', ['Company', '# Employees', 'Industry', 'Website', 'Company Linkedin Url', 'Company Street'], 'domain', 'Website'],
     ['Sales Navigator', ['firstName', 'lastName', 'profileUrl', 'companyName'], 'url', 'profileUrl'],
@@ -137,7 +155,9 @@ describe('detectTarget: --by and --column', () => {
 describe('detectTarget: errors', () => {
   it('nothing fits: one line listing the header', () => {
     const e = configError(() => detectTarget(['id', 'first', 'last']));
-    expect(e.message).toBe('No lookup column found in the header (id, first, last): pass --by email|url|domain and --column NAME (or, when the header is not the first line, --skip-lines N)');
+    expect(e.message).toBe(
+      'No lookup column found in the header (id, first, last): pass --by email|url|domain and --column NAME (or, when the header is not the first line, --skip-lines N)',
+    );
   });
 
   it('excluded names alone do not fit', () => {
@@ -201,38 +221,82 @@ describe('detectDomainColumn', () => {
 
 describe('normalizeKey: many spellings, one key', () => {
   const same: Array<[LookupKind, string, string[]]> = [
-    ['email', 'jane.doe@example.com', [
-      'jane.doe@example.com', ' Jane.Doe@Example.COM ', '\tJANE.DOE@EXAMPLE.COM\n', '<jane.doe@example.com>',
-      'mailto:jane.doe@example.com', 'MAILTO:Jane.Doe@example.com', '<mailto:jane.doe@example.com>',
-      'Jane Doe <Jane.Doe@example.com>', 'mailto:jane.doe@example.com?subject=Hi', 'jane.doe@example.com.',
-      '\u00a0jane.doe@example.com\u00a0',
-    ]],
+    [
+      'email',
+      'jane.doe@example.com',
+      [
+        'jane.doe@example.com',
+        ' Jane.Doe@Example.COM ',
+        '\tJANE.DOE@EXAMPLE.COM\n',
+        '<jane.doe@example.com>',
+        'mailto:jane.doe@example.com',
+        'MAILTO:Jane.Doe@example.com',
+        '<mailto:jane.doe@example.com>',
+        'Jane Doe <Jane.Doe@example.com>',
+        'mailto:jane.doe@example.com?subject=Hi',
+        'jane.doe@example.com.',
+        '\u00a0jane.doe@example.com\u00a0',
+      ],
+    ],
     ['email', 'jane+tag@sub.example.co.uk', ['Jane+Tag@Sub.Example.Co.UK']],
     ['email', 'jürgen@bücher.de', ['Jürgen@Bücher.de']],
     ['email', 'a@xn--bcher-kva.de', ['a@XN--BCHER-KVA.DE']],
-    ['url', 'https://www.linkedin.com/in/Jane-Doe', [
-      'https://www.linkedin.com/in/Jane-Doe', 'https://www.linkedin.com/in/Jane-Doe/',
-      'http://www.linkedin.com/in/Jane-Doe', 'HTTPS://WWW.LINKEDIN.COM/in/Jane-Doe',
-      'www.linkedin.com/in/Jane-Doe', ' www.linkedin.com/in/Jane-Doe// ',
-      'https://www.linkedin.com/in/Jane-Doe?trk=public_profile', 'https://www.linkedin.com/in/Jane-Doe#about',
-      'https://www.linkedin.com:443/in/Jane-Doe', 'http://www.linkedin.com:80/in/Jane-Doe/',
-      '//www.linkedin.com/in/Jane-Doe', 'https://www.linkedin.com./in/Jane-Doe',
-      'https://www.linkedin.com//in//Jane-Doe', 'https://www.linkedin.com/in/./Jane-Doe',
-      'http:www.linkedin.com/in/Jane-Doe', 'www.linkedin.com:443/in/Jane-Doe',
-    ]],
+    [
+      'url',
+      'https://www.linkedin.com/in/Jane-Doe',
+      [
+        'https://www.linkedin.com/in/Jane-Doe',
+        'https://www.linkedin.com/in/Jane-Doe/',
+        'http://www.linkedin.com/in/Jane-Doe',
+        'HTTPS://WWW.LINKEDIN.COM/in/Jane-Doe',
+        'www.linkedin.com/in/Jane-Doe',
+        ' www.linkedin.com/in/Jane-Doe// ',
+        'https://www.linkedin.com/in/Jane-Doe?trk=public_profile',
+        'https://www.linkedin.com/in/Jane-Doe#about',
+        'https://www.linkedin.com:443/in/Jane-Doe',
+        'http://www.linkedin.com:80/in/Jane-Doe/',
+        '//www.linkedin.com/in/Jane-Doe',
+        'https://www.linkedin.com./in/Jane-Doe',
+        'https://www.linkedin.com//in//Jane-Doe',
+        'https://www.linkedin.com/in/./Jane-Doe',
+        'http:www.linkedin.com/in/Jane-Doe',
+        'www.linkedin.com:443/in/Jane-Doe',
+      ],
+    ],
     // One profile on LinkedIn's other hosts is the same key, on LinkedIn's canonical host.
-    ['url', 'https://www.linkedin.com/in/jane', [
-      'linkedin.com/in/jane', 'linkedin.com/in/jane/?utm_source=x', 'https://de.linkedin.com/in/jane',
-      'https://m.linkedin.com/in/jane/', 'http://uk.linkedin.com/in/jane', 'https://mobile.linkedin.com/in/jane',
-    ]],
+    [
+      'url',
+      'https://www.linkedin.com/in/jane',
+      [
+        'linkedin.com/in/jane',
+        'linkedin.com/in/jane/?utm_source=x',
+        'https://de.linkedin.com/in/jane',
+        'https://m.linkedin.com/in/jane/',
+        'http://uk.linkedin.com/in/jane',
+        'https://mobile.linkedin.com/in/jane',
+      ],
+    ],
     ['url', 'https://example.linkedin.com/in/jane', ['https://example.linkedin.com/in/jane']],
     ['url', 'https://www.network.example/p/jane', ['https://www.network.example/p/jane/']],
     ['url', 'https://www.linkedin.com/in/jos%C3%A9', ['linkedin.com/in/josé'.replace('linkedin', 'www.linkedin'), 'https://www.linkedin.com/in/jos%c3%a9']],
     ['url', 'https://network.example:8443/p/1', ['https://network.example:8443/p/1/']],
-    ['domain', 'acme.com', [
-      'acme.com', 'ACME.COM', ' acme.com ', 'www.acme.com', 'https://www.acme.com/', 'http://acme.com/about?x=1#y',
-      'acme.com.', 'acme.com:8080', '//acme.com', 'https://user@acme.com/', 'Www.Acme.Com/contact',
-    ]],
+    [
+      'domain',
+      'acme.com',
+      [
+        'acme.com',
+        'ACME.COM',
+        ' acme.com ',
+        'www.acme.com',
+        'https://www.acme.com/',
+        'http://acme.com/about?x=1#y',
+        'acme.com.',
+        'acme.com:8080',
+        '//acme.com',
+        'https://user@acme.com/',
+        'Www.Acme.Com/contact',
+      ],
+    ],
     ['domain', 'xn--bcher-kva.de', ['bücher.de', 'www.Bücher.de', 'https://bücher.de/shop', 'xn--bcher-kva.de']],
     ['domain', 'www.com', ['www.com', 'https://www.com/']],
     ['domain', 'shop.acme.co.uk', ['shop.acme.co.uk', 'https://shop.acme.co.uk']],
@@ -264,7 +328,7 @@ describe('normalizeKey: invalid keys and their reasons', () => {
     ['email', 'jane@example..com', "email domain 'example..com' is not a domain (empty label)"],
     ['email', 'jane@exa_mple.com', "email domain 'exa_mple.com' is not a domain (invalid character '_')"],
     ['email', 'jane@1.2.3.4', "email domain '1.2.3.4' is not a domain (top-level domain '4' is not at least 2 letters)"],
-    ['email', 'jane@exa mple.com', 'email domain \'exa mple.com\' is not a domain (contains a space)'],
+    ['email', 'jane@exa mple.com', "email domain 'exa mple.com' is not a domain (contains a space)"],
     ['email', '<>', 'empty email'],
     ['url', undefined, 'empty profile URL'],
     ['url', '  ', 'empty profile URL'],
@@ -288,7 +352,11 @@ describe('normalizeKey: invalid keys and their reasons', () => {
     ['domain', 'mailto:jane@acme.com', 'looks like an email address; use --by email'],
     ['domain', 'Acme Inc', "domain 'acme inc' is not valid (contains a space)"],
     ['domain', 'acme', "domain 'acme' is not valid (no dot)"],
-    ['domain', `${'a'.repeat(64)}.com`, "domain 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' is not valid (a label is longer than 63 characters)"],
+    [
+      'domain',
+      `${'a'.repeat(64)}.com`,
+      "domain 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' is not valid (a label is longer than 63 characters)",
+    ],
     ['domain', 'acme_corp.com', "domain 'acme_corp.com' is not valid (invalid character '_')"],
     ['domain', 'acme-.com', "domain 'acme-.com' is not valid (a label starts or ends with '-')"],
     ['domain', 'acme.com:abc', "domain 'acme.com:abc' is not valid (invalid character ':')"],

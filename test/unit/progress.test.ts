@@ -142,7 +142,9 @@ describe('the terminal line', () => {
 
   it('drops the least important slots first (the counts, in flight, the bar, the credits, the pace); the rows done stay', () => {
     const at = (columns: number) => terminalLine(busy, columns);
-    expect(at(230)).toMatch(/^  4% [█░]+  12345\/~250000 rows \| API unavailable since \d\d:\d\d:\d\d \| 44000 credits spent +\| 12 in flight +\| found 11000, not found 1200, errors 45, skipped 100$/);
+    expect(at(230)).toMatch(
+      /^  4% [█░]+  12345\/~250000 rows \| API unavailable since \d\d:\d\d:\d\d \| 44000 credits spent +\| 12 in flight +\| found 11000, not found 1200, errors 45, skipped 100$/,
+    );
     expect(at(80)).toMatch(/^  4%  12345\/~250000 rows \| API unavailable since \d\d:\d\d:\d\d$/);
     expect(at(100)).toMatch(/^  4% (?:[█░]+ )? 12345\/~250000 rows \| API unavailable since \d\d:\d\d:\d\d \| 44000 credits spent$/);
     const going = { ...busy, apiUnavailableSince: undefined };
@@ -150,7 +152,9 @@ describe('the terminal line', () => {
     // A 429 paused the run (an --rpm above the account's limit): the line says why no row moves.
     const paused = { ...going, rateLimitedUntil: Date.parse('2026-11-23T10:01:00Z') };
     expect(terminalLine(paused, 90)).toMatch(/^  4%  12345\/~250000 rows \| rate-limited until \d\d:\d\d:\d\d +\| 44000 credits spent$/);
-    expect(plainLine(paused)).toMatch(/^lead-enrich: 12345 rows done of about 250000 \(4%\), rate-limited until \d\d:\d\d:\d\d, ETA 1h 2m, .*; 44000 credits spent$/);
+    expect(plainLine(paused)).toMatch(
+      /^lead-enrich: 12345 rows done of about 250000 \(4%\), rate-limited until \d\d:\d\d:\d\d, ETA 1h 2m, .*; 44000 credits spent$/,
+    );
     expect(at(40)).toMatch(/^  4%  12345\/~250000 rows$/);
     expect(at(20).length).toBeLessThan(20);
   });
@@ -189,7 +193,9 @@ describe('the terminal line', () => {
       off: (_event, listener) => listeners.splice(listeners.indexOf(listener), 1),
     };
     const view = progressView(() => {}, { kind: 'terminal', stream });
-    view.update(progress({ rowsDone: 500, rowsRead: 1000, totalRows: 2000, rowsLookedUp: 500, lookupMs: 10_000, found: 450, notFound: 50, creditsSpent: 1800 }));
+    view.update(
+      progress({ rowsDone: 500, rowsRead: 1000, totalRows: 2000, rowsLookedUp: 500, lookupMs: 10_000, found: 450, notFound: 50, creditsSpent: 1800 }),
+    );
     expect(written.at(-1)).toMatch(/^\r 25% .*\x1b\[K$/);
     stream.columns = 40;
     for (const listener of listeners) listener();
@@ -209,20 +215,30 @@ describe('plain progress lines', () => {
     const lines: string[] = [];
     const io = { out: () => {}, err: (line: string) => lines.push(line), setStatus: () => {}, isTty: false };
     let now = 0;
-    const view = progressView(stderrLines(io, () => new Date('2026-11-23T10:00:00.000Z')), { kind: 'plain' }, () => now);
+    const view = progressView(
+      stderrLines(io, () => new Date('2026-11-23T10:00:00.000Z')),
+      { kind: 'plain' },
+      () => now,
+    );
     now = 11_000;
     view.update(progress({ rowsRead: 1000, rowsDone: 1000, rowsLookedUp: 60, lookupMs: 60_000, totalRows: 2000 }));
     now = 22_000;
     view.update(progress({ rowsRead: 2000, rowsDone: 2000, rowsLookedUp: 120, lookupMs: 120_000, totalRows: 2000, totalExact: true, final: true }));
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^2026-11-23T10:00:00\.000Z lead-enrich: 1000 rows done of about 2000 \(50%\), 1\.0 rows\/s looked up; found 0, not found 0, errors 0, skipped 0; 0 credits spent$/);
+    expect(lines[0]).toMatch(
+      /^2026-11-23T10:00:00\.000Z lead-enrich: 1000 rows done of about 2000 \(50%\), 1\.0 rows\/s looked up; found 0, not found 0, errors 0, skipped 0; 0 credits spent$/,
+    );
     expect(lines[1]).toMatch(/lead-enrich: 2000 rows done of 2000 \(100%\), ETA 0s, /);
   });
 
   it('begin after 10 s (a run that fails at once keeps its one line), then come every 10 s and at each tenth but never within a second of each other; the last frame once any was written', () => {
     const lines: string[] = [];
     let now = 0;
-    const view = progressView((line) => lines.push(`${now} ${line}`), { kind: 'plain' }, () => now);
+    const view = progressView(
+      (line) => lines.push(`${now} ${line}`),
+      { kind: 'plain' },
+      () => now,
+    );
     const at = (ms: number, done: number, exact = false, final = false) => {
       now = ms;
       view.update(progress({ rowsRead: done, rowsDone: done, totalRows: 1000, totalExact: exact, final }));
@@ -243,7 +259,11 @@ describe('plain progress lines', () => {
   it('say nothing for a short run that never reached a line', () => {
     const lines: string[] = [];
     let now = 0;
-    const view = progressView((line) => lines.push(line), { kind: 'plain' }, () => now);
+    const view = progressView(
+      (line) => lines.push(line),
+      { kind: 'plain' },
+      () => now,
+    );
     now = 300;
     view.update(progress({ rowsRead: 10, rowsDone: 10, totalRows: 10, totalExact: true }));
     expect(lines).toEqual([]);

@@ -26,12 +26,41 @@ interface Expected {
   options?: ReadOptions;
 }
 
-const EMPLOYEE_HEADER = ['date', '*json*employee.name', '*json*employee.age', '*json*employee.number', '*array*address', '*array*address', '*jsonarray*employee.key', '*jsonarray*employee.key', '*omit*id'];
+const EMPLOYEE_HEADER = [
+  'date',
+  '*json*employee.name',
+  '*json*employee.age',
+  '*json*employee.number',
+  '*array*address',
+  '*array*address',
+  '*jsonarray*employee.key',
+  '*jsonarray*employee.key',
+  '*omit*id',
+];
 const EMPLOYEE_ROWS = [
   ['2012-02-12', 'Eric', '31', '51234', 'Dunno Street', 'Kilkeny Road', 'key1', 'key2', '2'],
   ['2012-03-06', 'Ted', '28', '51289', 'O FUTEBOL.¿', 'Tormore', 'key3', 'key4', '4'],
 ];
-const TABSV_ROW = (n: number, debit: string) => ['AA', 'BBBBBB', '0', '20140701', 'CCCCCCCC', 'ddddddddddddddd', '', '', `ZZZZZZZ${n}`, '20140701', 'EEEEE EEE EEEEEE', debit, '0,00', '', '', '20150630', '0,00', ''];
+const TABSV_ROW = (n: number, debit: string) => [
+  'AA',
+  'BBBBBB',
+  '0',
+  '20140701',
+  'CCCCCCCC',
+  'ddddddddddddddd',
+  '',
+  '',
+  `ZZZZZZZ${n}`,
+  '20140701',
+  'EEEEE EEE EEEEEE',
+  debit,
+  '0,00',
+  '',
+  '',
+  '20150630',
+  '0,00',
+  '',
+];
 
 const CSVTOJSON: Record<string, Expected> = {
   dataDiffDelimiter: {
@@ -44,11 +73,30 @@ const CSVTOJSON: Record<string, Expected> = {
   },
   dataIgnoreEmpty: {
     header: ['col1', ' col2.0', ' col2.1', 'col4.col3', 'col4.col5'],
-    rows: [['d1', '', 'd3', '', 'world'], ['d2', 'd', 'd', 'd', 'd'], ['', '', '', '', ''], ['d4', 'd2', 'd3']],
+    rows: [
+      ['d1', '', 'd3', '', 'world'],
+      ['d2', 'd', 'd', 'd', 'd'],
+      ['', '', '', '', ''],
+      ['d4', 'd2', 'd3'],
+    ],
     delimiter: ',',
   },
-  dataNoTrimBOM: { header: ['name', 'age'], rows: [['joe', '20'], ['sam', '30']], outputBom: true },
-  dataNoTrimCRLF: { header: ['name', 'age'], rows: [['joe', '20'], ['sam', '30']], recordDelimiter: '\r\n' },
+  dataNoTrimBOM: {
+    header: ['name', 'age'],
+    rows: [
+      ['joe', '20'],
+      ['sam', '30'],
+    ],
+    outputBom: true,
+  },
+  dataNoTrimCRLF: {
+    header: ['name', 'age'],
+    rows: [
+      ['joe', '20'],
+      ['sam', '30'],
+    ],
+    recordDelimiter: '\r\n',
+  },
   dataWithPipeAsDelimiter: { header: EMPLOYEE_HEADER, rows: EMPLOYEE_ROWS, delimiter: '|' },
   dataWithTabAsDelimiter: { header: EMPLOYEE_HEADER, rows: EMPLOYEE_ROWS, delimiter: '\t' },
   dataWithMultipleLineRow: { header: ['aa', 'bb'], rows: [['ss', '12345\n6789,abcde"\nddee']] },
@@ -76,12 +124,34 @@ const CSVTOJSON: Record<string, Expected> = {
   },
   testEol: {
     header: ['column_1', 'column_2', 'column_3'],
-    rows: [['John', '25', 'xxx'], ['Samantha', '28', 'yyy']],
+    rows: [
+      ['John', '25', 'xxx'],
+      ['Samantha', '28', 'yyy'],
+    ],
     recordDelimiter: '\r',
     options: { header: false },
   },
   tabsv: {
-    header: ['JournalCode', 'JournalLib', 'EcritureNum', 'EcritureDate', 'CompteNum', 'CompteLib', 'CompAuxNum', 'CompAuxLib', 'PieceRef', 'PieceDate', 'EcritureLib', 'Debit', 'Credit', 'EcritureLet', 'DateLet', 'ValidDate', 'Montantdevise', 'Idevise'],
+    header: [
+      'JournalCode',
+      'JournalLib',
+      'EcritureNum',
+      'EcritureDate',
+      'CompteNum',
+      'CompteLib',
+      'CompAuxNum',
+      'CompAuxLib',
+      'PieceRef',
+      'PieceDate',
+      'EcritureLib',
+      'Debit',
+      'Credit',
+      'EcritureLet',
+      'DateLet',
+      'ValidDate',
+      'Montantdevise',
+      'Idevise',
+    ],
     rows: [TABSV_ROW(1, '34,81'), TABSV_ROW(2, '12,02'), TABSV_ROW(3, '37,98'), TABSV_ROW(4, '27,48')],
     delimiter: '\t',
   },
@@ -89,16 +159,32 @@ const CSVTOJSON: Record<string, Expected> = {
     header: ['title', 'actors', 'data', 'uuid', 'fieldA', 'fieldB'],
     rows: [['"', '["Neil", "Bill"", "Carl","Richard","Linus"]', 'xyabcde', 'fejal"eifa', 'bnej""falkfe', '"eisjfes"']],
   },
-  trailingComma: { header: ['field1', 'field2'], rows: [['value1', 'value2', ' '], ['value1', 'value2', ' ']], delimiter: ',' },
+  trailingComma: {
+    header: ['field1', 'field2'],
+    rows: [
+      ['value1', 'value2', ' '],
+      ['value1', 'value2', ' '],
+    ],
+    delimiter: ',',
+  },
   noheaderWithVaryColumnNum: {
     header: ['column_1', 'column_2', 'column_3', 'column_4'],
-    rows: [['John', '25', 'XXX'], ['Samantha', '28', 'YYY', '7']],
+    rows: [
+      ['John', '25', 'XXX'],
+      ['Samantha', '28', 'YYY', '7'],
+    ],
     options: { header: false },
   },
 };
 
 const PAPAPARSE: Record<string, Expected> = {
-  'sample-header.csv': { header: ['title', 'name'], rows: [['test title 01', 'test name 01'], ['', 'test name 02']] },
+  'sample-header.csv': {
+    header: ['title', 'name'],
+    rows: [
+      ['test title 01', 'test name 01'],
+      ['', 'test name 02'],
+    ],
+  },
   'utf-8-bom-sample.csv': { header: ['A', 'B', 'C'], rows: [['X', 'Y', 'Z']], outputBom: true },
 };
 

@@ -40,14 +40,24 @@ describe('assertDistinctFiles', () => {
 
   it('the same string', () => {
     const { input } = workspace();
-    expect(clash([{ option: '<input>', path: input }, { option: '--errors', path: input }])).toBe(`--errors would overwrite the input (${input}): choose another path`);
+    expect(
+      clash([
+        { option: '<input>', path: input },
+        { option: '--errors', path: input },
+      ]),
+    ).toBe(`--errors would overwrite the input (${input}): choose another path`);
   });
 
   it('a path through ..', () => {
     const { dir, input } = workspace();
     fs.mkdirSync(path.join(dir, 'a'));
     const roundabout = path.join(dir, 'a', '..', 'contacts.csv');
-    expect(clash([{ option: '<input>', path: input }, { option: '--output', path: roundabout }])).toBe(`--output would overwrite the input (${input}): choose another path`);
+    expect(
+      clash([
+        { option: '<input>', path: input },
+        { option: '--output', path: roundabout },
+      ]),
+    ).toBe(`--output would overwrite the input (${input}): choose another path`);
   });
 
   it('a relative path like ./a/../x.csv', () => {
@@ -56,25 +66,45 @@ describe('assertDistinctFiles', () => {
     const cwd = process.cwd();
     process.chdir(dir);
     try {
-      expect(clash([{ option: '<input>', path: 'contacts.csv' }, { option: '--store', path: './a/../contacts.csv' }])).toBe('--store would overwrite the input (contacts.csv): choose another path');
+      expect(
+        clash([
+          { option: '<input>', path: 'contacts.csv' },
+          { option: '--store', path: './a/../contacts.csv' },
+        ]),
+      ).toBe('--store would overwrite the input (contacts.csv): choose another path');
     } finally {
       process.chdir(cwd);
     }
-    expect(clash([{ option: '<input>', path: input }, { option: '--store', path: path.join(dir, 'contacts.db') }])).toBeUndefined();
+    expect(
+      clash([
+        { option: '<input>', path: input },
+        { option: '--store', path: path.join(dir, 'contacts.db') },
+      ]),
+    ).toBeUndefined();
   });
 
   it('a symbolic link to the input', () => {
     const { dir, input } = workspace();
     const link = path.join(dir, 'link.csv');
     fs.symlinkSync(input, link);
-    expect(clash([{ option: '<input>', path: link }, { option: '--output', path: input }])).toBe(`--output would overwrite the input (${link}): choose another path`);
+    expect(
+      clash([
+        { option: '<input>', path: link },
+        { option: '--output', path: input },
+      ]),
+    ).toBe(`--output would overwrite the input (${link}): choose another path`);
   });
 
   it('a hard link to the input', () => {
     const { dir, input } = workspace();
     const hard = path.join(dir, 'hard.csv');
     fs.linkSync(input, hard);
-    expect(clash([{ option: '<input>', path: input }, { option: '--errors', path: hard }])).toBe(`--errors would overwrite the input (${input}): choose another path`);
+    expect(
+      clash([
+        { option: '<input>', path: input },
+        { option: '--errors', path: hard },
+      ]),
+    ).toBe(`--errors would overwrite the input (${input}): choose another path`);
   });
 
   it('a file reached through a symlinked directory', () => {
@@ -82,7 +112,12 @@ describe('assertDistinctFiles', () => {
     const linkedDir = path.join(makeTempDir(), 'linked');
     fs.symlinkSync(dir, linkedDir);
     const through = path.join(linkedDir, 'contacts.csv');
-    expect(clash([{ option: '<input>', path: input }, { option: '--output', path: through }])).toBe(`--output would overwrite the input (${input}): choose another path`);
+    expect(
+      clash([
+        { option: '<input>', path: input },
+        { option: '--output', path: through },
+      ]),
+    ).toBe(`--output would overwrite the input (${input}): choose another path`);
   });
 
   it('an output not made yet, named twice through a symlinked directory', () => {
@@ -99,11 +134,22 @@ describe('assertDistinctFiles', () => {
         { option: '--errors', path: sameOutput },
       ]),
     ).toBe(`--errors would overwrite --output (${output}): choose another path`);
-    expect(clash([{ option: '<input>', path: input }, { option: '--output', path: output }])).toBeUndefined();
+    expect(
+      clash([
+        { option: '<input>', path: input },
+        { option: '--output', path: output },
+      ]),
+    ).toBeUndefined();
   });
 
   it("SQLite's :memory: store is no file", () => {
     const { input } = workspace();
-    expect(clash([{ option: '<input>', path: input }, { option: '--store', path: ':memory:' }, { option: '--output', path: ':memory:' }])).toBeUndefined();
+    expect(
+      clash([
+        { option: '<input>', path: input },
+        { option: '--store', path: ':memory:' },
+        { option: '--output', path: ':memory:' },
+      ]),
+    ).toBeUndefined();
   });
 });

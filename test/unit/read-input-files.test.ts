@@ -126,7 +126,9 @@ describe('line endings and blank lines', () => {
     const drain = async () => {
       for await (const _batch of source.batches);
     };
-    await expect(drain()).rejects.toThrow(/^Cannot parse .*open-quote\.csv: row 1 opens a quoted cell that never closes \(Quote Not Closed: .*\); close that quote .* and run again$/);
+    await expect(drain()).rejects.toThrow(
+      /^Cannot parse .*open-quote\.csv: row 1 opens a quoted cell that never closes \(Quote Not Closed: .*\); close that quote .* and run again$/,
+    );
   });
 
   it('a CR-only file keeps CR as its line ending', async () => {

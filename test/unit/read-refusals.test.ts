@@ -40,7 +40,10 @@ async function refusal(input: string | Readable): Promise<string> {
 describe('files that are not CSV text', () => {
   it.each([
     ['workbook.ods', 'is an OpenDocument spreadsheet (.ods): save it as .xlsx (File → Save As → Excel 2007-365) or as CSV and give that file'],
-    ['workbook.xls', 'is an Excel 97-2003 workbook (.xls) or another old Office file: save it as .xlsx (File → Save As → Excel Workbook) or as CSV and give that file'],
+    [
+      'workbook.xls',
+      'is an Excel 97-2003 workbook (.xls) or another old Office file: save it as .xlsx (File → Save As → Excel Workbook) or as CSV and give that file',
+    ],
     ['document.pdf', 'is a PDF document: export the table from the program that made it as CSV'],
     ['archive.zip', 'is a zip archive: unzip it and give the CSV file inside'],
   ])('%s is refused by what it is', async (name, what) => {
@@ -54,7 +57,8 @@ describe('files that are not CSV text', () => {
     expect(renamed.sheet).toBe('contacts-de');
     expect(renamed.header.map(fromBytes)).toEqual(['Vorname', 'Nachname', 'E-Mail', 'Firma', 'Umsatz']);
     renamed.destroy();
-    const read = 'is an Excel workbook, which is read from its path only (not from standard input, a stream or gzip): give the .xlsx file itself, or save it as CSV';
+    const read =
+      'is an Excel workbook, which is read from its path only (not from standard input, a stream or gzip): give the .xlsx file itself, or save it as CSV';
     const gzipped = tempFile('contacts.xlsx.gz', gzipSync(workbook));
     expect(await refusal(gzipped)).toBe(`${gzipped} ${read}`);
     expect(await refusal(Readable.from([workbook]))).toBe(`the input stream ${read}`);
@@ -62,7 +66,9 @@ describe('files that are not CSV text', () => {
 
   it('an Excel binary workbook (.xlsb) is refused by name', async () => {
     const xlsb = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(26), Buffer.from('xl/workbook.bin')]);
-    expect(await refusal(tempFile('book.xlsb', xlsb))).toMatch(/book\.xlsb is an Excel binary workbook \(\.xlsb\): save it as \.xlsx .* or as CSV and give that file$/);
+    expect(await refusal(tempFile('book.xlsb', xlsb))).toMatch(
+      /book\.xlsb is an Excel binary workbook \(\.xlsb\): save it as \.xlsx .* or as CSV and give that file$/,
+    );
   });
 
   it('a file with NUL bytes and no UTF-16 BOM is binary', async () => {
@@ -71,7 +77,11 @@ describe('files that are not CSV text', () => {
   });
 
   it('a stray NUL byte in a cell of a CSV is not binary: the file is read, the byte kept', async () => {
-    const text = Buffer.concat([Buffer.from('email,note\n'), ...Array.from({ length: 50 }, (_, i) => Buffer.from(`p${i}@example.com,ok\n`)), Buffer.from('x@example.com,nul\0here\n')]);
+    const text = Buffer.concat([
+      Buffer.from('email,note\n'),
+      ...Array.from({ length: 50 }, (_, i) => Buffer.from(`p${i}@example.com,ok\n`)),
+      Buffer.from('x@example.com,nul\0here\n'),
+    ]);
     const source = await openCsv(tempFile('stray.csv', text));
     const rows: string[][] = [];
     for await (const batch of source.batches) rows.push(...batch);
@@ -114,9 +124,13 @@ describe('paths that cannot be read', () => {
 
   // Skipped as root (CI and these machines run as root): root reads any file whatever its mode, so
   // the refusal can only be seen by another user. The directory case above covers the same message path.
-  it.skipIf(os.userInfo().uid === 0)('a file without read permission', { meta: { skipReason: 'running as root, which reads any file whatever its mode' } }, async () => {
-    const file = tempFile('secret.csv', 'email\n');
-    fs.chmodSync(file, 0o200);
-    expect(await refusal(file)).toBe(`Cannot read input ${file}: permission denied; give the path of a CSV file, or - for stdin`);
-  });
+  it.skipIf(os.userInfo().uid === 0)(
+    'a file without read permission',
+    { meta: { skipReason: 'running as root, which reads any file whatever its mode' } },
+    async () => {
+      const file = tempFile('secret.csv', 'email\n');
+      fs.chmodSync(file, 0o200);
+      expect(await refusal(file)).toBe(`Cannot read input ${file}: permission denied; give the path of a CSV file, or - for stdin`);
+    },
+  );
 });

@@ -12,7 +12,9 @@ import { REPO_ROOT, tempDir } from '../helpers/cli.js';
 import { unevenContacts } from '../helpers/uneven-rows.js';
 
 /** Reads every batch; the estimate after the first one and at the end. */
-async function estimates(source: CsvSource): Promise<{ first: number | undefined; last: { records: number; exact: boolean } | undefined; rows: number; seen: Array<number | undefined> }> {
+async function estimates(
+  source: CsvSource,
+): Promise<{ first: number | undefined; last: { records: number; exact: boolean } | undefined; rows: number; seen: Array<number | undefined> }> {
   let rows = 0;
   let first: number | undefined;
   const seen: Array<number | undefined> = [];

@@ -6,7 +6,11 @@ import { RecordLines } from '../../src/read/record-lines.js';
 
 /** The line of each record 0..n-1 of `text`, fed in chunks of `chunk` bytes. */
 function linesOf(text: string, n: number, options: { skipLines?: number; delimiter?: string; chunk?: number } = {}): Array<number | undefined> {
-  const scan = new RecordLines(options.delimiter ?? ',', options.skipLines ?? 0, Array.from({ length: n }, (_, i) => i));
+  const scan = new RecordLines(
+    options.delimiter ?? ',',
+    options.skipLines ?? 0,
+    Array.from({ length: n }, (_, i) => i),
+  );
   const bytes = Buffer.from(text, 'utf8');
   const size = options.chunk ?? bytes.length;
   for (let at = 0; at < bytes.length; at += size) scan.feed(bytes.subarray(at, at + size));

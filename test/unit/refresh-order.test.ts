@@ -11,13 +11,26 @@ import { ResultStore } from '../../src/store/result-store.js';
 describe('OldestFound', () => {
   it('keeps the oldest it can pay for, whatever order they come in; the cutoff is the youngest kept', () => {
     const oldest = new OldestFound(3);
-    for (const [key, at] of [['a', 50], ['b', 10], ['c', 40], ['d', 20], ['e', 30], ['f', 5]] as const) oldest.offer(key, at);
+    for (const [key, at] of [
+      ['a', 50],
+      ['b', 10],
+      ['c', 40],
+      ['d', 20],
+      ['e', 30],
+      ['f', 5],
+    ] as const)
+      oldest.offer(key, at);
     expect(oldest.cutoff()).toBe(20);
   });
 
   it('every answer fits: no cutoff (nothing waits), exactly at the capacity too', () => {
     const oldest = new OldestFound(3);
-    for (const [key, at] of [['a', 50], ['b', 10], ['c', 40]] as const) oldest.offer(key, at);
+    for (const [key, at] of [
+      ['a', 50],
+      ['b', 10],
+      ['c', 40],
+    ] as const)
+      oldest.offer(key, at);
     expect(oldest.cutoff()).toBeUndefined();
     const fewer = new OldestFound(3);
     fewer.offer('a', 1);
@@ -27,19 +40,37 @@ describe('OldestFound', () => {
 
   it('one more than the capacity: the youngest waits', () => {
     const oldest = new OldestFound(3);
-    for (const [key, at] of [['a', 50], ['b', 10], ['c', 40], ['d', 60]] as const) oldest.offer(key, at);
+    for (const [key, at] of [
+      ['a', 50],
+      ['b', 10],
+      ['c', 40],
+      ['d', 60],
+    ] as const)
+      oldest.offer(key, at);
     expect(oldest.cutoff()).toBe(50);
   });
 
   it('a key met again counts once', () => {
     const oldest = new OldestFound(2);
-    for (const [key, at] of [['a', 10], ['a', 10], ['b', 20], ['b', 20]] as const) oldest.offer(key, at);
+    for (const [key, at] of [
+      ['a', 10],
+      ['a', 10],
+      ['b', 20],
+      ['b', 20],
+    ] as const)
+      oldest.offer(key, at);
     expect(oldest.cutoff()).toBeUndefined();
   });
 
   it('new keys come first: they take their lookups before any refresh; all of them: no refresh at all', () => {
     const oldest = new OldestFound(4);
-    for (const [key, at] of [['a', 50], ['b', 10], ['c', 40], ['d', 20]] as const) oldest.offer(key, at);
+    for (const [key, at] of [
+      ['a', 50],
+      ['b', 10],
+      ['c', 40],
+      ['d', 20],
+    ] as const)
+      oldest.offer(key, at);
     oldest.newKey('n1');
     oldest.newKey('n1');
     expect(oldest.full).toBe(false);
@@ -96,7 +127,9 @@ describe('the look-up step with a cutoff', () => {
     // The library's words (the command line's are --budget and --max-age).
     const kept = await l.resolve('lookup_email', 'young@acme.test');
     expect(kept).toMatchObject({ kind: 'found', billing: 'stale', data: { lead: { name: 'Young' } }, stale: { kind: 'skipped', code: 'budget' } });
-    expect((kept as { stale: { message: string } }).stale.message).toMatch(/^not looked up: budget cannot refresh every answer older than maxAge in this run, and older ones went first; written with the stored answer of 2026-05-01 \(stale\)$/);
+    expect((kept as { stale: { message: string } }).stale.message).toMatch(
+      /^not looked up: budget cannot refresh every answer older than maxAge in this run, and older ones went first; written with the stored answer of 2026-05-01 \(stale\)$/,
+    );
     expect(await l.resolve('lookup_email', 'miss@acme.test')).toMatchObject({ billing: 'charged' });
     expect(await l.resolve('lookup_email', 'new@acme.test')).toMatchObject({ billing: 'charged' });
     expect(sent).toEqual(['old@acme.test', 'miss@acme.test', 'new@acme.test']);

@@ -37,7 +37,14 @@ function pathOf(attempt: Attempt, options: { retries?: number; maxRateLimited?: 
   const clock = options.clock ?? new ManualClock();
   const stop = new AbortController();
   const halt = new AbortController();
-  const retry = new RetryPolicy({ retries: options.retries ?? 2, baseDelayMs: 100, maxDelayMs: 1000, random: () => 1, clock, ...(options.maxRateLimited === undefined ? {} : { maxRateLimited: options.maxRateLimited }) });
+  const retry = new RetryPolicy({
+    retries: options.retries ?? 2,
+    baseDelayMs: 100,
+    maxDelayMs: 1000,
+    random: () => 1,
+    clock,
+    ...(options.maxRateLimited === undefined ? {} : { maxRateLimited: options.maxRateLimited }),
+  });
   const path = new RequestPath(attempt, { retry, windowMs: options.windowMs ?? 60_000, noMoreRequests: stop.signal, halt: halt.signal, clock });
   return { path, clock, stop, halt };
 }
@@ -128,7 +135,12 @@ describe('RequestPath: what comes before a lookup is sent', () => {
     const clock = new ManualClock();
     const retry = new RetryPolicy({ retries: 2, baseDelayMs: 100, maxDelayMs: 1000, random: () => 1, clock });
     const path = new RequestPath(attempt, {
-      retry, windowMs: 60_000, noMoreRequests: new AbortController().signal, halt: new AbortController().signal, clock, beforeSend,
+      retry,
+      windowMs: 60_000,
+      noMoreRequests: new AbortController().signal,
+      halt: new AbortController().signal,
+      clock,
+      beforeSend,
     });
     return { path, clock };
   }
@@ -324,7 +336,12 @@ describe('RequestPath: built whole, its slots filled later', () => {
 
   it("its reading: the path's window and no concurrency before a gate; the gate's once it is open", async () => {
     const stop = new AbortController();
-    const path = new RequestPath(fakeApi(FOUND).attempt, { retry: new RetryPolicy({ retries: 0 }), windowMs: 60_000, noMoreRequests: stop.signal, halt: stop.signal });
+    const path = new RequestPath(fakeApi(FOUND).attempt, {
+      retry: new RetryPolicy({ retries: 0 }),
+      windowMs: 60_000,
+      noMoreRequests: stop.signal,
+      halt: stop.signal,
+    });
     expect(path.reading()).toMatchObject({ requests: 0, windowMs: 60_000, concurrency: 0, rateLimitedUntil: undefined, apiUnavailableMs: 0 });
     path.openGate({ rpm: 100, windowMs: 10_000, maxConcurrency: 4 });
     const reading = path.reading();

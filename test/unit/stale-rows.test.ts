@@ -4,7 +4,17 @@
 // tally counts it apart; the exit status and --max-errors count a failed refresh as the error it
 // is; the summary, -q and JSON Lines say it. A store in memory, no socket, no clock but a manual one.
 import { describe, expect, it } from 'vitest';
-import { ApiUnavailableError, BadRequestError, CoordinationLostError, DailyLimitError, InterruptedError, InvalidInputError, RequestRejectedError, RowError, ServerError } from '../../src/api/errors.js';
+import {
+  ApiUnavailableError,
+  BadRequestError,
+  CoordinationLostError,
+  DailyLimitError,
+  InterruptedError,
+  InvalidInputError,
+  RequestRejectedError,
+  RowError,
+  ServerError,
+} from '../../src/api/errors.js';
 import { formatSummary, oneLineSummary } from '../../src/cli/summary-text.js';
 import { needsAction, type FinishedRow } from '../../src/core/rows.js';
 import { CreditGuard } from '../../src/lookup/credits.js';
@@ -48,10 +58,25 @@ describe('the look-up step: a key it could not look up again', () => {
     const { lookups } = lookupsOver();
     const kept = lookups.orStale('lookup_email', 'jane@acme.test', BUDGET);
     expect(kept).toMatchObject({ kind: 'found', billing: 'stale', data: { lead: { name: 'Jane' } }, stale: { kind: 'skipped', code: 'budget' } });
-    expect((kept as { stale: { message: string } }).stale.message).toBe('not looked up: the next lookup could have spent more than --budget; written with the stored answer of 2026-05-01 (stale)');
-    expect(lookups.orStale('lookup_email', 'gone@acme.test', API_UNAVAILABLE)).toMatchObject({ kind: 'not_found', billing: 'stale', stale: { code: 'api_unavailable' } });
-    const failed: LookupOutcome = { kind: 'error', code: 'server_error', message: 'Server error 503', billing: 'none', failure: new ServerError('Server error 503', { status: 503 }) };
-    expect(lookups.orStale('lookup_email', 'jane@acme.test', failed)).toMatchObject({ billing: 'stale', stale: { kind: 'error', code: 'server_error', failure: { status: 503 } } });
+    expect((kept as { stale: { message: string } }).stale.message).toBe(
+      'not looked up: the next lookup could have spent more than --budget; written with the stored answer of 2026-05-01 (stale)',
+    );
+    expect(lookups.orStale('lookup_email', 'gone@acme.test', API_UNAVAILABLE)).toMatchObject({
+      kind: 'not_found',
+      billing: 'stale',
+      stale: { code: 'api_unavailable' },
+    });
+    const failed: LookupOutcome = {
+      kind: 'error',
+      code: 'server_error',
+      message: 'Server error 503',
+      billing: 'none',
+      failure: new ServerError('Server error 503', { status: 503 }),
+    };
+    expect(lookups.orStale('lookup_email', 'jane@acme.test', failed)).toMatchObject({
+      billing: 'stale',
+      stale: { kind: 'error', code: 'server_error', failure: { status: 503 } },
+    });
   });
 
   it('nothing stored, a refusal stored, or the API refusing the key now: the outcome as it is', () => {
@@ -71,7 +96,16 @@ describe('the look-up step: a key it could not look up again', () => {
 
 /** A row written with its stale answer, as batch-lookups.ts makes it. */
 function staleRow(row: number, unrefreshed: 'error' | 'skipped', code: string): FinishedRow {
-  return { row, cells: ['jane@acme.test'], status: 'found', billing: 'stale', data: { lead: { name: 'Jane' } as never }, unrefreshed, errorCode: code, errorMessage: `${code}; written with the stored answer of 2026-05-01 (stale)` };
+  return {
+    row,
+    cells: ['jane@acme.test'],
+    status: 'found',
+    billing: 'stale',
+    data: { lead: { name: 'Jane' } as never },
+    unrefreshed,
+    errorCode: code,
+    errorMessage: `${code}; written with the stored answer of 2026-05-01 (stale)`,
+  };
 }
 
 describe('a stale row in the tally, the exit status and --max-errors', () => {
@@ -136,14 +170,18 @@ describe('what a stale row says', () => {
   } as unknown as EnrichSummary;
 
   it('-q: the stale rows in the one line', () => {
-    expect(oneLineSummary(summary)).toBe('stopped at --budget 80 (76 credits spent by this run): 30 rows (found 22, not found 8, errors 0, skipped 0; stale 20); stale: budget 20; see /data/in.enriched.errors.csv');
+    expect(oneLineSummary(summary)).toBe(
+      'stopped at --budget 80 (76 credits spent by this run): 30 rows (found 22, not found 8, errors 0, skipped 0; stale 20); stale: budget 20; see /data/in.enriched.errors.csv',
+    );
   });
 
   it('the summary: counted beside the statuses and the billing, and a line of their own', () => {
     const text = formatSummary(summary);
     expect(text).toContain('Rows: 30 (found 22, not found 8, errors 0, skipped 0; stale 20)');
     expect(text).toContain('Billing: charged 9, free 1, cached 0, duplicate 0, stale 20, none 0');
-    expect(text).toContain('Stale: 20 rows written with their stored answers, older than --max-age, not refreshed (budget 20); the same command later refreshes them');
+    expect(text).toContain(
+      'Stale: 20 rows written with their stored answers, older than --max-age, not refreshed (budget 20); the same command later refreshes them',
+    );
     // No stale row: the lines as they always were.
     const none = formatSummary({ ...summary, stale: { rows: 0, errors: 0, reasons: {} }, billing: { ...summary.billing, stale: 0 } });
     expect(none).toContain('Billing: charged 9, free 1, cached 0, duplicate 0, none 0');

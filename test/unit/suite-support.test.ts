@@ -35,9 +35,13 @@ describe('run folders', () => {
   });
 
   // Skipped off Linux: a process's start time is read from /proc/PID/stat, which only Linux has.
-  it.skipIf(process.platform !== 'linux')('one named for a live pid that started at another time (the pid given out again) is dead', { meta: { skipReason: 'start times are read from /proc (Linux)' } }, () => {
-    expect(isDeadRun(`lead-enrich-suite-${process.pid}.${Number(startOf(process.pid)) + 1}-AbCdEf`)).toBe(true);
-  });
+  it.skipIf(process.platform !== 'linux')(
+    'one named for a live pid that started at another time (the pid given out again) is dead',
+    { meta: { skipReason: 'start times are read from /proc (Linux)' } },
+    () => {
+      expect(isDeadRun(`lead-enrich-suite-${process.pid}.${Number(startOf(process.pid)) + 1}-AbCdEf`)).toBe(true);
+    },
+  );
 
   it('a folder not named as a run folder (an older one, without its owner) is never taken for a dead run', () => {
     expect(isDeadRun('lead-enrich-suite-AbCdEf')).toBe(false);

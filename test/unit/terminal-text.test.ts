@@ -23,12 +23,20 @@ describe('terminalText', () => {
     expect(terminalText('\u200e\u200f\u061c\u202a\u202b\u202c\u202d')).toBe('\\u200e\\u200f\\u061c\\u202a\\u202b\\u202c\\u202d');
     expect(terminalText('x\u200by\u2060z\ufeff\u00ad\u2028\u2029\u180e\ufff9', 'lines')).toBe('x\\u200by\\u2060z\\ufeff\\u00ad\\u2028\\u2029\\u180e\\ufff9');
     // Every character of the ranges named, and the neighbours that are printable text.
-    for (const [from, to] of [[0x202a, 0x202e], [0x2060, 0x2064], [0x2066, 0x206f], [0xfff9, 0xfffb]] as const) {
+    for (const [from, to] of [
+      [0x202a, 0x202e],
+      [0x2060, 0x2064],
+      [0x2066, 0x206f],
+      [0xfff9, 0xfffb],
+    ] as const) {
       for (let code = from; code <= to; code += 1) expect(terminalText(String.fromCharCode(code))).toBe(`\\u${code.toString(16)}`);
     }
-    for (const kept of ['\u2027', '\u2030', '\u2065', '\u200c', '\u200d', '\u00ac', '\u00ae', '\u061b', '\u0627\u0644', '\ufffc']) expect(terminalText(kept)).toBe(kept);
+    for (const kept of ['\u2027', '\u2030', '\u2065', '\u200c', '\u200d', '\u00ac', '\u00ae', '\u061b', '\u0627\u0644', '\ufffc'])
+      expect(terminalText(kept)).toBe(kept);
     // Emoji joined by ZWJ and a flag of tag characters stay whole.
-    expect(terminalText('👩\u200d💻 🏴\udb40\udc67\udb40\udc62\udb40\udc73\udb40\udc63\udb40\udc74\udb40\udc7f')).toBe('👩\u200d💻 🏴\udb40\udc67\udb40\udc62\udb40\udc73\udb40\udc63\udb40\udc74\udb40\udc7f');
+    expect(terminalText('👩\u200d💻 🏴\udb40\udc67\udb40\udc62\udb40\udc73\udb40\udc63\udb40\udc74\udb40\udc7f')).toBe(
+      '👩\u200d💻 🏴\udb40\udc67\udb40\udc62\udb40\udc73\udb40\udc63\udb40\udc74\udb40\udc7f',
+    );
   });
 
   it("keeps line feeds in a text of several lines ('lines'), and only them", () => {

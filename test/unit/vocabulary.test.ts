@@ -22,7 +22,12 @@ function tableAfter(file: string, heading: string): string[][] {
   const rows: string[][] = [];
   for (const line of lines.slice(first + 2)) {
     if (!line.startsWith('|')) break;
-    rows.push(line.split(/(?<!\\)\|/).slice(1, -1).map((cell) => cell.trim()));
+    rows.push(
+      line
+        .split(/(?<!\\)\|/)
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    );
   }
   return rows;
 }
@@ -34,7 +39,10 @@ function flagsOf(rows: string[][]): Set<string> {
 }
 
 /** The error classes api/errors.ts exports (the library exports them all). */
-const errorClasses = () => Object.values(errors).filter((value): value is typeof LeadEnrichError => typeof value === 'function' && (value === LeadEnrichError || value.prototype instanceof LeadEnrichError));
+const errorClasses = () =>
+  Object.values(errors).filter(
+    (value): value is typeof LeadEnrichError => typeof value === 'function' && (value === LeadEnrichError || value.prototype instanceof LeadEnrichError),
+  );
 
 /** The code an error of the class carries, from an instance made without running its constructor's checks. */
 const codeOf = (cls: typeof LeadEnrichError): string => {
@@ -60,7 +68,9 @@ describe('the options, as the registry declares them', () => {
 
 describe('the error codes, a closed set', () => {
   it("every code the program can write to a sidecar or a fatal line is in the reference's code tables", () => {
-    const sidecar = tableAfter(REFERENCE, '### The error sidecar').map(([first]) => first!).join(' ');
+    const sidecar = tableAfter(REFERENCE, '### The error sidecar')
+      .map(([first]) => first!)
+      .join(' ');
     const fatal = section(REFERENCE, 'Exit statuses');
     const listed = new Set([...`${sidecar} ${fatal}`.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!));
     // client_closed: a LeadClient's own, never the command line's (docs/library.md lists it).
@@ -105,7 +115,8 @@ describe('the stops and the exit statuses, as declared', () => {
     for (const reason of STOP_ORDER) {
       const stop = stopOf(reason);
       if (!('words' in stop) || stop.row.kind !== 'skipped' || stop.exit === 130) continue;
-      for (const listing of [reference, contract, help]) expect([reason, listing.get(stop.exit)]).toEqual([reason, expect.stringMatching(new RegExp(`\\b${stop.row.code}\\b`))]);
+      for (const listing of [reference, contract, help])
+        expect([reason, listing.get(stop.exit)]).toEqual([reason, expect.stringMatching(new RegExp(`\\b${stop.row.code}\\b`))]);
     }
   });
 

@@ -34,7 +34,11 @@ export function codeCounts(s: Pick<EnrichSummary, 'errorCodes' | 'skipReasons'>)
   const others = Object.entries(skipped)
     .filter(([code, count]) => count > 0 && code !== 'complete')
     .map(([code, count]): CodeCount => ({ code, count, level: NO_NEWS.has(code) ? 'skipped' : 'warning' }));
-  return [...errors.filter((c) => c.count > 0).sort(byCount), ...others.filter((c) => c.level === 'warning').sort(byCount), ...others.filter((c) => c.level === 'skipped').sort(byCount)];
+  return [
+    ...errors.filter((c) => c.count > 0).sort(byCount),
+    ...others.filter((c) => c.level === 'warning').sort(byCount),
+    ...others.filter((c) => c.level === 'skipped').sort(byCount),
+  ];
 }
 
 export interface AnnotationPlace {
@@ -72,7 +76,10 @@ export function annotationLines(codes: readonly CodeCount[], place: AnnotationPl
 
 /** "300 rows in error with invalid_input: rows 2, 5, 9, 12, 20 and 295 more". */
 function message(c: CodeCount, first: readonly number[]): string {
-  const what = c.level === 'error' ? `${rowsWord(c.count)} in error with ${c.code}` : `${rowsWord(c.count)} skipped with ${c.code} (run the same command again to finish them)`;
+  const what =
+    c.level === 'error'
+      ? `${rowsWord(c.count)} in error with ${c.code}`
+      : `${rowsWord(c.count)} skipped with ${c.code} (run the same command again to finish them)`;
   if (first.length === 0) return what;
   const more = c.count > first.length ? ` and ${c.count - first.length} more` : '';
   return `${what}: ${first.length === 1 && more === '' ? 'row' : 'rows'} ${first.join(', ')}${more}`;

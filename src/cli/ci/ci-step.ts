@@ -126,11 +126,15 @@ export class CiStep {
 
   /** The annotations, their rows read back from the sidecar and their lines from the input; without them when either cannot be read. */
   async #annotations(summary: EnrichSummary, codes: readonly CodeCount[], options: EnrichOptions): Promise<string[]> {
-    const annotated = [...codes.filter((c) => c.level === 'error').slice(0, SHOWN_PER_LEVEL), ...codes.filter((c) => c.level === 'warning').slice(0, SHOWN_PER_LEVEL)];
+    const annotated = [
+      ...codes.filter((c) => c.level === 'error').slice(0, SHOWN_PER_LEVEL),
+      ...codes.filter((c) => c.level === 'warning').slice(0, SHOWN_PER_LEVEL),
+    ];
     if (annotated.length === 0) return [];
     const sidecar = summary.errorsFile;
     const counts = new Map(annotated.map((c) => [c.code, c.count]));
-    const rows = sidecar === undefined ? new Map<string, number[]>() : await firstRowsByCode(sidecar, counts, ROWS_NAMED).catch(() => new Map<string, number[]>());
+    const rows =
+      sidecar === undefined ? new Map<string, number[]>() : await firstRowsByCode(sidecar, counts, ROWS_NAMED).catch(() => new Map<string, number[]>());
     const { rowLines } = await import('../../run/row-lines.js');
     const firsts = [...rows.values()].flatMap((list) => list.slice(0, 1));
     const lines = await rowLines(options, firsts).catch(() => new Map<number, number>());

@@ -24,7 +24,15 @@ export interface SummaryPlace {
 
 /** The code a run's outcome is named by: its stop's, else its errors' most frequent; none for a clean run. */
 export function outcomeCode(s: EnrichSummary, codes: readonly CodeCount[]): string | undefined {
-  const stops: Record<string, string> = { credits: 'credit_reserve', budget: 'budget', daily_limit: 'daily_limit', max_errors: 'max_errors', api_unavailable: 'api_unavailable', redis: 'redis_unavailable', interrupt: 'interrupted' };
+  const stops: Record<string, string> = {
+    credits: 'credit_reserve',
+    budget: 'budget',
+    daily_limit: 'daily_limit',
+    max_errors: 'max_errors',
+    api_unavailable: 'api_unavailable',
+    redis: 'redis_unavailable',
+    interrupt: 'interrupted',
+  };
   if (s.stoppedBy !== undefined) return stops[s.stoppedBy] ?? s.stoppedBy;
   return exitStatusOf(s) === 0 ? undefined : codes.find((c) => c.level === 'error')?.code;
 }
@@ -59,7 +67,9 @@ export function fatalSection(fatal: { status: number; code: string; message: str
     '',
     markdownText(fatal.message, 600),
     '',
-    fatal.status === 130 ? 'Interrupted before any row was written: no output.' : 'Nothing was looked up or written: fix the cause the line names and run the same command again.',
+    fatal.status === 130
+      ? 'Interrupted before any row was written: no output.'
+      : 'Nothing was looked up or written: fix the cause the line names and run the same command again.',
     '',
     `lead-enrich ${VERSION}`,
     '',
@@ -70,14 +80,21 @@ export function fatalSection(fatal: { status: number; code: string; message: str
 function countsTable(title: string, counts: Readonly<Record<string, number>>): string[] {
   const entries = Object.entries(counts);
   const header = ['', ...entries.map(([word]) => markdownText(word.replace(/_/g, ' ')))];
-  return markdownTable(header, [[`**${title}**`, ...entries.map(([, n]) => n)]], entries.map((_, i) => i + 1));
+  return markdownTable(
+    header,
+    [[`**${title}**`, ...entries.map(([, n]) => n)]],
+    entries.map((_, i) => i + 1),
+  );
 }
 
 function creditLines(s: EnrichSummary): string[] {
   const credits = s.accountRead
     ? `**Credits:** ${s.credits.before} before, ${s.credits.after} after${s.credits.exact ? '' : ' (estimated)'}, ${s.credits.spent} spent, reserve ${s.credits.reserve}`
     : '**Credits:** none spent (the account was not read)';
-  const budgets = (s.budgets ?? []).map((b) => `${markdownText(b.budget)}: ${b.spent} spent${b.per === 'run' ? ' by this run' : ` ${b.per === 'day' ? 'on' : 'in'} ${markdownText(b.period ?? '')} (UTC)`}, ${b.left} left${b.stopped ? ' (stopped the run)' : ''}`);
+  const budgets = (s.budgets ?? []).map(
+    (b) =>
+      `${markdownText(b.budget)}: ${b.spent} spent${b.per === 'run' ? ' by this run' : ` ${b.per === 'day' ? 'on' : 'in'} ${markdownText(b.period ?? '')} (UTC)`}, ${b.left} left${b.stopped ? ' (stopped the run)' : ''}`,
+  );
   const { compared, rows } = s.changed ?? { compared: 0, rows: 0 };
   return [
     credits,
@@ -96,7 +113,11 @@ function codeLines(codes: readonly CodeCount[]): string[] {
   const rest = codes.length - shown.length;
   const left = codes.filter((c) => !shown.includes(c)).reduce((sum, c) => sum + c.count, 0);
   return [
-    ...markdownTable(['Code', 'Rows', 'Rows are'], shown.map((c) => [markdownText(c.code), c.count, LEVEL_WORDS[c.level]]), [1]),
+    ...markdownTable(
+      ['Code', 'Rows', 'Rows are'],
+      shown.map((c) => [markdownText(c.code), c.count, LEVEL_WORDS[c.level]]),
+      [1],
+    ),
     ...(rest > 0 ? ['', `and ${rest} more codes (${left} rows): see the sidecar`] : []),
     '',
   ];

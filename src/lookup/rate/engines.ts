@@ -45,12 +45,7 @@ export interface ClusterSettings {
   windowMs: number;
 }
 
-export function bottleneckEngine(
-  reservoir: number,
-  minTime: number,
-  concurrency: number,
-  cluster?: ClusterSettings,
-): Engine {
+export function bottleneckEngine(reservoir: number, minTime: number, concurrency: number, cluster?: ClusterSettings): Engine {
   const limiter = new Bottleneck({
     reservoir,
     minTime,
@@ -162,4 +157,3 @@ export function fastEngine(reservoir: number, concurrency: number): Engine {
     },
   };
 }
-

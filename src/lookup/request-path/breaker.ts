@@ -18,10 +18,7 @@ import type { Clock } from '../../core/clock.js';
 import { DEFAULTS } from '../../options/defaults.js';
 import { NotSentError } from '../rate/gate-errors.js';
 
-export type Availability =
-  | { kind: 'unavailable'; since: number; failure: string }
-  | { kind: 'back'; downMs: number }
-  | { kind: 'gave_up'; downMs: number };
+export type Availability = { kind: 'unavailable'; since: number; failure: string } | { kind: 'back'; downMs: number } | { kind: 'gave_up'; downMs: number };
 
 export interface BreakerSettings {
   clock: Clock;

@@ -207,7 +207,13 @@ export class RequestPath {
   callAtStart<Op extends Operation>(op: Op, input: OperationInput[Op]): Promise<ApiResponse<unknown>> {
     const { retry, noMoreRequests } = this.#settings;
     if (!this.#breaker) return this.call(op, input);
-    this.#atStart ??= withRetry(withBreaker(this.#pace(this.#attempt, retry), this.#breaker, noMoreRequests, true), retry, this.#counts, noMoreRequests, isUnknownHost);
+    this.#atStart ??= withRetry(
+      withBreaker(this.#pace(this.#attempt, retry), this.#breaker, noMoreRequests, true),
+      retry,
+      this.#counts,
+      noMoreRequests,
+      isUnknownHost,
+    );
     return this.#atStart({ op, input } as ApiCall);
   }
 

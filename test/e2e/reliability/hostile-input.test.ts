@@ -32,34 +32,38 @@ describe('csv-spectrum through the CLI', () => {
   const corpus = path.dirname(createRequire(import.meta.url).resolve('csv-spectrum/package.json'));
   const names = fs.readdirSync(path.join(corpus, 'csvs')).map((f) => path.basename(f, '.csv'));
 
-  it.concurrent.each(names)('%s: every cell comes back byte for byte, in the output and the sidecar', async (name) => {
-    const dir = makeTempDir();
-    const input = path.join(dir, `${name}.csv`);
-    fs.copyFileSync(path.join(corpus, 'csvs', `${name}.csv`), input);
-    const json = JSON.parse(fs.readFileSync(path.join(corpus, 'json', `${name}.json`), 'utf8')) as unknown;
-    const expected = (Array.isArray(json) ? json : [json]) as Array<Record<string, string>>;
-    const header = Object.keys(expected[0]!);
-    // No column of the corpus is a key: every row is invalid input (exit 5: the file's own
-    // problem, not the API's) and no request is made.
-    const result = await runCli(['enrich', input, '--by', 'email', '--column', header[0]!, '--json'], { env: envFor(s, dir) });
-    expectNoCrash(result);
-    expect(result.code, result.stderr).toBe(5);
-    expect(JSON.parse(result.stdout)).toMatchObject({ rows: expected.length, requests: 0 });
-    const inputCells = readCsvBytes(input);
-    const output = path.join(dir, `${name}.enriched.csv`);
-    expect(readCsvBytes(output).map((row) => row.slice(0, header.length))).toEqual(inputCells);
-    const sidecar = readCsvBytes(path.join(dir, `${name}.enriched.errors.csv`));
-    expect(sidecar.map((row) => row.slice(1, header.length + 1))).toEqual(inputCells);
-    expect(sidecar.slice(1).map((row) => row[0])).toEqual(expected.map((_, i) => String(i + 1)));
-    // The corpus's location_coordinates.json disagrees with its own (latin1) CSV: bytes only there.
-    if (name !== 'location_coordinates') {
-      const rows = readCsvObjects(output);
-      expect(rows.map((row) => Object.fromEntries(header.map((h) => [h, row[h]])))).toEqual(expected);
-    }
-    const raw = fs.readFileSync(output, 'latin1');
-    if (name.endsWith('_crlf')) expect(raw.split('\r\n').length).toBeGreaterThan(expected.length);
-    else expect(raw).not.toContain('\r\n');
-  }, hangBound(30_000));
+  it.concurrent.each(names)(
+    '%s: every cell comes back byte for byte, in the output and the sidecar',
+    async (name) => {
+      const dir = makeTempDir();
+      const input = path.join(dir, `${name}.csv`);
+      fs.copyFileSync(path.join(corpus, 'csvs', `${name}.csv`), input);
+      const json = JSON.parse(fs.readFileSync(path.join(corpus, 'json', `${name}.json`), 'utf8')) as unknown;
+      const expected = (Array.isArray(json) ? json : [json]) as Array<Record<string, string>>;
+      const header = Object.keys(expected[0]!);
+      // No column of the corpus is a key: every row is invalid input (exit 5: the file's own
+      // problem, not the API's) and no request is made.
+      const result = await runCli(['enrich', input, '--by', 'email', '--column', header[0]!, '--json'], { env: envFor(s, dir) });
+      expectNoCrash(result);
+      expect(result.code, result.stderr).toBe(5);
+      expect(JSON.parse(result.stdout)).toMatchObject({ rows: expected.length, requests: 0 });
+      const inputCells = readCsvBytes(input);
+      const output = path.join(dir, `${name}.enriched.csv`);
+      expect(readCsvBytes(output).map((row) => row.slice(0, header.length))).toEqual(inputCells);
+      const sidecar = readCsvBytes(path.join(dir, `${name}.enriched.errors.csv`));
+      expect(sidecar.map((row) => row.slice(1, header.length + 1))).toEqual(inputCells);
+      expect(sidecar.slice(1).map((row) => row[0])).toEqual(expected.map((_, i) => String(i + 1)));
+      // The corpus's location_coordinates.json disagrees with its own (latin1) CSV: bytes only there.
+      if (name !== 'location_coordinates') {
+        const rows = readCsvObjects(output);
+        expect(rows.map((row) => Object.fromEntries(header.map((h) => [h, row[h]])))).toEqual(expected);
+      }
+      const raw = fs.readFileSync(output, 'latin1');
+      if (name.endsWith('_crlf')) expect(raw.split('\r\n').length).toBeGreaterThan(expected.length);
+      else expect(raw).not.toContain('\r\n');
+    },
+    hangBound(30_000),
+  );
 });
 
 describe.concurrent('one file with everything at once', () => {
@@ -78,7 +82,16 @@ describe.concurrent('one file with everything at once', () => {
     Buffer.from('grace@acme.com,ab"cd,+SUM(1),@cmd'), // a quote inside an unquoted field; formula-looking cells
     Buffer.from('ivan@acme.com,"quoted, comma",東京,-1'),
   ];
-  const emailsByRow = ['alice@acme.com', 'BOB@Acme.com', 'carol@acme.com', 'dave@acme.com', 'erin@acme.com', 'frank@acme.com', 'grace@acme.com', 'ivan@acme.com'];
+  const emailsByRow = [
+    'alice@acme.com',
+    'BOB@Acme.com',
+    'carol@acme.com',
+    'dave@acme.com',
+    'erin@acme.com',
+    'frank@acme.com',
+    'grace@acme.com',
+    'ivan@acme.com',
+  ];
   const invalidRows = [3];
   // Invalid UTF-8 in the first 64 KiB would make the file read as windows-1252 (cli-contract,
   // "Input files"): these tests are about a file read as UTF-8, whose stray bytes pass unchanged.
@@ -114,94 +127,119 @@ describe.concurrent('one file with everything at once', () => {
     });
   }
 
-  it("as a file: exit 5 (the file's own bad keys only), BOM, CRLF and every byte kept, the two bad rows in the sidecar, no request for them", async () => {
-    const dir = makeTempDir();
-    const input = path.join(dir, 'hostile.csv');
-    fs.writeFileSync(input, hostile);
-    const own = await sandbox(); // its own, to count its lookups while other tests run
-    const result = await runCli(['enrich', input, '--json', ...asUtf8], { env: envFor(own, dir) });
-    expectNoCrash(result);
-    expect(result.code, result.stderr).toBe(5);
-    const summary = JSON.parse(result.stdout);
-    expect(summary).toMatchObject({ rows: 8, status: { error: 1, skipped: 0 }, errorCodes: { invalid_input: 1 } });
-    // Seven valid keys, one request each; none for the invalid ones.
-    expect(lookupsSeen(own)).toBe(7);
-    check(path.join(dir, 'hostile.enriched.csv'), input);
-    const sidecar = path.join(dir, 'hostile.enriched.errors.csv');
-    const sideRaw = fs.readFileSync(sidecar);
-    expect([...sideRaw.subarray(0, 3)]).toEqual([...BOM]);
-    expect(sideRaw.subarray(3, sideRaw.indexOf('\n') + 1).toString('utf8')).toBe('row,Email,notes,notes,Zoë 東京,error_code,error_message\r\n');
-    const side = readCsvBytes(sidecar).slice(1);
-    expect(side.map((r) => [r[0], r[5]])).toEqual(invalidRows.map((n) => [String(n), 'invalid_input']));
-    const inputCells = records_(input);
-    side.forEach((r) => { expect(r.slice(1, 5)).toEqual([...inputCells[Number(r[0])]!, '', '', '', ''].slice(0, 4)); });
-    expect(side[0]![6]).toContain('EXTRA');
-    expectNoSecret([result.stdout, result.stderr], [dir]);
-  }, hangBound(30_000));
+  it(
+    "as a file: exit 5 (the file's own bad keys only), BOM, CRLF and every byte kept, the two bad rows in the sidecar, no request for them",
+    async () => {
+      const dir = makeTempDir();
+      const input = path.join(dir, 'hostile.csv');
+      fs.writeFileSync(input, hostile);
+      const own = await sandbox(); // its own, to count its lookups while other tests run
+      const result = await runCli(['enrich', input, '--json', ...asUtf8], { env: envFor(own, dir) });
+      expectNoCrash(result);
+      expect(result.code, result.stderr).toBe(5);
+      const summary = JSON.parse(result.stdout);
+      expect(summary).toMatchObject({ rows: 8, status: { error: 1, skipped: 0 }, errorCodes: { invalid_input: 1 } });
+      // Seven valid keys, one request each; none for the invalid ones.
+      expect(lookupsSeen(own)).toBe(7);
+      check(path.join(dir, 'hostile.enriched.csv'), input);
+      const sidecar = path.join(dir, 'hostile.enriched.errors.csv');
+      const sideRaw = fs.readFileSync(sidecar);
+      expect([...sideRaw.subarray(0, 3)]).toEqual([...BOM]);
+      expect(sideRaw.subarray(3, sideRaw.indexOf('\n') + 1).toString('utf8')).toBe('row,Email,notes,notes,Zoë 東京,error_code,error_message\r\n');
+      const side = readCsvBytes(sidecar).slice(1);
+      expect(side.map((r) => [r[0], r[5]])).toEqual(invalidRows.map((n) => [String(n), 'invalid_input']));
+      const inputCells = records_(input);
+      side.forEach((r) => {
+        expect(r.slice(1, 5)).toEqual([...inputCells[Number(r[0])]!, '', '', '', ''].slice(0, 4));
+      });
+      expect(side[0]![6]).toContain('EXTRA');
+      expectNoSecret([result.stdout, result.stderr], [dir]);
+    },
+    hangBound(30_000),
+  );
 
-  it('on stdin: the same rows and cells as from the file', async () => {
-    const dir = makeTempDir();
-    fs.writeFileSync(path.join(dir, 'hostile.csv'), hostile);
-    const output = path.join(dir, 'from-stdin.csv');
-    const result = await runCli(['enrich', '-', '-o', output, '--quiet', ...asUtf8], { env: envFor(s, dir), input: hostile });
-    expectNoCrash(result);
-    expect(result.code, result.stderr).toBe(5);
-    check(output, path.join(dir, 'hostile.csv'));
-    expect(readCsvBytes(path.join(dir, 'from-stdin.errors.csv'))).toHaveLength(1 + invalidRows.length);
-  }, hangBound(30_000));
+  it(
+    'on stdin: the same rows and cells as from the file',
+    async () => {
+      const dir = makeTempDir();
+      fs.writeFileSync(path.join(dir, 'hostile.csv'), hostile);
+      const output = path.join(dir, 'from-stdin.csv');
+      const result = await runCli(['enrich', '-', '-o', output, '--quiet', ...asUtf8], { env: envFor(s, dir), input: hostile });
+      expectNoCrash(result);
+      expect(result.code, result.stderr).toBe(5);
+      check(output, path.join(dir, 'hostile.csv'));
+      expect(readCsvBytes(path.join(dir, 'from-stdin.errors.csv'))).toHaveLength(1 + invalidRows.length);
+    },
+    hangBound(30_000),
+  );
 
-  it('as JSON Lines: one valid JSON object per row, duplicate names as notes_2, cells decoded as UTF-8', async () => {
-    const dir = makeTempDir();
-    const input = path.join(dir, 'hostile.csv');
-    fs.writeFileSync(input, hostile);
-    const result = await runCli(['enrich', input, '--format', 'jsonl', '--quiet', ...asUtf8], { env: envFor(s, dir) });
-    expectNoCrash(result);
-    expect(result.code, result.stderr).toBe(5);
-    const text = fs.readFileSync(path.join(dir, 'hostile.enriched.jsonl'), 'utf8');
-    const objects = text.trimEnd().split('\n').map((line) => JSON.parse(line) as { row: number; lead_status: string; input: Record<string, string>; error?: { code: string } });
-    expect(objects.map((o) => o.row)).toEqual(emailsByRow.map((_, i) => i + 1));
-    expect(Object.keys(objects[0]!.input)).toEqual(['Email', 'notes', 'notes_2', 'Zoë 東京']);
-    expect(objects[0]!.input).toEqual({ Email: 'alice@acme.com', notes: 'line one\r\nline two', notes_2: 'say "hi"', 'Zoë 東京': '=1+1' });
-    expect(objects[4]!.input.notes).toBe('nul\0here');
-    expect(objects[5]!.input.notes).toBe(bigCell);
-    expect(objects.filter((o) => o.error).map((o) => [o.row, o.error!.code])).toEqual(invalidRows.map((n) => [n, 'invalid_input']));
-  }, hangBound(30_000));
+  it(
+    'as JSON Lines: one valid JSON object per row, duplicate names as notes_2, cells decoded as UTF-8',
+    async () => {
+      const dir = makeTempDir();
+      const input = path.join(dir, 'hostile.csv');
+      fs.writeFileSync(input, hostile);
+      const result = await runCli(['enrich', input, '--format', 'jsonl', '--quiet', ...asUtf8], { env: envFor(s, dir) });
+      expectNoCrash(result);
+      expect(result.code, result.stderr).toBe(5);
+      const text = fs.readFileSync(path.join(dir, 'hostile.enriched.jsonl'), 'utf8');
+      const objects = text
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { row: number; lead_status: string; input: Record<string, string>; error?: { code: string } });
+      expect(objects.map((o) => o.row)).toEqual(emailsByRow.map((_, i) => i + 1));
+      expect(Object.keys(objects[0]!.input)).toEqual(['Email', 'notes', 'notes_2', 'Zoë 東京']);
+      expect(objects[0]!.input).toEqual({ Email: 'alice@acme.com', notes: 'line one\r\nline two', notes_2: 'say "hi"', 'Zoë 東京': '=1+1' });
+      expect(objects[4]!.input.notes).toBe('nul\0here');
+      expect(objects[5]!.input.notes).toBe(bigCell);
+      expect(objects.filter((o) => o.error).map((o) => [o.row, o.error!.code])).toEqual(invalidRows.map((n) => [n, 'invalid_input']));
+    },
+    hangBound(30_000),
+  );
 });
 
 describe.concurrent('a key that is not valid UTF-8', () => {
-  it('"josé@acme.com" saved as Windows-1252 is read as Windows-1252: looked up as josé, written back in UTF-8 with a BOM', async () => {
-    // Not valid UTF-8 in its first 64 KiB: the file is windows-1252 (cli-contract, "Input files").
-    const dir = makeTempDir();
-    const input = path.join(dir, 'cp1252.csv');
-    const key = Buffer.from('jos\xe9@acme.com', 'latin1');
-    fs.writeFileSync(input, Buffer.concat([Buffer.from('email,name\n'), key, Buffer.from(',Jos\xe9\n', 'latin1'), Buffer.from('ok@acme.com,Ok\n')]));
-    const own = await sandbox();
-    const result = await runCli(['enrich', input, '--quiet'], { env: envFor(own, dir) });
-    expectNoCrash(result);
-    expect(result.code, result.stderr).toBe(0);
-    const raw = fs.readFileSync(path.join(dir, 'cp1252.enriched.csv'));
-    expect([...raw.subarray(0, 3)]).toEqual([...BOM]);
-    expect(raw.includes(Buffer.from('josé@acme.com,José,', 'utf8'))).toBe(true);
-    expect(lookupsSeen(own)).toBe(2);
-  }, hangBound(30_000));
+  it(
+    '"josé@acme.com" saved as Windows-1252 is read as Windows-1252: looked up as josé, written back in UTF-8 with a BOM',
+    async () => {
+      // Not valid UTF-8 in its first 64 KiB: the file is windows-1252 (cli-contract, "Input files").
+      const dir = makeTempDir();
+      const input = path.join(dir, 'cp1252.csv');
+      const key = Buffer.from('jos\xe9@acme.com', 'latin1');
+      fs.writeFileSync(input, Buffer.concat([Buffer.from('email,name\n'), key, Buffer.from(',Jos\xe9\n', 'latin1'), Buffer.from('ok@acme.com,Ok\n')]));
+      const own = await sandbox();
+      const result = await runCli(['enrich', input, '--quiet'], { env: envFor(own, dir) });
+      expectNoCrash(result);
+      expect(result.code, result.stderr).toBe(0);
+      const raw = fs.readFileSync(path.join(dir, 'cp1252.enriched.csv'));
+      expect([...raw.subarray(0, 3)]).toEqual([...BOM]);
+      expect(raw.includes(Buffer.from('josé@acme.com,José,', 'utf8'))).toBe(true);
+      expect(lookupsSeen(own)).toBe(2);
+    },
+    hangBound(30_000),
+  );
 
-  it('read as UTF-8 (--encoding utf-8), the same key is refused as invalid_input: no request, no credit, the cell unchanged', async () => {
-    // Decoded as UTF-8 the key becomes "jos\ufffd@acme.com", a key the user never wrote: looking it
-    // up pays for an answer about somebody else (docs/reference.md, "Keys": an invalid key costs nothing).
-    const dir = makeTempDir();
-    const input = path.join(dir, 'cp1252.csv');
-    const key = Buffer.from('jos\xe9@acme.com', 'latin1');
-    fs.writeFileSync(input, Buffer.concat([Buffer.from('email,name\n'), key, Buffer.from(',Jos\xe9\n', 'latin1'), Buffer.from('ok@acme.com,Ok\n')]));
-    const own = await sandbox();
-    const result = await runCli(['enrich', input, '--quiet', '--encoding', 'utf-8'], { env: envFor(own, dir) });
-    expectNoCrash(result);
-    const raw = fs.readFileSync(path.join(dir, 'cp1252.enriched.csv'));
-    expect(raw.includes(Buffer.concat([key, Buffer.from(',Jos\xe9,', 'latin1')]))).toBe(true);
-    const side = readCsvBytes(path.join(dir, 'cp1252.enriched.errors.csv'));
-    expect(side.slice(1).map((r) => [r[0], r[1], r[3]])).toEqual([['1', key.toString('latin1'), 'invalid_input']]);
-    expect(result.code).toBe(5);
-    expect(lookupsSeen(own)).toBe(1); // ok@acme.com only
-  }, hangBound(30_000));
+  it(
+    'read as UTF-8 (--encoding utf-8), the same key is refused as invalid_input: no request, no credit, the cell unchanged',
+    async () => {
+      // Decoded as UTF-8 the key becomes "jos\ufffd@acme.com", a key the user never wrote: looking it
+      // up pays for an answer about somebody else (docs/reference.md, "Keys": an invalid key costs nothing).
+      const dir = makeTempDir();
+      const input = path.join(dir, 'cp1252.csv');
+      const key = Buffer.from('jos\xe9@acme.com', 'latin1');
+      fs.writeFileSync(input, Buffer.concat([Buffer.from('email,name\n'), key, Buffer.from(',Jos\xe9\n', 'latin1'), Buffer.from('ok@acme.com,Ok\n')]));
+      const own = await sandbox();
+      const result = await runCli(['enrich', input, '--quiet', '--encoding', 'utf-8'], { env: envFor(own, dir) });
+      expectNoCrash(result);
+      const raw = fs.readFileSync(path.join(dir, 'cp1252.enriched.csv'));
+      expect(raw.includes(Buffer.concat([key, Buffer.from(',Jos\xe9,', 'latin1')]))).toBe(true);
+      const side = readCsvBytes(path.join(dir, 'cp1252.enriched.errors.csv'));
+      expect(side.slice(1).map((r) => [r[0], r[1], r[3]])).toEqual([['1', key.toString('latin1'), 'invalid_input']]);
+      expect(result.code).toBe(5);
+      expect(lookupsSeen(own)).toBe(1); // ok@acme.com only
+    },
+    hangBound(30_000),
+  );
 });
 
 describe.concurrent('empty, blank and header-only files', () => {
@@ -209,49 +247,61 @@ describe.concurrent('empty, blank and header-only files', () => {
     ['an empty file (0 bytes)', Buffer.alloc(0), /in\.csv is empty \(no line holds any text\): give a CSV file whose first line is a header/],
     ['a file holding only a BOM', BOM, /is empty/],
     ['a file holding only a line break', Buffer.from('\n'), /is empty/],
-  ])('%s: exit 1, one line, no output', async (_name, bytes, message) => {
-    const dir = makeTempDir();
-    const input = path.join(dir, 'in.csv');
-    fs.writeFileSync(input, bytes);
-    const result = await runCli(['enrich', input], { env: envFor(s, dir) });
-    expectNoCrash(result);
-    expect(result.code).toBe(1);
-    expect(lines(result.stderr), result.stderr).toHaveLength(1);
-    expect(result.stderr).toMatch(message);
-    expect(createdFiles(dir, input)).toEqual([]);
-  }, hangBound(30_000));
+  ])(
+    '%s: exit 1, one line, no output',
+    async (_name, bytes, message) => {
+      const dir = makeTempDir();
+      const input = path.join(dir, 'in.csv');
+      fs.writeFileSync(input, bytes);
+      const result = await runCli(['enrich', input], { env: envFor(s, dir) });
+      expectNoCrash(result);
+      expect(result.code).toBe(1);
+      expect(lines(result.stderr), result.stderr).toHaveLength(1);
+      expect(result.stderr).toMatch(message);
+      expect(createdFiles(dir, input)).toEqual([]);
+    },
+    hangBound(30_000),
+  );
 
   it.each([
     ['with LF', Buffer.from('email\n'), '', '\n'],
     ['without a final line break', Buffer.from('email'), '', '\n'],
     ['with a BOM and CRLF', Buffer.concat([BOM, Buffer.from('Email,name\r\n')]), '\ufeff', '\r\n'],
-  ])('header only, %s: exit 0, both outputs with their header only', async (_name, bytes, bom, eol) => {
-    const dir = makeTempDir();
-    const input = path.join(dir, 'in.csv');
-    fs.writeFileSync(input, bytes);
-    const result = await runCli(['enrich', input, '--json'], { env: envFor(s, dir) });
-    expectNoCrash(result);
-    expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ rows: 0, requests: 0 });
-    const header = bytes.toString('utf8').replace('\ufeff', '').trimEnd();
-    expect(fs.readFileSync(path.join(dir, 'in.enriched.csv'), 'utf8')).toBe(`${bom}${header},${LEAD_COLUMNS}${eol}`);
-    expect(fs.readFileSync(path.join(dir, 'in.enriched.errors.csv'), 'utf8')).toBe(`${bom}row,${header},error_code,error_message${eol}`);
-  }, hangBound(30_000));
+  ])(
+    'header only, %s: exit 0, both outputs with their header only',
+    async (_name, bytes, bom, eol) => {
+      const dir = makeTempDir();
+      const input = path.join(dir, 'in.csv');
+      fs.writeFileSync(input, bytes);
+      const result = await runCli(['enrich', input, '--json'], { env: envFor(s, dir) });
+      expectNoCrash(result);
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ rows: 0, requests: 0 });
+      const header = bytes.toString('utf8').replace('\ufeff', '').trimEnd();
+      expect(fs.readFileSync(path.join(dir, 'in.enriched.csv'), 'utf8')).toBe(`${bom}${header},${LEAD_COLUMNS}${eol}`);
+      expect(fs.readFileSync(path.join(dir, 'in.enriched.errors.csv'), 'utf8')).toBe(`${bom}row,${header},error_code,error_message${eol}`);
+    },
+    hangBound(30_000),
+  );
 });
 
 describe.concurrent('unclosed quotes', () => {
   it.each([
     ['at the end of the file', 'email,notes\na@acme.com,x\nb@acme.com,"never closed\n'],
     ['in the middle, swallowing the rest', 'email,notes\na@acme.com,x\nb@acme.com,"open\nc@acme.com,y\nd@acme.com,z\n'],
-  ])('%s: unreadable input, exit 1 with one line naming the problem, and no output or temporary file left', async (_name, text) => {
-    const dir = makeTempDir();
-    const input = path.join(dir, 'in.csv');
-    fs.writeFileSync(input, text);
-    const result = await runCli(['enrich', input], { env: envFor(s, dir) });
-    expectNoCrash(result);
-    expect(result.code).toBe(1);
-    expect(lines(result.stderr), result.stderr).toHaveLength(1);
-    expect(result.stderr).toMatch(/Cannot parse .*in\.csv.*Quote Not Closed/);
-    expect(createdFiles(dir, input)).toEqual([]);
-  }, hangBound(30_000));
+  ])(
+    '%s: unreadable input, exit 1 with one line naming the problem, and no output or temporary file left',
+    async (_name, text) => {
+      const dir = makeTempDir();
+      const input = path.join(dir, 'in.csv');
+      fs.writeFileSync(input, text);
+      const result = await runCli(['enrich', input], { env: envFor(s, dir) });
+      expectNoCrash(result);
+      expect(result.code).toBe(1);
+      expect(lines(result.stderr), result.stderr).toHaveLength(1);
+      expect(result.stderr).toMatch(/Cannot parse .*in\.csv.*Quote Not Closed/);
+      expect(createdFiles(dir, input)).toEqual([]);
+    },
+    hangBound(30_000),
+  );
 });

@@ -13,38 +13,44 @@ import { hangBound } from '../../helpers/processes.js';
 afterAll(closeAll);
 
 const MiB = 1024 * 1024;
-const html = (status: number, contentType = 'text/html'): LookupHandler => (_req, res) => {
-  const body = `<!DOCTYPE html><html><head><title>${status}</title></head><body><h1>Bad Gateway</h1><p>nginx</p></body></html>`;
-  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-};
-const json = (status: number, body: unknown, contentType = 'application/json'): LookupHandler => (_req, res) => {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-};
-/** A success body far above the 8 MiB cap: with a Content-Length, or chunked until the client hangs up. */
-const oversized = (chunked: boolean): LookupHandler => (req, res) => {
-  const filler = 'x'.repeat(64 * 1024);
-  const head = '{"status":"success","data":{"email_address":"a@b.c","lead":{"name":"';
-  const tail = '"}}}';
-  const chunks = Math.ceil((9 * MiB) / filler.length);
-  res.writeHead(200, {
-    'content-type': 'application/json',
-    ...(chunked ? {} : { 'content-length': head.length + chunks * filler.length + tail.length }),
-  });
-  res.write(head);
-  let sent = 0;
-  const pump = (): void => {
-    while (sent < chunks && !res.destroyed) {
-      sent += 1;
-      if (!res.write(filler)) return void res.once('drain', pump);
-    }
-    if (!res.destroyed) res.end(tail);
+const html =
+  (status: number, contentType = 'text/html'): LookupHandler =>
+  (_req, res) => {
+    const body = `<!DOCTYPE html><html><head><title>${status}</title></head><body><h1>Bad Gateway</h1><p>nginx</p></body></html>`;
+    res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
+    res.end(body);
   };
-  req.socket.on('close', () => (sent = chunks));
-  pump();
-};
+const json =
+  (status: number, body: unknown, contentType = 'application/json'): LookupHandler =>
+  (_req, res) => {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  };
+/** A success body far above the 8 MiB cap: with a Content-Length, or chunked until the client hangs up. */
+const oversized =
+  (chunked: boolean): LookupHandler =>
+  (req, res) => {
+    const filler = 'x'.repeat(64 * 1024);
+    const head = '{"status":"success","data":{"email_address":"a@b.c","lead":{"name":"';
+    const tail = '"}}}';
+    const chunks = Math.ceil((9 * MiB) / filler.length);
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      ...(chunked ? {} : { 'content-length': head.length + chunks * filler.length + tail.length }),
+    });
+    res.write(head);
+    let sent = 0;
+    const pump = (): void => {
+      while (sent < chunks && !res.destroyed) {
+        sent += 1;
+        if (!res.write(filler)) return void res.once('drain', pump);
+      }
+      if (!res.destroyed) res.end(tail);
+    };
+    req.socket.on('close', () => (sent = chunks));
+    pump();
+  };
 /** 200 and a body that never ends: a byte every 50 ms. */
 const trickle: LookupHandler = (req, res) => {
   res.writeHead(200, { 'content-type': 'application/json' });
@@ -79,39 +85,43 @@ const RETRIES = 2;
 const KEYS = ['ann@acme.com', 'ben@acme.com', 'cy@acme.com'];
 
 describe('hostile server: lookups misbehave for ever', () => {
-  it.concurrent.each(cases)('%s: every row `error` with %s after the retries, exit 2, nothing hangs', async (_name, code, handler) => {
-    const server = await tinyServer(handler);
-    const dir = makeTempDir();
-    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...KEYS.map((k) => [k])]);
-    const started = Date.now();
-    // Only the body that never ends is about the request timeout, and needs a short one for the
-    // run to end soon. The others are refused for what they send, so they get a timeout that the
-    // twelve runs at once on a loaded machine cannot reach: a 9 MiB body read in 800 ms came back
-    // as `timeout`, not `bad_response`.
-    const requestTimeout = code === 'timeout' ? '800' : '10000';
-    const result = await runCli(['enrich', input, '--retries', String(RETRIES), '--request-timeout', requestTimeout, '--json'], {
-      env: envFor(server, dir),
-      timeoutMs: 45_000,
-    });
-    const took = Date.now() - started;
-    expectNoCrash(result);
-    expect(result.code, result.stderr).toBe(2);
-    const rows = readCsvObjects(path.join(dir, 'in.enriched.csv'));
-    expect(rows.map((r) => [r.email, r.lead_status, r.lead_billing])).toEqual(KEYS.map((k) => [k, 'error', 'none']));
-    const sidecar = readCsvObjects(path.join(dir, 'in.enriched.errors.csv'));
-    expect(sidecar.map((r) => [r.row, r.error_code])).toEqual(KEYS.map((_, i) => [String(i + 1), code]));
-    expect(sidecar.every((r) => (r.error_message ?? '').length > 0)).toBe(true);
-    // Exactly the retries asked for: no more (a loop), no fewer (given up early).
-    expect(server.hits.get('/v2/reverse_lookup/email')).toBe(KEYS.length * (RETRIES + 1));
-    const summary = JSON.parse(result.stdout);
-    expect(summary.errorCodes).toEqual({ [code]: KEYS.length });
-    expect(summary.retries).toBe(KEYS.length * RETRIES);
-    // Nothing hangs: the trickle ends at its 0.8 s timeouts and the backoff (0.5 s, then 1 s, with
-    // jitter), a few seconds; every other case ends on what the server sent, within the time its
-    // attempts' timeouts would take (reading 8 MiB three times took 15.5 s at a load average of 20).
-    expect(took).toBeLessThan(code === 'timeout' ? 15_000 : (RETRIES + 1) * 10_000);
-    expectNoSecret([result.stdout, result.stderr], [dir]);
-  }, hangBound(60_000));
+  it.concurrent.each(cases)(
+    '%s: every row `error` with %s after the retries, exit 2, nothing hangs',
+    async (_name, code, handler) => {
+      const server = await tinyServer(handler);
+      const dir = makeTempDir();
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...KEYS.map((k) => [k])]);
+      const started = Date.now();
+      // Only the body that never ends is about the request timeout, and needs a short one for the
+      // run to end soon. The others are refused for what they send, so they get a timeout that the
+      // twelve runs at once on a loaded machine cannot reach: a 9 MiB body read in 800 ms came back
+      // as `timeout`, not `bad_response`.
+      const requestTimeout = code === 'timeout' ? '800' : '10000';
+      const result = await runCli(['enrich', input, '--retries', String(RETRIES), '--request-timeout', requestTimeout, '--json'], {
+        env: envFor(server, dir),
+        timeoutMs: 45_000,
+      });
+      const took = Date.now() - started;
+      expectNoCrash(result);
+      expect(result.code, result.stderr).toBe(2);
+      const rows = readCsvObjects(path.join(dir, 'in.enriched.csv'));
+      expect(rows.map((r) => [r.email, r.lead_status, r.lead_billing])).toEqual(KEYS.map((k) => [k, 'error', 'none']));
+      const sidecar = readCsvObjects(path.join(dir, 'in.enriched.errors.csv'));
+      expect(sidecar.map((r) => [r.row, r.error_code])).toEqual(KEYS.map((_, i) => [String(i + 1), code]));
+      expect(sidecar.every((r) => (r.error_message ?? '').length > 0)).toBe(true);
+      // Exactly the retries asked for: no more (a loop), no fewer (given up early).
+      expect(server.hits.get('/v2/reverse_lookup/email')).toBe(KEYS.length * (RETRIES + 1));
+      const summary = JSON.parse(result.stdout);
+      expect(summary.errorCodes).toEqual({ [code]: KEYS.length });
+      expect(summary.retries).toBe(KEYS.length * RETRIES);
+      // Nothing hangs: the trickle ends at its 0.8 s timeouts and the backoff (0.5 s, then 1 s, with
+      // jitter), a few seconds; every other case ends on what the server sent, within the time its
+      // attempts' timeouts would take (reading 8 MiB three times took 15.5 s at a load average of 20).
+      expect(took).toBeLessThan(code === 'timeout' ? 15_000 : (RETRIES + 1) * 10_000);
+      expectNoSecret([result.stdout, result.stderr], [dir]);
+    },
+    hangBound(60_000),
+  );
 });
 
 describe('hostile server: a wrong content type', () => {
@@ -142,36 +152,47 @@ describe('hostile server: the account reads before the first lookup fail', () =>
   it.concurrent.each<[string, { credits?: LookupHandler; limits?: LookupHandler }, RegExp]>([
     ['/account/credits answers an HTML page', { credits: html(200) }, /Cannot read the account before starting: .*not a JSON object/],
     ['/account/limits has no readable rate limit', { limits: json(200, { status: 'success', data: { email_verify: {} } }) }, /limits/],
-  ])('%s: exit 1 with one line, no output, no lookup', async (_name, account, message) => {
-    const server = await tinyServer(json(200, { status: 'success', data: { lead: {} } }), account);
-    const dir = makeTempDir();
-    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...KEYS.map((k) => [k])]);
-    const result = await runCli(['enrich', input, '--retries', String(RETRIES), '--request-timeout', '800'], { env: envFor(server, dir), timeoutMs: 30_000 });
-    expectNoCrash(result);
-    expect(result.code, result.stderr).toBe(1);
-    expect(lines(result.stderr), result.stderr).toHaveLength(1);
-    expect(result.stderr).toMatch(message);
-    expect([...server.hits.keys()].every((p) => p.startsWith('/v2/account/'))).toBe(true);
-    expect(readdirOutputs(dir)).toEqual([]);
-    expectNoSecret([result.stdout, result.stderr], [dir]);
-  }, hangBound(40_000));
+  ])(
+    '%s: exit 1 with one line, no output, no lookup',
+    async (_name, account, message) => {
+      const server = await tinyServer(json(200, { status: 'success', data: { lead: {} } }), account);
+      const dir = makeTempDir();
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...KEYS.map((k) => [k])]);
+      const result = await runCli(['enrich', input, '--retries', String(RETRIES), '--request-timeout', '800'], { env: envFor(server, dir), timeoutMs: 30_000 });
+      expectNoCrash(result);
+      expect(result.code, result.stderr).toBe(1);
+      expect(lines(result.stderr), result.stderr).toHaveLength(1);
+      expect(result.stderr).toMatch(message);
+      expect([...server.hits.keys()].every((p) => p.startsWith('/v2/account/'))).toBe(true);
+      expect(readdirOutputs(dir)).toEqual([]);
+      expectNoSecret([result.stdout, result.stderr], [dir]);
+    },
+    hangBound(40_000),
+  );
 });
 
 describe('hostile server: an account read that never completes is the API down (issue 41)', () => {
-  it('/account/limits trickles for ever: waited for as an outage, then exit 2 after --patience, every row written skipped api_unavailable, no lookup', async () => {
-    const server = await tinyServer(json(200, { status: 'success', data: { lead: {} } }), { limits: (req, res) => trickle(req, res) });
-    const dir = makeTempDir();
-    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...KEYS.map((k) => [k])]);
-    const result = await runCli(['enrich', input, '--retries', String(RETRIES), '--request-timeout', '800', '--patience', '3s'], { env: envFor(server, dir), timeoutMs: 30_000 });
-    expectNoCrash(result);
-    expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toMatch(/The API is unavailable \(No complete answer from \/account\/limits within the timeout\)/);
-    expect(result.stderr).toMatch(/The API stayed unavailable for 3s/);
-    expect([...server.hits.keys()].every((p) => p.startsWith('/v2/account/'))).toBe(true);
-    const sidecar = readCsvObjects(path.join(dir, 'in.enriched.errors.csv'));
-    expect(sidecar.map((r) => r.error_code)).toEqual(KEYS.map(() => 'api_unavailable'));
-    expectNoSecret([result.stdout, result.stderr], [dir]);
-  }, hangBound(40_000));
+  it(
+    '/account/limits trickles for ever: waited for as an outage, then exit 2 after --patience, every row written skipped api_unavailable, no lookup',
+    async () => {
+      const server = await tinyServer(json(200, { status: 'success', data: { lead: {} } }), { limits: (req, res) => trickle(req, res) });
+      const dir = makeTempDir();
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...KEYS.map((k) => [k])]);
+      const result = await runCli(['enrich', input, '--retries', String(RETRIES), '--request-timeout', '800', '--patience', '3s'], {
+        env: envFor(server, dir),
+        timeoutMs: 30_000,
+      });
+      expectNoCrash(result);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(/The API is unavailable \(No complete answer from \/account\/limits within the timeout\)/);
+      expect(result.stderr).toMatch(/The API stayed unavailable for 3s/);
+      expect([...server.hits.keys()].every((p) => p.startsWith('/v2/account/'))).toBe(true);
+      const sidecar = readCsvObjects(path.join(dir, 'in.enriched.errors.csv'));
+      expect(sidecar.map((r) => r.error_code)).toEqual(KEYS.map(() => 'api_unavailable'));
+      expectNoSecret([result.stdout, result.stderr], [dir]);
+    },
+    hangBound(40_000),
+  );
 });
 
 function readdirOutputs(dir: string): string[] {

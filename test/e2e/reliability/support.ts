@@ -80,7 +80,9 @@ export function expectRowsMatchSandbox(file: string, emailsInOrder: string[], op
     const status = expected.kind === 'rejected' ? 'error' : expected.kind;
     const lead = expected.kind === 'found' ? expected.data.lead : undefined;
     if (row.lead_status !== status || row.lead_id !== (lead?.id ?? '') || row.lead_name !== (lead?.name ?? '')) {
-      wrong.push(`row ${i + 1} ${emailsInOrder[i]}: got ${row.lead_status}/${row.lead_id}/${row.lead_name}, want ${status}/${lead?.id ?? ''}/${lead?.name ?? ''}`);
+      wrong.push(
+        `row ${i + 1} ${emailsInOrder[i]}: got ${row.lead_status}/${row.lead_id}/${row.lead_name}, want ${status}/${lead?.id ?? ''}/${lead?.name ?? ''}`,
+      );
     }
   });
   expect(wrong.slice(0, 10), `${wrong.length} rows differ from the sandbox's answers`).toEqual([]);
@@ -122,7 +124,10 @@ export function storedKeys(file: string, service: string, op: 'lookup_email', ke
 
 /** Every file under `dir`, recursively (the store, its -wal/-shm, outputs, partial files). */
 export function filesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name));
 }
 
 /**
@@ -130,7 +135,9 @@ export function filesUnder(dir: string): string[] {
  * the SQLite store and its WAL are covered whatever their encoding).
  */
 export function expectNoSecret(texts: Array<string | undefined>, dirs: string[] = [], token = SECRET): void {
-  texts.forEach((text, i) => { expect(text ?? '', `text #${i} holds the token`).not.toContain(token); });
+  texts.forEach((text, i) => {
+    expect(text ?? '', `text #${i} holds the token`).not.toContain(token);
+  });
   const needles = [Buffer.from(token, 'utf8'), Buffer.from(token, 'utf16le')];
   for (const dir of dirs) {
     for (const file of filesUnder(dir)) {
@@ -173,7 +180,10 @@ export async function tinyServer(onLookup: LookupHandler, account: { credits?: L
     };
     if (pathname === '/v2/account/credits') {
       if (account.credits) return account.credits(req, res);
-      return json({ status: 'success', data: { total_remaining_credits: 100_000, plan_remaining_credits: { bonus: 100_000 }, low_credit_balance_min_threshold: 0 } });
+      return json({
+        status: 'success',
+        data: { total_remaining_credits: 100_000, plan_remaining_credits: { bonus: 100_000 }, low_credit_balance_min_threshold: 0 },
+      });
     }
     if (pathname === '/v2/account/limits') {
       if (account.limits) return account.limits(req, res);

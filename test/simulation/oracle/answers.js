@@ -44,19 +44,27 @@ export function checkAnswers({ sandbox, served, store, state, newServed, allRuns
   }
   for (const sent of newServed) {
     if (matched.has(sent) || runsAt(allRuns, sent.at).some(died)) continue;
-    const by = runsAt(allRuns, sent.at).map((run) => `${run.command} exit ${run.status}`).join(', ') || 'no run';
+    const by =
+      runsAt(allRuns, sent.at)
+        .map((run) => `${run.command} exit ${run.status}`)
+        .join(', ') || 'no run';
     // What the store holds for the key, to tell a lost answer from one stamped out of its window.
     const held = (store.byKey.get(sent.key) ?? []).map((a) => `${a.where} ${iso(a.fetchedAt)}`).join(', ') || 'nothing';
-    failures.push(`the sandbox answered ${sent.key} at ${iso(sent.at)} (${sent.found ? 'found' : 'not found'}, ${sent.credits} credits) and the store never kept it, though no run died (${by}; the store holds for it: ${held})`);
+    failures.push(
+      `the sandbox answered ${sent.key} at ${iso(sent.at)} (${sent.found ? 'found' : 'not found'}, ${sent.credits} credits) and the store never kept it, though no run died (${by}; the store holds for it: ${held})`,
+    );
   }
   return failures;
 }
 
 function wrongData(sandbox, answer, source) {
-  if (answer.found !== source.found) return `the store says ${answer.key} was ${answer.found ? 'found' : 'not found'} at ${iso(answer.fetchedAt)}; the sandbox answered ${source.found ? 'found' : 'not found'}`;
+  if (answer.found !== source.found)
+    return `the store says ${answer.key} was ${answer.found ? 'found' : 'not found'} at ${iso(answer.fetchedAt)}; the sandbox answered ${source.found ? 'found' : 'not found'}`;
   if (answer.same || !answer.found) return undefined;
   const truth = sandbox.truth('lookup_email', answer.key, source.epoch).data;
-  return isDeepStrictEqual(answer.data, truth) ? undefined : `the store's answer for ${answer.key} fetched at ${iso(answer.fetchedAt)} is not what the sandbox sent at epoch ${source.epoch}`;
+  return isDeepStrictEqual(answer.data, truth)
+    ? undefined
+    : `the store's answer for ${answer.key} fetched at ${iso(answer.fetchedAt)} is not what the sandbox sent at epoch ${source.epoch}`;
 }
 
 /** The epoch a stored answer was sent at (checkAnswers matched it). */

@@ -45,7 +45,17 @@ const TABLES = ['results', 'history', 'ledger_totals', 'ledger', 'spend_holds'];
 
 /** What the store holds now; `foldedBefore`: the time before which the ledger should keep no per-call row. */
 export function readStore(file, cache = storeCache(), foldedBefore = 0) {
-  const view = { answers: [], byKey: new Map(), ledgerDays: new Map(), ledgerRows: 0, ledgerOldest: undefined, ledgerOld: { rows: 0, kinds: 0 }, holds: [], ready: false, bytes: fileSize(file) + fileSize(`${file}-wal`) };
+  const view = {
+    answers: [],
+    byKey: new Map(),
+    ledgerDays: new Map(),
+    ledgerRows: 0,
+    ledgerOldest: undefined,
+    ledgerOld: { rows: 0, kinds: 0 },
+    holds: [],
+    ready: false,
+    bytes: fileSize(file) + fileSize(`${file}-wal`),
+  };
   if (!fs.existsSync(file)) return view;
   const db = new DatabaseSync(file);
   try {
@@ -53,7 +63,8 @@ export function readStore(file, cache = storeCache(), foldedBefore = 0) {
     if (db.prepare(`SELECT count(*) AS n FROM sqlite_schema WHERE name IN (${TABLES.map(() => '?').join(', ')})`).get(...TABLES).n < TABLES.length) return view;
     view.ready = true;
     readAnswers(db, cache, view);
-    for (const r of db.prepare('SELECT day, sum(credits) AS credits, sum(lapsed) AS lapsed FROM ledger_totals GROUP BY day').all()) view.ledgerDays.set(r.day, { credits: r.credits, lapsed: r.lapsed });
+    for (const r of db.prepare('SELECT day, sum(credits) AS credits, sum(lapsed) AS lapsed FROM ledger_totals GROUP BY day').all())
+      view.ledgerDays.set(r.day, { credits: r.credits, lapsed: r.lapsed });
     const ledger = db.prepare('SELECT count(*) AS n, min(charged_at) AS oldest FROM ledger').get();
     view.ledgerRows = ledger.n;
     view.ledgerOldest = ledger.oldest ?? undefined;
@@ -76,12 +87,28 @@ function readAnswers(db, cache, view) {
   const current = new Map();
   for (const r of db.prepare("SELECT key, found, fetched_at FROM results WHERE op = 'lookup_email'").all()) {
     const id = `${r.key}|${r.fetched_at}`;
-    const answer = cache.current.get(id) ?? { key: r.key, found: r.found === 1, data: parsed(dataOf.get(r.key, r.fetched_at)?.data ?? null), fetchedAt: r.fetched_at, where: 'current' };
+    const answer = cache.current.get(id) ?? {
+      key: r.key,
+      found: r.found === 1,
+      data: parsed(dataOf.get(r.key, r.fetched_at)?.data ?? null),
+      fetchedAt: r.fetched_at,
+      where: 'current',
+    };
     current.set(id, answer);
   }
   cache.current = current;
-  for (const r of db.prepare("SELECT rowid, key, found, same, data, fetched_at, replaced_at FROM history WHERE op = 'lookup_email' AND rowid > ? ORDER BY rowid").all(cache.historyRowid)) {
-    cache.history.push({ key: r.key, found: r.found === 1, data: parsed(r.data), fetchedAt: r.fetched_at, where: 'history', same: r.same === 1, replacedAt: r.replaced_at });
+  for (const r of db
+    .prepare("SELECT rowid, key, found, same, data, fetched_at, replaced_at FROM history WHERE op = 'lookup_email' AND rowid > ? ORDER BY rowid")
+    .all(cache.historyRowid)) {
+    cache.history.push({
+      key: r.key,
+      found: r.found === 1,
+      data: parsed(r.data),
+      fetchedAt: r.fetched_at,
+      where: 'history',
+      same: r.same === 1,
+      replacedAt: r.replaced_at,
+    });
     cache.historyRowid = r.rowid;
   }
   view.answers.push(...current.values(), ...cache.history);

@@ -13,7 +13,10 @@ const idOf = (key, field, afterAt) => `${key}|${field}|${afterAt}`;
 
 /** Which run found a change: "the other cron line", "the nightly command, killed", … */
 function finderWords(allRuns, at) {
-  const words = runsAt(allRuns, at).map((run) => `${run.command === 'second' ? 'the other cron line' : 'the nightly command'}${run.killed ? ', killed' : run.status === 1 ? ', exit 1' : ''} of night ${run.night}`);
+  const words = runsAt(allRuns, at).map(
+    (run) =>
+      `${run.command === 'second' ? 'the other cron line' : 'the nightly command'}${run.killed ? ', killed' : run.status === 1 ? ', exit 1' : ''} of night ${run.night}`,
+  );
   return words.join(' or ') || 'no run';
 }
 
@@ -64,7 +67,13 @@ export function checkChanges({ sandbox, store, state, runs, allRuns, figures }) 
     else if (!state.lost.has(id)) lost.push(change);
   }
   for (const change of lost) state.lost.add(idOf(change.key, change.field, change.afterAt));
-  if (lost.length > 0) failures.push(`${lost.length} changes never reported: ${lost.slice(0, NAMED).map((c) => `${c.key} ${c.field} ${c.before} → ${c.after} (found ${iso(c.afterAt)} by ${finderWords(allRuns, c.afterAt)})`).join('; ')}`);
+  if (lost.length > 0)
+    failures.push(
+      `${lost.length} changes never reported: ${lost
+        .slice(0, NAMED)
+        .map((c) => `${c.key} ${c.field} ${c.before} → ${c.after} (found ${iso(c.afterAt)} by ${finderWords(allRuns, c.afterAt)})`)
+        .join('; ')}`,
+    );
   const duplicated = [];
   const phantom = [];
   for (const [id, lines] of state.reported) {
@@ -72,13 +81,23 @@ export function checkChanges({ sandbox, store, state, runs, allRuns, figures }) 
     if (!change && state.unknownBefore.has(`${lines[0].key}|${Date.parse(lines[0].after_fetched_at)}`)) continue;
     if (!change) phantom.push(`${lines[0].key} ${lines[0].field} ${lines[0].before} → ${lines[0].after} (night ${lines[0].night})`);
     else if (lines.length > 1) duplicated.push(`${change.key} ${change.field} (nights ${lines.map((l) => l.night).join(', ')})`);
-    else if (lines[0].before !== change.before || lines[0].after !== change.after || Date.parse(lines[0].before_fetched_at) !== change.beforeAt) phantom.push(`${change.key} ${change.field}: listed ${lines[0].before} → ${lines[0].after}, the answers say ${change.before} → ${change.after}`);
+    else if (lines[0].before !== change.before || lines[0].after !== change.after || Date.parse(lines[0].before_fetched_at) !== change.beforeAt)
+      phantom.push(`${change.key} ${change.field}: listed ${lines[0].before} → ${lines[0].after}, the answers say ${change.before} → ${change.after}`);
   }
-  for (const [list, words] of [[duplicated, 'changes reported more than once'], [phantom, 'changes listed that the answers do not hold']]) {
+  for (const [list, words] of [
+    [duplicated, 'changes reported more than once'],
+    [phantom, 'changes listed that the answers do not hold'],
+  ]) {
     const fresh = list.filter((text) => !state.said.has(text));
     for (const text of fresh) state.said.add(text);
     if (fresh.length > 0) failures.push(`${fresh.length} ${words}: ${fresh.slice(0, NAMED).join('; ')}`);
   }
-  Object.assign(figures.changes, { expected: expected.size, reported: [...state.reported.keys()].filter((id) => expected.has(id)).length, lost: state.lost.size, duplicated: duplicated.length, pending });
+  Object.assign(figures.changes, {
+    expected: expected.size,
+    reported: [...state.reported.keys()].filter((id) => expected.has(id)).length,
+    lost: state.lost.size,
+    duplicated: duplicated.length,
+    pending,
+  });
   return failures;
 }

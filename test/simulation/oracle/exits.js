@@ -22,12 +22,15 @@ function judgeStatus(night, run, mainRun) {
   const { status, json } = run;
   if (status === 1) {
     const code = json?.error?.code;
-    if (run.command === 'main again' && run.lockHeld && run.endedAt < mainRun.endedAt) return code === 'output_locked' ? undefined : `the second copy of the command exited 1 with ${code}, not output_locked (${json?.error?.message})`;
+    if (run.command === 'main again' && run.lockHeld && run.endedAt < mainRun.endedAt)
+      return code === 'output_locked' ? undefined : `the second copy of the command exited 1 with ${code}, not output_locked (${json?.error?.message})`;
     if (night.diskFull && DISK_CODES[night.diskFull.disk].includes(code)) return undefined;
     return `exit 1 (${code}: ${json?.error?.message ?? run.stderr.at(-1)})`;
   }
-  if (run.command === 'main again' && run.lockHeld && run.endedAt < mainRun.endedAt) return `the same command, started while the first ran, exited ${status} (its output is in use: 1)`;
-  if (status === 3 || (status === 2 && json?.stoppedBy === 'api_unavailable')) return allowedStops(night).has(json?.stoppedBy) ? undefined : `exit ${status}, stopped by ${json?.stoppedBy}, which no condition of the night calls for`;
+  if (run.command === 'main again' && run.lockHeld && run.endedAt < mainRun.endedAt)
+    return `the same command, started while the first ran, exited ${status} (its output is in use: 1)`;
+  if (status === 3 || (status === 2 && json?.stoppedBy === 'api_unavailable'))
+    return allowedStops(night).has(json?.stoppedBy) ? undefined : `exit ${status}, stopped by ${json?.stoppedBy}, which no condition of the night calls for`;
   if (status === 0 || status === 5) return undefined;
   // A long outage met by a few rows: they end in error after their retries (rows.js).
   if (status === 2 && night.outage?.long) return undefined;
@@ -61,7 +64,8 @@ export function checkExits({ night, runs, hasMalformed }) {
     if (run.status === 0 && hasMalformed) say('exit 0 though the file holds a malformed key');
     if (run.status === 1) continue;
     const counts = countsOf(run.outputText);
-    if (counts && JSON.stringify(counts) !== JSON.stringify(run.json.status)) say(`--json counts ${JSON.stringify(run.json.status)}, the output holds ${JSON.stringify(counts)}`);
+    if (counts && JSON.stringify(counts) !== JSON.stringify(run.json.status))
+      say(`--json counts ${JSON.stringify(run.json.status)}, the output holds ${JSON.stringify(counts)}`);
   }
   return failures;
 }

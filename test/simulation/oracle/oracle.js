@@ -27,7 +27,19 @@ export class Oracle {
   allRuns = [];
   /** What readStore read on earlier nights. */
   cache = storeCache();
-  figures = { maxDay: 0, maxMonth: 0, boundaryCredits: 0, paidTwice: 0, paidSideBySide: 0, storeBytes: 0, maxStoreBytes: 0, ledgerRows: 0, changes: { expected: 0, reported: 0, lost: 0, duplicated: 0, pending: 0 }, lowestBalance: Infinity, oracleSeconds: 0 };
+  figures = {
+    maxDay: 0,
+    maxMonth: 0,
+    boundaryCredits: 0,
+    paidTwice: 0,
+    paidSideBySide: 0,
+    storeBytes: 0,
+    maxStoreBytes: 0,
+    ledgerRows: 0,
+    changes: { expected: 0, reported: 0, lost: 0, duplicated: 0, pending: 0 },
+    lowestBalance: Infinity,
+    oracleSeconds: 0,
+  };
 
   constructor(world, sandbox, storeFile) {
     this.world = world;
@@ -44,7 +56,20 @@ export class Oracle {
     // The ledger is folded by each run as it opens it: by the last that finished, if any did tonight.
     const folded = runs.filter(finished).map((run) => run.startedAt);
     const store = readStore(this.storeFile, this.cache, folded.length > 0 ? foldedBefore(Math.max(...folded)) : 0);
-    const context = { world: this.world, night, runs, hasMalformed, storeSpend, allRuns: this.allRuns, sandbox: this.sandbox, served: this.served, store, state: this.state, newServed, figures: this.figures };
+    const context = {
+      world: this.world,
+      night,
+      runs,
+      hasMalformed,
+      storeSpend,
+      allRuns: this.allRuns,
+      sandbox: this.sandbox,
+      served: this.served,
+      store,
+      state: this.state,
+      newServed,
+      figures: this.figures,
+    };
     const failures = [];
     for (const [name, check] of CHECKS) for (const words of check(context)) failures.push([name, words]);
     failures.push(...this.#reserve(runs).map((words) => ['credit reserve', words]));

@@ -26,7 +26,9 @@ export function checkPaidOnce({ served, store, state, newServed, allRuns, figure
       continue;
     }
     figures.paidTwice += 1;
-    failures.push(`${charge.key} paid again at ${iso(charge.at)} (${charge.credits} credits): its answer of ${iso(stored.fetchedAt)} was in the store, younger than --max-age`);
+    failures.push(
+      `${charge.key} paid again at ${iso(charge.at)} (${charge.credits} credits): its answer of ${iso(stored.fetchedAt)} was in the store, younger than --max-age`,
+    );
   }
   return failures;
 }

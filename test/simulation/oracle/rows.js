@@ -28,7 +28,9 @@ export function checkRows({ sandbox, store, state, runs, night }) {
     }
     const codes = new Map((readCsv(run.sidecarText) ?? []).map((line) => [Number(line.row), line.error_code]));
     const problems = { wrong: [], old: [], blank: [], error: [] };
-    rows.forEach((row, i) => { judgeRow({ sandbox, store, state, run, row, number: i + 1, code: codes.get(i + 1), problems, failing }); });
+    rows.forEach((row, i) => {
+      judgeRow({ sandbox, store, state, run, row, number: i + 1, code: codes.get(i + 1), problems, failing });
+    });
     const say = (list, words) => list.length > 0 && failures.push(`${run.command}: ${list.length} ${words}: ${list.slice(0, NAMED).join('; ')}`);
     say(problems.wrong, 'rows unlike any answer the sandbox sent for their key');
     say(problems.old, 'rows written from an answer older than --max-age, not as stale');
@@ -51,7 +53,8 @@ function judgeRow({ sandbox, store, state, run, row, number, code, problems, fai
     // Once enriched, never blank; but an answer damaged before the run (damage.js) is lost: the run
     // can only look the key up again, which the stop may not let it do.
     const before = answers.findLast((a) => a.fetchedAt < run.startedAt);
-    if (before && !state.damaged.has(`${key}|${before.fetchedAt}`)) problems.blank.push(`row ${number} ${key} skipped/${code} (answered ${iso(before.fetchedAt)})`);
+    if (before && !state.damaged.has(`${key}|${before.fetchedAt}`))
+      problems.blank.push(`row ${number} ${key} skipped/${code} (answered ${iso(before.fetchedAt)})`);
     return;
   }
   // The newest answer whose truth the row holds.
@@ -60,5 +63,6 @@ function judgeRow({ sandbox, store, state, run, row, number, code, problems, fai
     problems.wrong.push(`row ${number} ${key}: ${status} ${row.lead_title || ''}`.trim());
     return;
   }
-  if (row.lead_billing !== 'stale' && source.fetchedAt < run.startedAt - durationMs(run.files.maxAge)) problems.old.push(`row ${number} ${key} (${row.lead_billing}, fetched ${iso(source.fetchedAt)})`);
+  if (row.lead_billing !== 'stale' && source.fetchedAt < run.startedAt - durationMs(run.files.maxAge))
+    problems.old.push(`row ${number} ${key} (${row.lead_billing}, fetched ${iso(source.fetchedAt)})`);
 }

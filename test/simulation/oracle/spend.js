@@ -36,7 +36,8 @@ export function checkSpend({ world, served, store, state, allRuns, figures }) {
   const sandbox = sandboxDays(served.charges);
   if (sandbox.size === 0) return [];
   const deadHolds = new Map();
-  for (const hold of store.holds) if (!isAlive(hold.pid)) deadHolds.set(Math.floor(hold.made_at / DAY_MS), (deadHolds.get(Math.floor(hold.made_at / DAY_MS)) ?? 0) + hold.credits);
+  for (const hold of store.holds)
+    if (!isAlive(hold.pid)) deadHolds.set(Math.floor(hold.made_at / DAY_MS), (deadHolds.get(Math.floor(hold.made_at / DAY_MS)) ?? 0) + hold.credits);
   const first = Math.min(...sandbox.keys(), ...store.ledgerDays.keys());
   const last = Math.max(...sandbox.keys(), ...store.ledgerDays.keys());
   const months = new Map();
@@ -49,10 +50,13 @@ export function checkSpend({ world, served, store, state, allRuns, figures }) {
     const ledger = store.ledgerDays.get(day) ?? { credits: 0, lapsed: 0 };
     const charged = ledger.credits - ledger.lapsed;
     const upper = ledger.credits + (deadHolds.get(day) ?? 0);
-    if (ledger.lapsed > 0 && !deathDays.has(day)) failures.push(`day ${dayName(day)}: the ledger counts ${ledger.lapsed} credits lapsed, though no run died that day`, 'lapsed');
+    if (ledger.lapsed > 0 && !deathDays.has(day))
+      failures.push(`day ${dayName(day)}: the ledger counts ${ledger.lapsed} credits lapsed, though no run died that day`, 'lapsed');
     // --recipes: the second recipe has no budget, so the day's charges are not the budget's to bound.
-    if (!world.recipes && s.credits - s.boundary > world.dayBudget) failures.push(`day ${dayName(day)}: the sandbox charged ${s.credits} credits under --budget ${world.dayBudget}/day`, 'budget');
-    if (!world.recipes && ledger.credits > world.dayBudget) failures.push(`day ${dayName(day)}: the ledger counts ${ledger.credits} credits under --budget ${world.dayBudget}/day`, 'ledger budget');
+    if (!world.recipes && s.credits - s.boundary > world.dayBudget)
+      failures.push(`day ${dayName(day)}: the sandbox charged ${s.credits} credits under --budget ${world.dayBudget}/day`, 'budget');
+    if (!world.recipes && ledger.credits > world.dayBudget)
+      failures.push(`day ${dayName(day)}: the ledger counts ${ledger.credits} credits under --budget ${world.dayBudget}/day`, 'ledger budget');
     figures.maxDay = Math.max(figures.maxDay, s.credits);
     const month = months.get(monthOf(day)) ?? { credits: 0, boundary: 0, ledger: 0 };
     month.credits += s.credits;
@@ -64,14 +68,19 @@ export function checkSpend({ world, served, store, state, allRuns, figures }) {
     const lo = Math.max(0, charged - s.credits + m.lo);
     const hi = Math.min(next, upper - s.credits + m.hi);
     if (lo > hi) {
-      failures.push(`day ${dayName(day)}: store spend says ${charged} credits charged${ledger.lapsed ? ` + ${ledger.lapsed} lapsed` : ''}${deadHolds.get(day) ? ` + ${deadHolds.get(day)} held by dead runs` : ''}; the sandbox charged ${s.credits}`, 'equal');
+      failures.push(
+        `day ${dayName(day)}: store spend says ${charged} credits charged${ledger.lapsed ? ` + ${ledger.lapsed} lapsed` : ''}${deadHolds.get(day) ? ` + ${deadHolds.get(day)} held by dead runs` : ''}; the sandbox charged ${s.credits}`,
+        'equal',
+      );
       m = { lo: 0, hi: next };
     } else m = { lo, hi };
   }
   for (const [name, month] of months) {
     if (world.recipes) continue;
-    if (month.credits - month.boundary > world.monthBudget) failures.push(`month ${name}: the sandbox charged ${month.credits} credits under --budget ${world.monthBudget}/month`, 'budget');
-    if (month.ledger > world.monthBudget) failures.push(`month ${name}: the ledger counts ${month.ledger} credits under --budget ${world.monthBudget}/month`, 'ledger budget');
+    if (month.credits - month.boundary > world.monthBudget)
+      failures.push(`month ${name}: the sandbox charged ${month.credits} credits under --budget ${world.monthBudget}/month`, 'budget');
+    if (month.ledger > world.monthBudget)
+      failures.push(`month ${name}: the ledger counts ${month.ledger} credits under --budget ${world.monthBudget}/month`, 'ledger budget');
     figures.maxMonth = Math.max(figures.maxMonth, month.credits);
   }
   figures.boundaryCredits = [...sandbox.values()].reduce((sum, s) => sum + s.boundary, 0);
@@ -90,7 +99,8 @@ export function checkSpendCommand({ store, storeSpend, state }) {
   if (storeSpend.status !== 0 || !storeSpend.json) return [`store spend --json exited ${storeSpend.status}: ${storeSpend.stderr.join(' ')}`];
   const listed = new Map();
   // Per service (a listing that shows each service apart is summed per day): one sandbox here.
-  for (const part of storeSpend.json.services ?? [storeSpend.json]) for (const row of part.days ?? []) listed.set(row.day ?? row.period, (listed.get(row.day ?? row.period) ?? 0) + row.credits);
+  for (const part of storeSpend.json.services ?? [storeSpend.json])
+    for (const row of part.days ?? []) listed.set(row.day ?? row.period, (listed.get(row.day ?? row.period) ?? 0) + row.credits);
   const failures = [];
   for (const [day, credits] of listed) {
     const ledger = store.ledgerDays.get(Math.floor(Date.parse(`${day}T00:00:00Z`) / DAY_MS))?.credits ?? 0;

@@ -18,8 +18,9 @@ export function checkStoreSize({ store, figures, state }) {
   const { rows, kinds } = store.ledgerOld;
   if (rows > kinds && !state.said.has('ledger')) {
     state.said.add('ledger');
-    return [`the ledger keeps ${store.ledgerRows} per-call rows, ${rows} of them older than the month before this one (the oldest ${new Date(store.ledgerOldest).toISOString().slice(0, 10)}): a budget reads none of them (they belong in the day totals: the ledger stays bounded)`];
+    return [
+      `the ledger keeps ${store.ledgerRows} per-call rows, ${rows} of them older than the month before this one (the oldest ${new Date(store.ledgerOldest).toISOString().slice(0, 10)}): a budget reads none of them (they belong in the day totals: the ledger stays bounded)`,
+    ];
   }
   return [];
 }
-
