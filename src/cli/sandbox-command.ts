@@ -1,6 +1,6 @@
 // `lead-enrich sandbox`: runs the local server that implements the interface, until Ctrl-C.
 import { once } from 'node:events';
-import type { CommandModule } from 'yargs';
+import type { Argv, CommandModule } from 'yargs';
 import { ConfigError, LeadEnrichError } from '../api/errors.js';
 import { parseDuration } from '../core/duration.js';
 import type { FaultKind, OutageKind, OutageOptions, SandboxOptions } from '../sandbox/server.js';
@@ -132,72 +132,76 @@ function shellWord(text: string): string {
   return /^[\w./~-]+$/.test(text) && !text.startsWith('~') ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The sandbox's flags, each with its default and its help. */
+function sandboxFlags(yargs: Argv) {
+  return yargs
+    .option('port', { type: 'number', default: D.port, describe: 'port to listen on (0 picks a free one)' })
+    .option('host', { type: 'string', default: D.host, describe: 'address to listen on' })
+    .option('rpm', { type: 'number', requiresArg: true, describe: `requests allowed per window (default ${D.rpm})` })
+    .option('window-ms', { type: 'number', requiresArg: true, describe: `rate window length in ms (default ${D.windowMs})` })
+    .option('credits', { type: 'number', requiresArg: true, describe: `starting credit balance (default ${D.credits})` })
+    .option('threshold', { type: 'number', requiresArg: true, describe: `low_credit_balance_min_threshold (default ${D.threshold})` })
+    .option('token', { type: 'string', requiresArg: true, describe: 'the token it accepts (default: a new one at each start)' })
+    .option('token-file', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'keep the token in this file: read when it exists, else a new one is written there; every restart then has the same token',
+    })
+    .option('latency', { type: 'string', describe: 'latency per request in ms: MS or MIN-MAX (default 0)' })
+    .option('fault', { type: 'string', array: true, describe: `inject faults: KIND=P, KIND one of ${FAULTS.join(', ')}` })
+    .option('not-found-rate', { type: 'number', requiresArg: true, describe: `share of ordinary keys never found (default ${D.notFoundRate})` })
+    .option('seed', { type: 'number', requiresArg: true, describe: 'seed for latency and faults, so runs repeat' })
+    .option('outage-after', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'an outage of the lookups begins this long after the start, e.g. 30s (default: none)',
+    })
+    .option('outage-for', { type: 'string', requiresArg: true, describe: 'how long the outage lasts, e.g. 2m (default: for good)' })
+    .option('outage-kind', { type: 'string', requiresArg: true, describe: 'how lookups fail while down: 503, reset or hang (default 503)' })
+    .option('not-found-shape', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'how a lookup that finds nothing answers: empty (lead: {}), null, absent (data: {}), code1027 or http404 (default empty)',
+    })
+    .option('companies', {
+      type: 'number',
+      requiresArg: true,
+      describe: `companies a found domain matches; more than 1 answers an array (default ${D.companiesPerDomain})`,
+    })
+    .option('forbid', { type: 'string', requiresArg: true, describe: 'operations answered 403 / code 1008, e.g. lookup_email,mx (default none)' })
+    .option('daily-limit', { type: 'number', requiresArg: true, describe: 'keyed requests answered per day, then code 1017 (default: no limit)' })
+    .option('varied-prices', { type: 'boolean', describe: 'person leads carry phones (+2 credits each); role addresses (info@, sales@, ...) cost 2' })
+    .option('drift', {
+      type: 'number',
+      requiresArg: true,
+      describe: 'people change jobs: at each new epoch this share of found people answer a new title and company, a tenth as many not found (default 0)',
+    })
+    .option('epoch', {
+      type: 'number',
+      requiresArg: true,
+      describe: 'start at this epoch, as after N days of --drift: restart with --epoch 1, 2, ... to see answers change (default 0)',
+    })
+    .epilogue(
+      examplesText([
+        ['$0 sandbox --port 8080', 'serve on http://127.0.0.1:8080/v2'],
+        ['$0 sandbox --port 8080 --token-file ~/.config/lead-enrich/token', 'the same token at every restart, where a cron line reads it: a rehearsal'],
+        ['$0 sandbox --rpm 60 --latency 50-150 --fault error503=0.05', 'a slow, flaky, tightly limited server'],
+        ['$0 sandbox --outage-after 20s --outage-for 1m', 'lookups answer 503 for a minute, 20 s after the start: watch a run wait, then go on'],
+        [
+          '$0 sandbox --not-found-shape code1027 --companies 3 --daily-limit 500',
+          'answer as the production service may: misses as code 1027, three companies per domain, a daily limit',
+        ],
+        ['$0 sandbox --outage-after 0s --outage-kind hang', 'lookups never answer: a run gives up after --patience'],
+        ['$0 sandbox --drift 0.3 --epoch 1', 'a day after the start, 30 % of the people found have a new job: try --max-age or --refresh with --changes'],
+      ]),
+    );
+}
+
 export function sandboxCommand(io: CliIo): CommandModule<object, SandboxArgs> {
   return {
     command: 'sandbox',
     describe: 'Run the local sandbox server that implements the Lead Lookup interface',
-    builder: (yargs) =>
-      yargs
-        .option('port', { type: 'number', default: D.port, describe: 'port to listen on (0 picks a free one)' })
-        .option('host', { type: 'string', default: D.host, describe: 'address to listen on' })
-        .option('rpm', { type: 'number', requiresArg: true, describe: `requests allowed per window (default ${D.rpm})` })
-        .option('window-ms', { type: 'number', requiresArg: true, describe: `rate window length in ms (default ${D.windowMs})` })
-        .option('credits', { type: 'number', requiresArg: true, describe: `starting credit balance (default ${D.credits})` })
-        .option('threshold', { type: 'number', requiresArg: true, describe: `low_credit_balance_min_threshold (default ${D.threshold})` })
-        .option('token', { type: 'string', requiresArg: true, describe: 'the token it accepts (default: a new one at each start)' })
-        .option('token-file', {
-          type: 'string',
-          requiresArg: true,
-          describe: 'keep the token in this file: read when it exists, else a new one is written there; every restart then has the same token',
-        })
-        .option('latency', { type: 'string', describe: 'latency per request in ms: MS or MIN-MAX (default 0)' })
-        .option('fault', { type: 'string', array: true, describe: `inject faults: KIND=P, KIND one of ${FAULTS.join(', ')}` })
-        .option('not-found-rate', { type: 'number', requiresArg: true, describe: `share of ordinary keys never found (default ${D.notFoundRate})` })
-        .option('seed', { type: 'number', requiresArg: true, describe: 'seed for latency and faults, so runs repeat' })
-        .option('outage-after', {
-          type: 'string',
-          requiresArg: true,
-          describe: 'an outage of the lookups begins this long after the start, e.g. 30s (default: none)',
-        })
-        .option('outage-for', { type: 'string', requiresArg: true, describe: 'how long the outage lasts, e.g. 2m (default: for good)' })
-        .option('outage-kind', { type: 'string', requiresArg: true, describe: 'how lookups fail while down: 503, reset or hang (default 503)' })
-        .option('not-found-shape', {
-          type: 'string',
-          requiresArg: true,
-          describe: 'how a lookup that finds nothing answers: empty (lead: {}), null, absent (data: {}), code1027 or http404 (default empty)',
-        })
-        .option('companies', {
-          type: 'number',
-          requiresArg: true,
-          describe: `companies a found domain matches; more than 1 answers an array (default ${D.companiesPerDomain})`,
-        })
-        .option('forbid', { type: 'string', requiresArg: true, describe: 'operations answered 403 / code 1008, e.g. lookup_email,mx (default none)' })
-        .option('daily-limit', { type: 'number', requiresArg: true, describe: 'keyed requests answered per day, then code 1017 (default: no limit)' })
-        .option('varied-prices', { type: 'boolean', describe: 'person leads carry phones (+2 credits each); role addresses (info@, sales@, ...) cost 2' })
-        .option('drift', {
-          type: 'number',
-          requiresArg: true,
-          describe: 'people change jobs: at each new epoch this share of found people answer a new title and company, a tenth as many not found (default 0)',
-        })
-        .option('epoch', {
-          type: 'number',
-          requiresArg: true,
-          describe: 'start at this epoch, as after N days of --drift: restart with --epoch 1, 2, ... to see answers change (default 0)',
-        })
-        .epilogue(
-          examplesText([
-            ['$0 sandbox --port 8080', 'serve on http://127.0.0.1:8080/v2'],
-            ['$0 sandbox --port 8080 --token-file ~/.config/lead-enrich/token', 'the same token at every restart, where a cron line reads it: a rehearsal'],
-            ['$0 sandbox --rpm 60 --latency 50-150 --fault error503=0.05', 'a slow, flaky, tightly limited server'],
-            ['$0 sandbox --outage-after 20s --outage-for 1m', 'lookups answer 503 for a minute, 20 s after the start: watch a run wait, then go on'],
-            [
-              '$0 sandbox --not-found-shape code1027 --companies 3 --daily-limit 500',
-              'answer as the production service may: misses as code 1027, three companies per domain, a daily limit',
-            ],
-            ['$0 sandbox --outage-after 0s --outage-kind hang', 'lookups never answer: a run gives up after --patience'],
-            ['$0 sandbox --drift 0.3 --epoch 1', 'a day after the start, 30 % of the people found have a new job: try --max-age or --refresh with --changes'],
-          ]),
-        ) as never,
+    builder: (yargs) => sandboxFlags(yargs) as never,
     handler: async (args) => {
       const options = sandboxOptionsOf(args);
       let sandbox: Awaited<ReturnType<typeof import('../sandbox/server.js').startSandbox>>;

@@ -29,6 +29,7 @@ import { CommitSchedule } from './commit-schedule.js';
 import { StoreClaims } from './store-claims.js';
 import { storeSpend, type Settle, type StoreSpend } from './store-spend.js';
 import { BatchWriter } from './batch-writer.js';
+import { deleteAnswers } from './delete-answers.js';
 import { storeFailure, storeRead, storeReads } from './store-failure.js';
 import { cellsText, recordOf, type AnswerCells } from './answer-cells.js';
 import type { Operation } from '../api/types.js';
@@ -36,7 +37,8 @@ import { openStores } from './exit-flush.js';
 import { openDatabase, prepareFile } from './open-database.js';
 import { SCHEMA_VERSION as CURRENT_SCHEMA } from './schema.js';
 import { prepareRaw, type Database, type Statement } from './sqlite.js';
-import { pendingKey, setStored, storedOf, type ManyRow, type Pending, type ResultRow, type StoredResult } from './stored-result.js';
+import { GET_MANY_CHUNK, ManyAnswersQuery } from './many-answers-query.js';
+import { pendingKey, setStored, storedOf, type Pending, type ResultRow, type StoredResult } from './stored-result.js';
 import { readEntries, type StoreEntry } from './store-entries.js';
 import { AnswerHistory, type ReplacedAnswer } from './answer-history.js';
 import { ChangeReport } from './change-report.js';
@@ -53,9 +55,6 @@ export const SCHEMA_VERSION: number = CURRENT_SCHEMA;
 export type { AnswerCells, CellsRenderer } from './answer-cells.js';
 export type { StoredResult } from './stored-result.js';
 export type { ReplacedAnswer } from './answer-history.js';
-
-/** Keys per `IN (…)` query in getMany: large enough to amortize the call, small enough to prepare. */
-const GET_MANY_CHUNK = 100;
 
 export class ResultStore {
   readonly path: string;
@@ -76,6 +75,7 @@ export class ResultStore {
   private readonly selectResult: Statement;
   private readonly selectServiceId: Statement;
   private readonly selectFound: Statement;
+  private readonly manyAnswers: ManyAnswersQuery;
   /** Undefined for a store opened read-only. */
   private readonly writer: BatchWriter | undefined;
 
@@ -94,6 +94,7 @@ export class ResultStore {
     // Raw arrays: cheaper to build than objects on the per-row hot path.
     this.selectResult = prepareRaw(db, 'SELECT found, data, fetched_at, run_id, refused FROM results WHERE service_id = ? AND op = ? AND key = ?');
     this.selectServiceId = prepareRaw(db, 'SELECT id FROM services WHERE name = ?');
+    this.manyAnswers = new ManyAnswersQuery(db);
     this.selectFound = prepareRaw(
       db,
       'SELECT found, data IS NULL OR json_valid(data), fetched_at, refused FROM results WHERE service_id = ? AND op = ? AND key = ?',
@@ -225,7 +226,7 @@ export class ResultStore {
       for (let start = 0; start < keys.length; start += GET_MANY_CHUNK) {
         const chunk = start === 0 && keys.length <= GET_MANY_CHUNK ? keys : keys.slice(start, start + GET_MANY_CHUNK);
         let foreign: string[] | undefined;
-        for (const row of this.selectMany(chunk.length, form).all(serviceId, op, ...chunk) as unknown as ManyRow[]) {
+        for (const row of this.manyAnswers.rows(serviceId, op, chunk, form)) {
           if (row[4] < minFetchedAt) continue;
           // Cells another version rendered (another layout: stored-cells.ts) are never used.
           const record = row[2] === null ? undefined : recordOf(row[2], layout);
@@ -249,23 +250,6 @@ export class ResultStore {
       }
     }
     return found;
-  }
-
-  /** Prepared `key IN (?, …)` statements, one per form and chunk size seen (at most GET_MANY_CHUNK). */
-  private readonly selectManyBySize = new Map<string, Statement>();
-  private selectMany(size: number, form: 'data' | 'cells'): Statement {
-    const id = `${form}/${size}`;
-    let statement = this.selectManyBySize.get(id);
-    if (!statement) {
-      // 'cells': the ~1 KB JSON body is read only for an answer with no cells (an mx/whois one).
-      const columns = form === 'cells' ? 'cells, CASE WHEN cells IS NULL THEN data END' : 'NULL, data';
-      statement = prepareRaw(
-        this.db,
-        `SELECT key, found, ${columns}, fetched_at, run_id, refused FROM results WHERE service_id = ? AND op = ? AND key IN (${new Array(size).fill('?').join(', ')})`,
-      );
-      this.selectManyBySize.set(id, statement);
-    }
-    return statement;
   }
 
   /**
@@ -428,19 +412,7 @@ export class ResultStore {
     if (this.closed) throw closedError(this.path);
     if (this.readonly) throw new Error(`The result store at ${this.path} was opened read-only`);
     this.flush();
-    try {
-      const changes = Number(this.db.prepare(`DELETE FROM results WHERE ${where}`).run(...params).changes);
-      const earlier = Number(this.db.prepare(`DELETE FROM history WHERE ${where}`).run(...params).changes);
-      if (changes + earlier > 0) {
-        // Give the freed pages back to the file system (auto_vacuum = INCREMENTAL, set at creation),
-        // then checkpoint so the shrink reaches the main file and the WAL is emptied.
-        this.db.exec('PRAGMA incremental_vacuum');
-        if (this.path !== ':memory:') this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-      }
-      return changes;
-    } catch (error) {
-      throw storeFailure(this.path, 'written', error);
-    }
+    return deleteAnswers(this.db, this.path, where, params);
   }
 
   /**
