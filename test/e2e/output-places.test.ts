@@ -86,6 +86,9 @@ describe('a name that is a symbolic link', () => {
       const first = spawnCli(['enrich', input, '-o', path.join(dir, 'a.csv'), '--concurrency', '2', '--quiet'], { env: envFor(slow, dir), timeoutMs: 60_000 });
       first.stdin!.end();
       await until(() => lookupsSeen(slow, 'lookup_email') >= 5 && fs.existsSync(path.join(dir, '.real.csv.lock')), 'the first lookups');
+      // Slow answers while the two others start and are refused, however long a loaded machine takes
+      // to start them: the first must still hold its lock then (it has most of its keys left).
+      slow.setLatency([1_000, 1_200]);
       for (const name of ['real.csv', 'b.csv']) {
         const second = await runCli(['enrich', input, '-o', path.join(dir, name), '--errors', path.join(dir, `${name}.errors.csv`)], {
           env: envFor(s, tempDir()),
@@ -100,6 +103,7 @@ describe('a name that is a symbolic link', () => {
           ),
         ]);
       }
+      slow.setLatency([2, 5]);
       const done = await first.result;
       expect(done.code, done.stderr).toBe(0);
       expect(fs.lstatSync(path.join(dir, 'a.csv')).isSymbolicLink()).toBe(true);
