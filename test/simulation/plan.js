@@ -72,6 +72,14 @@ export function nightOf(world, n) {
   // that every seed's year meets it at least five times. Drawn last, so the draws above (and every
   // night a seed drew before this line) stay as they were.
   if (night.dailyLimit === undefined && new Date(date).getUTCDate() <= 7 && r.chance(0.1)) night.dailyLimit = r.int(0, 15);
+  // The rarest conditions drawn once more, last, for the same reason: at the rates above a year
+  // draws a full disk of each kind, or a damaged answer, fewer than five times for one seed in
+  // five (300 seeds' plans), and a fresh seed in CI must not fail for want of them.
+  if (!kill && !night.diskFull && r.chance(0.04)) {
+    const disk = r.pick(['store', 'outputs']);
+    night.diskFull = { disk, roomKiB: disk === 'store' ? r.int(0, 12) : r.int(0, 48) };
+  }
+  if (!night.damage && r.chance(0.03)) night.damage = true;
   return night;
 }
 
