@@ -12,30 +12,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ResultStore } from '../../src/store/result-store.js';
 import { CLI_PATH, tempDir } from '../helpers/cli.js';
 import { run, runSync } from '../helpers/processes.js';
+import { personAnswer } from '../helpers/person-answer.js';
 
 /** GNU time, to read the CLI's peak memory. */
 const GNU_TIME = process.platform !== 'win32' && runSync('/usr/bin/time', ['-f', '%M', 'true']).status === 0;
 const SERVICE = 'https://api.example.test/v2';
 
 /** A person answer of about 700 bytes of JSON, as the API gives. */
-function answer(key: string, title: string): string {
-  return JSON.stringify({
-    email_address: key,
-    lead: {
-      id: key.padEnd(24, '0').slice(0, 24),
-      type: 'person',
-      name: 'Ada Jensen',
-      title,
-      contructed_title: `${title} at Acme Inc`,
-      profile_picture: `https://media.network.example/p/${key}.jpg`,
-      network_url: `https://network.example/in/${key}`,
-      company_name: 'Acme Inc',
-      company_domain: 'acme.example',
-      total_experience_in_months: 120,
-      addresses: [{ full_address: 'Melbourne, Victoria, Australia', state: 'Victoria', city: 'Melbourne', country: 'Australia', country_code: 'AU' }],
-    },
-  });
-}
+const answer = (key: string, title: string): string => JSON.stringify(personAnswer(key, title));
 
 /** A store of `n` entries, each with one earlier answer it replaced (a new title), written in one transaction. */
 function storeOf(n: number): string {

@@ -11,6 +11,7 @@ import { storeFileBytes } from '../../src/store/store-stats.js';
 import { ANSWER_CELLS } from '../../src/write/columns.js';
 import { makeTempDir } from '../helpers/files.js';
 import { openSqliteFile } from '../helpers/sqlite.js';
+import { personAnswer } from '../helpers/person-answer.js';
 
 const opened: ResultStore[] = [];
 afterEach(() => {
@@ -21,26 +22,6 @@ function storeAt(file: string, now: () => number = Date.now): ResultStore {
   const store = ResultStore.open({ path: file, now, cells: ANSWER_CELLS });
   opened.push(store);
   return store;
-}
-
-/** A person answer as the API gives it, about 700 bytes of JSON like the sandbox's. */
-function person(key: string, title: string) {
-  return {
-    email_address: key,
-    lead: {
-      id: key.padEnd(24, '0').slice(0, 24),
-      type: 'person',
-      name: 'Ada Jensen',
-      title,
-      contructed_title: `${title} at Acme Inc`,
-      profile_picture: `https://media.network.example/p/${key}.jpg`,
-      network_url: `https://network.example/in/${key}`,
-      company_name: 'Acme Inc',
-      company_domain: 'acme.example',
-      total_experience_in_months: 120,
-      addresses: [{ full_address: 'Melbourne, Victoria, Australia', state: 'Victoria', city: 'Melbourne', country: 'Australia', country_code: 'AU' }],
-    },
-  };
 }
 
 const put = (store: ResultStore, key: string, data: unknown, fetchedAt: number, run = 'r') =>
@@ -55,11 +36,11 @@ const put = (store: ResultStore, key: string, data: unknown, fetchedAt: number, 
 describe('the history of answers', () => {
   it('keeps every answer a key was given, newest first, the current one where reads find it', () => {
     const store = storeAt(path.join(makeTempDir(), 'store.sqlite'));
-    put(store, 'a@x.test', person('a@x.test', 'Engineer'), 1_000);
+    put(store, 'a@x.test', personAnswer('a@x.test', 'Engineer'), 1_000);
     store.flush();
-    put(store, 'a@x.test', person('a@x.test', 'Engineer'), 2_000); // checked again: the same answer
+    put(store, 'a@x.test', personAnswer('a@x.test', 'Engineer'), 2_000); // checked again: the same answer
     store.flush();
-    put(store, 'a@x.test', person('a@x.test', 'CTO'), 3_000); // changed
+    put(store, 'a@x.test', personAnswer('a@x.test', 'CTO'), 3_000); // changed
     store.flush();
     put(store, 'a@x.test', undefined, 4_000); // left: not found
     store.flush();
@@ -79,15 +60,15 @@ describe('the history of answers', () => {
 
   it('tells a run what the fetch at a given time replaced: the answer, the same answer, or nothing', () => {
     const store = storeAt(':memory:');
-    put(store, 'a@x.test', person('a@x.test', 'Engineer'), 1_000);
+    put(store, 'a@x.test', personAnswer('a@x.test', 'Engineer'), 1_000);
     store.flush();
-    put(store, 'a@x.test', person('a@x.test', 'Engineer'), 2_000);
+    put(store, 'a@x.test', personAnswer('a@x.test', 'Engineer'), 2_000);
     store.flush();
-    put(store, 'a@x.test', person('a@x.test', 'CTO'), 3_000);
+    put(store, 'a@x.test', personAnswer('a@x.test', 'CTO'), 3_000);
     // Still pending: the store commits it first (the trigger that keeps the earlier answer runs then).
     expect(store.replaced('svc', 'lookup_email', 'a@x.test', 3_000)).toEqual({
       found: true,
-      data: person('a@x.test', 'Engineer'),
+      data: personAnswer('a@x.test', 'Engineer'),
       fetchedAt: 2_000,
       same: false,
     });
@@ -97,19 +78,19 @@ describe('the history of answers', () => {
     // A key the API refused has no answer to compare with.
     store.put('svc', 'lookup_email', 'b@x.test', { found: false, data: undefined, refused: 'malformed', fetchedAt: 1_000 }, 'r');
     store.flush();
-    put(store, 'b@x.test', person('b@x.test', 'CTO'), 2_000);
+    put(store, 'b@x.test', personAnswer('b@x.test', 'CTO'), 2_000);
     expect(store.replaced('svc', 'lookup_email', 'b@x.test', 2_000)).toBeUndefined();
   });
 
   it('prune and clear take the earlier answers too, by their own fetch time', () => {
     let now = 10_000;
     const store = storeAt(path.join(makeTempDir(), 'store.sqlite'), () => now);
-    put(store, 'a@x.test', person('a@x.test', 'Engineer'), 1_000);
-    put(store, 'b@x.test', person('b@x.test', 'Engineer'), 1_000);
+    put(store, 'a@x.test', personAnswer('a@x.test', 'Engineer'), 1_000);
+    put(store, 'b@x.test', personAnswer('b@x.test', 'Engineer'), 1_000);
     store.flush();
-    put(store, 'a@x.test', person('a@x.test', 'CTO'), 5_000);
+    put(store, 'a@x.test', personAnswer('a@x.test', 'CTO'), 5_000);
     store.flush();
-    put(store, 'a@x.test', person('a@x.test', 'VP'), 9_000);
+    put(store, 'a@x.test', personAnswer('a@x.test', 'VP'), 9_000);
     store.flush();
     expect(store.stats().earlierAnswers).toBe(2);
     // Older than 6 s: b's answer, and a's earlier answer of 1 000; a's of 5 000 and its current stay.
@@ -135,10 +116,10 @@ describe('the history of answers', () => {
       db.close();
       return storeFileBytes(file);
     };
-    const first = sizeAfter((key) => put(store, key, person(key, 'Engineer'), 1_000));
+    const first = sizeAfter((key) => put(store, key, personAnswer(key, 'Engineer'), 1_000));
     const read = sizeAfter((key) => store.get('svc', 'lookup_email', key));
-    const same = sizeAfter((key) => put(store, key, person(key, 'Engineer'), 2_000));
-    const changed = sizeAfter((key) => put(store, key, person(key, 'Chief Technology Officer'), 3_000));
+    const same = sizeAfter((key) => put(store, key, personAnswer(key, 'Engineer'), 2_000));
+    const changed = sizeAfter((key) => put(store, key, personAnswer(key, 'Chief Technology Officer'), 3_000));
     const perKey = (bytes: number) => Math.round(bytes / keys.length);
     const figures = { firstAnswer: perKey(first), reread: perKey(read - first), sameAnswerAgain: perKey(same - read), changedAnswer: perKey(changed - same) };
     console.log(`store bytes per key: ${JSON.stringify(figures)}`);
@@ -170,7 +151,7 @@ describe('the upgrade to the schema with history', () => {
   it('adds the table and its trigger to a store of the schema before, rewriting none of its answers', () => {
     const file = path.join(makeTempDir(), 'old.sqlite');
     const store = ResultStore.open({ path: file });
-    for (let i = 0; i < 3_000; i += 1) put(store, `p${i}@x.test`, person(`p${i}@x.test`, 'Engineer'), 1_000);
+    for (let i = 0; i < 3_000; i += 1) put(store, `p${i}@x.test`, personAnswer(`p${i}@x.test`, 'Engineer'), 1_000);
     store.close();
     // As schema v7 left it: no history table, no trigger, the ledger summed per day (v9 undone first).
     const old = openSqliteFile(file);
@@ -190,7 +171,7 @@ describe('the upgrade to the schema with history', () => {
     expect(fs.statSync(file).size).toBeGreaterThan(1_000_000);
     old.close();
     // And the upgraded store keeps history from then on.
-    put(upgraded, 'p1@x.test', person('p1@x.test', 'CTO'), 2_000);
+    put(upgraded, 'p1@x.test', personAnswer('p1@x.test', 'CTO'), 2_000);
     expect(upgraded.replaced('svc', 'lookup_email', 'p1@x.test', 2_000)).toMatchObject({ fetchedAt: 1_000, same: false });
   });
 });
