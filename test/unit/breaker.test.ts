@@ -119,12 +119,71 @@ describe('CircuitBreaker: while open', () => {
     breaker.failed('probe', outage(), 'k0');
     await clock.advance(1_500);
     await expect(second).resolves.toBe('probe'); // and it never comes back
+    // The patience ends at 5 s with that probe out: its answer is waited for one probe interval.
     await clock.advance(2_500);
+    expect(breaker.gaveUp).toBe(false);
+    await clock.advance(1_000);
     await expect(third).rejects.toBeInstanceOf(ApiUnavailableError);
     await expect(breaker.admit()).rejects.toBeInstanceOf(ApiUnavailableError);
     expect(breaker.gaveUp).toBe(true);
     expect(events.map((e) => e.kind)).toEqual(['unavailable', 'gave_up']);
-    expect(events[1]).toMatchObject({ downMs: 5_000 });
+    expect(events[1]).toMatchObject({ downMs: 6_000 });
+  });
+
+  it("the last probe goes at the patience's end: an API back by then is not given up on", async () => {
+    const { breaker, clock, events } = breakerOf(3_000);
+    fail(breaker, 8, 8);
+    const calls = [breaker.admit(), breaker.admit(), breaker.admit()];
+    await clock.advance(1_000);
+    await expect(calls[0]).resolves.toBe('probe');
+    breaker.failed('probe', outage(), 'k0');
+    await clock.advance(1_500);
+    await expect(calls[1]).resolves.toBe('probe');
+    breaker.failed('probe', outage(), 'k1');
+    // The next probe would come at 4.75 s, past the patience: one goes at 3 s instead.
+    await clock.advance(500);
+    await expect(calls[2]).resolves.toBe('probe');
+    breaker.answered('probe');
+    expect(events.map((e) => e.kind)).toEqual(['unavailable', 'back']);
+    expect(breaker.gaveUp).toBe(false);
+  });
+
+  it('a probe sent before the deadline that fails after it is not the last: one more goes at once (probes drifting on a slow link)', async () => {
+    const { breaker, clock, events } = breakerOf(3_000);
+    fail(breaker, 8, 8);
+    const first = breaker.admit();
+    await clock.advance(1_000);
+    await expect(first).resolves.toBe('probe');
+    breaker.failed('probe', outage(), 'k0');
+    const second = breaker.admit();
+    await clock.advance(1_500);
+    await expect(second).resolves.toBe('probe');
+    // Out across the deadline (a quarter of a second's answer), failing just after it.
+    await clock.advance(600);
+    expect(breaker.failed('probe', outage(), 'k1')).toBe('hold');
+    expect(breaker.gaveUp).toBe(false);
+    // Its own call comes back at once and is the last probe: answered, the API is back.
+    await expect(breaker.admit()).resolves.toBe('probe');
+    breaker.answered('probe');
+    expect(events.map((e) => e.kind)).toEqual(['unavailable', 'back']);
+  });
+
+  it('the last probe failing ends the wait at once', async () => {
+    const { breaker, clock, events } = breakerOf(3_000);
+    fail(breaker, 8, 8);
+    const calls = [breaker.admit(), breaker.admit(), breaker.admit()];
+    await clock.advance(1_000);
+    await expect(calls[0]).resolves.toBe('probe');
+    breaker.failed('probe', outage(), 'k0');
+    await clock.advance(1_500);
+    await expect(calls[1]).resolves.toBe('probe');
+    breaker.failed('probe', outage(), 'k1');
+    await clock.advance(500);
+    await expect(calls[2]).resolves.toBe('probe');
+    expect(breaker.failed('probe', outage(), 'k2')).toBe('hold');
+    expect(breaker.gaveUp).toBe(true);
+    expect(events.map((e) => e.kind)).toEqual(['unavailable', 'gave_up']);
+    expect(events[1]).toMatchObject({ downMs: 3_000 });
   });
 
   it('an abort lets a held lookup go (the stop decides what it becomes)', async () => {
@@ -232,8 +291,9 @@ describe('the first account reads (an API down when the run starts)', () => {
         expect(await read).toEqual({ total_remaining_credits: 10 });
         expect(events.map((e) => e.kind)).toEqual(['unavailable', 'back']);
       }
-      // The first try and the probes at 1, 2.5, 4.75, 8.1, 13.2, 20.8, 32.2, 49.3 s: no retries.
-      expect(sent).toBeLessThanOrEqual(backAfterMs === undefined ? 9 : 7);
+      // The first try, the probes at 1, 2.5, 4.75, 8.1, 13.2, 20.8, 32.2, 49.3 s and the last at the
+      // patience's end (60 s): no retries.
+      expect(sent).toBeLessThanOrEqual(backAfterMs === undefined ? 10 : 7);
       expect(path.counts.retries).toBe(0);
     }
   });

@@ -66,6 +66,12 @@ export class CircuitBreaker {
   #probeDelay: number;
   #probeOut = false;
   #probeDue = false;
+  /**
+   * Where the patience stands: 'before' its end; 'owed' once it ran out while a probe sent before
+   * it was out (one more probe is owed); 'last' once the last probe is sent or due.
+   */
+  #deadline: 'before' | 'owed' | 'last' = 'before';
+  #graceTurn = 0;
   readonly #held: Held[] = [];
   /** Cuts the breaker's own waits (the next probe, the patience) short once it is no longer open. */
   #waits = new AbortController();
@@ -163,7 +169,7 @@ export class CircuitBreaker {
     if (isAnswer(error)) this.answered(admission);
     // Not the API's doing (the gate stopped, the reserve refused): nothing learned of the API; a
     // probe that was not sent leaves the turn to the next one.
-    else if (admission === 'probe' && this.#state === 'open') this.#scheduleProbe();
+    else if (admission === 'probe' && this.#state === 'open') this.#probeNotSent();
     return 'retry';
   }
 
@@ -185,6 +191,7 @@ export class CircuitBreaker {
   #open(error: unknown): void {
     const { clock, patienceMs, onChange } = this.#settings;
     this.#state = 'open';
+    this.#deadline = 'before';
     this.#downSince = clock.now();
     this.#probeDelay = this.#settings.probeMinMs;
     this.#waits = new AbortController();
@@ -193,7 +200,37 @@ export class CircuitBreaker {
     this.#scheduleProbe();
     const waits = this.#waits.signal;
     void clock.sleep(patienceMs, waits).then(() => {
-      if (!waits.aborted && this.#state === 'open') this.#giveUp();
+      if (!waits.aborted && this.#state === 'open') this.#patienceOver();
+    });
+  }
+
+  /**
+   * The patience is over. The API is given up on once a probe sent after the deadline has failed,
+   * or has not been answered within a probe's first interval: a probe that left before the deadline
+   * says nothing of the API at it. On a slow link (answers taking a quarter of a second) the probes'
+   * waits drift, and an outage of one second would be taken for one past a patience of three.
+   */
+  #patienceOver(): void {
+    if (this.#probeOut) {
+      this.#deadline = 'owed';
+      this.#giveUpUnlessAnswered();
+    } else this.#sendLastProbe();
+  }
+
+  /** The last probe: the next held lookup, or the next one admitted (the failed probe's own call, back at once). */
+  #sendLastProbe(): void {
+    this.#deadline = 'last';
+    const next = this.#held.shift();
+    if (next) next.admit(this.#sendProbe());
+    else this.#probeDue = true;
+    this.#giveUpUnlessAnswered();
+  }
+
+  #giveUpUnlessAnswered(): void {
+    const waits = this.#waits.signal;
+    const turn = ++this.#graceTurn;
+    void this.#settings.clock.sleep(this.#settings.probeMinMs, waits).then(() => {
+      if (!waits.aborted && turn === this.#graceTurn && this.#state === 'open') this.#giveUp();
     });
   }
 
@@ -208,6 +245,12 @@ export class CircuitBreaker {
     });
   }
 
+  /** The probe was not sent (the gate stopped, the reserve refused): the turn passes on, or, past the patience, the wait ends. */
+  #probeNotSent(): void {
+    if (this.#deadline === 'before') this.#scheduleProbe();
+    else this.#giveUp();
+  }
+
   #sendProbe(): Admission {
     this.#probeOut = true;
     this.#probeDue = false;
@@ -215,6 +258,8 @@ export class CircuitBreaker {
   }
 
   #probeFailed(): void {
+    if (this.#deadline === 'last') return this.#giveUp();
+    if (this.#deadline === 'owed') return this.#sendLastProbe();
     // Half as long again each time (1, 1.5, 2.3, 3.4, 5.1 ... 30 s): few probes in a long outage,
     // and a short one is not outlived by much.
     this.#probeDelay = Math.min(this.#settings.probeMaxMs, this.#probeDelay * PROBE_GROWTH);
