@@ -47,8 +47,10 @@ out(
 const oracle = new Oracle(world, ctx.sandbox, ctx.files.store);
 const table = new Map();
 let firstFailure;
+let ran = 0;
 try {
   for (const night of plan.nights) {
+    ran += 1;
     const before = countersOf(ctx.sandbox);
     const { runs, damaged } = await runNight(world, ctx, night);
     const hasMalformed = ctx.contacts.hasMalformed;
@@ -69,7 +71,7 @@ try {
   await ctx.close();
 }
 const seconds = (performance.now() - started) / 1000;
-const shortOfFive = printFigures(out, { world, options, plan, oracle, table, seconds, canFillDisks: ctx.canFillDisks });
+const shortOfFive = printFigures(out, { world, options, plan, oracle, table, seconds, ran, canFillDisks: ctx.canFillDisks });
 if (options.summary)
   writeSummary(options.summary, {
     seed: world.seed,

@@ -18,11 +18,15 @@ export function printNight(out, night, runs, seen, figures, failures) {
   for (const [check, words] of failures) out(`  FAIL ${check}: ${words}`);
 }
 
-/** Prints the figures and the table; returns the conditions seen fewer than five times in a year. */
-export function printFigures(out, { world, options, plan, oracle, table, seconds, canFillDisks }) {
+/**
+ * Prints the figures and the table of the `ran` nights run (all of them, or up to the first that
+ * failed); returns the conditions seen fewer than five times in a year, judged on a whole year only.
+ */
+export function printFigures(out, { world, options, plan, oracle, table, seconds, ran, canFillDisks }) {
   const f = oracle.figures;
   out('');
-  out(`seed ${world.seed}, ${options.nights} nights, trace ${plan.hash}, ${seconds.toFixed(1)} s (the oracle ${f.oracleSeconds.toFixed(1)} s)`);
+  const nights = ran < options.nights ? `${ran} of ${options.nights} nights (stopped at the first failing night)` : `${options.nights} nights`;
+  out(`seed ${world.seed}, ${nights}, trace ${plan.hash}, ${seconds.toFixed(1)} s (the oracle ${f.oracleSeconds.toFixed(1)} s)`);
   out(
     `  spend: max day ${f.maxDay} of ${world.dayBudget}/day, max month ${f.maxMonth} of ${world.monthBudget}/month (credits reaching the sandbox just after midnight: ${f.boundaryCredits})`,
   );
@@ -34,7 +38,7 @@ export function printFigures(out, { world, options, plan, oracle, table, seconds
     `  store: ${kib(f.storeBytes)} after the last night (at most ${kib(f.maxStoreBytes)}), ledger ${f.ledgerRows} per-call rows; lowest balance ${f.lowestBalance} (reserve ${world.reserve})`,
   );
   out('  conditions (nights):');
-  const year = options.nights >= 365;
+  const year = ran >= 365;
   const shortOfFive = [];
   for (const [name, words, calendar] of CONDITIONS) {
     const count = table.get(name) ?? 0;
