@@ -258,8 +258,11 @@ export class CircuitBreaker {
   }
 
   #probeFailed(): void {
-    if (this.#deadline === 'last') return this.#giveUp();
-    if (this.#deadline === 'owed') return this.#sendLastProbe();
+    if (this.#deadline !== 'before') {
+      if (this.#deadline === 'last') this.#giveUp();
+      else this.#sendLastProbe();
+      return;
+    }
     // Half as long again each time (1, 1.5, 2.3, 3.4, 5.1 ... 30 s): few probes in a long outage,
     // and a short one is not outlived by much.
     this.#probeDelay = Math.min(this.#settings.probeMaxMs, this.#probeDelay * PROBE_GROWTH);
