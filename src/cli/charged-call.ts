@@ -12,6 +12,7 @@ import type { BillableOperation } from '../core/kinds.js';
 import { budgetCallLine, Budgets } from '../lookup/budget.js';
 import { answerCost, budgetHold, PUBLISHED_FOUND_COST } from '../lookup/credits.js';
 import { foundIn } from '../lookup/outcome.js';
+import { runGoing } from '../core/processes.js';
 import { storeLedger } from '../lookup/spend-ledgers.js';
 import { DEFAULTS } from '../options/defaults.js';
 import { givenBudgets, type ChargedCallArgs } from './budget-flags.js';
@@ -23,6 +24,7 @@ export async function chargedCall<T>(target: Target, args: ChargedCallArgs, op: 
   const limits = givenBudgets(args, target.config.file, target.config.fileDoor).filter(isPeriodLimit);
   const store = await openStoreFile(target.storePath(args.store), false);
   const runId = randomUUID();
+  const gone = runGoing(runId);
   const ledger = storeLedger(store, runId, DEFAULTS.spendHoldLeaseMs, target.service);
   try {
     const budgets = new Budgets({ limits, ledger, now: Date.now, service: target.service, runId });
@@ -41,5 +43,6 @@ export async function chargedCall<T>(target: Target, args: ChargedCallArgs, op: 
   } finally {
     ledger.close();
     store.close();
+    gone();
   }
 }

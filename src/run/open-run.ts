@@ -34,6 +34,7 @@ import type { RowSink } from '../write/row-writer.js';
 import type { StoredAnswers } from './count-rows.js';
 import type { Resources } from './resources.js';
 import { accountOrNone, creditAccount } from './run-account.js';
+import { runGoing } from '../core/processes.js';
 import type { RunColumns } from './run-columns.js';
 import { holdsStaleAnswers, ordersRefreshes, refreshCutoff, refreshLine, type StoredAges } from './refresh-order.js';
 import { RunStop } from './run-stop.js';
@@ -158,6 +159,8 @@ async function startLookups(run: OpenedRun, resources: Resources, opening: RunOp
   resources.defer(() => path.close());
   wireCoordinator(settings, stop, coordinator);
   const runId = randomUUID();
+  // Going until its resources are released: then what it still holds in the store is another run's to lapse.
+  resources.defer(runGoing(runId));
   const budgets = budgetsOf(run, runId, coordinator, resources);
   stop.onStop((reason) => {
     const line = accountStopLine(reason, reserve, budgets.stopped);

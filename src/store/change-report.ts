@@ -15,7 +15,7 @@
 import os from 'node:os';
 import type { Operation } from '../api/types.js';
 import type { CarriedChange } from '../core/rows.js';
-import { isAlive } from '../core/processes.js';
+import { holderAlive } from '../core/processes.js';
 import { AnswerHistory } from './answer-history.js';
 import { immediateTransaction, prepareRaw, type Database, type Statement } from './sqlite.js';
 import { storeFailure, storeRead } from './store-failure.js';
@@ -34,8 +34,8 @@ export interface ChangeReportOptions {
   owner: string;
   service: string;
   now: () => number;
-  /** Whether a process of this host is alive (tests replace it). */
-  alive?: ((pid: number) => boolean) | undefined;
+  /** Whether the run `owner`, of process `pid` of this host, is alive (tests replace it). */
+  alive?: ((pid: number, owner: string) => boolean) | undefined;
 }
 
 /** Who holds the report lease when this run could not take it. */
@@ -69,7 +69,7 @@ export class ChangeReport {
 
   constructor(db: Database, options: ChangeReportOptions, serviceId: number | undefined) {
     this.#db = db;
-    this.#options = { alive: isAlive, ...options };
+    this.#options = { alive: holderAlive, ...options };
     this.#history = new AnswerHistory(db);
     this.#serviceId = serviceId;
     db.exec(
@@ -188,7 +188,7 @@ export class ChangeReport {
       LEASE_OP,
       '',
     ) as unknown as [string, number, string, number] | undefined;
-    if (held && held[0] !== owner && !this.#lapsed(held[1], held[2], held[3])) return { pid: held[1], host: held[2] };
+    if (held && held[0] !== owner && !this.#lapsed(held[0], held[1], held[2], held[3])) return { pid: held[1], host: held[2] };
     this.#db
       .prepare('INSERT OR REPLACE INTO claims (service, op, key, owner, pid, host, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .run(service, LEASE_OP, '', owner, process.pid, this.#host, now() + LEASE_MS);
@@ -204,10 +204,10 @@ export class ChangeReport {
     const rows = prepareRaw(this.#db, 'SELECT owner, pid, host, expires_at FROM runs WHERE owner <> ?').all(this.#options.owner) as unknown as Array<
       [string, number, string, number]
     >;
-    return new Set(rows.filter(([, pid, host, expiresAt]) => !this.#lapsed(pid, host, expiresAt)).map(([owner]) => owner));
+    return new Set(rows.filter(([owner, pid, host, expiresAt]) => !this.#lapsed(owner, pid, host, expiresAt)).map(([owner]) => owner));
   }
 
-  #lapsed(pid: number, host: string, expiresAt: number): boolean {
-    return expiresAt < this.#options.now() || (host === this.#host && !this.#options.alive(pid));
+  #lapsed(owner: string, pid: number, host: string, expiresAt: number): boolean {
+    return expiresAt < this.#options.now() || (host === this.#host && !this.#options.alive(pid, owner));
   }
 }

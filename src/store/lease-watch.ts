@@ -5,7 +5,7 @@
 // with this run's time: only with itself. A value that changed is a renewal; one that stayed the
 // same for a whole lease, as this run's own monotonic clock measures it, is a run that stopped
 // renewing (killed, frozen, on a machine that went away). On this host, a process that is gone is
-// known at once. A run whose clock is a day ahead, or behind, judges the others as one whose clock
+// known at once, and so is a run of this very process that ended (processes.ts: holderAlive). A run whose clock is a day ahead, or behind, judges the others as one whose clock
 // is right: it waits the same lease before it takes what they hold.
 //
 // The pid check needs no guard against a reused pid: a process that took a dead run's pid does
@@ -15,6 +15,8 @@
 export interface Holder {
   /** What is watched: a run, or one thing it holds (a claim on one key). */
   id: string;
+  /** The run that holds it. */
+  owner: string;
   pid: number;
   host: string;
   /** The deadline as the holder last wrote it (its own clock's epoch ms: never compared with ours). */
@@ -26,8 +28,8 @@ export interface LeaseWatchOptions {
   leaseMs: number;
   /** This run's monotonic time, in ms: only its differences are read. */
   elapsed: () => number;
-  /** Whether a process of this host is alive. */
-  alive: (pid: number) => boolean;
+  /** Whether the holder `owner`, of process `pid` of this host, is alive (processes.ts: holderAlive). */
+  alive: (pid: number, owner: string) => boolean;
 }
 
 /** A monotonic clock: what a wall clock set forward or back does not move. */
@@ -48,7 +50,7 @@ export class LeaseWatch {
 
   /** True when `holder`'s process is gone (this host), or it has not renewed for a lease as this run saw it. */
   gone(holder: Holder): boolean {
-    if (holder.host === this.#options.host && !this.#options.alive(holder.pid)) return true;
+    if (holder.host === this.#options.host && !this.#options.alive(holder.pid, holder.owner)) return true;
     return this.leftOf(holder) === 0;
   }
 

@@ -12,7 +12,7 @@
 // takes over); when it was answered, the answer in the store is what waiting runs look for first,
 // so the claim is deleted with the next sweep rather than by a commit per key.
 import os from 'node:os';
-import { isAlive } from '../core/processes.js';
+import { holderAlive } from '../core/processes.js';
 import { LeaseWatch, monotonicMs } from './lease-watch.js';
 import { prepareRaw, immediateTransaction, type Database, type Statement } from './sqlite.js';
 import { StoreRuns } from './store-runs.js';
@@ -32,8 +32,8 @@ export interface StoreClaimsOptions {
   /** How long a claim holds without renewal (a frozen or unreachable process). */
   leaseMs: number;
   now: () => number;
-  /** Whether a process of this host is alive (tests replace it). */
-  alive?: (pid: number) => boolean;
+  /** Whether the run `owner`, of process `pid` of this host, is alive (tests replace it). */
+  alive?: (pid: number, owner: string) => boolean;
   /** This run's monotonic time (ms), by which the others' leases are measured (tests replace it). */
   elapsed?: () => number;
   /** Commits the answers received so far: done before a run that was alone lets the others in. */
@@ -63,7 +63,7 @@ export class StoreClaims {
 
   constructor(db: Database, options: StoreClaimsOptions) {
     this.#db = db;
-    this.#options = { alive: isAlive, elapsed: monotonicMs, flush: () => {}, ...options };
+    this.#options = { alive: holderAlive, elapsed: monotonicMs, flush: () => {}, ...options };
     this.#watch = new LeaseWatch({ host: this.#host, leaseMs: options.leaseMs, elapsed: this.#options.elapsed, alive: this.#options.alive });
     this.#select = prepareRaw(db, 'SELECT owner, pid, host, expires_at FROM claims WHERE service = ? AND op = ? AND key = ?');
     this.#insert = db.prepare(
@@ -87,7 +87,7 @@ export class StoreClaims {
   /** Whether another run's claim lapsed: each claim is watched on its own (a dead run's claims keep the deadlines they had). */
   #lapsed(op: string, key: string, holder: ClaimHolder): boolean {
     if (holder.owner === this.#options.owner) return false;
-    return this.#watch.gone({ id: `${op}\0${key}\0${holder.owner}`, pid: holder.pid, host: holder.host, mark: holder.expiresAt });
+    return this.#watch.gone({ id: `${op}\0${key}\0${holder.owner}`, owner: holder.owner, pid: holder.pid, host: holder.host, mark: holder.expiresAt });
   }
 
   /**

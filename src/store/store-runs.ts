@@ -7,7 +7,7 @@
 // row; one whose process is gone (this host) or that stopped renewing its row for a lease, as this
 // run's own clock measures it (lease-watch.ts: never by comparing clocks), is not waited for.
 import os from 'node:os';
-import { isAlive } from '../core/processes.js';
+import { holderAlive } from '../core/processes.js';
 import { LeaseWatch, monotonicMs } from './lease-watch.js';
 import { prepareRaw, immediateTransaction, type Database, type Statement } from './sqlite.js';
 
@@ -20,8 +20,8 @@ export interface StoreRunsOptions {
   /** How long a registration holds without renewal (a frozen or unreachable process). */
   leaseMs: number;
   now: () => number;
-  /** Whether a process of this host is alive (tests replace it). */
-  alive?: (pid: number) => boolean;
+  /** Whether the run `owner`, of process `pid` of this host, is alive (tests replace it). */
+  alive?: (pid: number, owner: string) => boolean;
   /** This run's monotonic time (ms), by which the others' leases are measured (tests replace it). */
   elapsed?: () => number;
 }
@@ -52,7 +52,7 @@ export class StoreRuns {
 
   constructor(db: Database, options: StoreRunsOptions) {
     this.#db = db;
-    this.#options = { alive: isAlive, elapsed: monotonicMs, ...options };
+    this.#options = { alive: holderAlive, elapsed: monotonicMs, ...options };
     this.#watch = new LeaseWatch({ host: this.#host, leaseMs: options.leaseMs, elapsed: this.#options.elapsed, alive: this.#options.alive });
     this.#insert = db.prepare(
       `INSERT INTO runs (owner, pid, host, expires_at, claiming) VALUES (?, ?, ?, ?, ?)
@@ -135,6 +135,6 @@ export class StoreRuns {
   }
 
   #lapsed(run: OtherRun): boolean {
-    return this.#watch.gone({ id: run.owner, pid: run.pid, host: run.host, mark: run.expiresAt });
+    return this.#watch.gone({ id: run.owner, owner: run.owner, pid: run.pid, host: run.host, mark: run.expiresAt });
   }
 }

@@ -22,7 +22,7 @@
 // per call. A fall of the balance is no witness of what one dead run was charged.
 import os from 'node:os';
 import { dayNumber, periodAt, type Period, type PeriodLimit } from '../core/budget-periods.js';
-import { isAlive } from '../core/processes.js';
+import { holderAlive } from '../core/processes.js';
 import { LeaseWatch, monotonicMs } from './lease-watch.js';
 import { LedgerReader } from './ledger-reader.js';
 import { clearLedger, foldBefore, foldLedger, ledgerSize, type LedgerSize } from './ledger-upkeep.js';
@@ -77,8 +77,8 @@ export interface SpendHoldsOptions {
   /** How long a run's holds last without its renewing them (longer than any call), as another run measures it. */
   leaseMs: number;
   now: () => number;
-  /** Whether a process of this host is alive (tests replace it). */
-  alive?: (pid: number) => boolean;
+  /** Whether the run `owner`, of process `pid` of this host, is alive (tests replace it). */
+  alive?: (pid: number, owner: string) => boolean;
   /** This run's monotonic time (ms), by which the others' leases are measured (tests replace it). */
   elapsed?: () => number;
 }
@@ -138,7 +138,7 @@ export class SpendHolds {
 
   constructor(db: Database, options: SpendHoldsOptions) {
     this.#db = db;
-    this.#options = { alive: isAlive, elapsed: monotonicMs, ...options };
+    this.#options = { alive: holderAlive, elapsed: monotonicMs, ...options };
     this.#ledger = new LedgerReader(db);
     this.#watch = new LeaseWatch({ host: this.#host, leaseMs: options.leaseMs, elapsed: this.#options.elapsed, alive: this.#options.alive });
     this.#insert = db.prepare('INSERT INTO spend_holds (owner, seq, pid, host, credits, made_at, expires_at, service, op) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
@@ -198,7 +198,7 @@ export class SpendHolds {
     if (refusal.held === 0) return refusal;
     const holders = this.#holders.all(this.#options.owner) as unknown as Array<[string, number, string, number]>;
     if (holders.length === 0) return refusal;
-    return { ...refusal, lapseInMs: Math.min(...holders.map(([id, pid, host, mark]) => this.#watch.leftOf({ id, pid, host, mark }))) };
+    return { ...refusal, lapseInMs: Math.min(...holders.map(([id, pid, host, mark]) => this.#watch.leftOf({ id, owner: id, pid, host, mark }))) };
   }
 
   /** Counts as spent, at the credits they hold, the holds of every run that is gone; returns how many runs'. */
@@ -207,7 +207,7 @@ export class SpendHolds {
     return immediateTransaction(this.#db, () => {
       let lapsed = 0;
       for (const [id, pid, host, mark] of this.#holders.all(this.#options.owner) as unknown as Array<[string, number, string, number]>) {
-        if (!this.#watch.gone({ id, pid, host, mark })) continue;
+        if (!this.#watch.gone({ id, owner: id, pid, host, mark })) continue;
         this.#lapse.run(id);
         this.#dropOwner.run(id);
         this.#watch.forget(id);

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { periodAt, type PeriodLimit } from '../../src/core/budget-periods.js';
+import { holderAlive, runGoing } from '../../src/core/processes.js';
 import { ResultStore, SCHEMA_VERSION } from '../../src/store/result-store.js';
 import { SpendHolds } from '../../src/store/store-spend.js';
 import { tempDir } from '../helpers/cli.js';
@@ -31,7 +32,7 @@ interface Clocks {
 }
 
 /** A run's holds over its own connection to `file`, of service `svc` unless said. */
-function holdsOn(file: string, owner: string, clock: Clocks, options: { alive?: (pid: number) => boolean; service?: string } = {}): SpendHolds {
+function holdsOn(file: string, owner: string, clock: Clocks, options: { alive?: (pid: number, owner: string) => boolean; service?: string } = {}): SpendHolds {
   const db = new DatabaseSync(file, { timeout: 5000 });
   return new SpendHolds(db, {
     owner,
@@ -147,6 +148,24 @@ describe("a killed run's holds", () => {
     db.close();
     // 24 left of the day: a call of 24 fits.
     expect(next.reserve('lookup_email', 24, day, clock.now)).toEqual({ seq: 1 });
+  });
+
+  it("of a run of this very process that ended without releasing them (a full disk): counted at once by the next run, as a dead process's", () => {
+    const file = storeFile();
+    const clock = { now: NOON, elapsed: 0 };
+    const day: PeriodLimit[] = [{ credits: 40, per: 'day' }];
+    const ended = runGoing('ended-here');
+    // Its hold is written; its answer's commit, the release, and its close never come.
+    holdsOn(file, 'ended-here', clock, { alive: holderAlive }).reserve('lookup_email', 8, day, clock.now);
+    // While it goes, its hold is a live one's, whatever the pid says.
+    expect(holdsOn(file, 'beside-it', clock, { alive: holderAlive }).reserve('lookup_email', 33, day, clock.now)).toMatchObject({ spent: 0, held: 8 });
+    ended();
+    expect(holderAlive(process.pid, 'ended-here')).toBe(false);
+    expect(holderAlive(process.pid, 'never-registered')).toBe(true);
+    expect(holdsOn(file, 'after-it', clock, { alive: holderAlive }).reserve('lookup_email', 33, day, clock.now)).toMatchObject({ spent: 8, held: 0 });
+    const db = openSqliteFile(file, { readonly: true });
+    expect(db.rows('SELECT credits, lapsed, run_id FROM ledger')).toEqual([[8, 1, 'ended-here']]);
+    db.close();
   });
 
   it("on another host, once they were not renewed for a lease as this run's own clock measures it (its wall clock a day ahead changes nothing)", () => {

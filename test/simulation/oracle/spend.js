@@ -7,7 +7,6 @@
 // (a few ms on this machine): its day is the one it was made in, which only the ledger knows. So
 // charges that arrive in the first BOUNDARY_MS of a day may belong to the day before; the ledger's
 // day totals must account for them (the flow m across each midnight, 0 ≤ m ≤ those charges).
-import { isAlive } from './alive.js';
 import { died } from './runs.js';
 import { DAY_MS } from '../plan.js';
 
@@ -35,9 +34,10 @@ export function checkSpend({ world, served, store, state, allRuns, figures }) {
   const failures = { push: (text, what) => all.push({ text, id: `${text.slice(0, text.indexOf(':'))}|${what}` }) };
   const sandbox = sandboxDays(served.charges);
   if (sandbox.size === 0) return [];
+  // Judged once the night's runs are over: every hold left is a dead run's (killed, or ended on a
+  // full disk before it could release it, in this process too: the next run lapses it).
   const deadHolds = new Map();
-  for (const hold of store.holds)
-    if (!isAlive(hold.pid)) deadHolds.set(Math.floor(hold.made_at / DAY_MS), (deadHolds.get(Math.floor(hold.made_at / DAY_MS)) ?? 0) + hold.credits);
+  for (const hold of store.holds) deadHolds.set(Math.floor(hold.made_at / DAY_MS), (deadHolds.get(Math.floor(hold.made_at / DAY_MS)) ?? 0) + hold.credits);
   const first = Math.min(...sandbox.keys(), ...store.ledgerDays.keys());
   const last = Math.max(...sandbox.keys(), ...store.ledgerDays.keys());
   const months = new Map();
