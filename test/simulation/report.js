@@ -32,7 +32,7 @@ export function printFigures(out, { world, options, plan, oracle, table, seconds
   );
   out(`  keys paid twice: ${f.paidTwice} (by two runs side by side: ${f.paidSideBySide})`);
   out(
-    `  changes: expected ${f.changes.expected}, reported ${f.changes.reported}, lost ${f.changes.lost}, duplicated ${f.changes.duplicated}, not yet due ${f.changes.pending}`,
+    `  changes: expected ${f.changes.expected}, reported ${f.changes.reported}, lost ${f.changes.lost}, duplicated ${f.changes.duplicated} (listed again after a run killed between its file and its marks: ${f.changes.listedAgainAfterKill}), not yet due ${f.changes.pending}`,
   );
   out(
     `  store: ${kib(f.storeBytes)} after the last night (at most ${kib(f.maxStoreBytes)}), ledger ${f.ledgerRows} per-call rows; lowest balance ${f.lowestBalance} (reserve ${world.reserve})`,

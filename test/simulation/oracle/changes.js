@@ -42,15 +42,24 @@ function expectedChanges({ sandbox, store, state }) {
   return expected;
 }
 
-/** Adds the night's --changes files to state.reported (id -> lines listing it). */
+/**
+ * Adds the night's --changes files to state.reported (id -> lines listing it): a finished run's,
+ * and a killed run's whose file is in place (renamed whole: a killed run leaves no partial file
+ * under the name). The contract marks a run's changes reported once its file is in place: a run
+ * killed after that has reported them, and one killed between the rename and the marking lists
+ * them twice (docs/cli-contract.md, "Two runs with --changes at once": one of the two moments).
+ */
 function collect(runs, state) {
-  for (const run of runs.filter((r) => finished(r) && r.changesText !== undefined)) {
+  for (const run of runs.filter((r) => (finished(r) || r.killed) && r.changesText !== undefined)) {
     for (const line of parse(run.changesText, { columns: true, skip_empty_lines: true })) {
       const id = idOf(line.key, line.field, Date.parse(line.after_fetched_at));
-      state.reported.set(id, [...(state.reported.get(id) ?? []), { ...line, night: run.night }]);
+      state.reported.set(id, [...(state.reported.get(id) ?? []), { ...line, night: run.night, killed: run.killed }]);
     }
   }
 }
+
+/** Listed more than once, but for the moment the contract names: every listing before the last was a killed run's. */
+const twiceAfterKill = (lines) => lines.slice(0, -1).every((line) => line.killed);
 
 export function checkChanges({ sandbox, store, state, runs, allRuns, figures }) {
   collect(runs, state);
@@ -76,10 +85,12 @@ export function checkChanges({ sandbox, store, state, runs, allRuns, figures }) 
     );
   const duplicated = [];
   const phantom = [];
+  let listedAgain = 0;
   for (const [id, lines] of state.reported) {
     const change = expected.get(id);
     if (!change && state.unknownBefore.has(`${lines[0].key}|${Date.parse(lines[0].after_fetched_at)}`)) continue;
     if (!change) phantom.push(`${lines[0].key} ${lines[0].field} ${lines[0].before} → ${lines[0].after} (night ${lines[0].night})`);
+    else if (lines.length > 1 && twiceAfterKill(lines)) listedAgain += 1;
     else if (lines.length > 1) duplicated.push(`${change.key} ${change.field} (nights ${lines.map((l) => l.night).join(', ')})`);
     else if (lines[0].before !== change.before || lines[0].after !== change.after || Date.parse(lines[0].before_fetched_at) !== change.beforeAt)
       phantom.push(`${change.key} ${change.field}: listed ${lines[0].before} → ${lines[0].after}, the answers say ${change.before} → ${change.after}`);
@@ -97,6 +108,7 @@ export function checkChanges({ sandbox, store, state, runs, allRuns, figures }) 
     reported: [...state.reported.keys()].filter((id) => expected.has(id)).length,
     lost: state.lost.size,
     duplicated: duplicated.length,
+    listedAgainAfterKill: listedAgain,
     pending,
   });
   return failures;

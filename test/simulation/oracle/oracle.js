@@ -36,7 +36,7 @@ export class Oracle {
     storeBytes: 0,
     maxStoreBytes: 0,
     ledgerRows: 0,
-    changes: { expected: 0, reported: 0, lost: 0, duplicated: 0, pending: 0 },
+    changes: { expected: 0, reported: 0, lost: 0, duplicated: 0, listedAgainAfterKill: 0, pending: 0 },
     lowestBalance: Infinity,
     oracleSeconds: 0,
   };
