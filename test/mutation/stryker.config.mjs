@@ -20,6 +20,7 @@ export default {
   mutate: [
     // The money and history paths.
     'src/api/transport.ts',
+    'src/api/error-factory.ts',
     'src/api/errors.ts',
     'src/lookup/credits.ts',
     'src/lookup/budget.ts',
