@@ -1,5 +1,6 @@
 // The one place that speaks HTTP: got with bearer auth, a per-request timeout, a cap on body
-// size, keep-alive agents, and every failure mapped to one error class (errors.ts).
+// size, keep-alive agents, and every failure mapped to one error class (errors.ts): an answer's by
+// error-factory.ts, a connection's by network-errors.ts.
 // got's own retry is off: retrying belongs to the pipeline's single retry policy (retry.ts).
 import { createHash } from 'node:crypto';
 import http from 'node:http';
@@ -9,26 +10,9 @@ import { BASE_URL_GIVEN, said, TOKEN_GIVEN } from './caller-words.js';
 import { maskToken } from './mask-token.js';
 import { networkFailure } from './network-errors.js';
 import { proxySetup, type ProxySetup } from './proxy.js';
-import {
-  ApiFailedError,
-  BadRequestError,
-  BadResponseError,
-  ClientClosedError,
-  ConfigError,
-  DailyLimitError,
-  ForbiddenError,
-  LeadEnrichError,
-  NotFoundError,
-  PaymentRequiredError,
-  RateLimitedError,
-  RateLimitedTooLongError,
-  ServerError,
-  TimeoutError,
-  UnauthorizedError,
-  type ValidationReason,
-} from './errors.js';
-import { MAX_RATE_WAIT_MS, rateHeadersFrom, retryAtFrom, type RateHeaders } from './limits.js';
-import type { ErrorBody } from './types.js';
+import { BadRequestError, BadResponseError, ClientClosedError, ConfigError, type LeadEnrichError, TimeoutError } from './errors.js';
+import { errorFromAnswer } from './error-factory.js';
+import { rateHeadersFrom, type RateHeaders } from './limits.js';
 import { validateBaseUrl } from './base-url.js';
 import { ACCEPT_ENCODING, BodyDecodeError, decodeBody } from './decode-body.js';
 import { maskSecret } from './mask-secret.js';
@@ -274,11 +258,7 @@ function parseJson(text: string): unknown {
   }
 }
 
-function describeStatus(status: number): string {
-  return `${status} ${http.STATUS_CODES[status] ?? ''}`.trim();
-}
-
-/** The single factory from an HTTP answer to data or to one error class (docs/api-behaviour-notes.md, "Error bodies"). */
+/** An HTTP answer to its data, or thrown as the error it means (error-factory.ts); its body parsed once. */
 export function parseResponse<T>(
   status: number,
   headers: Record<string, string | string[] | undefined>,
@@ -286,115 +266,11 @@ export function parseResponse<T>(
   path: string,
   now: number = Date.now(),
 ): ApiResponse<T> {
-  const body = parseJson(text) as (ErrorBody & { data?: unknown }) | undefined;
-  const rate = rateHeadersFrom(headers, now);
-  const isObject = body !== undefined && body !== null && typeof body === 'object' && !Array.isArray(body);
-  const failed = isObject && (body.status === 'failed' || (status >= 400 && body.error !== undefined));
-  const apiCode = isObject && typeof body.error?.code === 'number' ? body.error.code : undefined;
-  const serverMessage = isObject && typeof body.error?.message === 'string' ? body.error.message : undefined;
-  const details = { status, ...(apiCode === undefined ? {} : { apiCode }) };
-
-  if (status >= 200 && status < 300 && !failed) {
-    if (!isObject) {
-      throw new BadResponseError(`Response from ${path} is not a JSON object (${text.length === 0 ? 'empty body' : 'unparseable body'})`, details);
-    }
-    if (body.data === null || typeof body.data !== 'object' || Array.isArray(body.data)) {
-      throw new BadResponseError(`Response from ${path} has no data object`, details);
-    }
-    return { data: body.data as T, status, rate };
-  }
-
-  const said = serverMessage ? `: ${serverMessage}` : '';
-  const answer: FailedAnswer = { status, path, said, details, headers, serverMessage, now };
-  // The API's code decides before the HTTP status: the same code comes at 200, 400, 403 or 429.
-  const byCode = apiCode === undefined ? undefined : meaningOfCode(apiCode, answer);
-  if (byCode) return fail(byCode);
-  if (status === 400) {
-    const reasons = Array.isArray(body?.error?.reasons) ? (body.error.reasons as ValidationReason[]) : [];
-    const reasonText = reasons.flatMap((r) => r.messages ?? []).join('; ');
-    const message = reasonText || serverMessage || 'bad request';
-    return fail(new BadRequestError(`The API rejected the input: ${message}`, reasons, details));
-  }
-  if (status >= 200 && status < 300) {
-    // "status":"failed" at HTTP 200 with a code we don't know: the server says it failed; retryable.
-    return fail(new ApiFailedError(`The API answered "failed"${apiCode === undefined ? '' : ` (code ${apiCode})`}${said}`, details));
-  }
-  if (status >= 500 || status === 408) {
-    const what = isObject ? said : text.length === 0 ? ' (no body)' : ' (non-JSON body)';
-    return fail(new ServerError(`Server error ${describeStatus(status)} from ${path}${what}`, details));
-  }
-  // A 404 in the API's own error body (not a router's, which repeats the status as its code) is
-  // the service saying the key was not found; any other is a path that does not exist.
-  if (status === 404 && isObject && body.status === 'failed' && apiCode !== 404) {
-    return fail(new NotFoundError(`Not found (${describeStatus(status)}${said})`, details));
-  }
-  return fail(
-    meaningOfStatus(answer) ??
-      new BadRequestError(
-        `HTTP ${describeStatus(status)} from ${path}${said}${status === 404 ? '; check the base URL (it must end with /v2)' : ''}`,
-        [],
-        details,
-      ),
-  );
+  const body = parseJson(text);
+  const error = errorFromAnswer({ status, headers, text, body, path, now });
+  if (error) return fail(error);
+  return { data: (body as { data: T }).data, status, rate: rateHeadersFrom(headers, now) };
 }
-
-interface FailedAnswer {
-  status: number;
-  path: string;
-  said: string;
-  details: { status: number; apiCode?: number };
-  headers: Record<string, string | string[] | undefined>;
-  serverMessage: string | undefined;
-  now: number;
-}
-
-/** What the API's own error codes mean (docs/api-behaviour-notes.md, the service's documentation), or undefined for a code not known. */
-function meaningOfCode(code: number, a: FailedAnswer): LeadEnrichError | undefined {
-  if (code === 1000) return unauthorized(a);
-  if (code === 1008) return forbidden(a);
-  if (code === 1017 || code === 1032) {
-    return new DailyLimitError(
-      `The account's daily limit was reached (${describeStatus(a.status)}${a.said}); run the same command again the next day`,
-      a.details,
-    );
-  }
-  if (code === 1027) return new NotFoundError(`Not found (${describeStatus(a.status)}${a.said})`, a.details);
-  if (code === 1002 || code === 1028 || code === 1031) return paymentRequired(a);
-  if (code === 1030) return rateLimited(a);
-  return meaningOfStatus(a);
-}
-
-/** What an HTTP status means when no known code says otherwise: the refusals that are not about the request's key. */
-function meaningOfStatus(a: FailedAnswer): LeadEnrichError | undefined {
-  if (a.status === 401) return unauthorized(a);
-  if (a.status === 403 || a.status === 415) return forbidden(a);
-  if (a.status === 402) return paymentRequired(a);
-  if (a.status === 429) return rateLimited(a);
-  return undefined;
-}
-
-const unauthorized = (a: FailedAnswer): LeadEnrichError =>
-  new UnauthorizedError(`The API rejected the token (${describeStatus(a.status)}${a.said}); give a valid token (${said(TOKEN_GIVEN)})`, a.details);
-const paymentRequired = (a: FailedAnswer): LeadEnrichError => new PaymentRequiredError(`Out of credits (${describeStatus(a.status)}${a.said})`, a.details);
-/** A 429; one whose wait lies past the 1-hour bound is taken as the API being unavailable. */
-function rateLimited(a: FailedAnswer): LeadEnrichError {
-  const retryAt = retryAtFrom(a.headers, a.serverMessage, a.now);
-  const waitMs = (retryAt?.getTime() ?? a.now) - a.now;
-  if (waitMs > MAX_RATE_WAIT_MS) {
-    const hours = waitMs / 3_600_000;
-    const wait = hours < 48 ? `${Math.round(hours)} hours` : `${Math.round(hours / 24)} days`;
-    return new RateLimitedTooLongError(
-      `Rate limited (${describeStatus(a.status)}${a.said}) for ${wait}, past the 1-hour bound: taken as the API being unavailable`,
-      a.details,
-    );
-  }
-  return new RateLimitedError(`Rate limited (${describeStatus(a.status)}${a.said})`, retryAt, a.details);
-}
-const forbidden = (a: FailedAnswer): LeadEnrichError =>
-  new ForbiddenError(
-    `The API refused the operation ${a.path} (${describeStatus(a.status)}${a.said}); this token or its plan cannot use it: check the plan in the account's settings or use another token`,
-    a.details,
-  );
 
 function fail(error: LeadEnrichError): never {
   throw error;

@@ -27,7 +27,7 @@ export interface Target {
   /**
    * The result store: `flag` (--store); else against the sandbox LEAD_ENRICH_STORE or the
    * sandbox's own store (default-path.ts), never the config file's, which is the service's;
-   * else the config file's `store`, LEAD_ENRICH_STORE or the default store, as before.
+   * else the config file's `store`, LEAD_ENRICH_STORE or the default store.
    */
   storePath(flag: string | undefined): string;
   close(): Promise<void>;

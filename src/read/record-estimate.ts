@@ -4,7 +4,7 @@
 // of the last record), so records ÷ bytes is the file's own density so far, and the file's size
 // on disk turns it into a total. Rows the run has *consumed* would not do: the parser runs up to
 // a whole read chunk (256 KiB) ahead of them, so "rows read × size ÷ bytes read" comes out as the
-// rows read so far (the old "of about 511" on a 2,500-row file).
+// rows read so far ("of about 511" on a 2,500-row file).
 //
 // A transcoded file (UTF-16, windows-1252) is parsed as UTF-8: its bytes on disk per parsed byte
 // are measured at the transcoder, in and out. A gzipped file's size says little about how much

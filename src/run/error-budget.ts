@@ -5,7 +5,7 @@
 // nothing: a malformed key (`invalid_input`) is the input's fault, not the API's, rows skipped by a
 // stop were not tried, and a stored answer cost no request. A key the API refused
 // (`bad_request`) was looked up, but it is the file's problem too: never an error here. A dead API
-// no longer reaches this budget at all: its rows are held (request-path/breaker.ts). A row written
+// never reaches this budget at all: its rows are held (request-path/breaker.ts). A row written
 // with a stale answer because its refresh failed counts as the error it is.
 import { effectiveStatus, type FinishedRow } from '../core/rows.js';
 import { FILE_PROBLEMS, lookedUp } from './metrics.js';

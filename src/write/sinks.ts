@@ -122,7 +122,7 @@ export function removeStalePartials(final: string): void {
   }
 }
 
-/** A folder made where the output is to be renamed meanwhile: rename() would fail with EISDIR; said the same way before. */
+/** A folder made where the output is to be renamed meanwhile: rename() would fail with EISDIR; found before any output is renamed and said the same way. */
 export function assertNotFolder(final: string): void {
   if (fs.statSync(final, { throwIfNoEntry: false })?.isDirectory()) throw Object.assign(new Error(`${final} is a folder`), { code: 'EISDIR' });
 }

@@ -1,4 +1,4 @@
-// What changed since the last answer (issue 44; docs/cli-contract.md, "What changed since the last
+// What changed since the last answer (docs/cli-contract.md, "What changed since the last
 // answer"), through the command line as a nightly job runs it: a file enriched once, then checked
 // again against a sandbox where 30 % of the people changed jobs (--refresh, or --max-age making
 // every answer stale). What changed is worked out here from the two enriched outputs (and, apart,

@@ -44,7 +44,7 @@ describe('--patience, --max-errors and -q: a failing API fails the job loudly', 
       const out = lines(r.stderr);
       expect(out, r.stderr).toHaveLength(1);
       expect(out[0]).toMatch(STAMP);
-      // The one line says what failed too (issue 41): a cron mail names the cause.
+      // The one line says what failed too: a cron mail names the cause.
       expect(out[0]).toMatch(/the API stayed unavailable past --patience \(3s\), failing with: Server error 503 .*: 500 rows .*api_unavailable \d+/);
       const sidecar = fs.readFileSync(path.join(dir, 'in.enriched.errors.csv'), 'utf8').trim().split('\n');
       expect(sidecar).toHaveLength(501);

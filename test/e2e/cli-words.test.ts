@@ -1,4 +1,4 @@
-// The command line speaks its own words (issue 41): the same failures a program is told in its
+// The command line speaks its own words: the same failures a program is told in its
 // options' names (test/integration/library-words.test.ts) are told to the command line's user in
 // flags and environment variables, on stderr and in the sidecar.
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// One order of the exit statuses wherever they are listed (issue 41): `enrich --help`, the README's
+// One order of the exit statuses wherever they are listed: `enrich --help`, the README's
 // first run, docs/reference.md and docs/cli-contract.md (in step with the shared contract), so
 // that a reader who compares two of them finds the same list: 0, 2, 5, 3, 4, 1, 130.
 import { describe, expect, it } from 'vitest';

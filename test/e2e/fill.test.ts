@@ -67,7 +67,7 @@ describe('--fill on a CRM export', () => {
     expect(eve).toMatchObject({ Title: person('eve.moss@hooli.dev').title, Company: 'Hooli', lead_status: 'found' });
     expect(fay).toMatchObject({ Title: 'CFO', Company: 'Stark', lead_status: 'skipped' });
     // The sidecar lists what a person or a re-run must act on: complete rows are done, only
-    // counted in the summary (docs/cli-contract.md, "The error sidecar"; issue 41).
+    // counted in the summary (docs/cli-contract.md, "The error sidecar").
     expect(readCsvObjects(path.join(dir, 'out.errors.csv'))).toEqual([]);
     expect(r.stderr).toMatch(/Skipped \(not errors\): complete 2/);
     expect(r.stderr).toMatch(/Fill rate of the 3 rows found: lead_title 100 %, lead_company_name 100 %; cells filled: Title 2, Company 2/);

@@ -1,4 +1,4 @@
-// Every example that `--help` shows, of every command, run as written (issue 24): read from the
+// Every example that `--help` shows, of every command, run as written: read from the
 // help text itself (the Examples section, its wrapped lines joined back), typed into bash with
 // `lead-enrich` on the PATH, in a folder holding the files the examples name, against a sandbox
 // on 127.0.0.1 (LEAD_API_BASE_URL / LEAD_API_TOKEN, as the examples' descriptions say) and a

@@ -183,7 +183,7 @@ describe('a run that needs no lookup works without the API', () => {
     expect(plan.code, plan.stderr).toBe(0);
     expect(JSON.parse(plan.stdout)).toMatchObject({ lookupsToMake: 0, accountRead: false, fits: true });
     // One key not stored: the API is needed, and it is down: waited for (--patience), then exit 2
-    // with the stored rows answered and the new one skipped (issue 41; it was exit 1 at once).
+    // with the stored rows answered and the new one skipped, not exit 1 at once.
     fs.appendFileSync(input, 'new.person@example.com\n');
     const needed = await runCli(['enrich', input, '-o', path.join(out, 'third.csv'), '--patience', '2s'], { env: ownEnv });
     expect(needed.code, needed.stderr).toBe(2);

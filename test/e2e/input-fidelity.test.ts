@@ -1,4 +1,4 @@
-// Input fidelity (issue 22; cli-contract "Input files"): the encoding rule (a stray Latin-1 byte in
+// Input fidelity (cli-contract "Input files"): the encoding rule (a stray Latin-1 byte in
 // a UTF-8 export does not make the file windows-1252), windows-1252 decoded as the WHATWG Encoding
 // Standard says, NUL bytes in the cells of a text file, the line ending of a header too wide for
 // the first chunk of a pipe, and a header cell that names the key column. The fixtures were made

@@ -1,4 +1,4 @@
-// The paths a new user walks from a fresh clone (issue 41, "Cron and install"), with the npm on
+// The paths a new user walks from a fresh clone, with the npm on
 // the PATH (npm 12 by default; .ci/run runs this layer again with npm 11 on Node 22):
 // - the README's first command, `npm install && npx lead-enrich enrich fixtures/contacts.csv
 //   --sandbox`, works in a clone where dist/ does not exist yet;

@@ -183,7 +183,7 @@ describe('LeadClient: one rate limit, paced evenly', () => {
     expect(summary.status.error).toBe(0);
     expect(s.stats.byOperation.lookup_email).toBe(20);
 
-    // An API down at start is waited for (issue 41): the run's first read of the balance, then its
+    // An API down at start is waited for: the run's first read of the balance, then its
     // probe at 1 s, until the patience (2 s). Retried by the client too, each would be five.
     const failing = await sandbox({ faults: { error503: 1 } });
     const retrying = client(failing);

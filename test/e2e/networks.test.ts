@@ -1,4 +1,4 @@
-// Corporate networks (cli-contract, "Networks"; issue 22): an API host only an authenticating
+// Corporate networks (cli-contract, "Networks"): an API host only an authenticating
 // CONNECT proxy can reach, behind TLS signed by a private CA made at test time (openssl), all on
 // 127.0.0.1. The proxy carries the requests (keep-alive through the tunnel), its password shows
 // nowhere; a certificate not trusted, a wrong proxy password, a proxy that is not there and a
@@ -246,8 +246,8 @@ describe.skipIf(!canProxy())(
 );
 
 describe('network failures say where and what to check', () => {
-  // A refused port may be a server restarting: waited for up to --patience, then exit 2 (issue 41;
-  // it was exit 1 at once). Under -q the one line still says where and what to check.
+  // A refused port may be a server restarting: waited for up to --patience, then exit 2, not
+  // exit 1 at once. Under -q the one line still says where and what to check.
   it(
     'a refused port: waited for, then exit 2, one line (-q) with host:port and the cause in words',
     async () => {

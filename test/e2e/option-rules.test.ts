@@ -1,4 +1,4 @@
-// One rule per option (issue 20): a bad value gets the same rule text whether it was typed as a
+// One rule per option: a bad value gets the same rule text whether it was typed as a
 // flag, written in the --config file or given to enrich(); only the way the option is named is
 // the door's. The flag and config doors are driven through the real command line.
 import fs from 'node:fs';

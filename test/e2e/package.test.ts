@@ -1,4 +1,4 @@
-// The package as users get it (cli-contract.md, "Library"; issue 15, "Packaging"): `npm pack`,
+// The package as users get it (cli-contract.md, "Library"): `npm pack`,
 // the tarball unpacked as node_modules/lead-enrich of a temporary project (its dependencies
 // linked from this repository's node_modules, no registry), then loaded from that project in
 // child processes, by `import` and by `require`, and type-checked by `tsc` as a user's code is.

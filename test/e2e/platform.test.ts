@@ -1,4 +1,4 @@
-// The platform (issue 27): the store on node:sqlite, no warning on any supported Node, one clear
+// The platform: the store on node:sqlite, no warning on any supported Node, one clear
 // line on an older one, and a store written by the better-sqlite3 versions still answering.
 // CI runs this file on Node 22, 24 and 26 (.ci/run), each with the CLI on that same Node.
 import fs from 'node:fs';

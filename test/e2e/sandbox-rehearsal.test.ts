@@ -1,4 +1,4 @@
-// The sandbox server for rehearsals (issue 41; README, "Rehearse with the sandbox server"):
+// The sandbox server for rehearsals (README, "Rehearse with the sandbox server"):
 // `lead-enrich sandbox --token T` accepts T, and `--token-file FILE` keeps one token across
 // restarts (the file's, or a new one written there), so that a cron line reading the token from
 // that file runs against every restart unchanged.

@@ -77,7 +77,7 @@ describe.skipIf(!canProxy())(
 
         const proxy = await loopbackProxy();
         try {
-          // The proxy answers 502 to the first account read: the API down, waited for (issue 41), then exit 2.
+          // The proxy answers 502 to the first account read: the API down, waited for, then exit 2.
           const local = await runCli(['enrich', input, '--retries', '0', '--patience', '1s'], { env: { ...env, http_proxy: proxy.url } });
           expect(local.code, local.stderr).toBe(2);
           expect(proxy.seen.length).toBeGreaterThan(0);

@@ -1,4 +1,4 @@
-// Spreadsheets (issue 22; cli-contract "Spreadsheets"): an .xlsx input read directly, its cells as
+// Spreadsheets (cli-contract "Spreadsheets"): an .xlsx input read directly, its cells as
 // text as the contract says; an .xlsx output that keeps the input's types and writes every added
 // cell as text. The input workbook was written by LibreOffice (fixtures/README.md), the outputs are
 // read back with exceljs's in-memory reader (another program than our writer and our reader) and,

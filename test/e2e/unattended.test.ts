@@ -1,7 +1,7 @@
-// Every night, unattended (docs/cli-contract.md; issue 41): a run nobody watches stops promptly,
+// Every night, unattended (docs/cli-contract.md): a run nobody watches stops promptly,
 // says why in one line under -q, and answers --json whatever the outcome. Driven through the
 // built CLI against the sandbox at a plan's rate (600 RPM: lookups queue at the gate's pace, which
-// is what a stopped run used to wait out).
+// a stopped run must not wait out).
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Paid work is never thrown away on a workbook (issue 42): a cell that cannot be read as what its
+// Paid work is never thrown away on a workbook: a cell that cannot be read as what its
 // style says is kept as it is (a phone number in a date-styled cell, which Excel shows as #####;
 // an error cell), on the second row and deep in the file; what could stop the output is found
 // before the first lookup (a part the writer cannot copy is refused in one line, 66,000 parts are

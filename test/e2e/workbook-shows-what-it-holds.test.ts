@@ -1,4 +1,4 @@
-// The enriched workbook shows what it holds (issue 42): the sheet is framed by its parser, so a
+// The enriched workbook shows what it holds: the sheet is framed by its parser, so a
 // cell or a comment holding `</sheetData>` gives an output that opens, with nothing injected;
 // formulas are kept, with or without a cached value (shared ones too); the added columns go after
 // the last column any cell or merged range uses, and a sheet with no room for them before XFD is

@@ -1,4 +1,4 @@
-// The store's history of answers (issue 44): the current answer stays in `results`, where reads
+// The store's history of answers: the current answer stays in `results`, where reads
 // find it; the answer a fetch replaces is kept in `history` with when it was fetched and replaced
 // (a whole copy only when the answer changed: a check that brought the same answer keeps a small
 // row saying so). Pruned and cleared with the entries; the upgrade of an existing store rewrites
@@ -53,7 +53,7 @@ describe('the history of answers', () => {
       // Kept as "the same as the one after it": its data is that one's.
       ['found', 1_000, 2_000, 'Engineer'],
     ]);
-    // Without history: the current answer alone, as before.
+    // Without `history`: the current answer alone.
     expect([...store.entries({ key: 'a@x.test' })]).toHaveLength(1);
     expect(store.stats().earlierAnswers).toBe(3);
   });

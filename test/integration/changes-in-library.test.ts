@@ -1,4 +1,4 @@
-// What changed since the last answer, for programs (issue 44; docs/library.md): enrichRows gives
+// What changed since the last answer, for programs (docs/library.md): enrichRows gives
 // `changes: [{ field, before, after }]` on every result of a key looked up again ([] when nothing
 // changed) and no `changes` on the others; a key met again in the same run (in the same batch, or
 // in a later one) carries the same changes as the row that fetched it; a --with company lookup

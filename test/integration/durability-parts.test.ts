@@ -1,4 +1,4 @@
-// The parts of durability on their own (issue 25): claims in the store's file (store-claims.ts),
+// The parts of durability on their own: claims in the store's file (store-claims.ts),
 // the output lock (write/output-lock.ts), and what a run says it spent (lookup/credits.ts).
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,4 +1,4 @@
-// The leads' types as a program compiles them (issue 41; docs/library.md, "Types of the answers"):
+// The leads' types as a program compiles them (docs/library.md, "Types of the answers"):
 // after `status === 'found'` each documented member of a lead is typed (`title` is
 // `string | undefined`, not `unknown`), a member the interface does not name (`jobTitle`) does not
 // compile, and a domain lookup's `lead` may be the array of several companies. Each promise has a

@@ -1,4 +1,4 @@
-// The library speaks its own words (issue 41; docs/library.md, "Errors"): a program that called
+// The library speaks its own words (docs/library.md, "Errors"): a program that called
 // enrich(), enrichRows() or LeadClient is told the option as it passed it (`token`, `baseUrl`,
 // `by`, `column`, `store`), never the command line's flags or environment variables; every error
 // is an instance of its documented class, whatever path threw it; a mistyped option gets the

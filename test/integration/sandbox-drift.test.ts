@@ -1,7 +1,7 @@
-// The sandbox's people change jobs (issue 44): with `drift`, at each epoch (each nextDay(), or the
+// The sandbox's people change jobs: with `drift`, at each epoch (each nextDay(), or the
 // `epoch` option of a restart) that share of found people answer a new title and company, and a
 // tenth as many answer not found; from (key, epoch) alone, so the pure sandboxAnswer predicts what
-// the server sends. With no drift every answer is as it always was.
+// the server sends. With no drift every answer is the same at every epoch.
 import { describe, expect, it } from 'vitest';
 import type { Lead } from '../../src/api/types.js';
 import { sandboxAnswer } from '../../src/sandbox/data.js';

@@ -1,5 +1,5 @@
-// startSandbox takes the command line's words for its options besides its own (issue 41;
-// docs/library.md, "The sandbox in your tests"): `latency: '50-100'` as `latencyMs: [50, 100]`, an
+// startSandbox takes the command line's words for its options besides its own
+// (docs/library.md, "The sandbox in your tests"): `latency: '50-100'` as `latencyMs: [50, 100]`, an
 // outage `kind: '503'` as 'error503', `tokenFile` as `--token-file`. Refusals name the option.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// Stored answers as cells (issue 16): the store keeps each answer's own added columns beside it
+// Stored answers as cells: the store keeps each answer's own added columns beside it
 // as one CSV record, so a known row becomes CSV without JSON.parse of the lead; stores of schema
 // v1 and v2 are migrated (their answers rendered once) and still answer a re-run with no request.
 import fs from 'node:fs';

@@ -18,8 +18,9 @@ export default {
   vitest: { configFile: 'test/mutation/vitest.config.ts', related: true, pool: 'forks' },
   plugins: ['@stryker-mutator/vitest-runner'],
   mutate: [
-    // What the issue names: the money and history paths.
+    // The money and history paths.
     'src/api/transport.ts',
+    'src/api/error-factory.ts',
     'src/api/errors.ts',
     'src/lookup/credits.ts',
     'src/lookup/budget.ts',

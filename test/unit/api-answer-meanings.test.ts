@@ -1,5 +1,6 @@
 // What an HTTP answer means (docs/api-behaviour-notes.md, "Error bodies"; docs/lead-api-interface.md):
-// the one factory from a status, headers and body to data or to one error class, without HTTP.
+// a status, headers and body to data or to one error class (api/error-factory.ts), through the
+// transport's parseResponse, without HTTP.
 // The API's own code decides before the status (the same code comes at 200, 400, 403 or 429);
 // the status decides when no known code does; a body that is not the interface's is refused.
 import { describe, expect, it } from 'vitest';

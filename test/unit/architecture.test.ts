@@ -1,4 +1,4 @@
-// The shape of src/ (issue 20; docs/architecture.md): every folder imports only folders below it,
+// The shape of src/ (docs/architecture.md): every folder imports only folders below it,
 // no two files import each other in a circle, src/api imports nothing outside itself and the store
 // nothing of the writer. Read from the sources, as ../shared/tools/layers.cjs reads them.
 import fs from 'node:fs';

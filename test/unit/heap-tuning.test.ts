@@ -1,4 +1,4 @@
-// The CLI's own heap tuning (issue 16): which enrich runs get it. Its effect on memory is measured
+// The CLI's own heap tuning: which enrich runs get it. Its effect on memory is measured
 // by the memory benchmark (bench/scenarios/memory.js), not here: V8 flags cannot be read back.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,8 +1,7 @@
 // The rate gate on its own: windows, pacing, the 429 pause and stopping, on both engines
 // (Bottleneck for paced rates, the lean engine above FAST_RATE_PER_SECOND). On fake timers: the
 // gate's clock, Bottleneck's and the tasks' all read the same faked Date.now and setTimeout, so
-// the windows and paces below are exact, however busy the machine is (issue 20: these were the
-// tests that used the wall clock).
+// the windows and paces below are exact, however busy the machine is.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FAST_RATE_PER_SECOND, GateStoppedError, RateGate } from '../../src/lookup/rate/rate-gate.js';
 

@@ -1,4 +1,4 @@
-// The request path and its parts on their own (issue 20): retry, the 429 pause, the gate's pacing
+// The request path and its parts on their own: retry, the 429 pause, the gate's pacing
 // and pause, the credit reservation and the stop. A fake transport (a scripted attempt function,
 // no socket) and a manual clock (no sleep); the gate's engine runs on vitest's fake timers.
 import { afterEach, describe, expect, it, vi } from 'vitest';

@@ -1,7 +1,7 @@
 // Which CI system `enrich` speaks to (--ci, the config file's `ci`, else what the environment says)
 // and whether a job summary goes to a file of --ci-summary. Loaded with the command: it reads two
 // options and two variables. The step itself (ci-step.ts and what it loads) is imported only when
-// there is one, so that a run outside CI starts as fast as before.
+// there is one, so that a run outside CI loads none of it and starts no slower for it.
 import { environment } from '../../api/environment.js';
 import type { ResolvedConfig } from '../../options/config-file.js';
 import { readOption } from '../../options/option-table.js';

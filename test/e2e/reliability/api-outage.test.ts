@@ -1,4 +1,4 @@
-// An API that fails (issue 21; cli-contract.md, "An API that fails", "The file's problems are not
+// An API that fails (cli-contract.md, "An API that fails", "The file's problems are not
 // the API's"): an outage is one event — a few probes, not a request per row, the rows held and
 // then looked up — a dead API is given up on after --patience (exit 2, the rest skipped with
 // api_unavailable), and the file's own bad keys exit 5. Driven through the CLI against the
@@ -116,7 +116,7 @@ describe.concurrent('a dead API (acceptance: 300 rows, --patience 5s)', () => {
   );
 });
 
-describe.concurrent('an API down when the run starts is an outage, not a configuration error (issue 41)', () => {
+describe.concurrent('an API down when the run starts is an outage, not a configuration error', () => {
   it(
     'refusing connections at start, up 15 s later (--patience 60s): exit 0, every row right, stderr says unavailable and back',
     async () => {

@@ -1,4 +1,4 @@
-// Durability (cli-contract, "Durability"; issue 25): a paid answer is paid once when runs overlap
+// Durability (cli-contract, "Durability"): a paid answer is paid once when runs overlap
 // on one store, when two runs aim at one output, when a disk fills, when the store is damaged,
 // and after kill -9. Every scenario runs the built CLI against the sandbox on 127.0.0.1, which
 // counts what it charged per key.

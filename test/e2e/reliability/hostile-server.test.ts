@@ -148,7 +148,7 @@ describe('hostile server: a wrong content type', () => {
 describe('hostile server: the account reads before the first lookup fail', () => {
   const limitsTrickle: LookupHandler = (req, res) => trickle(req, res);
   // A body that is not the API's is an address that is not the API: exit 1 at once. (A read that
-  // times out is the API down: waited for, below; it was exit 1 before issue 41.)
+  // times out is the API down: waited for, below.)
   it.concurrent.each<[string, { credits?: LookupHandler; limits?: LookupHandler }, RegExp]>([
     ['/account/credits answers an HTML page', { credits: html(200) }, /Cannot read the account before starting: .*not a JSON object/],
     ['/account/limits has no readable rate limit', { limits: json(200, { status: 'success', data: { email_verify: {} } }) }, /limits/],
@@ -171,7 +171,7 @@ describe('hostile server: the account reads before the first lookup fail', () =>
   );
 });
 
-describe('hostile server: an account read that never completes is the API down (issue 41)', () => {
+describe('hostile server: an account read that never completes is the API down', () => {
   it(
     '/account/limits trickles for ever: waited for as an outage, then exit 2 after --patience, every row written skipped api_unavailable, no lookup',
     async () => {
