@@ -1,7 +1,7 @@
 // The command line's commands and usage handling (yargs), run by main.ts, which checks the
 // Node.js version before this file (and everything it imports) is loaded.
 import path from 'node:path';
-import { speakTo } from '../api/caller-words.js';
+import { speakingTo } from '../api/caller-words.js';
 import { environment, setEnvironment } from '../api/environment.js';
 import yargs from 'yargs';
 import { accountCommand } from './account-command.js';
@@ -52,9 +52,15 @@ Print a shell completion script for commands, options and their values (--by, --
   lead-enrich completion zsh >> ~/.zshrc       zsh
 `;
 
-export async function runCli(argv: string[], io: CliIo): Promise<void> {
-  // Every message of this process names what to change as the command line's user gives it.
-  speakTo('cli');
+/** main.ts speaks its fatal line to the command line's user with it. */
+export { speakingTo };
+
+/** Runs one command line: every message it makes names what to change as the command line's user gives it. */
+export function runCli(argv: string[], io: CliIo): Promise<void> {
+  return speakingTo('cli', () => runCommand(argv, io));
+}
+
+async function runCommand(argv: string[], io: CliIo): Promise<void> {
   if (argv[0] === 'completion' && argv.some((arg) => arg === '--help' || arg === '-h')) return io.out(COMPLETION_HELP);
   await yargs(protectStdin(completionShell(argv)))
     .scriptName('lead-enrich')

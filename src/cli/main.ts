@@ -34,21 +34,24 @@ async function main(): Promise<void> {
     process.stdout.write('', () => process.exit(1));
     return;
   }
-  const { runCli, UsageError } = await import('./commands.js');
-  try {
-    await runCli(process.argv.slice(2), io);
-  } catch (error) {
-    const fatal = fatalOf(error, (e) => e instanceof UsageError);
-    status = fatal.status;
-    // A mistake yargs found before `enrich` began: its CI step is told all the same (cli/ci/).
-    if (io.onFatal === undefined && process.argv[2] === 'enrich') {
-      const [{ openCiStep, ciArgsOf }, { noticeLines }] = await Promise.all([import('./ci/ci-choice.js'), import('./stderr-lines.js')]);
-      await openCiStep(io, ciArgsOf(process.argv.slice(2)), undefined, noticeLines(io)).catch(() => undefined);
+  const { runCli, UsageError, speakingTo } = await import('./commands.js');
+  // The fatal line too speaks to the command line's user (api/caller-words.ts).
+  await speakingTo('cli', async () => {
+    try {
+      await runCli(process.argv.slice(2), io);
+    } catch (error) {
+      const fatal = fatalOf(error, (e) => e instanceof UsageError);
+      status = fatal.status;
+      // A mistake yargs found before `enrich` began: its CI step is told all the same (cli/ci/).
+      if (io.onFatal === undefined && process.argv[2] === 'enrich') {
+        const [{ openCiStep, ciArgsOf }, { noticeLines }] = await Promise.all([import('./ci/ci-choice.js'), import('./stderr-lines.js')]);
+        await openCiStep(io, ciArgsOf(process.argv.slice(2)), undefined, noticeLines(io)).catch(() => undefined);
+      }
+      await tellFatal(io, fatal);
+      if (fatal.code === 'unexpected' && environment('LEAD_ENRICH_DEBUG'))
+        io.err(terminalText(error instanceof Error ? (error.stack ?? fatal.message) : fatal.message, 'lines'));
     }
-    await tellFatal(io, fatal);
-    if (fatal.code === 'unexpected' && environment('LEAD_ENRICH_DEBUG'))
-      io.err(terminalText(error instanceof Error ? (error.stack ?? fatal.message) : fatal.message, 'lines'));
-  }
+  });
   // Let stdout drain before exiting: a piped JSON summary must not be cut short.
   process.stdout.write('', () => process.exit(status));
 }

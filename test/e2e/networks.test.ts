@@ -10,7 +10,7 @@ import https from 'node:https';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { speakTo } from '../../src/api/caller-words.js';
+import { speakingTo } from '../../src/api/caller-words.js';
 import { networkFailure } from '../../src/api/network-errors.js';
 import { canProxy, proxySetup } from '../../src/api/proxy.js';
 import { readOption } from '../../src/options/option-table.js';
@@ -263,10 +263,9 @@ describe('network failures say where and what to check', () => {
 
   it("each cause in words, with what to check (no DNS is asked here: the errors are the system's own shapes)", () => {
     // In the command line's words, as the runs above say them (a program's: test/integration/library-words.test.ts).
-    speakTo('cli');
     const target = { host: 'api.example.com', port: 443, path: '/account/credits' };
     const cause = new Error('x');
-    const said = (error: object) => networkFailure(error, target, undefined, cause).message;
+    const said = (error: object) => speakingTo('cli', () => networkFailure(error, target, undefined, cause).message);
     expect(said({ code: 'ENOTFOUND', hostname: 'api.example.com' })).toBe(
       'Cannot reach api.example.com:443 (/account/credits): no such host (ENOTFOUND); check the host name in --base-url / LEAD_API_BASE_URL, the DNS, and HTTPS_PROXY if this network needs a proxy',
     );
@@ -275,7 +274,7 @@ describe('network failures say where and what to check', () => {
     expect(said({ code: 'CERT_HAS_EXPIRED' })).toContain('has expired');
     expect(said({ code: 'ERR_SSL_WRONG_VERSION_NUMBER' })).toContain('does not speak TLS');
     const proxy = { url: new URL(`http://u:${PASSWORD}@proxy.corp:3128`), from: 'HTTPS_PROXY' };
-    const unknownProxy = networkFailure({ code: 'ENOTFOUND', hostname: 'proxy.corp' }, target, proxy, cause);
+    const unknownProxy = speakingTo('cli', () => networkFailure({ code: 'ENOTFOUND', hostname: 'proxy.corp' }, target, proxy, cause));
     expect(unknownProxy.code).toBe('proxy');
     expect(unknownProxy.message).toBe('The proxy http://u@proxy.corp:3128 (HTTPS_PROXY) cannot be reached: no such host (ENOTFOUND); check HTTPS_PROXY');
   });

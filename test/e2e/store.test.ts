@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { openSqliteFile } from '../helpers/sqlite.js';
 import { hangBound, start } from '../helpers/processes.js';
 import ts from 'typescript';
-import { afterAll, describe, expect, it } from 'vitest';
-import { speakTo } from '../../src/api/caller-words.js';
+import { afterAll, describe, expect } from 'vitest';
+import { it } from '../helpers/cli-words.js';
 import { ConfigError } from '../../src/api/errors.js';
 import { defaultStorePath } from '../../src/store/default-path.js';
 import { formatDuration, parseDuration } from '../../src/core/duration.js';
@@ -14,7 +14,6 @@ import { ResultStore, SCHEMA_VERSION } from '../../src/store/result-store.js';
 
 // The store's messages as the command line's user reads them, whose store it is (a program's
 // words for the same failures: test/integration/library-words.test.ts).
-speakTo('cli');
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SERVICE = 'https://api.example.test/v1';

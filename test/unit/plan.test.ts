@@ -1,5 +1,5 @@
-import { describe, it, expect } from 'vitest';
-import { speakTo } from '../../src/api/caller-words.js';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/cli-words.js';
 import { ConfigError } from '../../src/api/errors.js';
 import {
   LOOKUP_OPERATION,
@@ -14,7 +14,6 @@ import {
 
 // The messages as the command line's user reads them (the library's words for the same
 // failures: test/integration/library-words.test.ts).
-speakTo('cli');
 
 function configError(fn: () => unknown): ConfigError {
   try {

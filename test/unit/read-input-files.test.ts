@@ -5,15 +5,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
-import { speakTo } from '../../src/api/caller-words.js';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/cli-words.js';
 import { ConfigError } from '../../src/api/errors.js';
 import { fromBytes, hasInvalidUtf8, openCsv, type ReadOptions } from '../../src/read/index.js';
 import { makeTempDir } from '../helpers/files.js';
 
 // The messages as the command line's user reads them (the library's words for the same
 // failures: test/integration/library-words.test.ts).
-speakTo('cli');
 
 const FIXTURES = path.join(import.meta.dirname, '..', '..', 'fixtures', 'input');
 const fixture = (name: string) => path.join(FIXTURES, name);
