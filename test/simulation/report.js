@@ -16,7 +16,18 @@ function runWords(run) {
 export function printNight(out, night, runs, seen, figures, failures) {
   out(`night ${night.n + 1} ${day(night.date)}  ${runs.map(runWords).join(', ')}  [${[...seen].join(', ')}]  store ${kib(figures.storeBytes)}`);
   for (const [check, words] of failures) out(`  FAIL ${check}: ${words}`);
+  // What each run said on stderr: the first thing a replay needs (the --json object says less).
+  if (failures.length > 0)
+    for (const run of runs)
+      for (const line of (run.stderr ?? [])
+        .flatMap((text) => String(text).split('\n'))
+        .filter(Boolean)
+        .slice(-STDERR_LINES))
+        out(`    ${run.command} said: ${line}`);
 }
+
+/** The last lines of each run's stderr printed under a failing night. */
+const STDERR_LINES = 6;
 
 /**
  * Prints the figures and the table of the `ran` nights run (all of them, or up to the first that

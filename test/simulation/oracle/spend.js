@@ -28,6 +28,13 @@ function sandboxDays(charges) {
   return days;
 }
 
+/** The sandbox's charges of a day, as a failure names them: when, which key, how much (the first few). */
+function chargesOf(charges, day) {
+  const those = charges.filter((c) => Math.floor(c.at / DAY_MS) === day);
+  const words = those.slice(0, 4).map((c) => `${new Date(c.at).toISOString().slice(11, 23)} ${c.key ?? ''} ${c.credits}`.replace('  ', ' '));
+  return `${words.join(', ')}${those.length > 4 ? `, and ${those.length - 4} more` : ''}`;
+}
+
 export function checkSpend({ world, served, store, state, allRuns, figures }) {
   const all = [];
   // A day or month found wrong is said once, on the night it was found: `what` names the check.
@@ -69,7 +76,7 @@ export function checkSpend({ world, served, store, state, allRuns, figures }) {
     const hi = Math.min(next, upper - s.credits + m.hi);
     if (lo > hi) {
       failures.push(
-        `day ${dayName(day)}: store spend says ${charged} credits charged${ledger.lapsed ? ` + ${ledger.lapsed} lapsed` : ''}${deadHolds.get(day) ? ` + ${deadHolds.get(day)} held by dead runs` : ''}; the sandbox charged ${s.credits}`,
+        `day ${dayName(day)}: store spend says ${charged} credits charged${ledger.lapsed ? ` + ${ledger.lapsed} lapsed` : ''}${deadHolds.get(day) ? ` + ${deadHolds.get(day)} held by dead runs` : ''}; the sandbox charged ${s.credits} (${chargesOf(served.charges, day)})`,
         'equal',
       );
       m = { lo: 0, hi: next };
