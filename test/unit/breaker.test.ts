@@ -393,6 +393,32 @@ describe('withBreaker', () => {
     await expect(send({ op: 'lookup_email', input: { email: 'a@x.test' } } as never)).rejects.toBeInstanceOf(GateStoppedError);
   });
 
+  it('a lookup held while the API is down goes unsent the moment the run stops looking up (the reserve, a budget): not --patience later', async () => {
+    const { breaker, clock, events } = breakerOf(3_000);
+    fail(breaker, 8, 8);
+    const lookupsStopped = new AbortController();
+    let sent = 0;
+    const send = withBreaker(
+      async () => {
+        sent += 1;
+        return { data: {}, status: 200, rate: undefined };
+      },
+      breaker,
+      new AbortController().signal,
+      false,
+      lookupsStopped.signal,
+    );
+    const held = send({ op: 'lookup_email', input: { email: 'a@x.test' } } as never).then(
+      () => 'sent',
+      (e: unknown) => e,
+    );
+    await clock.advance(500);
+    lookupsStopped.abort();
+    expect(await held).toBeInstanceOf(GateStoppedError);
+    expect(sent).toBe(0);
+    expect(events.map((e) => e.kind)).toEqual(['unavailable']);
+  });
+
   it("a lookup held at the gate's end waits for its turn again, then goes", async () => {
     const { breaker } = breakerOf();
     let tries = 0;

@@ -315,10 +315,12 @@ export class RequestPath {
 
   /** The lookup from the retry down: each step in place, the reservation's slot read at each call. */
   #retriedLookup(counted: Send): Send {
-    const { retry, noMoreRequests } = this.#settings;
+    const { retry, noMoreRequests, noMoreLookups } = this.#settings;
     const reserved: Send = (call) => (this.#reserving ?? counted)(call);
     const paced = this.#pace(this.#breaker ? withBreakerCheck(reserved, this.#breaker) : reserved, retry);
-    const held = this.#breaker ? withBreaker(paced, this.#breaker, noMoreRequests) : paced;
+    // A lookup held while the API is down goes when the run stops looking up, unsent (with-breaker.ts).
+    const released = noMoreLookups ? AbortSignal.any([noMoreRequests, noMoreLookups]) : noMoreRequests;
+    const held = this.#breaker ? withBreaker(paced, this.#breaker, noMoreRequests, false, released) : paced;
     return withRetry(held, retry, this.#counts, noMoreRequests);
   }
 }

@@ -8,12 +8,19 @@ import { GateStoppedError } from '../rate/gate-errors.js';
 import { HeldError, type CircuitBreaker } from './breaker.js';
 import type { AdmittedCall, Send } from './request.js';
 
-/** `alone`: the calls are all the run sends (its first account reads): one that fails opens the breaker by itself (breaker.failed). */
-export function withBreaker(next: Send, breaker: CircuitBreaker, signal: AbortSignal, alone = false): Send {
+/**
+ * `alone`: the calls are all the run sends (its first account reads): one that fails opens the
+ * breaker by itself (breaker.failed). `released`: aborted when no call of this kind may start any
+ * more (for lookups, any stop of the run: the reserve, a budget, the daily limit); a call held
+ * while the API is down is then let go unsent, as one the gate dropped, and its row takes the
+ * stop's word at once, not --patience later (nor exit 2 for an API that was back by then).
+ */
+export function withBreaker(next: Send, breaker: CircuitBreaker, signal: AbortSignal, alone = false, released: AbortSignal = signal): Send {
   return async (call) => {
     for (;;) {
       // Rejects with ApiUnavailableError once the API was given up on.
-      const admission = await breaker.admit(signal);
+      const admission = await breaker.admit(released);
+      if (released.aborted && breaker.unavailableSince !== undefined && admission !== 'probe') throw new GateStoppedError();
       try {
         const response = await next({ ...call, admission } as AdmittedCall);
         breaker.answered(admission);
@@ -22,7 +29,7 @@ export function withBreaker(next: Send, breaker: CircuitBreaker, signal: AbortSi
         // Stopped at the gate's end: the API went down meanwhile; wait for a turn again, unless
         // the run is stopping: then it is a request that was never sent, as one the gate dropped.
         if (error instanceof HeldError) {
-          if (signal.aborted) throw new GateStoppedError();
+          if (released.aborted) throw new GateStoppedError();
           continue;
         }
         // The run is stopping: the failure stands (the stop decides what the row becomes).
