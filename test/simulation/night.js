@@ -170,8 +170,8 @@ export async function runNight(world, ctx, night) {
     // What a killed run sent before it died may still wait in the sandbox's sockets: this process
     // reads it only when its event loop next waits for I/O, and the oracle's work and the next
     // night's start wait for none, so the sandbox would take those requests in (and charge them)
-    // on the next night's clock, a day after their holds were made (seed 42, night 296), or at the
-    // next run's start, which then pays for the same keys again (seed 1584363787, night 230).
+    // at the next run's start, on the next night's clock, and that run would pay for the same keys
+    // again (seed 1584363787, night 230).
     await drainKilled(mains);
   } finally {
     restore();

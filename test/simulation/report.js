@@ -22,7 +22,7 @@ export function printNight(out, night, runs, seen, figures, failures) {
       for (const line of (run.stderr ?? [])
         .flatMap((text) => String(text).split('\n'))
         .filter(Boolean)
-        .slice(-STDERR_LINES))
+        .slice(process.env.SIM_DEBUG ? -80 : -STDERR_LINES))
         out(`    ${run.command} said: ${line}`);
 }
 

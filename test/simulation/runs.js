@@ -48,6 +48,8 @@ export async function runInProcess(args) {
   } catch (error) {
     const fatal = fatalOf(error, (e) => e instanceof UsageError);
     status = fatal.status;
+    // SIM_DEBUG=1: the fatal error's stack and its cause's, printed under a failing night.
+    if (process.env.SIM_DEBUG) stderr.push(String(error?.stack), String(error?.cause?.stack));
     await tellFatal(io, fatal);
   } finally {
     for (const [signal, kept] of Object.entries(listeners))
