@@ -4,6 +4,8 @@
 // totals keep them), the ledger's size, and what is held or charged per service. Clocks are injected.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DatabaseSync } from 'node:sqlite';
+import { ledgerSize } from '../../src/store/ledger-upkeep.js';
 import { ResultStore } from '../../src/store/result-store.js';
 import { tempDir } from '../helpers/cli.js';
 import { openSqliteFile } from '../helpers/sqlite.js';
@@ -73,6 +75,28 @@ describe("the ledger's size (store stats)", () => {
   });
 });
 
+describe("the ledger's size on an SQLite built without dbstat", () => {
+  it('its rows and days, and no bytes (not a failure)', () => {
+    const { store, file } = storeWithTwoServices();
+    const db = new DatabaseSync(file, { readOnly: true });
+    // The same connection, but its SQLite has no dbstat table, as some builds.
+    const withoutDbstat = new Proxy(db, {
+      get(target, name) {
+        if (name === 'prepare')
+          return (sql: string) => {
+            if (sql.includes('dbstat')) throw new Error('no such table: dbstat');
+            return target.prepare(sql);
+          };
+        const value = Reflect.get(target, name) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    expect(ledgerSize(withoutDbstat)).toEqual({ rows: 6, days: 3, bytes: undefined });
+    db.close();
+    store.close();
+  });
+});
+
 describe('what the ledger reads per service', () => {
   it('what calls in flight hold, of one service or of all', () => {
     const file = path.join(tempDir(), 'store.sqlite');
@@ -109,6 +133,47 @@ describe('what the ledger reads per service', () => {
     ]);
     expect(ledger.months(1, 'svc')).toEqual([{ period: '2026-05', credits: 4, calls: 2, lapsed: 0 }]);
     expect(ledger.total()).toEqual({ credits: 30, calls: 6 });
+    store.close();
+  });
+
+  it('months: each sums its days, however many months the ledger has', () => {
+    const file = path.join(tempDir(), 'store.sqlite');
+    const store = ResultStore.open({ path: file, now: () => NOW });
+    for (const [iso, credits] of [
+      ['2026-01-05T10:00:00Z', 1],
+      ['2026-02-05T10:00:00Z', 2],
+      ['2026-03-05T10:00:00Z', 4],
+      ['2026-03-06T10:00:00Z', 8],
+      ['2026-03-07T10:00:00Z', 16],
+    ] as const)
+      store.settle({ hold: undefined, charge: { at: at(iso), service: 'svc', op: 'lookup_email', credits, runId: 'r' } });
+    store.flush();
+    expect(
+      store
+        .spend()
+        .ledger.months(12, 'svc')
+        .map(({ period, credits, calls }) => [period, credits, calls]),
+    ).toEqual([
+      ['2026-01', 1, 1],
+      ['2026-02', 2, 1],
+      ['2026-03', 28, 3],
+    ]);
+    store.close();
+  });
+
+  it('a month sums its days: credits, calls and lapsed holds', () => {
+    const { store, file } = storeWithTwoServices();
+    const db = openSqliteFile(file);
+    const lapse = (iso: string, credits: number) =>
+      db.run("INSERT INTO ledger (charged_at, service, op, credits, run_id, lapsed) VALUES (?, 'svc', 'lookup_email', ?, 'gone', 1)", at(iso), credits);
+    lapse('2026-05-02T10:00:00Z', 8);
+    lapse('2026-05-13T10:00:00Z', 6);
+    db.close();
+    expect(store.spend().ledger.months(1, 'svc')).toEqual([{ period: '2026-05', credits: 18, calls: 4, lapsed: 14 }]);
+    expect(store.spend().ledger.months(3)).toEqual([
+      { period: '2026-01', credits: 10, calls: 2, lapsed: 0 },
+      { period: '2026-05', credits: 34, calls: 6, lapsed: 14 },
+    ]);
     store.close();
   });
 });
