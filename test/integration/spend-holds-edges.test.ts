@@ -203,3 +203,23 @@ describe('when a run looks for runs that are gone', () => {
     expect(lapsedRows(file)).toEqual([['killed', 8]]);
   });
 });
+
+describe('what a settled call writes', () => {
+  it('a charge of no credits is no charged call; a hold settled twice changes nothing the second time', () => {
+    const file = storeFile();
+    const store = ResultStore.open({ path: file });
+    const holds = store.spend().holds('run', 'svc', LEASE);
+    holds.reserve('lookup_email', 8, [], NOON);
+    const hold = { owner: 'run', seq: 1, at: NOON, service: 'svc', op: 'lookup_email' };
+    store.settle({ hold, charge: { at: NOON, service: 'svc', op: 'lookup_email', credits: 0, runId: 'run' } });
+    store.flush();
+    store.settle({ hold, charge: { at: NOON, service: 'svc', op: 'lookup_email', credits: 4, runId: 'run' } });
+    store.flush();
+    const db = openSqliteFile(file, { readonly: true });
+    expect(db.rows('SELECT credits, lapsed FROM ledger')).toEqual([[4, 0]]);
+    expect(db.rows('SELECT credits, calls, lapsed FROM ledger_totals')).toEqual([[4, 1, 0]]);
+    expect(db.value('SELECT count(*) FROM spend_holds')).toBe(0);
+    db.close();
+    store.close();
+  });
+});
