@@ -6,6 +6,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { StoreFailedError } from '../../src/api/errors.js';
 import type { CarriedChange } from '../../src/core/rows.js';
 import type { ChangeReport } from '../../src/store/change-report.js';
 import { ResultStore } from '../../src/store/result-store.js';
@@ -294,5 +295,32 @@ describe('marking twice', () => {
     second.listed('lookup_email', 'a@x.test', 2_000);
     expect(first.markReported()).toBe(1);
     expect(second.markReported()).toBe(0);
+  });
+});
+
+describe('a store with no answers of the service', () => {
+  it('carries nothing (and reads nothing for it)', () => {
+    const store = storeAt(path.join(makeTempDir(), 'store.sqlite'));
+    const report = reportOf(store, 'me');
+    expect(report.holder).toBeUndefined();
+    expect(report.carries).toBe(false);
+    report.prefetch(new Map([['lookup_email', ['a@x.test']]]));
+    expect(report.take('lookup_email', 'a@x.test')).toBeUndefined();
+    expect([...report.rest(new Set(['lookup_email']))]).toEqual([]);
+  });
+});
+
+describe('a report whose store cannot be written', () => {
+  it('a listing or the marking fails as the store does: one line naming the file, its cause kept', () => {
+    const file = path.join(makeTempDir(), 'store.sqlite');
+    const store = ResultStore.open({ path: file });
+    answer(store, 'a@x.test', 'Engineer', 1_000);
+    answer(store, 'a@x.test', 'CTO', 2_000);
+    const report = store.changeReport(SVC, 'me');
+    store.close();
+    expect(() => report.listed('lookup_email', 'a@x.test', 2_000)).toThrow(StoreFailedError);
+    expect(() => report.listed('lookup_email', 'a@x.test', 2_000)).toThrow(`The result store at ${file} could not be written`);
+    expect(() => report.markReported()).toThrow(StoreFailedError);
+    expect(() => report.markReported()).toThrow(`The result store at ${file} could not be written`);
   });
 });

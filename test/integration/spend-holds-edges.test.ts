@@ -6,9 +6,10 @@
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
+import { StoreFailedError } from '../../src/api/errors.js';
 import type { PeriodLimit } from '../../src/core/budget-periods.js';
 import { ResultStore } from '../../src/store/result-store.js';
-import { SpendHolds } from '../../src/store/store-spend.js';
+import { SpendHolds, storeSpend } from '../../src/store/store-spend.js';
 import { tempDir } from '../helpers/cli.js';
 import { openSqliteFile } from '../helpers/sqlite.js';
 
@@ -221,5 +222,89 @@ describe('what a settled call writes', () => {
     expect(db.value('SELECT count(*) FROM spend_holds')).toBe(0);
     db.close();
     store.close();
+  });
+});
+
+describe('the least room, counted per period', () => {
+  it("what each period spent and what is held in it: a month's earlier charges and holds are not the day's", () => {
+    const file = storeFile();
+    const store = ResultStore.open({ path: file });
+    // Charged three days ago: the month's, not today's.
+    store.settle({ hold: undefined, charge: { at: NOON - 3 * 86_400_000, service: 'svc', op: 'lookup_email', credits: 30, runId: 'r' } });
+    store.flush();
+    store.close();
+    const run = holdsOn(file, 'run', { now: NOON, elapsed: 0 });
+    // Month: 48 - 30 = 18 left; day: 20 left. A call of 40 passes both: the month is the nearer edge.
+    expect(run.reserve('lookup_email', 40, [month(48), day(20)], NOON)).toMatchObject({ refused: month(48), spent: 30, held: 0 });
+    expect(run.reserve('lookup_email', 40, [day(20), month(48)], NOON)).toMatchObject({ refused: month(48) });
+  });
+
+  it('a hold made on an earlier day of the month is held in the month only', () => {
+    const file = storeFile();
+    holdsOn(file, 'other', { now: NOON, elapsed: 0 }).reserve('lookup_email', 30, [], NOON - 3 * 86_400_000);
+    const run = holdsOn(file, 'run', { now: NOON, elapsed: 0 });
+    expect(run.reserve('lookup_email', 40, [month(48), day(20)], NOON)).toMatchObject({ refused: month(48), spent: 0, held: 30 });
+  });
+});
+
+describe('a run watched anew', () => {
+  it('a renewal seen by a refusal restarts the time it says', () => {
+    const file = storeFile();
+    const clock = { now: NOON, elapsed: 0 };
+    const other = holdsOn(file, 'other', { now: NOON, elapsed: 0 });
+    other.reserve('lookup_email', 4, [], NOON);
+    const watcher = holdsOn(file, 'watcher', clock);
+    expect(watcher.reserve('lookup_email', 20, [day(20)], NOON)).toMatchObject({ lapseInMs: LEASE });
+    clock.elapsed = 20_000;
+    // The other run renews (a call at a later time of its clock).
+    other.reserve('lookup_email', 4, [], NOON + 20_000);
+    expect(watcher.reserve('lookup_email', 20, [day(20)], NOON)).toMatchObject({ lapseInMs: LEASE });
+  });
+
+  it('a run taken for gone that comes back is given a whole lease again, even with its clock where it stood', () => {
+    const file = storeFile();
+    const frozen = holdsOn(file, 'frozen', { now: NOON, elapsed: 0 });
+    frozen.reserve('lookup_email', 8, [], NOON);
+    elsewhere(file, 'frozen');
+    const clock = { now: NOON, elapsed: 0 };
+    const run = holdsOn(file, 'run', clock);
+    run.reserve('lookup_email', 1, [], NOON);
+    clock.elapsed = LEASE;
+    run.reserve('lookup_email', 1, [], NOON);
+    expect(lapsedRows(file)).toEqual([['frozen', 8]]);
+    // It wakes, its clock where it stood: the same deadline as before.
+    frozen.reserve('lookup_email', 8, [], NOON);
+    elsewhere(file, 'frozen');
+    clock.elapsed = LEASE + LEASE / 2;
+    run.reserve('lookup_email', 1, [], NOON);
+    expect(lapsedRows(file)).toEqual([['frozen', 8]]);
+  });
+
+  it("the store's holds measure leases by the clock given to them", () => {
+    const file = storeFile();
+    holdsOn(file, 'stopped', { now: NOON, elapsed: 0 }).reserve('lookup_email', 8, [], NOON);
+    elsewhere(file, 'stopped');
+    const store = ResultStore.open({ path: file, now: () => NOON });
+    const clock = { elapsed: 0 };
+    const run = store.spend().holds('run', 'svc', LEASE, () => clock.elapsed);
+    run.reserve('lookup_email', 1, [], NOON);
+    clock.elapsed = LEASE;
+    run.reserve('lookup_email', 1, [], NOON);
+    expect(lapsedRows(file)).toEqual([['stopped', 8]]);
+    store.close();
+  });
+});
+
+describe('a ledger whose store cannot be written', () => {
+  it('a hold, a fold and a clear fail as the store does: one line naming the file, its cause kept', () => {
+    const file = storeFile();
+    const db = new DatabaseSync(file);
+    const holds = new SpendHolds(db, { owner: 'run', service: 'svc', path: file, leaseMs: LEASE, now: () => NOON });
+    const spend = storeSpend(db, file, () => NOON);
+    db.close();
+    for (const write of [() => holds.reserve('lookup_email', 4, [], NOON), () => spend.fold(), () => spend.clear('svc')]) {
+      expect(write).toThrow(StoreFailedError);
+      expect(write).toThrow(`The result store at ${file} could not be written`);
+    }
   });
 });
