@@ -6,6 +6,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { StoreFailedError } from '../../src/api/errors.js';
 import type { CarriedChange } from '../../src/core/rows.js';
 import type { ChangeReport } from '../../src/store/change-report.js';
 import { ResultStore } from '../../src/store/result-store.js';
@@ -212,5 +213,114 @@ describe('two runs with --changes at once on one store', () => {
       ['b@x.test', 3_000, 1],
     ]);
     db.close();
+  });
+});
+
+describe('the report lease', () => {
+  const T = Date.parse('2026-03-14T02:00:00Z');
+  const DAY = 86_400_000;
+
+  function clockedStore(file: string, clock: { now: number }): ResultStore {
+    const store = ResultStore.open({ path: file, now: () => clock.now });
+    opened.push(store);
+    return store;
+  }
+
+  it('lasts a day from when it was taken, unless its process is gone: at its deadline it still holds, a millisecond after it does not', () => {
+    const file = path.join(makeTempDir(), 'store.sqlite');
+    const clock = { now: T };
+    const store = clockedStore(file, clock);
+    answer(store, 'a@x.test', 'Engineer', 1_000);
+    reportOf(store, 'holder');
+    clock.now = T + DAY;
+    expect(reportOf(clockedStore(file, clock), 'at-the-deadline').carries).toBe(false);
+    clock.now = T + DAY + 1;
+    expect(reportOf(clockedStore(file, clock), 'after-it').carries).toBe(true);
+  });
+
+  it("another host's holder is judged by its deadline only: its pid means nothing here", () => {
+    const file = path.join(makeTempDir(), 'store.sqlite');
+    const clock = { now: T };
+    const store = clockedStore(file, clock);
+    answer(store, 'a@x.test', 'Engineer', 1_000);
+    answer(store, 'a@x.test', 'CTO', 2_000, 'elsewhere');
+    const db = openSqliteFile(file);
+    db.run(
+      "INSERT INTO claims (service, op, key, owner, pid, host, expires_at) VALUES (?, 'report_changes', '', 'far', ?, 'another-host', ?)",
+      SVC,
+      DEAD_PID,
+      T + DAY,
+    );
+    db.close();
+    expect(reportOf(store, 'here').holder).toEqual({ pid: DEAD_PID, host: 'another-host' });
+  });
+
+  it('a run of another host still going keeps its changes, whatever its pid is here; one whose lease ran out leaves them', () => {
+    const file = path.join(makeTempDir(), 'store.sqlite');
+    const clock = { now: T };
+    const store = clockedStore(file, clock);
+    for (const key of ['going@x.test', 'stopped@x.test']) answer(store, key, 'Engineer', 1_000);
+    answer(store, 'going@x.test', 'CTO', 2_000, 'run-going');
+    answer(store, 'stopped@x.test', 'CTO', 2_000, 'run-stopped');
+    const db = openSqliteFile(file);
+    const register = (owner: string, expiresAt: number) =>
+      db.run("INSERT INTO runs (owner, pid, host, expires_at, claiming) VALUES (?, ?, 'another-host', ?, 0)", owner, DEAD_PID, expiresAt);
+    register('run-going', T);
+    register('run-stopped', T - 1);
+    db.close();
+    const report = reportOf(store, 'me');
+    expect(report.take('lookup_email', 'going@x.test')).toBeUndefined();
+    expect(titles(report.take('lookup_email', 'stopped@x.test'))).toEqual([['Engineer', 'CTO', 1_000, 2_000]]);
+  });
+
+  it('a run that takes it again (its own row) holds it', () => {
+    const file = path.join(makeTempDir(), 'store.sqlite');
+    const store = storeAt(file);
+    answer(store, 'a@x.test', 'Engineer', 1_000);
+    answer(store, 'a@x.test', 'CTO', 2_000);
+    reportOf(store, 'me');
+    expect(reportOf(storeAt(file), 'me').carries).toBe(true);
+  });
+});
+
+describe('marking twice', () => {
+  it('a change another run marked meanwhile is not counted again', () => {
+    const file = path.join(makeTempDir(), 'store.sqlite');
+    const store = storeAt(file);
+    answer(store, 'a@x.test', 'Engineer', 1_000);
+    answer(store, 'a@x.test', 'CTO', 2_000);
+    const first = reportOf(store, 'first');
+    const second = reportOf(storeAt(file), 'second');
+    first.listed('lookup_email', 'a@x.test', 2_000);
+    second.listed('lookup_email', 'a@x.test', 2_000);
+    expect(first.markReported()).toBe(1);
+    expect(second.markReported()).toBe(0);
+  });
+});
+
+describe('a store with no answers of the service', () => {
+  it('carries nothing (and reads nothing for it)', () => {
+    const store = storeAt(path.join(makeTempDir(), 'store.sqlite'));
+    const report = reportOf(store, 'me');
+    expect(report.holder).toBeUndefined();
+    expect(report.carries).toBe(false);
+    report.prefetch(new Map([['lookup_email', ['a@x.test']]]));
+    expect(report.take('lookup_email', 'a@x.test')).toBeUndefined();
+    expect([...report.rest(new Set(['lookup_email']))]).toEqual([]);
+  });
+});
+
+describe('a report whose store cannot be written', () => {
+  it('a listing or the marking fails as the store does: one line naming the file, its cause kept', () => {
+    const file = path.join(makeTempDir(), 'store.sqlite');
+    const store = ResultStore.open({ path: file });
+    answer(store, 'a@x.test', 'Engineer', 1_000);
+    answer(store, 'a@x.test', 'CTO', 2_000);
+    const report = store.changeReport(SVC, 'me');
+    store.close();
+    expect(() => report.listed('lookup_email', 'a@x.test', 2_000)).toThrow(StoreFailedError);
+    expect(() => report.listed('lookup_email', 'a@x.test', 2_000)).toThrow(`The result store at ${file} could not be written`);
+    expect(() => report.markReported()).toThrow(StoreFailedError);
+    expect(() => report.markReported()).toThrow(`The result store at ${file} could not be written`);
   });
 });

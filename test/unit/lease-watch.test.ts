@@ -62,4 +62,39 @@ describe('a lease watched by this run’s own clock', () => {
     clock.elapsed += LEASE;
     expect(w.gone(kept)).toBe(true);
   });
+
+  it('lets none go while a thousand at most are watched', () => {
+    const { clock, watch: w } = watch();
+    const old = { id: 'old', pid: 7, host: 'there', mark: 1 };
+    w.gone(old);
+    clock.elapsed += LEASE + 1;
+    // 1,000 watched with `old`: it is kept, and lapsed (unchanged for over a lease).
+    for (let i = 0; i < 999; i++) w.gone({ id: `k${i}`, pid: 7, host: 'there', mark: 1 });
+    expect(w.gone(old)).toBe(true);
+  });
+
+  it('a holder looked at exactly a lease ago is kept when the others are let go; after a letting go, the next waits for twice as many as were kept', () => {
+    const { clock, watch: w } = watch();
+    const edge = { id: 'edge', pid: 7, host: 'there', mark: 1 };
+    w.gone(edge);
+    clock.elapsed += LEASE;
+    // The 1,001st holder lets go of those not looked at for more than a lease: `edge` was looked at a lease ago exactly.
+    for (let i = 0; i < 1_000; i++) w.gone({ id: `k${i}`, pid: 7, host: 'there', mark: 1 });
+    expect(w.gone(edge)).toBe(true);
+    // 1,001 kept: none is let go before 2,002 are watched.
+    const stale = { id: 'stale', pid: 7, host: 'there', mark: 1 };
+    w.gone(stale);
+    clock.elapsed += LEASE + 1;
+    for (let i = 1_000; i < 1_999; i++) w.gone({ id: `k${i}`, pid: 7, host: 'there', mark: 1 });
+    expect(w.gone(stale)).toBe(true);
+  });
+
+  it('a holder first seen lets none go while few are watched, however long the others were not looked at', () => {
+    const { clock, watch: w } = watch();
+    const old = { id: 'old', pid: 7, host: 'there', mark: 1 };
+    w.gone(old);
+    clock.elapsed += LEASE + 1;
+    w.gone({ id: 'new', pid: 7, host: 'there', mark: 1 });
+    expect(w.gone(old)).toBe(true);
+  });
 });
