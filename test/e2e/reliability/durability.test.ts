@@ -76,7 +76,10 @@ describe('two runs on one store', () => {
       const keys = emails(600, 'later');
       const file = input(dir, keys);
       const env = envFor(s, dir);
-      const first = spawnCli(['enrich', file, '-o', path.join(dir, 'a.csv'), '--rpm', '6000', '--quiet'], { env, timeoutMs: 90_000 });
+      // Four at a time: with the automatic concurrency (rate × latency × 2), the slow answers below
+      // could let the first send every key it had left while the second started, so that it charged
+      // nothing after the second's balance read (a fresh clone's run on a quick machine).
+      const first = spawnCli(['enrich', file, '-o', path.join(dir, 'a.csv'), '--rpm', '6000', '--concurrency', '4', '--quiet'], { env, timeoutMs: 90_000 });
       first.stdin!.end();
       await until(() => lookupsSeen(s) >= 250, '250 lookups');
       // Slow answers until the second has read the balance, however long a loaded machine takes to
