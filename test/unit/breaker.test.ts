@@ -72,6 +72,25 @@ describe('CircuitBreaker: when it opens', () => {
   });
 });
 
+/**
+ * A breaker with a patience of 3 s whose probes at 1 s and 2.5 s failed: the next would come at
+ * 4.75 s, past the patience, so the third held lookup goes as the last probe at 3 s.
+ */
+async function lastProbeAtPatienceEnd() {
+  const { breaker, clock, events } = breakerOf(3_000);
+  fail(breaker, 8, 8);
+  const calls = [breaker.admit(), breaker.admit(), breaker.admit()];
+  await clock.advance(1_000);
+  await expect(calls[0]).resolves.toBe('probe');
+  breaker.failed('probe', outage(), 'k0');
+  await clock.advance(1_500);
+  await expect(calls[1]).resolves.toBe('probe');
+  breaker.failed('probe', outage(), 'k1');
+  await clock.advance(500);
+  await expect(calls[2]).resolves.toBe('probe');
+  return { breaker, events };
+}
+
 describe('CircuitBreaker: while open', () => {
   it('holds every lookup, lets one probe go at 1 s, 1.5 s, 2.25 s ..., and releases them all when a probe is answered', async () => {
     const { breaker, clock, events } = breakerOf();
@@ -131,18 +150,8 @@ describe('CircuitBreaker: while open', () => {
   });
 
   it("the last probe goes at the patience's end: an API back by then is not given up on", async () => {
-    const { breaker, clock, events } = breakerOf(3_000);
-    fail(breaker, 8, 8);
-    const calls = [breaker.admit(), breaker.admit(), breaker.admit()];
-    await clock.advance(1_000);
-    await expect(calls[0]).resolves.toBe('probe');
-    breaker.failed('probe', outage(), 'k0');
-    await clock.advance(1_500);
-    await expect(calls[1]).resolves.toBe('probe');
-    breaker.failed('probe', outage(), 'k1');
     // The next probe would come at 4.75 s, past the patience: one goes at 3 s instead.
-    await clock.advance(500);
-    await expect(calls[2]).resolves.toBe('probe');
+    const { breaker, events } = await lastProbeAtPatienceEnd();
     breaker.answered('probe');
     expect(events.map((e) => e.kind)).toEqual(['unavailable', 'back']);
     expect(breaker.gaveUp).toBe(false);
@@ -169,17 +178,7 @@ describe('CircuitBreaker: while open', () => {
   });
 
   it('the last probe failing ends the wait at once', async () => {
-    const { breaker, clock, events } = breakerOf(3_000);
-    fail(breaker, 8, 8);
-    const calls = [breaker.admit(), breaker.admit(), breaker.admit()];
-    await clock.advance(1_000);
-    await expect(calls[0]).resolves.toBe('probe');
-    breaker.failed('probe', outage(), 'k0');
-    await clock.advance(1_500);
-    await expect(calls[1]).resolves.toBe('probe');
-    breaker.failed('probe', outage(), 'k1');
-    await clock.advance(500);
-    await expect(calls[2]).resolves.toBe('probe');
+    const { breaker, events } = await lastProbeAtPatienceEnd();
     expect(breaker.failed('probe', outage(), 'k2')).toBe('hold');
     expect(breaker.gaveUp).toBe(true);
     expect(events.map((e) => e.kind)).toEqual(['unavailable', 'gave_up']);
