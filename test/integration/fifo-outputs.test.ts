@@ -67,6 +67,7 @@ describe.skipIf(process.platform === 'win32')('an output at a FIFO', { meta: { s
     }
   });
 
+  // Linux only: it reads /proc/self/fd, which other systems lack (its skipReason says so).
   it.runIf(process.platform === 'linux')(
     'let go before any reader came: stops waiting at once, its open never made',
     { meta: { skipReason: 'reads /proc/self/fd (Linux)' } },
@@ -98,6 +99,7 @@ describe.skipIf(process.platform === 'win32')('an output at a FIFO', { meta: { s
     expect(whyNotWritable(error)).toBe('its reader has gone (the pipe is closed)');
   });
 
+  // Linux only: it reads /proc/self/fd, which other systems lack (its skipReason says so).
   it.runIf(process.platform === 'linux')(
     'a writer whose changes file is a FIFO nobody reads: abort() lets it go at once, nothing left waiting',
     { meta: { skipReason: 'reads /proc/self/fd (Linux)' } },

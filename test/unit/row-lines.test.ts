@@ -40,6 +40,7 @@ describe('rowLines: the line of a data row in its input', () => {
     expect((await rowLines({ input: '-' }, [1])).size).toBe(0);
   });
 
+  // Not on Windows: mkfifo makes no named pipe there; skipped with that reason.
   it.skipIf(process.platform === 'win32')('a named pipe is not read again (it would wait for a writer for ever): no line', async () => {
     // POSIX only: mkfifo.
     const { execFileSync } = await import('node:child_process');
