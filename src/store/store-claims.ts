@@ -36,7 +36,7 @@ export interface StoreClaimsOptions {
   alive?: (pid: number, owner: string) => boolean;
   /** This run's monotonic time (ms), by which the others' leases are measured (tests replace it). */
   elapsed?: () => number;
-  /** Commits the answers received so far: done before a run that was alone lets the others in. */
+  /** Commits the answers received so far: done before a run that was alone lets the others in, and before a claim goes. */
   flush?: () => void;
 }
 
@@ -164,6 +164,8 @@ export class StoreClaims {
     if (!this.#claiming && this.#runs.othersAppeared(true)) this.#startClaiming();
     const { service, owner, leaseMs, now } = this.#options;
     const answered = this.#answered;
+    // An answer is committed before its claim goes: a waiting run that takes the key then finds it.
+    if (answered.length > 0) this.#options.flush();
     this.#answered = [];
     immediateTransaction(this.#db, () => {
       for (const [op, key] of answered) this.#delete.run(service, op, key, owner);
@@ -172,8 +174,12 @@ export class StoreClaims {
     });
   }
 
-  /** The run is over: every claim it still holds goes. */
+  /**
+   * The run is over: every claim it still holds goes, once the answers received are committed
+   * (a run releases its claims before its store is closed, and may await other steps between).
+   */
   releaseAll(): void {
+    this.#options.flush();
     this.#answered = [];
     this.#unclaimed.clear();
     immediateTransaction(this.#db, () => {

@@ -58,6 +58,29 @@ describe('claims in the store', () => {
     });
   });
 
+  it('a claim goes only once its answer is committed: the run that takes the key next finds the answer', () => {
+    // Answers kept in memory for a minute (a batching caller), so that only the claims' own flush commits them.
+    const file = path.join(makeTempDir(), 'store.sqlite');
+    const storeA = ResultStore.open({ path: file, flushIntervalMs: 60_000 });
+    const storeB = ResultStore.open({ path: file });
+    const a = storeA.claims('run-a', 'svc', 30_000);
+    const b = storeB.claims('run-b', 'svc', 30_000);
+    a.sweep();
+    for (const key of ['k1', 'k2']) expect(a.claim('lookup_email', key)).toBe(true);
+    storeA.put('svc', 'lookup_email', 'k1', { found: true, data: { email: 'k1' } }, 'run-a');
+    a.answered('lookup_email', 'k1');
+    a.sweep();
+    expect(b.claim('lookup_email', 'k1')).toBe(true);
+    expect(storeB.get('svc', 'lookup_email', 'k1')?.data).toEqual({ email: 'k1' });
+    // The run ends with an answer received since its last sweep: committed before its claims go.
+    storeA.put('svc', 'lookup_email', 'k2', { found: true, data: { email: 'k2' } }, 'run-a');
+    a.answered('lookup_email', 'k2');
+    a.releaseAll();
+    expect(b.claim('lookup_email', 'k2')).toBe(true);
+    expect(storeB.get('svc', 'lookup_email', 'k2')?.data).toEqual({ email: 'k2' });
+    for (const store of [storeA, storeB]) store.close();
+  });
+
   it("lapses when it was not renewed for a lease as the waiting run's own clock measures it; a sweep renews it", () => {
     const file = path.join(makeTempDir(), 'store.sqlite');
     let now = 1_000_000;
