@@ -137,9 +137,13 @@ describe.concurrent('an API down when the run starts is an outage, not a configu
       expect(r.stderr).toMatch(
         /The API is unavailable \(Cannot reach 127\.0\.0\.1:\d+ \(\/account\/credits\): connection refused.*\): holding the rows, one request at a time until it answers, for up to --patience 1m/,
       );
-      // Back at the first probe after it came up (probes 1, 2.5, 4.75, 8.1, 13.2, 20.8 s after it went down).
-      expect(r.stderr).toMatch(/The API is back after [12]\ds/);
-      expect(r.stderr).toMatch(/The API was unavailable for [12]\ds \d+ms in all; the rows waited for it/);
+      // Back at the first probe after it came up (probes 1, 2.5, 4.75, 8.1, 13.2, 20.8 s after the run
+      // found it down). The 15 s count from the test's start: a run that took seconds to start on a
+      // loaded machine finds it down for less (beside the reliability suite the line fell outside 10-29 s).
+      const back = Number(/The API is back after (\d+)s/.exec(r.stderr)?.[1]);
+      expect(back, r.stderr).toBeGreaterThanOrEqual(1);
+      expect(back).toBeLessThanOrEqual(29);
+      expect(r.stderr).toMatch(/The API was unavailable for \d+s \d+ms in all; the rows waited for it/);
       expect(lookupsSeen(up)).toBe(100);
     },
     hangBound(60_000),
