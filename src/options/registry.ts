@@ -313,6 +313,15 @@ export const LIBRARY_NAMES: readonly OptionName[] = names((row) => row.library =
 /** The rows that are flags, in the order --help lists them. */
 export const FLAG_NAMES: readonly OptionName[] = names((row) => row.flag !== undefined);
 
+/** The options of enrich() that have a rule: each is a setting of the run, under its own name. */
+export type LibraryName = { [K in RuledName]: Row<K> extends { library: true } ? K : never }[RuledName];
+export const LIBRARY_RULED = names((row) => row.library === true && row.rule !== undefined) as readonly LibraryName[];
+/**
+ * What a run reads of each option of enrich(): the value by its rule, else its default; undefined
+ * only for an option without a default (its absence then means something of its own).
+ */
+export type OptionSettings = { [K in LibraryName]: Row<K> extends { default: unknown } ? OptionValue<K> : OptionValue<K> | undefined };
+
 /** The row of `name`, as any row. */
 export const row = (name: OptionName): OptionRow => OPTIONS[name];
 

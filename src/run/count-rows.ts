@@ -48,8 +48,8 @@ export async function countRows(settings: EnrichSettings, stored: StoredAnswers,
   const warn = options.quiet ? quiet : settings.warn;
   const read = await openSource(settings.input, { ...readOptionsOf(settings), warn: options.quiet ? quiet : settings.notice });
   const inputName = typeof settings.input === 'string' ? settings.input : 'the input stream';
-  const { targets, headerLine, source } = await keyColumns(read, { by: settings.by, columns: settings.columns, header: settings.header, inputName, warn });
-  const extras = settings.extras;
+  const { targets, headerLine, source } = await keyColumns(read, { by: settings.by, columns: settings.column, header: settings.header, inputName, warn });
+  const extras = settings.with;
   const domainColumn = headerLine ? domainColumnFor(source.header.map(fromBytes), targets, extras) : undefined;
   const census = stored();
   // --fill / --only-missing: the rows complete already are counted apart; what they save is what a

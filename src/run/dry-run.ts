@@ -69,7 +69,7 @@ export async function planRun(options: DryRunOptions): Promise<DryRunPlan> {
     const run = await openRun(settings, resources);
     const { cut: _cut, cutAtRows: _rows, ...counted } = await countRows(settings, run.stored);
     const ledger = await spendStanding(run, resources);
-    const standings = await Promise.all(settings.budgets.map((limit) => standingOf(limit, ledger, settings.tuning.now())));
+    const standings = await Promise.all(settings.budget.map((limit) => standingOf(limit, ledger, settings.tuning.now())));
     const budget = (creditsNeeded: number) => budgetsOf(standings, creditsNeeded);
     if (counted.lookupsToMake === 0) {
       // Every answer is stored (or no row has a key): nothing to pay for, so nothing to ask the API.

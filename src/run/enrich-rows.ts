@@ -135,11 +135,11 @@ async function* results<T>(source: RowsSource, settings: EnrichSettings): AsyncG
 async function openRows(source: RowsSource, settings: EnrichSettings, resources: Resources, sink: ConsumerSink): Promise<RunState> {
   await source.start();
   const header = source.header.map(fromBytes);
-  const targets = detectTargets(header, settings.by, settings.columns);
+  const targets = detectTargets(header, settings.by, settings.column);
   const input = {
     source,
     targets,
-    domainColumn: domainColumnFor(header, targets, settings.extras),
+    domainColumn: domainColumnFor(header, targets, settings.with),
     headerLine: true,
     ...runColumns(settings, targets, header),
   };

@@ -56,7 +56,7 @@ async function report(run: RunState, summary: EnrichSummary, file: string): Prom
         windowMs: settings.tuning.windowMs,
         accountRpm: run.accountRpm,
         commandLine: settings.commandLine,
-        secrets: [settings.token],
+        secrets: settings.token === undefined ? [] : [settings.token],
         fillFields,
       }),
     );

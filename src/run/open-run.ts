@@ -126,7 +126,7 @@ function openShared(settings: EnrichSettings, resources: Resources, writes: bool
     noMoreRequests: stop.requestsSignal,
     halt: stop.signal,
     noMoreLookups: stop.lookupsSignal,
-    breaker: { patienceMs: settings.patienceMs, onChange: (event) => tellAvailability(event, settings, stop) },
+    breaker: { patienceMs: settings.patience, onChange: (event) => tellAvailability(event, settings, stop) },
     // The answers that came are committed before another request is paid for (durability: a full
     // disk then costs at most the requests in flight, and a kill only those).
     beforeSend: () => store.committed(),
@@ -178,7 +178,7 @@ async function startLookups(run: OpenedRun, resources: Resources, opening: RunOp
   const lookups = lookupsOf(run, runId, credits, coordinator, resources, opening.storedForm, refreshBefore);
   const { input } = opening;
   const listing =
-    settings.changes === undefined ? undefined : new ChangeListing(changeReportOf(run, runId, resources), input.changes, input.targets, settings.extras);
+    settings.changes === undefined ? undefined : new ChangeListing(changeReportOf(run, runId, resources), input.changes, input.targets, settings.with);
   const writer = opening.writer(input);
   return {
     ...run,
@@ -237,7 +237,7 @@ function budgetsOf(run: OpenedRun, runId: string, coordinator: Coordinator | und
   const local = coordinator ? undefined : storeLedger(store, runId, DEFAULTS.spendHoldLeaseMs, service);
   if (local) resources.defer(() => local.close());
   const ledger = local ?? redisLedger(coordinator!, store, service);
-  return new Budgets({ limits: settings.budgets, ledger, now: settings.tuning.now, service, runId });
+  return new Budgets({ limits: settings.budget, ledger, now: settings.tuning.now, service, runId });
 }
 
 /** What the night may spend: the least its budgets have left, and no more than the balance above the reserve. */
@@ -265,7 +265,7 @@ function lookupsOf(
     store,
     service,
     runId,
-    freshForMs: settings.maxAgeMs,
+    freshForMs: settings.maxAge,
     refresh: settings.refresh,
     send: (op, key, soon) => path.lookup(op, key, soon),
     credits,
@@ -331,12 +331,12 @@ function upgradeLine(file: string, warn: (line: string) => void): (from: number,
 
 /** The answers the store holds, as this run sees them: its service, --max-age, --refresh. */
 export function storedAnswers(settings: EnrichSettings, store: ResultStore, service: string): StoredAnswers {
-  return () => new KeyCensus(store, service, settings.maxAgeMs, settings.refresh);
+  return () => new KeyCensus(store, service, settings.maxAge, settings.refresh);
 }
 
 /** Where the dry run reads what the day and month budgets have spent: Redis with --redis, else the store. */
 export async function spendStanding(run: OpenedRun, resources: Resources): Promise<Pick<SpendLedger, 'standing'>> {
-  if (!run.settings.redis || !run.settings.budgets.some(isPeriodLimit)) {
+  if (!run.settings.redis || !run.settings.budget.some(isPeriodLimit)) {
     const { ledger } = run.store.spend();
     return { standing: (period) => ledger.standing(period, run.service) };
   }

@@ -29,7 +29,7 @@ export async function prepare(settings: EnrichSettings, resources: Resources): P
   refuseBinaryOnTerminal(settings);
   // A CSV of one lookup kind without --with writes only the answer's own columns: the store may hand
   // them over as cells (no JSON.parse). JSONL, a waterfall, --with and a `lead.MEMBER` field need the parsed answers.
-  const cellsOnly = settings.format === 'csv' && settings.extras.length === 0 && input.targets.length === 1 && !settings.fields?.some(isMemberField);
+  const cellsOnly = settings.format === 'csv' && settings.with.length === 0 && input.targets.length === 1 && !settings.fields?.some(isMemberField);
   const made: { writer?: RowWriter } = {};
   const run = await openRun(settings, resources, {
     input,
@@ -61,13 +61,13 @@ async function openInput(settings: EnrichSettings, resources: Resources): Promis
   if (zip) resources.defer(() => zip.close());
   const { targets, headerLine, source } = await keyColumns(read, {
     by: settings.by,
-    columns: settings.columns,
+    columns: settings.column,
     header: settings.header,
     inputName: inputName(settings.input),
     warn: settings.warn,
   });
   const header = source.header.map(fromBytes);
-  const domainColumn = headerLine ? domainColumnFor(header, targets, settings.extras) : undefined;
+  const domainColumn = headerLine ? domainColumnFor(header, targets, settings.with) : undefined;
   return { source, targets, domainColumn, headerLine, ...runColumns(settings, targets, header) };
 }
 
@@ -138,7 +138,7 @@ export function batchLookupsFor(run: Pick<RunState, 'settings' | 'source' | 'tar
   return new BatchLookups({
     targets: run.targets,
     domainColumn: run.domainColumn,
-    extras: run.settings.extras,
+    extras: run.settings.with,
     lookups: run.lookups,
     width: run.source.header.length,
     shard: run.settings.shard,

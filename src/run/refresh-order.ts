@@ -36,13 +36,13 @@ export interface StoredAges {
 
 /** Whether a run orders its refreshes: a budget that may bind, on a file read twice, keys not all asked again. */
 export function ordersRefreshes(settings: EnrichSettings): boolean {
-  return settings.budgets.length > 0 && !isStreamInput(settings.input) && !settings.refresh && !settings.redis && Number.isFinite(settings.maxAgeMs);
+  return settings.budget.length > 0 && !isStreamInput(settings.input) && !settings.refresh && !settings.redis && Number.isFinite(settings.maxAge);
 }
 
 /** Whether the store holds any answer of the service older than --max-age: if none, nothing can wait, and the file is not read twice. */
 export function holdsStaleAnswers(settings: EnrichSettings, stored: StoredAges): boolean {
   const oldest = stored.store.stats(stored.service).oldest;
-  return oldest !== undefined && oldest < stored.now - settings.maxAgeMs;
+  return oldest !== undefined && oldest < stored.now - settings.maxAge;
 }
 
 /**
@@ -54,10 +54,10 @@ export async function refreshCutoff(settings: EnrichSettings, stored: StoredAges
   const quiet = () => {};
   const read = await openSource(settings.input, { ...readOptionsOf(settings), warn: quiet });
   const inputName = typeof settings.input === 'string' ? settings.input : 'the input stream';
-  const { targets, source } = await keyColumns(read, { by: settings.by, columns: settings.columns, header: settings.header, inputName, warn: quiet });
+  const { targets, source } = await keyColumns(read, { by: settings.by, columns: settings.column, header: settings.header, inputName, warn: quiet });
   const { complete } = runColumns(settings, targets, source.header.map(fromBytes));
   const oldest = new OldestFound(lookupsFor(credits, LOOKUP_OPERATION[targets[0]!.kind] as BillableOperation));
-  const staleBefore = stored.now - settings.maxAgeMs;
+  const staleBefore = stored.now - settings.maxAge;
   try {
     for await (const batch of source.batches) {
       const keysByOp = new Map<BillableOperation, Set<string>>();

@@ -39,7 +39,7 @@ export async function rowLines(options: EnrichOptions, rows: readonly number[]):
   try {
     const { headerLine, source } = await keyColumns(opened, {
       by: settings.by,
-      columns: settings.columns,
+      columns: settings.column,
       header: settings.header,
       inputName: inputName(settings.input),
       warn: quiet,

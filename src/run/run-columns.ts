@@ -29,9 +29,9 @@ export interface RunColumns {
 export function runColumns(settings: EnrichSettings, targets: readonly LookupTarget[], header: readonly string[]): RunColumns {
   const kind = columnKind(targets);
   const flags: ColumnFlags = {
-    mx: settings.extras.includes('mx'),
-    whois: settings.extras.includes('whois'),
-    company: settings.extras.includes('company'),
+    mx: settings.with.includes('mx'),
+    whois: settings.with.includes('whois'),
+    company: settings.with.includes('company'),
     source: targets.length > 1,
   };
   const choice = { prefix: settings.prefix, fields: settings.fields };

@@ -2,17 +2,15 @@
 // line all come through here. Every value is read once, by its option's rule, and named in a
 // message as it came in (registry.ts, option-table.ts); every default comes from the registry or
 // defaults.ts. What leaves is the settings object the run's phases read.
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { LeadClient } from '../lookup/lead-client.js';
+import type { Shard } from '../plan/plan.js';
 import { ConfigError } from '../api/errors.js';
 import type { TransportOptions } from '../api/transport.js';
-import type { LookupKind, Shard } from '../plan/plan.js';
 import { defaultStorePath } from '../store/default-path.js';
 import { isWorkbookFile, type SourceOptions } from '../read/index.js';
 import { ResultStore } from '../store/result-store.js';
-import type { MaxErrors } from './error-budget.js';
 import { refuseSharedFiles } from './output-files.js';
 import type { BudgetLimit } from '../core/budget-periods.js';
 import { DEFAULTS } from '../options/defaults.js';
@@ -20,64 +18,29 @@ import type { EnrichOptions, EnrichProgress, EnrichTuning, Extra } from './enric
 import { didYouMean } from '../options/did-you-mean.js';
 import { doorOf, optionWord, readOption } from '../options/option-table.js';
 import { checked, invalid, type Door } from '../options/refusal.js';
-import { defaultOf, LIBRARY_NAMES, type OptionValue, type RuledName } from '../options/registry.js';
-import { nonNegativeInteger, positiveInteger, type FillPair } from '../options/rules.js';
+import { defaultOf, LIBRARY_NAMES, LIBRARY_RULED, type LibraryName, type OptionSettings } from '../options/registry.js';
+import { nonNegativeInteger, positiveInteger } from '../options/rules.js';
 
-export interface EnrichSettings {
+/**
+ * The settings of a run: one per option of enrich() that has a rule, under the option's name and
+ * as its rule reads it (registry.ts: OptionSettings), then the ones worked out from more than
+ * their own value (the files and their formats) and those only a program can give.
+ */
+export type EnrichSettings = Omit<OptionSettings, 'format' | 'store' | 'budget' | 'with' | 'maxAgeMs'> & {
   input: string | Readable;
-  delimiter: string | undefined;
-  encoding: string | undefined;
-  header: boolean;
-  /** The worksheet of an .xlsx input (its name or position); undefined: the first. */
-  sheet: string | undefined;
   output: string | Writable;
   errors: string | Writable | undefined;
   format: OutputFormat;
   /** Tab when the output (or, written to stdout, the sidecar) is named `.tsv`/`.tab`; else the input's. */
   outputDelimiter: string | undefined;
-  /** The kinds to try, in order (a waterfall when more than one); undefined: detected. */
-  by: LookupKind[] | undefined;
-  /** The key column of each kind, in the same order; undefined: detected. */
-  columns: string[] | undefined;
-  extras: Extra[];
-  prefix: string;
-  fields: string[] | undefined;
-  /** --fill: input columns filled from the answer's fields (checked against the header in prepare). */
-  fill: FillPair[] | undefined;
-  overwrite: boolean;
-  /** --only-missing: a row whose cells in these columns all hold values is not looked up. */
-  onlyMissing: string[] | undefined;
-  /** --report: the run report's path (.html or .json). */
-  report: string | undefined;
-  /** --changes: the CSV of what changed since the earlier answers; it adds lead_changed to the output. */
-  changes: string | undefined;
-  /** --skip-lines: undefined, the title lines above the header are detected. */
-  skipLines: number | undefined;
-  /** --limit: only the first N data rows. */
-  limit: number | undefined;
+  store: string | ResultStore;
+  /** --budget: this run's, a UTC day's, a UTC month's (empty: none). */
+  budget: BudgetLimit[];
+  with: Extra[];
   /** The command line the report names (secrets masked there). */
   commandLine: readonly string[];
   client: LeadClient | undefined;
-  baseUrl: string;
-  token: string;
-  /** Per-request timeout of a client the run makes itself (`client` keeps its own). */
-  timeoutMs: number | undefined;
-  /** The proxy of a client the run makes itself; undefined: HTTPS_PROXY and friends (api/proxy.ts). */
-  proxy: string | undefined;
   service: string | undefined;
-  rpm: number | undefined;
-  concurrency: number | undefined;
-  minCredits: number | undefined;
-  /** --budget: this run's, a UTC day's, a UTC month's (empty: none). */
-  budgets: BudgetLimit[];
-  retries: number;
-  maxErrors: MaxErrors | undefined;
-  patienceMs: number;
-  store: string | ResultStore;
-  maxAgeMs: number;
-  refresh: boolean;
-  redis: string | undefined;
-  shard: Shard | undefined;
   signal: AbortSignal | undefined;
   quit: AbortSignal | undefined;
   onProgress: ((progress: EnrichProgress) => void) | undefined;
@@ -92,7 +55,7 @@ export interface EnrichSettings {
   notice: (line: string) => void;
   stdout: Writable | undefined;
   tuning: Required<Omit<EnrichTuning, 'storeFlushIntervalMs'>> & Pick<EnrichTuning, 'storeFlushIntervalMs'>;
-}
+};
 
 /** The options of enrich(): the registry's, and those only a program can give. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
@@ -133,65 +96,32 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(key) && (options as unknown as Record<string, unknown>)[key] !== undefined) throw unknownOption(key, 'enrich', 'EnrichOptions');
   }
-  // Each value once, by its rule, named as it came in (a flag, the config file, the library).
-  const read = <K extends RuledName>(name: K): OptionValue<K> | undefined =>
-    readOption(name, (options as unknown as Record<string, unknown>)[name], doorOf(options, name));
   const input = inputOf(options.input);
-  const format = formatOf(read('format'), options.output, input);
-  const shard = read('shard');
-  const output = outputOf(options.output, input, format, shard);
+  const values = optionSettings(options);
+  const format = formatOf(values.format, options.output, input);
+  const output = outputOf(options.output, input, format, values.shard);
   const errors = errorsOf(options.errors, output, input);
-  const store = options.store instanceof ResultStore ? options.store : (read('store') ?? defaultStorePath());
+  const store = options.store instanceof ResultStore ? options.store : (readOption('store', options.store, doorOf(options, 'store')) ?? defaultStorePath());
   // The report's path is tried (and its folder made) in prepare, before the first lookup.
-  const files = { input, output, errors, store, report: read('report'), changes: read('changes') };
-  refuseSharedFiles(options, { ...files, store: typeof store === 'string' ? store : store.path });
-  const fill = read('fill');
-  const overwrite = read('overwrite') ?? defaultOf('overwrite')!;
-  if (overwrite && !fill)
+  refuseSharedFiles(options, { input, output, errors, store: typeof store === 'string' ? store : store.path, report: values.report, changes: values.changes });
+  if (values.overwrite && !values.fill)
     throw new ConfigError(`Invalid option ${optionWord('overwrite')}: it replaces the cells ${optionWord('fill')} fills; give ${optionWord('fill')} too`);
+  const { maxAgeMs: _older, ...settings } = values;
   return {
+    ...settings,
     input,
-    delimiter: read('delimiter'),
-    encoding: read('encoding'),
-    header: read('header') ?? defaultOf('header')!,
-    sheet: read('sheet'),
     output,
     errors,
     format,
     outputDelimiter: tabNamed(output) || (output === '-' && tabNamed(errors)) ? '\t' : undefined,
-    by: read('by'),
-    columns: read('column'),
-    extras: read('with') ?? [],
-    prefix: read('prefix') ?? defaultOf('prefix')!,
+    store,
+    budget: values.budget ?? [],
+    with: values.with ?? [],
     // With --fill the output keeps the input's own shape: lead_status only, unless --fields asks for more.
-    fields: read('fields') ?? (fill ? [] : undefined),
-    fill,
-    overwrite,
-    onlyMissing: read('onlyMissing'),
-    report: files.report,
-    changes: files.changes,
-    skipLines: read('skipLines'),
-    limit: read('limit'),
+    fields: values.fields ?? (values.fill ? [] : undefined),
     commandLine: commandLineOf(options.commandLine),
     client: options.client,
-    baseUrl: read('baseUrl') ?? '',
-    token: read('token') ?? '',
     service: options.service,
-    timeoutMs: read('timeoutMs'),
-    proxy: read('proxy'),
-    rpm: read('rpm'),
-    concurrency: read('concurrency'),
-    minCredits: read('minCredits'),
-    budgets: read('budget') ?? [],
-    retries: read('retries') ?? defaultOf('retries')!,
-    maxErrors: read('maxErrors'),
-    patienceMs: read('patience') ?? defaultOf('patience')!,
-    store,
-    // `maxAge` wins over its older spelling in milliseconds.
-    maxAgeMs: read('maxAge') ?? read('maxAgeMs') ?? defaultOf('maxAge')!,
-    refresh: read('refresh') ?? defaultOf('refresh')!,
-    redis: read('redis'),
-    shard,
     signal: options.signal,
     quit: options.quit,
     onProgress: options.onProgress,
@@ -201,6 +131,20 @@ export function resolveOptions(options: EnrichOptions): EnrichSettings {
     stdout: options.stdout,
     tuning: tuningOf(options.tuning ?? {}, doorOf(options, 'windowMs')),
   };
+}
+
+/**
+ * Every option of enrich() that has a rule, read once by its rule and named as it came in (a flag,
+ * the config file, the library), else its default. The store is read apart: it may be a ResultStore.
+ */
+function optionSettings(options: EnrichOptions): OptionSettings {
+  const given = options as unknown as Record<string, unknown>;
+  const values: Partial<Record<LibraryName, unknown>> = {};
+  for (const name of LIBRARY_RULED) if (name !== 'store') values[name] = readOption(name, given[name], doorOf(options, name));
+  // `maxAge` wins over its older spelling in milliseconds.
+  values.maxAge ??= values.maxAgeMs;
+  for (const name of LIBRARY_RULED) values[name] ??= defaultOf(name);
+  return values as OptionSettings;
 }
 
 /**
@@ -353,8 +297,8 @@ export function defaultErrors(output: string, input: string | Readable): string 
 /** The transport options of the client a run makes itself (when no `client` was given). */
 export function transportOf(settings: EnrichSettings): TransportOptions {
   return {
-    baseUrl: settings.baseUrl,
-    token: settings.token,
+    baseUrl: settings.baseUrl ?? '',
+    token: settings.token ?? '',
     ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }),
     ...(settings.proxy === undefined ? {} : { proxy: settings.proxy }),
   };

@@ -11,7 +11,7 @@ import type { EnrichSettings } from './settings.js';
 
 /** An API that goes down and comes back is one event: one line each way (docs/cli-contract.md, "An API that fails"). */
 export function tellAvailability(event: Availability, settings: EnrichSettings, stop: RunStop): void {
-  const patience = formatDuration(settings.patienceMs);
+  const patience = formatDuration(settings.patience);
   switch (event.kind) {
     case 'unavailable':
       settings.tellAvailability(

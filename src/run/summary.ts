@@ -180,7 +180,7 @@ export function summaryOf(run: RunState, metrics: RunMetrics, final: FinalFacts)
     lookup: {
       kind: run.targets[0]!.kind,
       column: run.targets[0]!.columnName,
-      with: settings.extras,
+      with: settings.with,
       ...(run.targets.length > 1 ? { waterfall: run.targets.map((t) => ({ kind: t.kind, column: t.columnName })) } : {}),
     },
     foundBy: metrics.foundBy,
@@ -221,7 +221,7 @@ export function summaryOf(run: RunState, metrics: RunMetrics, final: FinalFacts)
     budgets: final.budgets,
     apiUnavailableMs: path.apiUnavailableMs,
     apiFailure: path.apiFailure,
-    patienceMs: settings.patienceMs,
+    patienceMs: settings.patience,
     shard: settings.shard,
     report: settings.report,
   };

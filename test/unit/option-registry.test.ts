@@ -4,7 +4,18 @@ import { describe, expect, it } from 'vitest';
 import { formatDuration } from '../../src/core/duration.js';
 import { DEFAULTS } from '../../src/options/defaults.js';
 import { withDoors } from '../../src/options/option-table.js';
-import { CONFIG_KEYS, FLAG_NAMES, LIBRARY_NAMES, OPTIONS, argName, defaultOf, helpOf, row, type OptionName } from '../../src/options/registry.js';
+import {
+  CONFIG_KEYS,
+  FLAG_NAMES,
+  LIBRARY_NAMES,
+  LIBRARY_RULED,
+  OPTIONS,
+  argName,
+  defaultOf,
+  helpOf,
+  row,
+  type OptionName,
+} from '../../src/options/registry.js';
 import { resolveOptions } from '../../src/run/settings.js';
 
 const NAMES = Object.keys(OPTIONS) as OptionName[];
@@ -45,6 +56,21 @@ describe('the option registry', () => {
     );
   });
 
+  it('every option of enrich() with a rule is a setting under its own name, its default applied (the settings are derived, not listed)', () => {
+    const settings = resolveOptions({ input: 'a/contacts.csv', store: ':memory:' }) as unknown as Record<string, unknown>;
+    // maxAgeMs is the older spelling of maxAge: read into it.
+    for (const name of LIBRARY_RULED.filter((name) => name !== 'maxAgeMs')) {
+      expect(Object.hasOwn(settings, name), name).toBe(true);
+      const fallback = defaultOf(name);
+      if (fallback !== undefined && name !== 'store') expect(settings[name], name).toEqual(fallback);
+    }
+    expect(Object.hasOwn(settings, 'maxAgeMs')).toBe(false);
+    expect(resolveOptions({ input: 'a.csv', store: ':memory:', maxErrors: '5%', patience: '90s' })).toMatchObject({
+      maxErrors: { percent: 5 },
+      patience: 90_000,
+    });
+  });
+
   it('a value handed on as typed is read once, and refused in the words of the door it came by', () => {
     const flagged = withDoors({ input: 'in.csv', rpm: '0' } as never, { rpm: 'flag' });
     expect(() => resolveOptions(flagged)).toThrow("Invalid option --rpm: must be a positive integer, got '0'");
@@ -58,6 +84,6 @@ describe('the option registry', () => {
     expect(() => resolveOptions({ input: 'in.csv', tuning: { windowMs: 0 } })).toThrow('Invalid option tuning.windowMs: must be a positive integer, got 0');
     // Read as typed: the patience a flag gave, a duration, once.
     const patient = withDoors({ input: 'in.csv', patience: '90s' } as never, { patience: 'flag' });
-    expect(resolveOptions(patient).patienceMs).toBe(90_000);
+    expect(resolveOptions(patient).patience).toBe(90_000);
   });
 });

@@ -44,15 +44,15 @@ describe('enrich() options', () => {
     expect(settings.output).toBe('a/contacts.enriched.csv');
     expect(settings.errors).toBe('a/contacts.enriched.errors.csv');
     expect(settings.retries).toBe(DEFAULTS.retries);
-    expect(settings.maxAgeMs).toBe(defaultOf('maxAge'));
+    expect(settings.maxAge).toBe(defaultOf('maxAge'));
     expect(defaultOf('maxAge')).toBe(30 * 24 * 60 * 60 * 1000);
     expect(settings.tuning).toMatchObject({ windowMs: DEFAULTS.windowMs, reorderWindow: DEFAULTS.reorderWindow, drainTimeoutMs: DEFAULTS.drainTimeoutMs });
-    expect(settings.extras).toEqual([]);
+    expect(settings.with).toEqual([]);
   });
 
   it('reads maxAge as a duration, and still takes the older maxAgeMs', () => {
-    expect(resolveOptions({ input, maxAge: '12h' }).maxAgeMs).toBe(12 * 3_600_000);
-    expect(resolveOptions({ input, maxAgeMs: 5000 }).maxAgeMs).toBe(5000);
+    expect(resolveOptions({ input, maxAge: '12h' }).maxAge).toBe(12 * 3_600_000);
+    expect(resolveOptions({ input, maxAgeMs: 5000 }).maxAge).toBe(5000);
   });
 
   it('names shard outputs apart, and jsonl outputs by their format', () => {
