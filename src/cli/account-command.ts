@@ -1,5 +1,6 @@
 // `lead-enrich account`: plan, add-ons, credits and limits in a human layout; `--json` for the data.
 import type { CommandModule } from 'yargs';
+import { flagOptions } from './flag-options.js';
 import { parseServiceLimits } from '../api/limits.js';
 import type { Credits, PlanEntry, PlanInfo, ServiceLimits } from '../api/types.js';
 import { examplesText } from './help-examples.js';
@@ -57,15 +58,13 @@ export function accountCommand(io: CliIo): CommandModule<object, AccountArgs> {
     command: 'account',
     describe: 'Show the plan, add-ons, credit balance and rate limits',
     builder: (yargs) =>
-      targetOptions(yargs)
-        .option('json', { type: 'boolean', describe: 'print the raw data as JSON: {plans, credits, limits}' })
-        .epilogue(
-          examplesText([
-            ['$0 account', 'human-readable summary'],
-            ['$0 account --json | jq .credits.total_remaining_credits', 'the balance, for scripts'],
-            ['$0 account --sandbox', 'the embedded sandbox account'],
-          ]),
-        ) as never,
+      flagOptions(targetOptions(yargs), ['json'], { json: { describe: 'print the raw data as JSON: {plans, credits, limits}' } }).epilogue(
+        examplesText([
+          ['$0 account', 'human-readable summary'],
+          ['$0 account --json | jq .credits.total_remaining_credits', 'the balance, for scripts'],
+          ['$0 account --sandbox', 'the embedded sandbox account'],
+        ]),
+      ) as never,
     handler: async (args) => {
       const target = await openTarget(args, noticeLines(io));
       try {

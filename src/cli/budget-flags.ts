@@ -2,6 +2,7 @@
 // over days and months"): `lookup`, `mx` and `whois` hold to them as a run does, and `store spend`
 // shows what is left of each. `--budget` as typed (repeatable), else the config file's `budget`.
 import type { Argv } from 'yargs';
+import { flagOptions } from './flag-options.js';
 import type { BudgetLimit } from '../core/budget-periods.js';
 import { readOption } from '../options/option-table.js';
 import type { Door } from '../options/refusal.js';
@@ -29,12 +30,12 @@ export function givenBudgets(args: BudgetArgs, file: FileConfig, fileDoor: Door)
 /** --store and --budget of a single call (charged-call.ts): the ledger it is recorded in, and the budgets it holds to. */
 export function callOptions<T>(yargs: Argv<T>): Argv<T & ChargedCallArgs> {
   return budgetOption(
-    yargs.option('store', {
-      type: 'string',
-      requiresArg: true,
-      describe: 'The result store whose ledger records what the call is charged (the day and month budgets of every run on it count it)',
-      defaultDescription: "$LEAD_ENRICH_STORE, else the default store (the sandbox's own with --sandbox)",
-    }),
+    flagOptions(yargs, ['store'], {
+      store: {
+        describe: 'The result store whose ledger records what the call is charged (the day and month budgets of every run on it count it)',
+        defaultDescription: "$LEAD_ENRICH_STORE, else the default store (the sandbox's own with --sandbox)",
+      },
+    }) as Argv<T & { store?: string }>,
     'Not sent when it could pass this day or month budget (N/day, N/month; repeatable), every run on the store together; default: the config file\'s "budget"',
   );
 }

@@ -6,6 +6,7 @@ import type { Argv } from 'yargs';
 import { ConfigError } from '../api/errors.js';
 import { validateBaseUrl, withoutUserInfo } from '../api/base-url.js';
 import { defaultStorePath, sandboxStorePath } from '../store/default-path.js';
+import { flagOptions } from './flag-options.js';
 
 export interface StoreArgs {
   store?: string | undefined;
@@ -18,15 +19,11 @@ const SANDBOX_SERVICE = 'sandbox';
 
 /** --store, --sandbox and --json: which store file, and how to print the outcome. */
 export function storeFileOptions<T>(yargs: Argv<T>) {
-  return yargs
-    .option('store', {
-      type: 'string',
-      requiresArg: true,
-      describe: 'the result store file',
-      defaultDescription: '$LEAD_ENRICH_STORE, else results.sqlite in the per-user cache directory',
-    })
-    .option('sandbox', { type: 'boolean', describe: "the embedded sandbox's own store (results.sandbox.sqlite beside the default one)" })
-    .option('json', { type: 'boolean', describe: 'print the outcome as one JSON object' });
+  return flagOptions(yargs, ['store', 'sandbox', 'json'], {
+    store: { describe: 'the result store file', defaultDescription: '$LEAD_ENRICH_STORE, else results.sqlite in the per-user cache directory' },
+    sandbox: { describe: "the embedded sandbox's own store (results.sandbox.sqlite beside the default one)" },
+    json: { describe: 'print the outcome as one JSON object' },
+  }) as Argv<T & StoreArgs>;
 }
 
 /** The store file's options and --service: one API's answers only. */

@@ -3,6 +3,7 @@
 // Every entry was paid for: `clear` asks first in a terminal and needs --yes otherwise, and
 // --service limits a command to one API's answers (docs/cli-contract.md, "Store housekeeping").
 import type { Argv, CommandModule } from 'yargs';
+import { flagOptions } from './flag-options.js';
 import { ConfigError } from '../api/errors.js';
 import { formatDuration, parseDuration } from '../core/duration.js';
 import type { ResultStoreStats } from '../store/result-store.js';
@@ -197,15 +198,13 @@ function clearCommand(io: CliIo, ask: AskUser): CommandModule<object, ClearArgs>
     command: 'clear',
     describe: 'Delete every entry and the ledger of what was charged (the next runs pay again for every lookup); asks first, or needs --yes',
     builder: (yargs) =>
-      storeOptions(yargs)
-        .option('yes', { alias: 'y', type: 'boolean', describe: 'do not ask: needed where there is no terminal to ask in' })
-        .epilogue(
-          examplesText([
-            ['$0 store clear', 'empty the default store (asks first)'],
-            ['$0 store clear --yes --store ./results.sqlite', 'empty a given store file, from a script'],
-            ['$0 store clear --service sandbox --yes', "forget only the sandbox's answers"],
-          ]),
-        ) as never,
+      flagOptions(storeOptions(yargs), ['yes'], { yes: { describe: 'do not ask: needed where there is no terminal to ask in' } }).epilogue(
+        examplesText([
+          ['$0 store clear', 'empty the default store (asks first)'],
+          ['$0 store clear --yes --store ./results.sqlite', 'empty a given store file, from a script'],
+          ['$0 store clear --service sandbox --yes', "forget only the sandbox's answers"],
+        ]),
+      ) as never,
     handler: async (args) => {
       const service = serviceOption(args.service);
       const file = storePath(args);
