@@ -85,6 +85,7 @@ export function readStore(file, cache = storeCache(), foldedBefore = 0) {
 function readAnswers(db, cache, view) {
   const dataOf = db.prepare("SELECT data FROM results WHERE op = 'lookup_email' AND key = ? AND fetched_at = ?");
   const current = new Map();
+  const before = cache.current;
   for (const r of db.prepare("SELECT key, found, fetched_at FROM results WHERE op = 'lookup_email'").all()) {
     const id = `${r.key}|${r.fetched_at}`;
     const answer = cache.current.get(id) ?? {
@@ -112,6 +113,21 @@ function readAnswers(db, cache, view) {
     cache.historyRowid = r.rowid;
   }
   view.answers.push(...current.values(), ...cache.history);
+  view.replacedWithoutHistory = replacedWithoutHistory(before, current, cache.history);
+}
+
+/**
+ * The answers the store held on an earlier night and holds no more, though their key has a newer
+ * one, that its history does not keep: the changes from them could be listed by nobody. Read from
+ * what the oracle itself saw in `results`, not from the history table, so that a history that is
+ * not written cannot hide its own loss.
+ */
+function replacedWithoutHistory(before, current, history) {
+  const kept = new Set(history.map((answer) => `${answer.key}|${answer.fetchedAt}`));
+  const keysNow = new Set([...current.values()].map((answer) => answer.key));
+  return [...before.values()].filter(
+    (answer) => !current.has(`${answer.key}|${answer.fetchedAt}`) && keysNow.has(answer.key) && !kept.has(`${answer.key}|${answer.fetchedAt}`),
+  );
 }
 
 function parsed(text) {

@@ -66,6 +66,11 @@ export function checkChanges({ sandbox, store, state, runs, allRuns, figures }) 
   const expected = expectedChanges({ sandbox, store, state });
   const changesRuns = allRuns.filter((run) => finished(run) && run.files.changes !== undefined);
   const failures = [];
+  const unkept = store.replacedWithoutHistory ?? [];
+  if (unkept.length > 0) {
+    const named = unkept.slice(0, NAMED).map((answer) => `${answer.key} (fetched ${iso(answer.fetchedAt)})`);
+    failures.push(`${unkept.length} replaced answers not in the store's history: ${named.join('; ')}${unkept.length > NAMED ? '; …' : ''}`);
+  }
   const lost = [];
   let pending = 0;
   for (const [id, change] of expected) {
