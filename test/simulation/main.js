@@ -18,6 +18,7 @@ import { Oracle } from './oracle/oracle.js';
 import { optionsOf, replayCommand } from './options.js';
 import { drawnOf, planOf } from './plan.js';
 import { printFigures, printNight, writeSummary } from './report.js';
+import { inProcessLines, nightBegins } from './in-process-requests.js';
 import { killChildren, runInProcess } from './runs.js';
 import { openWorld } from './world.js';
 
@@ -52,6 +53,7 @@ try {
   for (const night of plan.nights) {
     ran += 1;
     const before = countersOf(ctx.sandbox);
+    nightBegins();
     const { runs, damaged } = await runNight(world, ctx, night);
     const hasMalformed = ctx.contacts.hasMalformed;
     const seen = conditionsOf(night, runs, before, countersOf(ctx.sandbox), hasMalformed, damaged);
@@ -63,6 +65,7 @@ try {
     if (!options.quiet || failures.length > 0) printNight(out, night, runs, seen, oracle.figures, failures);
     if (failures.length > 0) {
       firstFailure ??= { night: night.n + 1, failures };
+      for (const line of inProcessLines()) out(`    sent from this process: ${line}`);
       out(`  replay: ${replayCommand(options, night.n + 1)}`);
       if (!options.keepGoing) break;
     }
