@@ -174,6 +174,7 @@ describe('a stored answer that is not JSON', () => {
 // runs a copy of the CLI from a folder every user may enter (test/helpers/other-user.ts): it can
 // enter neither a clone in a private folder nor the run's temporary folder.
 const ROOT = process.getuid?.() === 0;
+// Skipped on Windows, and as root where the user nobody cannot run the CLI copy (cannotRunAsNobody says why).
 describe.skipIf(process.platform === 'win32' || (ROOT && cannotRunAsNobody !== undefined))(
   'a store in a read-only folder, itself read-only',
   { meta: { skipReason: `as root, the reader is nobody, who cannot run here: ${cannotRunAsNobody ?? 'Windows'}` } },

@@ -42,6 +42,7 @@ async function expectNoWriterComes(fifo: string): Promise<void> {
   }
 }
 
+// Skipped on Windows: it has no mkfifo.
 describe.skipIf(process.platform === 'win32')('an output at a FIFO', { meta: { skipReason: 'no mkfifo on Windows' } }, () => {
   it('waits for a reader that comes late with the event loop free, then the reader gets every byte in order', async () => {
     const fifo = fifoIn();

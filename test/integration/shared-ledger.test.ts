@@ -20,6 +20,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 beforeEach((context) => {
+  // Skipped where no redis-server is installed (REDIS_MISSING says so, and the skip reporter lists it).
   if (REDIS_MISSING !== undefined) context.skip(REDIS_MISSING);
 });
 

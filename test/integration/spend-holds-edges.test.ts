@@ -124,7 +124,8 @@ describe('when a refusal says the holds of other runs lapse', () => {
 });
 
 describe('when a run looks for runs that are gone', () => {
-  it('at its first call and every half lease after, by its own clock: a run on another host that stopped renewing lapses at the first look a lease after it was seen', () => {
+  /** A run on another host holding 8 credits that stopped renewing, and a run whose calls (at `elapsed` ms of its own clock) look for it. */
+  function stoppedElsewhereAndWatched() {
     const file = storeFile();
     holdsOn(file, 'stopped', { now: NOON, elapsed: 0 }).reserve('lookup_email', 8, [], NOON);
     elsewhere(file, 'stopped');
@@ -134,6 +135,11 @@ describe('when a run looks for runs that are gone', () => {
       clock.elapsed = elapsed;
       run.reserve('lookup_email', 1, [], NOON);
     };
+    return { file, callAt };
+  }
+
+  it('at its first call and every half lease after, by its own clock: a run on another host that stopped renewing lapses at the first look a lease after it was seen', () => {
+    const { file, callAt } = stoppedElsewhereAndWatched();
     callAt(0); // the first call looks: `stopped` seen
     callAt(LEASE / 2); // half a lease after: looks (not gone yet)
     callAt((3 * LEASE) / 4); // a quarter after that: does not look
@@ -143,15 +149,7 @@ describe('when a run looks for runs that are gone', () => {
   });
 
   it('not sooner than half a lease after its last look, even when a run went past its lease meanwhile', () => {
-    const file = storeFile();
-    holdsOn(file, 'stopped', { now: NOON, elapsed: 0 }).reserve('lookup_email', 8, [], NOON);
-    elsewhere(file, 'stopped');
-    const clock = { now: NOON, elapsed: 0 };
-    const run = holdsOn(file, 'run', clock);
-    const callAt = (elapsed: number) => {
-      clock.elapsed = elapsed;
-      run.reserve('lookup_email', 1, [], NOON);
-    };
+    const { file, callAt } = stoppedElsewhereAndWatched();
     callAt(0);
     callAt((3 * LEASE) / 4); // looks: three quarters of its lease gone
     callAt(LEASE + 1); // a lease after it was seen, but a quarter lease after the last look: not looked at
