@@ -8,9 +8,9 @@ import type { EnrichOptions } from '../run/enrich-options.js';
 import type { EnrichSummary } from '../run/summary.js';
 import type { DryRunPlan } from '../run/dry-run.js';
 import { ConfigError } from '../api/errors.js';
-import { environment } from '../api/environment.js';
 import { formatDuration } from '../core/duration.js';
-import { configFilesOf, readOption, withConfigFiles, withDoors, type Doors } from '../options/option-table.js';
+import { configFilesOf, withConfigFiles, withDoors, type Doors } from '../options/option-table.js';
+import { givenValue, readGiven } from '../options/precedence.js';
 import { refuseRowsInto } from './stdout-file.js';
 import { isStandardOutput } from '../write/output-place.js';
 import type { Door } from '../options/refusal.js';
@@ -171,21 +171,16 @@ function optionsFrom(args: EnrichArgs, target: Target): EnrichOptions {
   return withConfigFiles(withDoors(options as EnrichOptions, doors), target.config.files);
 }
 
-/** The value of option `name` as the command line has it, and its door: the flag as typed, else its environment variable, else the config file. */
+/** The value of option `name` as the command line has it, and its door (options/precedence.ts). */
 function collected(name: OptionName, args: EnrichArgs, target: Target): readonly [unknown, Door] | undefined {
   const row = rowOf(name);
   const typed = row.flag === undefined ? undefined : asTyped(row.flag, (args as Record<string, unknown>)[argName(row.flag)]);
-  if (typed !== undefined) return [typed, 'flag'];
-  // An environment variable stands in for its flag, and is named as the flag.
-  const fromEnv = row.env === undefined ? undefined : environment(row.env);
-  if (fromEnv !== undefined) return [fromEnv, 'flag'];
-  const inFile = row.config ? target.config.file[name] : undefined;
-  return inFile === undefined ? undefined : [inFile, target.config.fileDoor];
+  return givenValue(name, { flag: typed, file: target.config.file, fileDoor: target.config.fileDoor });
 }
 
 /** Above this many credits, a run in a terminal asks first. */
 function confirmAboveOf(target: Target): number {
-  return readOption('confirmAbove', target.config.file.confirmAbove, target.config.fileDoor) ?? defaultOf('confirmAbove')!;
+  return readGiven('confirmAbove', { file: target.config.file, fileDoor: target.config.fileDoor }) ?? defaultOf('confirmAbove')!;
 }
 
 /**

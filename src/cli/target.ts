@@ -5,7 +5,7 @@ import type { LeadClient } from '../lookup/lead-client.js';
 import { asTyped } from './number-flags.js';
 import { requireTarget, resolveConfig, type ResolvedConfig } from '../options/config-file.js';
 import type { Sandbox } from '../sandbox/server.js';
-import { readOption } from '../options/option-table.js';
+import { readGiven } from '../options/precedence.js';
 import type { FlagArgs, OptionName } from '../options/registry.js';
 import { defaultStorePath, sandboxStorePath } from '../store/default-path.js';
 import { flagOptions } from './flag-options.js';
@@ -27,16 +27,16 @@ export interface Target {
   /**
    * The result store: `flag` (--store); else against the sandbox LEAD_ENRICH_STORE or the
    * sandbox's own store (default-path.ts), never the config file's, which is the service's;
-   * else the config file's `store`, LEAD_ENRICH_STORE or the default store.
+   * else LEAD_ENRICH_STORE, the config file's `store` or the default store (options/precedence.ts).
    */
   storePath(flag: string | undefined): string;
   close(): Promise<void>;
 }
 
 export async function openTarget(args: TargetArgs, warn: (line: string) => void): Promise<Target> {
-  const requestTimeout = readOption('timeoutMs', asTyped('request-timeout', args.requestTimeout), 'flag');
   const config = resolveConfig({ configPath: args.config, baseUrlFlag: args.baseUrl, warn });
-  const timeoutMs = requestTimeout ?? readOption('timeoutMs', config.file.timeoutMs, config.fileDoor);
+  const fromConfig = { file: config.file, fileDoor: config.fileDoor };
+  const timeoutMs = readGiven('timeoutMs', { flag: asTyped('request-timeout', args.requestTimeout), ...fromConfig });
   let sandbox: Sandbox | undefined;
   let baseUrl: string;
   let token: string;
@@ -54,7 +54,7 @@ export async function openTarget(args: TargetArgs, warn: (line: string) => void)
     // Single attempts: `enrich` has its own retry and gate, and a one-off command shows the
     // server's answer, failure included, at once.
     // The sandbox is on 127.0.0.1 in this process: never through a proxy.
-    const proxy = args.sandbox ? undefined : readOption('proxy', config.file.proxy, config.fileDoor);
+    const proxy = args.sandbox ? undefined : readGiven('proxy', fromConfig);
     client = new LeadClient({ baseUrl, token, retry: false, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(proxy === undefined ? {} : { proxy }) });
   } catch (error) {
     await sandbox?.close();
@@ -65,7 +65,7 @@ export async function openTarget(args: TargetArgs, warn: (line: string) => void)
     config,
     service: sandbox ? 'sandbox' : client.baseUrl,
     sandbox,
-    storePath: (flag) => flag ?? (sandbox ? sandboxStorePath() : (readOption('store', config.file.store, config.fileDoor) ?? defaultStorePath())),
+    storePath: (flag) => flag ?? (sandbox ? sandboxStorePath() : (readGiven('store', fromConfig) ?? defaultStorePath())),
     async close() {
       await client.close();
       await sandbox?.close();

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../api/errors.js';
 import { processEnv } from '../api/environment.js';
+import { readGiven } from './precedence.js';
 import { didYouMean } from './did-you-mean.js';
 import { readableWarning, readPrivateFile } from './private-file.js';
 import { readOption } from './option-table.js';
@@ -128,7 +129,7 @@ export function resolveConfig(sources: ConfigSources): ResolvedConfig {
   const file = chosen ? readConfigFile(chosen.path, sources.warn, chosen.from) : {};
   const fileDoor: Door = { configFile: chosen?.path ?? '' };
   const fromFile = <K extends RuledName>(name: K) => readOption(name, file[name], fileDoor);
-  const baseUrl = readOption('baseUrl', sources.baseUrlFlag, 'flag') ?? (env[OPTIONS.baseUrl.env] || undefined) ?? fromFile('baseUrl');
+  const baseUrl = readGiven('baseUrl', { flag: sources.baseUrlFlag, file, fileDoor, env });
   const envToken = env[OPTIONS.token.env];
   let token: string | undefined;
   let tokenSource: string | undefined;
