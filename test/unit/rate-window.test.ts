@@ -41,6 +41,14 @@ describe('RateWindow', () => {
     expect(w.refill(T0 + 10_250, 5)).toBe(100 - 2 - 5);
   });
 
+  it('still counts the starts near the edge after thousands in one window (the list is pruned, never of those)', () => {
+    const w = windowAt({ allowance: 20_000, resetAt: T0 + 10_000 });
+    for (let i = 0; i < 3_000; i += 1) w.started(T0 + 1_000 + i); // long before the edge
+    for (let i = 0; i < 5_000; i += 1) w.started(T0 + 9_800 + (i % 200)); // within the margin of the edge
+    w.started(T0 + 10_100); // after the edge
+    expect(w.refill(T0 + 10_250, 0)).toBe(20_000 - 5_000 - 1);
+  });
+
   it('never refills below zero', () => {
     const w = windowAt({ allowance: 3, resetAt: T0 + 10_000 });
     expect(w.refill(T0 + 10_250, 10)).toBe(0);
