@@ -2,8 +2,8 @@
 // part 4), each a single attempt through the transport, its answer checked for the members the
 // pipeline relies on. No retry and no rate limit here: those are the request path's
 // (src/lookup/request-path/), and the library's LeadClient adds them (src/lookup/lead-client.ts).
-import { said } from './caller-words.js';
-import { BadRequestError, BadResponseError, InvalidInputError, NotFoundError } from './errors.js';
+import { BadRequestError, BadResponseError, NotFoundError } from './errors.js';
+import { RESOLVE_TIMEOUT_DEFAULT_MS, validateResolveTimeout } from './resolve-timeout.js';
 import { Transport, type ApiResponse, type TransportOptions } from './transport.js';
 import {
   OPERATION_PATHS,
@@ -18,21 +18,8 @@ import {
   type WhoisResult,
 } from './types.js';
 
-/** Interface 4.4/4.5: server-side timeout in ms, default 90000, at most 110000. */
-export const RESOLVE_TIMEOUT_MAX_MS = 110_000;
-export const RESOLVE_TIMEOUT_DEFAULT_MS = 90_000;
 /** How much longer than the server's own timeout we wait for its answer. */
 const RESOLVE_CLIENT_MARGIN_MS = 15_000;
-
-export function validateResolveTimeout(timeout: unknown): number | undefined {
-  if (timeout === undefined) return undefined;
-  if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout <= 0 || timeout > RESOLVE_TIMEOUT_MAX_MS) {
-    throw new InvalidInputError(
-      `Invalid ${said({ cli: '--timeout', library: 'timeout' })}: must be a whole number of milliseconds from 1 to ${RESOLVE_TIMEOUT_MAX_MS}, got '${String(timeout)}'`,
-    );
-  }
-  return timeout;
-}
 
 /** The input of each operation, so the pipeline can call any of them through one function. */
 export interface OperationInput {

@@ -17,10 +17,6 @@ export interface ChargedCallArgs extends BudgetArgs {
   store?: string | undefined;
 }
 
-export function budgetOption<T>(yargs: Argv<T>, describe: string): Argv<T & BudgetArgs> {
-  return yargs.option('budget', { type: 'string', requiresArg: true, describe }) as unknown as Argv<T & BudgetArgs>;
-}
-
 /** The budgets given: the flags (all of them), else the config file's. */
 export function givenBudgets(args: BudgetArgs, file: FileConfig, fileDoor: Door): BudgetLimit[] {
   if (args.budget !== undefined) return readOption('budget', args.budget, 'flag') ?? [];
@@ -29,13 +25,14 @@ export function givenBudgets(args: BudgetArgs, file: FileConfig, fileDoor: Door)
 
 /** --store and --budget of a single call (charged-call.ts): the ledger it is recorded in, and the budgets it holds to. */
 export function callOptions<T>(yargs: Argv<T>): Argv<T & ChargedCallArgs> {
-  return budgetOption(
-    flagOptions(yargs, ['store'], {
-      store: {
-        describe: 'The result store whose ledger records what the call is charged (the day and month budgets of every run on it count it)',
-        defaultDescription: "$LEAD_ENRICH_STORE, else the default store (the sandbox's own with --sandbox)",
-      },
-    }) as Argv<T & { store?: string }>,
-    'Not sent when it could pass this day or month budget (N/day, N/month; repeatable), every run on the store together; default: the config file\'s "budget"',
-  );
+  return flagOptions(yargs, ['store', 'budget'], {
+    store: {
+      describe: 'The result store whose ledger records what the call is charged (the day and month budgets of every run on it count it)',
+      defaultDescription: "$LEAD_ENRICH_STORE, else the default store (the sandbox's own with --sandbox)",
+    },
+    budget: {
+      describe:
+        'Not sent when it could pass this day or month budget (N/day, N/month; repeatable), every run on the store together; default: the config file\'s "budget"',
+    },
+  }) as Argv<T & ChargedCallArgs>;
 }

@@ -3,7 +3,8 @@ import type { CommandModule } from 'yargs';
 import { InvalidInputError } from '../api/errors.js';
 import { normalizeDomain } from '../plan/plan.js';
 import { examplesText } from './help-examples.js';
-import { asTyped } from './number-flags.js';
+import { COMMAND_FLAGS } from '../options/command-flags.js';
+import { readFlag, tableOptions } from './flag-options.js';
 import { printJson, type CliIo } from './io.js';
 import { noticeLines } from './stderr-lines.js';
 import { callOptions, type ChargedCallArgs } from './budget-flags.js';
@@ -11,15 +12,6 @@ import { openTarget, targetOptions, type TargetArgs } from './target.js';
 
 interface ResolveArgs extends TargetArgs, ChargedCallArgs {
   domain: string;
-  timeout?: number | string;
-}
-
-/** A whole number for validateResolveTimeout; anything else as typed, so its message shows it. */
-function timeoutFlag(raw: number | string | undefined): number | string | undefined {
-  const typed = asTyped('timeout', raw);
-  if (typed === undefined) return undefined;
-  const text = String(typed).trim();
-  return /^\d+$/.test(text) ? Number(text) : String(typed);
 }
 
 export function resolveCommand(io: CliIo, op: 'mx' | 'whois'): CommandModule<object, ResolveArgs> {
@@ -28,14 +20,8 @@ export function resolveCommand(io: CliIo, op: 'mx' | 'whois'): CommandModule<obj
     command: `${op} <domain>`,
     describe: `Resolve ${what} of a domain; JSON on stdout`,
     builder: (yargs) =>
-      callOptions(targetOptions(yargs))
+      tableOptions(callOptions(targetOptions(yargs)), COMMAND_FLAGS, ['timeout'])
         .positional('domain', { type: 'string', describe: 'the domain name', demandOption: true })
-        // A number in --help; a bad value is still shown as typed ('abc'), not as yargs' NaN.
-        .option('timeout', {
-          type: 'number',
-          describe: 'server-side timeout in ms (1 to 110000; server default 90000)',
-          requiresArg: true,
-        })
         .epilogue(
           examplesText([
             [`$0 ${op} acme.com`, `${what} of acme.com`],
@@ -44,8 +30,7 @@ export function resolveCommand(io: CliIo, op: 'mx' | 'whois'): CommandModule<obj
         ) as never,
     handler: async (args) => {
       // Checked before anything else: a bad timeout must never cost a request (interface 4.4).
-      const { validateResolveTimeout } = await import('../api/client.js');
-      const timeout = validateResolveTimeout(timeoutFlag(args.timeout));
+      const timeout = readFlag(COMMAND_FLAGS, 'timeout', args);
       const domain = normalizeDomain(String(args.domain));
       if (!domain.ok) throw new InvalidInputError(`Invalid domain '${args.domain}': ${domain.reason}; no request was made`);
       const target = await openTarget(args, noticeLines(io));

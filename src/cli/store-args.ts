@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Argv } from 'yargs';
 import { ConfigError } from '../api/errors.js';
-import { validateBaseUrl, withoutUserInfo } from '../api/base-url.js';
+import { COMMAND_FLAGS, SANDBOX_SERVICE } from '../options/command-flags.js';
 import { defaultStorePath, sandboxStorePath } from '../store/default-path.js';
-import { flagOptions } from './flag-options.js';
+import { flagOptions, readFlag, tableOptions } from './flag-options.js';
 
 export interface StoreArgs {
   store?: string | undefined;
@@ -14,8 +14,6 @@ export interface StoreArgs {
   service?: string | undefined;
   json?: boolean | undefined;
 }
-
-const SANDBOX_SERVICE = 'sandbox';
 
 /** --store, --sandbox and --json: which store file, and how to print the outcome. */
 export function storeFileOptions<T>(yargs: Argv<T>) {
@@ -28,26 +26,11 @@ export function storeFileOptions<T>(yargs: Argv<T>) {
 
 /** The store file's options and --service: one API's answers only. */
 export function storeOptions<T>(yargs: Argv<T>) {
-  return storeFileOptions(yargs).option('service', {
-    type: 'string',
-    requiresArg: true,
-    describe: "only the answers of this API base URL (as given to --base-url), or 'sandbox' (in the sandbox's own store unless --store)",
-  });
+  return tableOptions(storeFileOptions(yargs), COMMAND_FLAGS, ['service']);
 }
 
 /** --service as the store names services: the normalized base URL, or 'sandbox' (cli/target.ts). */
-export function serviceOption(raw: unknown): string | undefined {
-  if (raw === undefined || raw === SANDBOX_SERVICE) return raw;
-  try {
-    if (typeof raw !== 'string') throw new ConfigError('not a string');
-    return validateBaseUrl(raw);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    throw new ConfigError(
-      `Invalid option --service: must be an API base URL ending in /v2 (as given to --base-url) or 'sandbox', got '${withoutUserInfo(raw)}'`,
-    );
-  }
-}
+export const serviceOption = (args: StoreArgs): string | undefined => readFlag(COMMAND_FLAGS, 'service', args);
 
 export const ofService = (service: string | undefined) => (service === undefined ? '' : ` of ${service}`);
 

@@ -3,9 +3,10 @@
 // Every entry was paid for: `clear` asks first in a terminal and needs --yes otherwise, and
 // --service limits a command to one API's answers (docs/cli-contract.md, "Store housekeeping").
 import type { Argv, CommandModule } from 'yargs';
-import { flagOptions } from './flag-options.js';
+import { flagOptions, readFlag, tableOptions } from './flag-options.js';
+import { COMMAND_FLAGS } from '../options/command-flags.js';
 import { ConfigError } from '../api/errors.js';
-import { formatDuration, parseDuration } from '../core/duration.js';
+import { formatDuration } from '../core/duration.js';
 import type { ResultStoreStats } from '../store/result-store.js';
 import type { LedgerSize } from '../store/store-spend.js';
 import { withStore } from './store-file.js';
@@ -17,10 +18,6 @@ import { checkCommand } from './store-check-command.js';
 import { exportCommand, showCommand } from './store-export-command.js';
 import { spendCommand } from './store-spend-command.js';
 import { count, formatBytes, ofService, serviceOption, storeExists, storeOptions, storePath, type StoreArgs } from './store-args.js';
-
-interface PruneArgs extends StoreArgs {
-  olderThan: string;
-}
 
 interface ClearArgs extends StoreArgs {
   yes?: boolean | undefined;
@@ -101,7 +98,7 @@ function statsCommand(io: CliIo): CommandModule<object, StoreArgs> {
         ]),
       ) as never,
     handler: async (args) => {
-      const service = serviceOption(args.service);
+      const service = serviceOption(args);
       const file = storePath(args);
       if (!storeExists(file)) {
         if (args.json) printJson(io, statsJson(undefined, file, service));
@@ -120,29 +117,22 @@ function statsCommand(io: CliIo): CommandModule<object, StoreArgs> {
   };
 }
 
-function pruneCommand(io: CliIo): CommandModule<object, PruneArgs> {
+function pruneCommand(io: CliIo): CommandModule<object, StoreArgs> {
   return {
     command: 'prune',
     describe: 'Delete the entries fetched longer ago than --older-than',
     builder: (yargs) =>
-      storeOptions(yargs)
-        .option('older-than', {
-          type: 'string',
-          requiresArg: true,
-          demandOption: true,
-          describe: 'remove entries (and earlier answers) fetched longer ago than this: 30d, 12h, 1d12h... (units ms, s, m, h, d, w)',
-        })
-        .epilogue(
-          examplesText([
-            ['$0 store prune --older-than 30d', 'forget answers older than 30 days'],
-            ['$0 store prune --older-than 12h --store ./results.sqlite', 'the same for 12 hours, in a given store file'],
-            ['$0 store prune --older-than 7d --service sandbox', "only the sandbox's answers"],
-          ]),
-        ) as never,
+      tableOptions(storeOptions(yargs), COMMAND_FLAGS, ['olderThan']).epilogue(
+        examplesText([
+          ['$0 store prune --older-than 30d', 'forget answers older than 30 days'],
+          ['$0 store prune --older-than 12h --store ./results.sqlite', 'the same for 12 hours, in a given store file'],
+          ['$0 store prune --older-than 7d --service sandbox', "only the sandbox's answers"],
+        ]),
+      ) as never,
     handler: async (args) => {
       // The duration and the service are checked before the store is touched: a typo changes nothing.
-      const olderThanMs = parseDuration(String(args.olderThan), '--older-than');
-      const service = serviceOption(args.service);
+      const olderThanMs = readFlag(COMMAND_FLAGS, 'olderThan', args)!;
+      const service = serviceOption(args);
       const file = storePath(args);
       const scope = service === undefined ? {} : { service };
       if (!storeExists(file)) {
@@ -206,7 +196,7 @@ function clearCommand(io: CliIo, ask: AskUser): CommandModule<object, ClearArgs>
         ]),
       ) as never,
     handler: async (args) => {
-      const service = serviceOption(args.service);
+      const service = serviceOption(args);
       const file = storePath(args);
       const scope = service === undefined ? {} : { service };
       if (!storeExists(file)) {

@@ -6,6 +6,8 @@ import { examplesText } from './help-examples.js';
 import type { CommandModule } from 'yargs';
 import { ConfigError } from '../api/errors.js';
 import { printJson, type CliIo } from './io.js';
+import { COMMAND_FLAGS } from '../options/command-flags.js';
+import { readFlag, tableOptions } from './flag-options.js';
 import { serviceOption, storeExists, storeOptions, storePath, type StoreArgs } from './store-args.js';
 import type { StoreEntry } from '../store/store-entries.js';
 import { openStoreFile } from './store-file.js';
@@ -14,7 +16,6 @@ import { noticeLines } from './stderr-lines.js';
 import { refuseStdoutInto } from './stdout-file.js';
 
 interface ExportArgs extends StoreArgs {
-  format?: string | undefined;
   history?: boolean | undefined;
 }
 
@@ -85,28 +86,16 @@ export function exportCommand(io: CliIo): CommandModule<object, ExportArgs> {
     command: 'export',
     describe: 'Write every stored answer to stdout, one per line: key, operation, status, stored_at, answer',
     builder: (yargs) =>
-      storeOptions(yargs)
-        .option('format', {
-          type: 'string',
-          requiresArg: true,
-          describe: 'jsonl (one JSON object a line) or csv (the answer as JSON text in its cell)',
-          defaultDescription: 'jsonl',
-        })
-        .option('history', {
-          type: 'boolean',
-          describe: "each answer followed by the key's earlier answers, newest first, with replaced_at: when each was replaced (empty for the current one)",
-        })
-        .epilogue(
-          examplesText([
-            ['$0 store export > answers.jsonl', 'every answer paid for, as JSON Lines'],
-            ['$0 store export --history --format csv > history.csv', 'every answer each key was given, with when it was replaced'],
-            ['$0 store export --format csv --sandbox > sandbox-answers.csv', "the sandbox's answers as CSV"],
-          ]),
-        ) as never,
+      tableOptions(storeOptions(yargs), COMMAND_FLAGS, ['exportFormat', 'history']).epilogue(
+        examplesText([
+          ['$0 store export > answers.jsonl', 'every answer paid for, as JSON Lines'],
+          ['$0 store export --history --format csv > history.csv', 'every answer each key was given, with when it was replaced'],
+          ['$0 store export --format csv --sandbox > sandbox-answers.csv', "the sandbox's answers as CSV"],
+        ]),
+      ) as never,
     handler: async (args) => {
-      const format = args.format ?? 'jsonl';
-      if (format !== 'jsonl' && format !== 'csv') throw new ConfigError(`Invalid option --format: must be jsonl or csv, got '${format}'`);
-      const service = serviceOption(args.service);
+      const format = readFlag(COMMAND_FLAGS, 'exportFormat', args);
+      const service = serviceOption(args);
       const file = storePath(args);
       if (!storeExists(file)) throw new ConfigError(`No result store at ${file}: nothing to export (a run creates it; or pass --store PATH)`);
       refuseStdoutInto(file);
@@ -160,7 +149,7 @@ export function showCommand(io: CliIo): CommandModule<object, ShowArgs> {
           examplesText([['$0 store show Person.0@Company0.com', 'what the store holds for person.0@company0.com (the key as a run normalizes it)']]),
         ) as never,
     handler: async (args) => {
-      const service = serviceOption(args.service);
+      const service = serviceOption(args);
       const file = storePath(args);
       const key = String(args.key);
       if (!storeExists(file)) throw new ConfigError(`Nothing stored for ${key}: there is no result store at ${file} (a run creates it; or pass --store PATH)`);

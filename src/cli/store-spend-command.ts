@@ -11,7 +11,8 @@ import { standingOf, type BudgetStanding } from '../lookup/budget.js';
 import { chooseConfigFile, readConfigFile } from '../options/config-file.js';
 import { processEnv } from '../api/environment.js';
 import type { LedgerReader, SpendRow } from '../store/store-spend.js';
-import { budgetOption, givenBudgets, type BudgetArgs } from './budget-flags.js';
+import { givenBudgets, type BudgetArgs } from './budget-flags.js';
+import { flagOptions } from './flag-options.js';
 import { examplesText } from './help-examples.js';
 import { printJson, type CliIo } from './io.js';
 import { noticeLines } from './stderr-lines.js';
@@ -146,20 +147,20 @@ export function spendCommand(io: CliIo): CommandModule<object, SpendArgs> {
     command: 'spend',
     describe: 'Show the credits charged per UTC day (the last 31) and month (the last 12), each service apart, every run on the store together',
     builder: (yargs) =>
-      budgetOption(
-        storeOptions(yargs),
-        'show what is left of this day or month budget (N/day, N/month; repeatable), per service; default: the config file\'s "budget"',
-      )
-        .option('config', { type: 'string', requiresArg: true, describe: 'the config file whose "budget" is shown' })
-        .epilogue(
-          examplesText([
-            ['$0 store spend', 'what the runs on the default store were charged, per service'],
-            ['$0 store spend --service https://api.example.com/v2 --budget 500/day', "one service's spend, and what is left of its day budget"],
-            ['$0 store spend --json | jq .months', 'per month, for scripts'],
-          ]),
-        ) as never,
+      flagOptions(storeOptions(yargs), ['budget', 'config'], {
+        budget: {
+          describe: 'show what is left of this day or month budget (N/day, N/month; repeatable), per service; default: the config file\'s "budget"',
+        },
+        config: { describe: 'the config file whose "budget" is shown' },
+      }).epilogue(
+        examplesText([
+          ['$0 store spend', 'what the runs on the default store were charged, per service'],
+          ['$0 store spend --service https://api.example.com/v2 --budget 500/day', "one service's spend, and what is left of its day budget"],
+          ['$0 store spend --json | jq .months', 'per month, for scripts'],
+        ]),
+      ) as never,
     handler: async (args) => {
-      const service = serviceOption(args.service);
+      const service = serviceOption(args);
       const limits = periodBudgets(args, io);
       const file = storePath(args);
       const now = Date.now();

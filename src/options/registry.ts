@@ -9,26 +9,9 @@ import { durationMs, formatDuration } from '../core/duration.js';
 import { DEFAULT_TIMEOUT_MS } from '../api/request-timeout.js';
 import { DEFAULTS } from './defaults.js';
 import * as rules from './rules.js';
+import { helpIn, type OptionRow } from './option-row.js';
 
-export interface OptionRow {
-  /** The command line's flag, without its dashes; none: not a flag. */
-  readonly flag?: string;
-  readonly alias?: string;
-  /** How yargs parses the flag (`number` only so that --help says `[number]`: the rule reads the text as typed). */
-  readonly type?: 'string' | 'number' | 'boolean';
-  /** Stands in for the flag when the flag is not given. */
-  readonly env?: string;
-  /** Also a key of the config file. */
-  readonly config?: true;
-  /** Also an option of enrich(). */
-  readonly library?: true;
-  readonly rule?: rules.Rule<unknown>;
-  readonly default?: unknown;
-  /** How --help shows the default (as typed on the command line). */
-  readonly show?: (value: never) => string;
-  /** `{env}` and `{default}` (or `{default of NAME}`) are filled from the rows. */
-  readonly help?: string;
-}
+export { argName, type OptionRow } from './option-row.js';
 
 const string = 'string';
 const number = 'number';
@@ -334,18 +317,7 @@ export function defaultOf<K extends RuledName>(name: K): OptionValue<K> | undefi
 export const flagOf = (name: OptionName): string => `--${row(name).flag ?? name}`;
 
 /** The help text of a flag, its environment variable and defaults filled in from the rows. */
-export function helpOf(name: OptionName): string {
-  const { help = '', env = '' } = row(name);
-  return help.replace('{env}', env).replace(/\{default(?: of (\w+))?\}/, (_, other: string | undefined) => shownDefault((other ?? name) as OptionName));
-}
-
-function shownDefault(name: OptionName): string {
-  const { default: value, show } = row(name);
-  return show ? (show as (value: unknown) => string)(value) : String(value);
-}
-
-/** `only-missing` as yargs hands it on: `onlyMissing`. */
-export const argName = (flag: string): string => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+export const helpOf = (name: OptionName): string => helpIn(OPTIONS, name);
 
 type Camel<S extends string> = S extends `${infer A}-${infer B}` ? `${A}${Capitalize<Camel<B>>}` : S;
 type ArgOf<R> = R extends { type: 'boolean' } ? boolean : R extends { type: 'number' } ? number | string : string;

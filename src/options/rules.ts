@@ -10,6 +10,18 @@ import { shownProxyText } from '../api/proxy.js';
 
 export type Rule<T> = (raw: unknown) => T;
 
+/** A rule from a reader that answers undefined for a value it refuses; `rule` says what it takes. */
+export function ruleOf<T>(rule: string, read: (raw: unknown) => T | undefined): Rule<T> {
+  return (raw) => {
+    const value = read(raw);
+    if (value === undefined) throw new RuleBroken(rule, raw);
+    return value;
+  };
+}
+
+/** A duration such as 30d, 12h or 15m, in milliseconds (core/duration.ts). */
+export { durationMs as duration } from '../core/duration.js';
+
 /** How a value is shown in a message: strings quoted as typed (a long one cut), anything else as JavaScript would print it. */
 export function shown(value: unknown): string {
   if (typeof value === 'string') return shownValue(value);
@@ -31,6 +43,12 @@ function wholeNumber(raw: unknown): number | undefined {
   }
   return undefined;
 }
+
+/** Any finite number, or its text (the sandbox's flags: its options say which numbers each takes). */
+export const finiteNumber: Rule<number> = ruleOf('must be a number', (raw) => {
+  const text = String(raw).trim();
+  return text === '' || !Number.isFinite(Number(text)) ? undefined : Number(text);
+});
 
 /** A whole number ≥ 1 (rates, concurrency, timeouts). */
 export const positiveInteger: Rule<number> = (raw) => {

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ConfigError } from '../api/errors.js';
 import { checked, refused } from '../options/refusal.js';
-import { integerIn } from '../options/rules.js';
+import { integerIn, ruleOf, type Rule } from '../options/rules.js';
 import { DEFAULT_SANDBOX_COSTS, type SandboxCosts } from './account-data.js';
 import { DEFAULT_NOT_FOUND_RATE } from './data.js';
 import { validateFaults, type FaultKind, type FaultRates } from './faults.js';
@@ -214,30 +214,24 @@ function tokenOf(o: Record<string, unknown>): string {
   return token;
 }
 
-/** `--latency`'s words: `'50-150'`, `'80'` or 80, as [min, max] ms; undefined when they are not. */
-export function latencyRange(words: string | number): [number, number] | undefined {
-  const match = /^(\d+)(?:-(\d+))?$/.exec(String(words).trim());
+/** `--latency`'s words: `'50-150'` (MIN-MAX ms), `'80'` or 80, as [min, max] ms. */
+export const latencyWords: Rule<[number, number]> = ruleOf('must be MS or MIN-MAX in ms with MIN <= MAX, such as 50-150', (raw) => {
+  const match = typeof raw === 'string' || typeof raw === 'number' ? /^(\d+)(?:-(\d+))?$/.exec(String(raw).trim()) : null;
   if (!match) return undefined;
   const min = Number(match[1]);
   const max = match[2] === undefined ? min : Number(match[2]);
   return max < min ? undefined : [min, max];
-}
+});
 
 /** The latency range: `latencyMs`, or `latency` in the command line's words. */
 function latencyOf(o: Record<string, unknown>): [number, number] {
   if (o.latency !== undefined && o.latencyMs !== undefined) throw invalid('latency', 'must not be given with latencyMs (one of them)', o.latency);
-  return o.latency !== undefined ? latencyWords(o.latency) : latencyPair(o.latencyMs ?? [0, 0]);
+  return o.latency !== undefined ? checked(o.latency, 'sandbox', 'latency', 'latency', latencyWords) : latencyPair(o.latencyMs ?? [0, 0]);
 }
 
 /** A latency as setLatency() takes it: in the command line's words (`'50-150'`, `'80'`, 80) or as [min, max] ms. */
 export function latencyOption(latency: unknown): [number, number] {
-  return Array.isArray(latency) ? latencyPair(latency, 'latency') : latencyWords(latency);
-}
-
-function latencyWords(latency: unknown): [number, number] {
-  const range = typeof latency === 'string' || typeof latency === 'number' ? latencyRange(latency) : undefined;
-  if (!range) throw invalid('latency', 'must be MS or MIN-MAX in ms with MIN <= MAX, such as 50-150', latency);
-  return range;
+  return Array.isArray(latency) ? latencyPair(latency, 'latency') : checked(latency, 'sandbox', 'latency', 'latency', latencyWords);
 }
 
 function latencyPair(latency: unknown, name = 'latencyMs'): [number, number] {

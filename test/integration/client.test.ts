@@ -6,7 +6,8 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isLeadFound, RESOLVE_TIMEOUT_MAX_MS, validateResolveTimeout } from '../../src/api/client.js';
+import { isLeadFound } from '../../src/api/client.js';
+import { RESOLVE_TIMEOUT_MAX_MS, validateResolveTimeout } from '../../src/api/resolve-timeout.js';
 import { LeadClient } from '../../src/lookup/lead-client.js';
 import {
   ApiFailedError,

@@ -1,12 +1,17 @@
 // Each fact is declared once in the code (the options' registry, the stops table, the exit
 // statuses, the closed set of error codes) and written by hand in the docs: these tests fail when
 // a hand-written copy drifts from its declaration.
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as errors from '../../src/api/errors.js';
 import { ERROR_CODES, LeadEnrichError } from '../../src/api/errors.js';
 import { EXIT_STATUSES, exitStatusesHelp } from '../../src/core/exit-statuses.js';
 import { STOP_ORDER, STOPS, stopOf } from '../../src/lookup/stops.js';
 import { FLAG_NAMES, row } from '../../src/options/registry.js';
+import { COMMAND_FLAGS } from '../../src/options/command-flags.js';
+import { SANDBOX_FLAGS } from '../../src/sandbox/flags.js';
+import { REPO_ROOT } from '../helpers/cli.js';
 import { readDocument, section } from '../helpers/docs.js';
 
 const REFERENCE = 'docs/reference.md';
@@ -57,6 +62,16 @@ describe('the options, as the registry declares them', () => {
     const listed = flagsOf(tableAfter(REFERENCE, '## enrich'));
     expect(enrichFlags.filter((flag) => !listed.has(flag))).toEqual([]);
     expect([...listed].filter((flag) => !enrichFlags.includes(flag))).toEqual([]);
+  });
+
+  it('every flag of every command is a row with help: yargs is told of flags by cli/flag-options.ts alone', () => {
+    const cli = path.join(REPO_ROOT, 'src', 'cli');
+    const told = fs
+      .readdirSync(cli)
+      .filter((file) => file.endsWith('.ts') && file !== 'flag-options.ts')
+      .filter((file) => /\.options?\(/.test(fs.readFileSync(path.join(cli, file), 'utf8')));
+    expect(told).toEqual([]);
+    for (const [name, { help }] of [...Object.entries(COMMAND_FLAGS), ...Object.entries(SANDBOX_FLAGS)]) expect(help, name).toBeTruthy();
   });
 
   it("every enrich flag is in the contract's option table, and every flag there is an enrich flag", () => {
