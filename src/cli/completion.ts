@@ -16,6 +16,15 @@ const VALUES: Record<string, readonly string[]> = {
   format: ['csv', 'jsonl', 'xlsx'],
 };
 
+/** Where `store export` differs: it writes no workbook. */
+const STORE_EXPORT_VALUES: Record<string, readonly string[]> = { format: ['csv', 'jsonl'] };
+
+/** The values offered for `option` on this command line. */
+function choicesOf(option: string, words: readonly string[]): readonly string[] {
+  const exporting = words.includes('store') && words.includes('export');
+  return (exporting ? STORE_EXPORT_VALUES[option] : undefined) ?? VALUES[option]!;
+}
+
 /** Options whose value is a comma list (a waterfall, several operations): each value once. */
 const LISTS = new Set(['by', 'with']);
 
@@ -23,8 +32,8 @@ const LISTS = new Set(['by', 'with']);
 const BOGUS = /^--[^-](?:[:\t]|$)/;
 
 /** "email,u" → "email,url", "email,domain" (not "email,email"). */
-function valuesOf(option: string, current: string): string[] {
-  const values = VALUES[option]!;
+function valuesOf(option: string, current: string, words: readonly string[]): string[] {
+  const values = choicesOf(option, words);
   if (!LISTS.has(option)) return values.filter((v) => v.startsWith(current));
   const comma = current.lastIndexOf(',');
   const given = current.slice(0, comma + 1);
@@ -68,7 +77,7 @@ export async function completeValues(argv: readonly string[]): Promise<Completio
   return (current, parsed, fallback, done) => {
     const previous = words.at(-2) ?? '';
     const option = previous.startsWith('--') ? previous.slice(2) : undefined;
-    if (option !== undefined && Object.hasOwn(VALUES, option)) return done(valuesOf(option, current));
+    if (option !== undefined && Object.hasOwn(VALUES, option)) return done(valuesOf(option, current, words));
     if (option === 'sheet') return done(sheets.filter((name) => name.startsWith(current)));
     // The value of another option (a path, a column): nothing offered, the shell completes file names.
     if (takesValue(previous, parsed) && !current.startsWith('-')) return done([]);

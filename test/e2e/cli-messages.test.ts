@@ -297,7 +297,7 @@ describe('lead-enrich completion', () => {
     expect(words.stdout).toMatch(/^enrich:Enrich a CSV or \.xlsx file/m);
   });
 
-  it("completes the values of --by, --with, --format and a workbook's --sheet, offers no bogus --o, and leaves a path to the shell", async () => {
+  it("completes the values of --by, --with, --format (store export's its own) and a workbook's --sheet, offers no bogus --o, and leaves a path to the shell", async () => {
     const complete = (words: string[]) =>
       runChecked(
         'bash',
@@ -316,6 +316,9 @@ describe('lead-enrich completion', () => {
     expect(complete(['lead-enrich', 'enrich', 'x.csv', '--by', 'email,'])).toEqual(['email,url', 'email,domain']);
     expect(complete(['lead-enrich', 'enrich', 'x.csv', '--with', 'mx,c'])).toEqual(['mx,company']);
     expect(complete(['lead-enrich', 'enrich', 'x.csv', '--format', 'j'])).toEqual(['jsonl']);
+    expect(complete(['lead-enrich', 'enrich', 'x.csv', '--format', "''"])).toEqual(['csv', 'jsonl', 'xlsx']);
+    // store export writes no workbook.
+    expect(complete(['lead-enrich', 'store', 'export', '--format', "''"])).toEqual(['csv', 'jsonl']);
     const workbook = path.join(REPO_ROOT, 'fixtures', 'input', 'workbook-types.xlsx');
     expect(complete(['lead-enrich', 'enrich', workbook, '--sheet', "''"])).toEqual(['Contacts', 'Other']);
     const options = complete(['lead-enrich', 'enrich', 'x.csv', '--']);
