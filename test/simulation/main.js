@@ -65,7 +65,7 @@ try {
     if (!options.quiet || failures.length > 0) printNight(out, night, runs, seen, oracle.figures, failures);
     if (failures.length > 0) {
       firstFailure ??= { night: night.n + 1, failures };
-      for (const line of inProcessLines()) out(`    sent from this process: ${line}`);
+      for (const line of inProcessLines()) out(`    ${line}`);
       out(`  replay: ${replayCommand(options, night.n + 1)}`);
       if (!options.keepGoing) break;
     }

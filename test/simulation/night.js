@@ -10,14 +10,17 @@ import { commandsOf, filesOf } from './commands.js';
 import { realNow, setSimulatedNow } from './clock.js';
 import { runChild, runInProcess } from './runs.js';
 import { damageOne } from './damage.js';
+import { inFlightTo } from './sandbox-sockets.js';
 
 const SECOND_AT = 2.5 * 3_600_000;
 const MAIN_AT = 3.25 * 3_600_000;
 /** An outage of a simulated night: seconds of real time, either side of --patience (3 s). */
 const SHORT_OUTAGE_MS = 900;
 const LONG_OUTAGE_MS = 5_500;
-/** A killed run's last requests are read by the sandbox within this (night.js: runNight). */
+/** After a kill, the sandbox is given at least this long to read a killed run's last requests... */
 const KILLED_DRAIN_MS = 100;
+/** ...and at most this long for the kernel to deliver them (sandbox-sockets.js), or this long where it cannot be asked. */
+const KILLED_DRAIN_BOUND_MS = 5_000;
 /** The other cron line started beside the nightly one starts this long before it. */
 const SIDE_BY_SIDE_MS = 100;
 
@@ -119,10 +122,20 @@ function run(ctx, args, { child = false, kill } = {}) {
 
 /**
  * Lets the sandbox read what the killed runs sent before they died; they were going until then (the
- * oracle dates their requests by when the sandbox took them in).
+ * oracle dates their requests by when the sandbox took them in). The kernel may still be delivering
+ * a dead run's last requests well after its death (sandbox-sockets.js): the wait lasts until nothing
+ * is on its way to the sandbox, then one more turn of this process's loop, in which it reads them.
  */
-async function drainKilled(runs) {
+async function drainKilled(ctx, runs) {
   if (!runs.some((r) => r.killed)) return;
+  const port = Number(new URL(ctx.sandbox.baseUrl).port);
+  const start = performance.now();
+  await wait(KILLED_DRAIN_MS);
+  let pending = inFlightTo(port);
+  while (pending !== false && performance.now() - start < KILLED_DRAIN_BOUND_MS) {
+    await wait(10);
+    pending = inFlightTo(port);
+  }
   await wait(KILLED_DRAIN_MS);
   for (const r of runs) if (r.killed) r.endedAt = Date.now();
 }
@@ -152,7 +165,7 @@ export async function runNight(world, ctx, night) {
     if (night.second && !night.secondOverlap) {
       setSimulatedNow(night.date + SECOND_AT);
       runs.push({ command: 'second', ...(await run(ctx, second, { kill: killOf('second') })) });
-      await drainKilled(runs);
+      await drainKilled(ctx, runs);
     }
     fillDisk(ctx, night);
     // A run beside it starts first, SIDE_BY_SIDE_MS before: the clock is set for the main command's start.
@@ -168,11 +181,12 @@ export async function runNight(world, ctx, night) {
     const mains = await Promise.all(together);
     runs.push(...mains);
     // What a killed run sent before it died may still wait in the sandbox's sockets: this process
-    // reads it only when its event loop next waits for I/O, and the oracle's work and the next
-    // night's start wait for none, so the sandbox would take those requests in (and charge them)
-    // at the next run's start, on the next night's clock, and that run would pay for the same keys
-    // again (seed 1584363787, night 230).
-    await drainKilled(mains);
+    // reads it only when its event loop next waits for I/O, and a killed child can leave dozens
+    // of connections not yet accepted (seed 42, night 295: 23 at the kill, 9 still after the old
+    // fixed 100 ms). Untaken, the sandbox would take those requests in (and charge them) during the
+    // next night, on its clock: that run would pay for the same keys again (seed 1584363787, night
+    // 230), or the charges would land on a day whose ledger never made them (seed 42, night 296).
+    await drainKilled(ctx, mains);
   } finally {
     restore();
   }

@@ -9,10 +9,13 @@ import { fileURLToPath } from 'node:url';
 import { runCli, UsageError } from '../../dist/cli/commands.js';
 import { fatalOf, tellFatal } from '../../dist/cli/fatal.js';
 import { clockOffset } from './clock.js';
+import { CHILD_LOG } from './in-process-requests.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CLI = path.resolve(HERE, '../../dist/cli/main.js');
 const CLOCK = path.join(HERE, 'clock.js');
+// SIM_DEBUG=1: each child logs the lookups it sends (child-requests.js).
+const DEBUG_IMPORTS = CHILD_LOG ? ['--import', path.join(HERE, 'child-requests.js')] : [];
 const children = new Set();
 
 function parsed(stdout) {
@@ -64,8 +67,15 @@ export async function runInProcess(args) {
  */
 export function runChild(args, env, { killWhen } = {}) {
   const startedAt = Date.now();
-  const child = spawn(process.execPath, ['--import', CLOCK, CLI, ...args], {
-    env: { ...suiteMarks(), PATH: process.env.PATH, TMPDIR: process.env.TMPDIR ?? '/tmp', ...env, SIMULATED_CLOCK_OFFSET_MS: String(clockOffset()) },
+  const child = spawn(process.execPath, ['--import', CLOCK, ...DEBUG_IMPORTS, CLI, ...args], {
+    env: {
+      ...suiteMarks(),
+      PATH: process.env.PATH,
+      TMPDIR: process.env.TMPDIR ?? '/tmp',
+      ...env,
+      SIMULATED_CLOCK_OFFSET_MS: String(clockOffset()),
+      ...(CHILD_LOG ? { SIM_CHILD_LOG: CHILD_LOG } : {}),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
