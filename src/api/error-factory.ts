@@ -39,7 +39,8 @@ export function errorFromAnswer(answer: HttpAnswer): LeadEnrichError | undefined
   const { status, headers, text, path, now } = answer;
   const body = answer.body as (ErrorBody & { data?: unknown }) | undefined;
   const isObject = body !== undefined && body !== null && typeof body === 'object' && !Array.isArray(body);
-  const failed = isObject && (body.status === 'failed' || (status >= 400 && body.error !== undefined));
+  // Only a 2xx can be data: there, the body's "failed" decides; any other status fails by itself.
+  const failed = isObject && body.status === 'failed';
   const apiCode = isObject && typeof body.error?.code === 'number' ? body.error.code : undefined;
   const serverMessage = isObject && typeof body.error?.message === 'string' ? body.error.message : undefined;
   const details = { status, ...(apiCode === undefined ? {} : { apiCode }) };

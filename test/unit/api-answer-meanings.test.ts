@@ -148,6 +148,31 @@ describe('the status decides when no known code does', () => {
     expect(failure(410, '').message).toBe('HTTP 410 Gone from /person/email');
   });
 
+  it('only a 2xx is data: a success body at 1xx or 3xx is refused by its status', () => {
+    const success = '{"status":"success","data":{"lead":{}}}';
+    for (const status of [199, 300, 304]) {
+      const error = failure(status, success) as BadRequestError;
+      expect(error).toBeInstanceOf(BadRequestError);
+      expect(error.message).toMatch(new RegExp(`^HTTP ${status}\\b.* from /person/email$`));
+      expect(error.reasons).toEqual([]);
+    }
+    // "failed" with a code nobody knows: at a 2xx the server's failure, worth a retry; at a 3xx, the status's.
+    expect(failure(299, failed(4242))).toBeInstanceOf(ApiFailedError);
+    expect(failure(300, failed(4242))).toBeInstanceOf(BadRequestError);
+    expect(failure(300, failed(4242))).not.toBeInstanceOf(ApiFailedError);
+    expect(failure(199, failed(4242))).not.toBeInstanceOf(ApiFailedError);
+  });
+
+  it('a 400 without an error object, or with reasons that carry no messages, is worded by what it has', () => {
+    expect(failure(400, '{"status":"failed"}').message).toBe('The API rejected the input: bad request');
+    const silent = failure(400, failed(undefined, 'validation failed', { reasons: [{ field: ['email'] }] })) as BadRequestError;
+    expect(silent.message).toBe('The API rejected the input: validation failed');
+    expect(silent.reasons).toEqual([{ field: ['email'] }]);
+    expect(failure(400, failed(undefined, undefined, { reasons: [{ field: ['email'] }, { messages: ['must be text'] }] })).message).toBe(
+      'The API rejected the input: must be text',
+    );
+  });
+
   it('an error body at a 4xx counts as failed even without "status":"failed"; at a 2xx only "failed" does', () => {
     expect(failure(402, JSON.stringify({ error: { message: 'pay' } }))).toBeInstanceOf(PaymentRequiredError);
     expect(parseResponse(200, {}, JSON.stringify({ data: { a: 1 }, error: { code: 1000 } }), '/x', NOW).data).toEqual({ a: 1 });
