@@ -2,7 +2,7 @@
 // and months"): a call holds its worst case against the day and month budgets atomically, a budget
 // of 8 takes a worst case of 8 and refuses 9, another worker's holds count, a gone worker's holds
 // count as spent at what they held (and its late charge replaces that estimate), and the dearest
-// call is remembered. A real redis-server on 127.0.0.1 (skipped, with its reason, where none is installed).
+// call is remembered; clusters on one Redis keep their spend, holds and records apart. A real redis-server on 127.0.0.1 (skipped, with its reason, where none is installed).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SharedSpend } from '../../src/cluster/shared-spend.js';
@@ -156,5 +156,42 @@ describe('the dearest call remembered', () => {
         ['mx', 4],
       ]),
     );
+  });
+});
+
+describe('clusters on one Redis', () => {
+  /** A worker of cluster `clusterId` with a worker id of its own choosing (two clusters may draw the same). */
+  async function workerOf(clusterId: string, workerId: string): Promise<{ spend: SharedSpend; link: RedisLink }> {
+    const link = await RedisLink.connect(redis!.url);
+    links.push(link);
+    return { spend: new SharedSpend(link, clusterId, workerId), link };
+  }
+
+  it('keep their spend and their holds apart, even with workers of the same id', async () => {
+    const [one, two] = [`test-${randomUUID()}`, `test-${randomUUID()}`];
+    const a = (await workerOf(one, 'worker-1')).spend;
+    const b = (await workerOf(two, 'worker-1')).spend;
+    const c = (await workerOf(two, 'worker-2')).spend;
+    const charged = (await a.reserve('lookup_email', 8, [month(100)], AT)) as { seq: number };
+    await a.settle(charged.seq, charge(5));
+    await a.reserve('lookup_email', 8, [month(100)], AT);
+    // The other cluster's scripts sweep their own workers only (the first cluster's live worker is
+    // not taken for one of theirs gone), and hold their own holds.
+    await c.reserve('mx', 1, [month(100)], AT);
+    expect(await a.standing(periodAt('month', AT))).toEqual({ spent: 5, held: 8 });
+    await b.reserve('mx', 2, [month(100)], AT);
+    expect(await c.standing(periodAt('month', AT))).toEqual({ spent: 0, held: 3 });
+    expect(await a.standing(periodAt('month', AT))).toEqual({ spent: 5, held: 8 });
+    expect(await a.standing(periodAt('day', AT))).toEqual({ spent: 5, held: 8 });
+  });
+
+  it("keep each charged call's record under their own name, in the day it was charged", async () => {
+    const id = `test-${randomUUID()}`;
+    const { spend, link } = await workerOf(id, 'worker-1');
+    const held = (await spend.reserve('lookup_email', 8, [day(100)], AT)) as { seq: number };
+    await spend.settle(held.seq, charge(5));
+    const records = await link.client.lrange(`${id}:spend:log:2026-03-14`, 0, -1);
+    expect(records.map((r) => JSON.parse(r))).toEqual([{ at: '2026-03-14T10:00:00.000Z', op: 'lookup_email', credits: 5, run: 'run' }]);
+    expect(await link.client.pttl(`${id}:spend:log:2026-03-14`)).toBeGreaterThan(399 * 86_400_000);
   });
 });
