@@ -19,6 +19,7 @@ import { optionsOf, replayCommand } from './options.js';
 import { drawnOf, planOf } from './plan.js';
 import { printFigures, printNight, writeSummary } from './report.js';
 import { inProcessLines, nightBegins } from './in-process-requests.js';
+import { moneyLines } from './debug-money.js';
 import { killChildren, runInProcess } from './runs.js';
 import { openWorld } from './world.js';
 
@@ -66,6 +67,7 @@ try {
     if (failures.length > 0) {
       firstFailure ??= { night: night.n + 1, failures };
       for (const line of inProcessLines()) out(`    ${line}`);
+      if (process.env.SIM_DEBUG) for (const line of moneyLines(ctx.sandbox, ctx.files.store)) out(`    ${line}`);
       out(`  replay: ${replayCommand(options, night.n + 1)}`);
       if (!options.keepGoing) break;
     }
