@@ -30,7 +30,11 @@ export interface LookupDeps {
   store: ResultStore;
   service: string;
   runId: string;
-  freshForMs: number;
+  /**
+   * Answers fetched at or after this (epoch ms) are fresh: --max-age as it stood when the run began,
+   * for the whole run (open-run.ts: `judgedAt`). -Infinity without --max-age.
+   */
+  freshSince: number;
   /** Ignore answers from earlier runs (but still share answers within this run). */
   refresh: boolean;
   /** A lookup down the request path (RequestPath.lookup): resolves with the answer's data; `soon`: it finishes a row already begun. */
@@ -73,7 +77,7 @@ export class Lookups {
       ? new SharedLookup({
           claims: deps.claims,
           signal: deps.stop.signal,
-          freshForMs: deps.freshForMs,
+          freshSince: deps.freshSince,
           refresh: deps.refresh,
           pollMs: deps.claimPollMs ?? 100,
           keep: (op, key, answer) => this.#keepReceived(op, key, answer),
@@ -87,10 +91,11 @@ export class Lookups {
    * them without a query per row. Valid until the next prefetch.
    */
   prefetch(keysByOp: ReadonlyMap<BillableOperation, readonly string[]>): void {
-    const { store, service, freshForMs } = this.#deps;
+    const { store, service, freshSince } = this.#deps;
     this.#prefetched.clear();
     const layoutOf = this.#deps.storedForm === 'cells' ? this.#deps.cells?.layout : undefined;
-    for (const [op, keys] of keysByOp) this.#prefetched.set(op, { keys: new Set(keys), answers: store.getMany(service, op, keys, freshForMs, layoutOf?.(op)) });
+    for (const [op, keys] of keysByOp)
+      this.#prefetched.set(op, { keys: new Set(keys), answers: store.getMany(service, op, keys, store.now() - freshSince, layoutOf?.(op)) });
   }
 
   /**
@@ -108,9 +113,9 @@ export class Lookups {
 
   /** The store's answer, if it has one: synchronous, so known rows run at CSV speed. */
   known(op: BillableOperation, key: string): LookupOutcome | undefined {
-    const { store, service, freshForMs, refresh, runId } = this.#deps;
+    const { store, service, freshSince, refresh, runId } = this.#deps;
     const batch = this.#prefetched.get(op);
-    const stored = batch?.keys.has(key) ? batch.answers.get(key) : store.get(service, op, key, freshForMs);
+    const stored = batch?.keys.has(key) ? batch.answers.get(key) : store.get(service, op, key, store.now() - freshSince);
     if (!stored || (refresh && stored.runId !== runId)) return undefined;
     if (stored.refused !== undefined) return { ...refusedOutcome(stored.refused), stored: true };
     const outcome: Answered = {

@@ -11,7 +11,8 @@ import { sleep } from '../core/clock.js';
 export interface SharedLookupDeps {
   claims: KeyClaims;
   signal: AbortSignal;
-  freshForMs: number;
+  /** Answers fetched at or after this (epoch ms) are fresh (lookups.ts). */
+  freshSince: number;
   refresh: boolean;
   /** How long to wait before asking again about a key another holds. */
   pollMs: number;
@@ -34,8 +35,8 @@ export class SharedLookup {
    * and with --refresh fetched since this run began. (Each worker's own clock.)
    */
   #fresh(answer: ClaimedAnswer | undefined): ClaimedAnswer | undefined {
-    const { freshForMs, refresh } = this.#deps;
-    return answer && answer.fetchedAt >= (refresh ? this.#startedAt : Date.now() - freshForMs) ? answer : undefined;
+    const { freshSince, refresh } = this.#deps;
+    return answer && answer.fetchedAt >= (refresh ? this.#startedAt : freshSince) ? answer : undefined;
   }
 
   #reuse(op: BillableOperation, key: string, shared: ClaimedAnswer): LookupOutcome {

@@ -51,9 +51,10 @@ export class KeyCensus {
   readonly #stored: (op: BillableOperation, key: string) => StoredResult | undefined;
   readonly #found: (op: BillableOperation, key: string) => boolean | undefined;
 
-  constructor(store: ResultStore, service: string, freshForMs: number, refresh: boolean) {
-    this.#stored = (op, key) => (refresh ? undefined : store.get(service, op, key, freshForMs));
-    this.#found = (op, key) => (refresh ? undefined : store.foundOf(service, op, key, freshForMs));
+  /** `freshSince`: answers fetched at or after it (epoch ms) are fresh, however long the count takes. */
+  constructor(store: ResultStore, service: string, freshSince: number, refresh: boolean) {
+    this.#stored = (op, key) => (refresh ? undefined : store.get(service, op, key, store.now() - freshSince));
+    this.#found = (op, key) => (refresh ? undefined : store.foundOf(service, op, key, store.now() - freshSince));
   }
 
   /** The lead a stored found answer holds, read from the store when asked (only --with asks). */

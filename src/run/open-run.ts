@@ -54,6 +54,12 @@ export interface OpenedRun {
   /** The one request path of the run: its counts are the summary's requests, retries and 429s. */
   readonly path: RequestPath;
   readonly stored: StoredAnswers;
+  /**
+   * When the run judges its stored answers' ages (epoch ms): --max-age counts back from here for the
+   * whole run, so that an answer its first count called fresh (the glance that decides whether the
+   * account is read at all) is not found stale a second later and looked up unguarded.
+   */
+  readonly judgedAt: number;
   /** The account's balance and rate, read down the run's path (retried, a 429 waited out). */
   readAccount(): Promise<AccountReading>;
   /**
@@ -118,6 +124,7 @@ function openShared(settings: EnrichSettings, resources: Resources, writes: bool
   wireInterrupts(settings, stop);
   // A commit that fails after the answer came (a full disk): no new request; the run fails.
   resources.defer(store.onWriteFailure((error) => stop.stop('failed', error)));
+  const judgedAt = store.now();
   const timeline = new RequestTimeline(Date.now(), settings.tuning.windowMs);
   const path = new RequestPath((op, input) => api.call(op, input as never), {
     timeline,
@@ -139,7 +146,8 @@ function openShared(settings: EnrichSettings, resources: Resources, writes: bool
     stop,
     timeline,
     path,
-    stored: storedAnswers(settings, store, service),
+    stored: storedAnswers(settings, store, service, judgedAt),
+    judgedAt,
     readAccount: () => readAccount(path, settings.rpm),
     awaitAccount: () => awaitAccount(path, settings.rpm, stop),
     reserveOf: (account) => settings.minCredits ?? account?.threshold ?? 0,
@@ -248,7 +256,7 @@ async function spendable(budgets: Budgets, credits: CreditAccount): Promise<numb
 
 /** The stored answers' ages as the run sees them: its service, its clock, its cells (no answer parsed). */
 function storedAges(run: OpenedRun): StoredAges {
-  return { store: run.store, service: run.service, layout: (op) => ANSWER_CELLS.layout(op), now: Date.now() };
+  return { store: run.store, service: run.service, layout: (op) => ANSWER_CELLS.layout(op), now: run.judgedAt };
 }
 
 function lookupsOf(
@@ -265,7 +273,7 @@ function lookupsOf(
     store,
     service,
     runId,
-    freshForMs: settings.maxAge,
+    freshSince: run.judgedAt - settings.maxAge,
     refresh: settings.refresh,
     send: (op, key, soon) => path.lookup(op, key, soon),
     credits,
@@ -330,8 +338,8 @@ function upgradeLine(file: string, warn: (line: string) => void): (from: number,
 }
 
 /** The answers the store holds, as this run sees them: its service, --max-age, --refresh. */
-export function storedAnswers(settings: EnrichSettings, store: ResultStore, service: string): StoredAnswers {
-  return () => new KeyCensus(store, service, settings.maxAge, settings.refresh);
+export function storedAnswers(settings: EnrichSettings, store: ResultStore, service: string, judgedAt = store.now()): StoredAnswers {
+  return () => new KeyCensus(store, service, judgedAt - settings.maxAge, settings.refresh);
 }
 
 /** Where the dry run reads what the day and month budgets have spent: Redis with --redis, else the store. */

@@ -74,8 +74,10 @@ export async function creditAccount(
   stop: RunStop,
   warn: (line: string) => void,
 ): Promise<CreditAccount> {
-  // Not read (nothing will be sent): no balance to guard, the reserve not checked against a balance never read.
-  if (!account) return new CreditGuard({ balance: 0, reserve: 0 });
+  // Not read (nothing will be sent): no balance yet, the reserve not checked against a balance never
+  // read. It is kept all the same: a call the run makes after all is refused until a reading says
+  // the balance, and then held above --min-credits like any other.
+  if (!account) return new CreditGuard({ balance: 0, reserve });
   const options = { balance: account.balance, reserve };
   const credits: CreditAccount = coordinator ? await SharedCreditGuard.create(options, coordinator) : new CreditGuard(options);
   if (account.outOfCredits) {

@@ -138,6 +138,11 @@ export class ResultStore {
     );
   }
 
+  /** The store's clock (epoch ms): the ages that `freshForMs` bounds are counted back from it. */
+  now(): number {
+    return this.options.now();
+  }
+
   /**
    * The stored answer for (service, op, key), or undefined when there is none or it was fetched
    * more than `freshForMs` ago. Sees entries put() but not yet flushed. Synchronous and cheap: called

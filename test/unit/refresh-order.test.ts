@@ -108,7 +108,7 @@ describe('the look-up step with a cutoff', () => {
       store,
       service: SERVICE,
       runId: 'run-2',
-      freshForMs: 30 * DAY,
+      freshSince: NOW - 30 * DAY,
       refresh: false,
       send: async (_op, key) => {
         sent.push(key);

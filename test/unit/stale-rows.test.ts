@@ -44,7 +44,7 @@ function lookupsOver(): { lookups: Lookups; store: ResultStore } {
     store,
     service: SERVICE,
     runId: 'run-2',
-    freshForMs: 30 * DAY,
+    freshSince: NOW - 30 * DAY,
     refresh: false,
     send: () => Promise.reject(new Error('no request in these tests')),
     credits: new CreditGuard({ balance: 100, reserve: 0 }),
