@@ -1,7 +1,7 @@
 // CSV text for the writer's hot path.
 const QUOTE = /"/g;
-/** Per delimiter, the cells that must be quoted: those holding it, a quote, CR or LF. */
-const NEEDS_QUOTES = new Map<string, RegExp>([[',', /[",\r\n]/]]);
+/** Per delimiter, the cells that must be quoted: those holding it, a quote, CR or LF (made once per delimiter). */
+const NEEDS_QUOTES = new Map<string, RegExp>();
 
 function needsQuotes(delimiter: string): RegExp {
   let pattern = NEEDS_QUOTES.get(delimiter);
