@@ -4,6 +4,7 @@
 // so that the shell's own file completion applies. yargs offers a one-letter alias with two dashes
 // too (`--o`), an option that does not exist: those are left out.
 import path from 'node:path';
+import { EXPORT_FORMATS } from '../options/command-flags.js';
 
 type Done = (completions: string[]) => void;
 type Fallback = (onCompleted: (error: unknown, completions?: string[]) => void) => void;
@@ -17,7 +18,7 @@ const VALUES: Record<string, readonly string[]> = {
 };
 
 /** Where `store export` differs: it writes no workbook. */
-const STORE_EXPORT_VALUES: Record<string, readonly string[]> = { format: ['csv', 'jsonl'] };
+const STORE_EXPORT_VALUES: Record<string, readonly string[]> = { format: [...EXPORT_FORMATS].sort() };
 
 /** The values offered for `option` on this command line. */
 function choicesOf(option: string, words: readonly string[]): readonly string[] {

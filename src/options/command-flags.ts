@@ -28,6 +28,9 @@ const resolveTimeout: rules.Rule<number> = (raw) => {
   return validateResolveTimeout(/^\d+$/.test(text) ? Number(text) : String(raw))!;
 };
 
+/** What `store export --format` writes (completion offers these). */
+export const EXPORT_FORMATS = ['jsonl', 'csv'] as const;
+
 export const COMMAND_FLAGS = {
   service: {
     flag: 'service',
@@ -45,7 +48,7 @@ export const COMMAND_FLAGS = {
   exportFormat: {
     flag: 'format',
     type: 'string',
-    rule: rules.oneOf(['jsonl', 'csv'] as const),
+    rule: rules.oneOf(EXPORT_FORMATS),
     default: 'jsonl',
     preset: true,
     show: String,
