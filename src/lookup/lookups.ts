@@ -95,7 +95,7 @@ export class Lookups {
     this.#prefetched.clear();
     const layoutOf = this.#deps.storedForm === 'cells' ? this.#deps.cells?.layout : undefined;
     for (const [op, keys] of keysByOp)
-      this.#prefetched.set(op, { keys: new Set(keys), answers: store.getMany(service, op, keys, store.now() - freshSince, layoutOf?.(op)) });
+      this.#prefetched.set(op, { keys: new Set(keys), answers: store.getMany(service, op, keys, { since: freshSince }, layoutOf?.(op)) });
   }
 
   /**
@@ -115,7 +115,7 @@ export class Lookups {
   known(op: BillableOperation, key: string): LookupOutcome | undefined {
     const { store, service, freshSince, refresh, runId } = this.#deps;
     const batch = this.#prefetched.get(op);
-    const stored = batch?.keys.has(key) ? batch.answers.get(key) : store.get(service, op, key, store.now() - freshSince);
+    const stored = batch?.keys.has(key) ? batch.answers.get(key) : store.get(service, op, key, { since: freshSince });
     if (!stored || (refresh && stored.runId !== runId)) return undefined;
     if (stored.refused !== undefined) return { ...refusedOutcome(stored.refused), stored: true };
     const outcome: Answered = {

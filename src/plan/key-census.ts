@@ -53,8 +53,8 @@ export class KeyCensus {
 
   /** `freshSince`: answers fetched at or after it (epoch ms) are fresh, however long the count takes. */
   constructor(store: ResultStore, service: string, freshSince: number, refresh: boolean) {
-    this.#stored = (op, key) => (refresh ? undefined : store.get(service, op, key, store.now() - freshSince));
-    this.#found = (op, key) => (refresh ? undefined : store.foundOf(service, op, key, store.now() - freshSince));
+    this.#stored = (op, key) => (refresh ? undefined : store.get(service, op, key, { since: freshSince }));
+    this.#found = (op, key) => (refresh ? undefined : store.foundOf(service, op, key, { since: freshSince }));
   }
 
   /** The lead a stored found answer holds, read from the store when asked (only --with asks). */

@@ -38,7 +38,7 @@ import { openDatabase, prepareFile } from './open-database.js';
 import { SCHEMA_VERSION as CURRENT_SCHEMA } from './schema.js';
 import { prepareRaw, type Database, type Statement } from './sqlite.js';
 import { GET_MANY_CHUNK, ManyAnswersQuery } from './many-answers-query.js';
-import { pendingKey, setStored, storedOf, type Pending, type ResultRow, type StoredResult } from './stored-result.js';
+import { pendingKey, setStored, storedOf, type Freshness, type Pending, type ResultRow, type StoredResult } from './stored-result.js';
 import { readEntries, type StoreEntry } from './store-entries.js';
 import { AnswerHistory, type ReplacedAnswer } from './answer-history.js';
 import { ChangeReport } from './change-report.js';
@@ -138,17 +138,18 @@ export class ResultStore {
     );
   }
 
-  /** The store's clock (epoch ms): the ages that `freshForMs` bounds are counted back from it. */
+  /** The store's clock (epoch ms): the ages that a Freshness in ms counts back from. */
   now(): number {
     return this.options.now();
   }
 
-  /**
-   * The stored answer for (service, op, key), or undefined when there is none or it was fetched
-   * more than `freshForMs` ago. Sees entries put() but not yet flushed. Synchronous and cheap: called
-   * for every input row.
-   */
-  get(service: string, op: Operation, key: string, freshForMs?: number): StoredResult | undefined {
+  /** The earliest fetch time `fresh` accepts (none: any). */
+  #since(fresh: Freshness | undefined): number {
+    return fresh === undefined ? -Infinity : typeof fresh === 'number' ? this.options.now() - fresh : fresh.since;
+  }
+
+  /** The stored answer for (service, op, key), unless none or not `freshForMs` fresh. Sees put() entries not yet flushed; cheap: called per row. */
+  get(service: string, op: Operation, key: string, freshForMs?: Freshness): StoredResult | undefined {
     if (this.closed) throw closedError(this.path);
     try {
       return this.#get(service, op, key, freshForMs);
@@ -157,7 +158,7 @@ export class ResultStore {
     }
   }
 
-  #get(service: string, op: Operation, key: string, freshForMs: number | undefined): StoredResult | undefined {
+  #get(service: string, op: Operation, key: string, freshForMs: Freshness | undefined): StoredResult | undefined {
     const row = this.#fresh(service, op, key, freshForMs);
     return row && storedOf(row[0] === 1, undefined, row[1], row[2], row[3], row[4]);
   }
@@ -167,9 +168,9 @@ export class ResultStore {
    * A count's question: the answer itself is not parsed (a dry run or the offline glance asks it
    * for every key of a file).
    */
-  foundOf(service: string, op: Operation, key: string, freshForMs?: number): boolean | undefined {
+  foundOf(service: string, op: Operation, key: string, freshForMs?: Freshness): boolean | undefined {
     if (this.closed) throw closedError(this.path);
-    const minFetchedAt = freshForMs === undefined ? -Infinity : this.options.now() - freshForMs;
+    const minFetchedAt = this.#since(freshForMs);
     const entry = this.pending.size === 0 ? undefined : this.pending.get(pendingKey(service, op, key));
     if (entry !== undefined) return entry.fetchedAt < minFetchedAt ? undefined : entry.found && entry.refused === null;
     // The answer is not carried into JavaScript, only whether it is JSON (SQLite's json_valid):
@@ -185,8 +186,8 @@ export class ResultStore {
   }
 
   /** The stored row of (service, op, key), pending ones first, unless older than `freshForMs`. */
-  #fresh(service: string, op: Operation, key: string, freshForMs: number | undefined): ResultRow | undefined {
-    const minFetchedAt = freshForMs === undefined ? -Infinity : this.options.now() - freshForMs;
+  #fresh(service: string, op: Operation, key: string, freshForMs: Freshness | undefined): ResultRow | undefined {
+    const minFetchedAt = this.#since(freshForMs);
     if (this.pending.size !== 0) {
       const entry = this.pending.get(pendingKey(service, op, key));
       if (entry !== undefined)
@@ -206,7 +207,7 @@ export class ResultStore {
    * comes as its cells where the store has them in that layout (no JSON.parse of the lead),
    * else as data.
    */
-  getMany(service: string, op: Operation, keys: readonly string[], freshForMs?: number, cellsLayout?: string): Map<string, StoredResult> {
+  getMany(service: string, op: Operation, keys: readonly string[], freshForMs?: Freshness, cellsLayout?: string): Map<string, StoredResult> {
     if (this.closed) throw closedError(this.path);
     try {
       return this.#getMany(service, op, keys, freshForMs, cellsLayout);
@@ -219,11 +220,11 @@ export class ResultStore {
     service: string,
     op: Operation,
     keys: readonly string[],
-    freshForMs: number | undefined,
+    freshForMs: Freshness | undefined,
     cellsLayout: string | undefined,
   ): Map<string, StoredResult> {
     const found = new Map<string, StoredResult>();
-    const minFetchedAt = freshForMs === undefined ? -Infinity : this.options.now() - freshForMs;
+    const minFetchedAt = this.#since(freshForMs);
     const serviceId = this.lookupServiceId(service);
     const form = cellsLayout === undefined ? 'data' : 'cells';
     const layout = cellsLayout ?? '';

@@ -70,3 +70,9 @@ export function parsedOrUndefined(json: string): unknown {
 export function pendingKey(service: string, op: string, key: string): string {
   return `${service}\u001f${op}\u001f${key}`;
 }
+
+/**
+ * How fresh a stored answer must be: fetched at most this many ms ago, or at or after `since` (a run
+ * judges ages once, as it begins: run/open-run.ts).
+ */
+export type Freshness = number | { since: number };
