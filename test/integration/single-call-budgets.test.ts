@@ -3,6 +3,7 @@
 // and is refused, sending nothing, when that could pass a budget (exit 3: code budget); what it is
 // charged is recorded there, so the nightly run's budgets count it; its hold is released whatever
 // its end. A run's own budget (`N`) is not a single call's. In-process, on a store file of its own.
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LeadEnrichError } from '../../src/api/errors.js';
@@ -119,6 +120,27 @@ describe('what a single call is charged, and its hold released whatever its end'
       'budget 11/month (4 of 11 credits spent in ',
     );
     await chargedCall(target, { budget: '12/month' }, 'lookup_email', async () => person(0));
+  });
+});
+
+describe('a single call leaves its store as a closed file', () => {
+  // Nothing of the store is left open once the call is over, answered or failed: its write-ahead
+  // log folded into the file and gone, so the file alone is the whole store (to copy, or to open
+  // from another process).
+  const openFiles = (store: string) => ['-wal', '-shm'].filter((end) => fs.existsSync(store + end));
+
+  it('after an answer', async () => {
+    const { target, store } = targetWith();
+    await chargedCall(target, { budget: '8/day' }, 'lookup_email', async () => person(1));
+    expect(openFiles(store)).toEqual([]);
+  });
+
+  it('after a failure, and after a refusal', async () => {
+    const { target, store } = targetWith();
+    await expect(chargedCall(target, { budget: '8/day' }, 'lookup_email', async () => Promise.reject(new Error('reset')))).rejects.toThrow('reset');
+    expect(openFiles(store)).toEqual([]);
+    await refusal(chargedCall(target, { budget: '7/day' }, 'lookup_email', async () => person(0)));
+    expect(openFiles(store)).toEqual([]);
   });
 });
 
