@@ -62,7 +62,8 @@ type CurrentRow = [found: number, data: string | null, fetchedAt: number, runId:
 /** One side of a change: what an answer said, as a run compares it. */
 interface Side {
   found: boolean;
-  data: string | null;
+  /** undefined: not known (an answer kept as the same as the next one, when that one is gone). */
+  data: string | null | undefined;
   refused: string | null;
   fetchedAt: number;
 }
@@ -111,8 +112,9 @@ export class AnswerHistory {
     for (let i = rows.length - 1; i >= 0; i -= 1) {
       const row = rows[i]!;
       const entry = entryOf(row as unknown as HistoryRow);
-      const side: Side = { found: entry.found, data: entry.same ? (newer?.data ?? null) : entry.data, refused: entry.refused, fetchedAt: entry.fetchedAt };
-      const ownedByRunning = i === rows.length - 1 && current !== undefined && current[2] === entry.replacedAt && skipRuns.has(current[3]);
+      const side: Side = { found: entry.found, data: entry.same ? newer?.data : entry.data, refused: entry.refused, fetchedAt: entry.fetchedAt };
+      // The change the current answer's fetch made (each fetch replaces one answer, at its own time).
+      const ownedByRunning = current !== undefined && current[2] === entry.replacedAt && skipRuns.has(current[3]);
       if (!entry.reported && !entry.same && row[7] <= upTo && !ownedByRunning) changes.push(changeOf(op, key, side, newer, entry.replacedAt));
       newer = side;
     }
@@ -122,8 +124,13 @@ export class AnswerHistory {
 
 /** A change from `then` to `now` (undefined: the key's current answer is gone), as a run compares it. */
 function changeOf(op: Operation, key: string, then: Side, now: Side | undefined, replacedAt: number): CarriedChange {
+  // Nothing to compare with a refusal, or with an answer not known.
   const parse = (side: Side | undefined) =>
-    side === undefined || side.refused !== null ? undefined : side.data === null ? { data: undefined } : { data: parsedOrUndefined(side.data) };
+    side === undefined || side.refused !== null || side.data === undefined
+      ? undefined
+      : side.data === null
+        ? { data: undefined }
+        : { data: parsedOrUndefined(side.data) };
   const [before, after] = [parse(then), parse(now)];
   const comparable =
     before !== undefined && after !== undefined && (then.data === null || before.data !== undefined) && (now!.data === null || after.data !== undefined);

@@ -132,6 +132,69 @@ describe('which changes a run with --changes carries', () => {
   });
 });
 
+describe('the two sides of a carried change', () => {
+  it('a live run owns the change its own fetch made, not the earlier ones of the key', () => {
+    const file = path.join(makeTempDir(), 'store.sqlite');
+    const store = storeAt(file);
+    answer(store, 'a@x.test', 'Engineer', 1_000);
+    answer(store, 'a@x.test', 'CTO', 2_000);
+    answer(store, 'a@x.test', 'VP', 3_000, 'run-live');
+    registerRun(file, 'run-live', process.pid);
+    expect(titles(reportOf(store, 'me').take('lookup_email', 'a@x.test'))).toEqual([['Engineer', 'CTO', 1_000, 2_000]]);
+  });
+
+  it('an answer without data (not found, nothing sent back) and a found one are compared both ways', () => {
+    const store = storeAt(path.join(makeTempDir(), 'store.sqlite'));
+    const bare = (key: string, at: number) => {
+      store.put(SVC, 'lookup_email', key, { found: false, data: undefined, fetchedAt: at }, 'earlier');
+      store.flush();
+    };
+    bare('came@x.test', 1_000);
+    answer(store, 'came@x.test', 'CTO', 2_000);
+    answer(store, 'went@x.test', 'CTO', 1_000);
+    bare('went@x.test', 2_000);
+    const report = reportOf(store, 'me');
+    const sides = (changes: readonly CarriedChange[] | undefined) => (changes ?? []).map((c) => [c.found, c.data, c.foundNow, c.dataNow, c.comparable]);
+    const cto = (key: string) => ({ email_address: key, lead: { name: 'Ann', title: 'CTO' } });
+    expect(sides(report.take('lookup_email', 'came@x.test'))).toEqual([[false, undefined, true, cto('came@x.test'), true]]);
+    expect(sides(report.take('lookup_email', 'went@x.test'))).toEqual([[true, cto('went@x.test'), false, undefined, true]]);
+  });
+
+  it('a key whose current answer went while the run read it (pruned by another process): its changes carried, found now false, not comparable', () => {
+    const file = path.join(makeTempDir(), 'store.sqlite');
+    const store = storeAt(file);
+    answer(store, 'a@x.test', 'Engineer', 1_000);
+    answer(store, 'a@x.test', 'CTO', 2_000);
+    answer(store, 'a@x.test', 'CTO', 3_000); // checked again: the same answer, kept as "the same as the next"
+    answer(store, 'b@x.test', 'Engineer', 1_000);
+    answer(store, 'b@x.test', 'CTO', 2_000);
+    const db = openSqliteFile(file);
+    db.run("DELETE FROM results WHERE key IN ('a@x.test', 'b@x.test')");
+    db.close();
+    const report = reportOf(store, 'me');
+    // The answer that replaced Engineer is known only as "the same as the next", which is gone:
+    // carried (and so marked), but nothing to compare it with, not a change to blanks.
+    expect(report.take('lookup_email', 'a@x.test')!.map((c) => [c.fetchedAt, c.refetchedAt, c.found, c.foundNow, c.comparable, c.dataNow])).toEqual([
+      [1_000, 2_000, true, true, false, undefined],
+    ]);
+    // The answer that replaced Engineer is itself gone: nothing now.
+    expect(report.take('lookup_email', 'b@x.test')!.map((c) => [c.fetchedAt, c.found, c.foundNow, c.comparable, c.data, c.dataNow])).toEqual([
+      [1_000, true, false, false, undefined, undefined],
+    ]);
+  });
+
+  it('a current answer the API refused: the change to it carried, not comparable, found now false', () => {
+    const store = storeAt(path.join(makeTempDir(), 'store.sqlite'));
+    answer(store, 'a@x.test', 'CTO', 1_000);
+    store.put(SVC, 'lookup_email', 'a@x.test', { found: false, data: undefined, refused: 'malformed', fetchedAt: 2_000 }, 'earlier');
+    store.flush();
+    const report = reportOf(store, 'me');
+    expect(report.take('lookup_email', 'a@x.test')!.map((c) => [c.found, c.foundNow, c.comparable, c.data, c.dataNow])).toEqual([
+      [true, false, false, undefined, undefined],
+    ]);
+  });
+});
+
 describe('what is marked reported', () => {
   it('only what the run recorded as listed, and only once it says its file is in place', () => {
     const file = path.join(makeTempDir(), 'store.sqlite');
