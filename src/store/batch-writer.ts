@@ -2,7 +2,7 @@
 // front, so the busy timeout applies): the answers, upserted (a refresh replaces the current
 // answer; the history trigger keeps the one it replaced, schema.ts v8), and the ledger's settled
 // calls (store-spend.ts). The read path is result-store.ts.
-import { immediateTransaction, type Database, type Statement } from './sqlite.js';
+import { immediateTransaction, prepareRaw, type Database, type Statement } from './sqlite.js';
 import { SettleWriter, type Settle } from './store-spend.js';
 import type { Pending } from './stored-result.js';
 
@@ -10,18 +10,17 @@ export class BatchWriter {
   readonly #db: Database;
   /** The store's cache of committed service ids, shared with its reads. */
   readonly #serviceIds: Map<string, number>;
-  /** The store's read of a service's id (committed or not: inside this transaction, it is). */
-  readonly #selectServiceId: (name: string) => number | undefined;
-  readonly #insertService: Statement;
-  /** Made at the first batch with settled calls: a store that never spends prepares nothing. */
+  /** A service's id, the service registered first if it is new. */
+  readonly #registerService: Statement;
+  /** Made at the first batch. */
   #settles: SettleWriter | undefined;
   readonly #upsertResult: Statement;
 
-  constructor(db: Database, serviceIds: Map<string, number>, selectServiceId: (name: string) => number | undefined) {
+  constructor(db: Database, serviceIds: Map<string, number>) {
     this.#db = db;
     this.#serviceIds = serviceIds;
-    this.#selectServiceId = selectServiceId;
-    this.#insertService = db.prepare('INSERT INTO services (name) VALUES (?) ON CONFLICT (name) DO NOTHING');
+    // DO UPDATE, not DO NOTHING: RETURNING gives the id of a row the statement inserted or updated only.
+    this.#registerService = prepareRaw(db, 'INSERT INTO services (name) VALUES (?) ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING id');
     this.#upsertResult = db.prepare(
       `INSERT INTO results (service_id, op, key, found, data, fetched_at, run_id, cells, refused)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -38,14 +37,12 @@ export class BatchWriter {
    */
   write(batch: Map<string, Pending>, settles: readonly Settle[]): void {
     const fresh = immediateTransaction(this.#db, () => {
-      if (settles.length > 0) (this.#settles ??= new SettleWriter(this.#db)).write(settles);
+      (this.#settles ??= new SettleWriter(this.#db)).write(settles);
       const registered = new Map<string, number>();
       for (const entry of batch.values()) {
         let serviceId = this.#serviceIds.get(entry.service) ?? registered.get(entry.service);
         if (serviceId === undefined) {
-          this.#insertService.run(entry.service);
-          serviceId = this.#selectServiceId(entry.service);
-          if (serviceId === undefined) throw new Error(`could not register service ${entry.service}`);
+          serviceId = Number((this.#registerService.get(entry.service) as unknown as [number])[0]);
           registered.set(entry.service, serviceId);
         }
         this.#upsertResult.run(serviceId, entry.op, entry.key, entry.found ? 1 : 0, entry.json, entry.fetchedAt, entry.runId, entry.cells, entry.refused);

@@ -99,7 +99,7 @@ export class ResultStore {
       db,
       'SELECT found, data IS NULL OR json_valid(data), fetched_at, refused FROM results WHERE service_id = ? AND op = ? AND key = ?',
     );
-    if (!this.readonly) this.writer = new BatchWriter(db, this.serviceIds, (name) => this.selectedServiceId(name));
+    if (!this.readonly) this.writer = new BatchWriter(db, this.serviceIds);
   }
 
   /** What the next commit writes: the answers and the settled calls. */
