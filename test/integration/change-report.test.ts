@@ -28,6 +28,12 @@ function storeAt(file: string): ResultStore {
   return store;
 }
 
+/** A store in a file of its own, and that file. */
+function newStore(): { file: string; store: ResultStore } {
+  const file = path.join(makeTempDir(), 'store.sqlite');
+  return { file, store: storeAt(file) };
+}
+
 function reportOf(store: ResultStore, owner: string): ChangeReport {
   const report = store.changeReport(SVC, owner);
   opened.push(report);
@@ -58,7 +64,7 @@ const titles = (changes: readonly CarriedChange[] | undefined) =>
 
 describe('which changes a run with --changes carries', () => {
   it('those stored before it began, each with the answer that replaced it; not those stored after', () => {
-    const store = storeAt(path.join(makeTempDir(), 'store.sqlite'));
+    const { store } = newStore();
     answer(store, 'a@x.test', 'Engineer', 1_000);
     answer(store, 'a@x.test', 'Engineer', 2_000); // the same answer again: no change
     answer(store, 'a@x.test', 'CTO', 3_000);
@@ -81,7 +87,7 @@ describe('which changes a run with --changes carries', () => {
   });
 
   it('after the rows: the keys no row took, of the operations asked for only, in (operation, key) order', () => {
-    const store = storeAt(path.join(makeTempDir(), 'store.sqlite'));
+    const { store } = newStore();
     for (const key of ['c@x.test', 'a@x.test', 'b@x.test']) {
       answer(store, key, 'Engineer', 1_000);
       answer(store, key, 'CTO', 2_000);
@@ -99,8 +105,7 @@ describe('which changes a run with --changes carries', () => {
   });
 
   it('not a change whose answer a run still going fetched (it lists it, or leaves it); a dead run leaves its changes to be carried', () => {
-    const file = path.join(makeTempDir(), 'store.sqlite');
-    const store = storeAt(file);
+    const { file, store } = newStore();
     for (const key of ['live@x.test', 'dead@x.test']) answer(store, key, 'Engineer', 1_000);
     answer(store, 'live@x.test', 'CTO', 2_000, 'run-live');
     answer(store, 'dead@x.test', 'CTO', 2_000, 'run-dead');
@@ -112,8 +117,7 @@ describe('which changes a run with --changes carries', () => {
   });
 
   it('an answer that is not JSON, or a key the API refused: carried, but not comparable (no line; marked all the same)', () => {
-    const file = path.join(makeTempDir(), 'store.sqlite');
-    const store = storeAt(file);
+    const { file, store } = newStore();
     answer(store, 'a@x.test', 'Engineer', 1_000);
     answer(store, 'a@x.test', 'CTO', 2_000);
     answer(store, 'a@x.test', 'VP', 3_000);
@@ -134,8 +138,7 @@ describe('which changes a run with --changes carries', () => {
 
 describe('the two sides of a carried change', () => {
   it('a live run owns the change its own fetch made, not the earlier ones of the key', () => {
-    const file = path.join(makeTempDir(), 'store.sqlite');
-    const store = storeAt(file);
+    const { file, store } = newStore();
     answer(store, 'a@x.test', 'Engineer', 1_000);
     answer(store, 'a@x.test', 'CTO', 2_000);
     answer(store, 'a@x.test', 'VP', 3_000, 'run-live');
@@ -144,7 +147,7 @@ describe('the two sides of a carried change', () => {
   });
 
   it('an answer without data (not found, nothing sent back) and a found one are compared both ways', () => {
-    const store = storeAt(path.join(makeTempDir(), 'store.sqlite'));
+    const { store } = newStore();
     const bare = (key: string, at: number) => {
       store.put(SVC, 'lookup_email', key, { found: false, data: undefined, fetchedAt: at }, 'earlier');
       store.flush();
@@ -161,8 +164,7 @@ describe('the two sides of a carried change', () => {
   });
 
   it('a key whose current answer went while the run read it (pruned by another process): its changes carried, found now false, not comparable', () => {
-    const file = path.join(makeTempDir(), 'store.sqlite');
-    const store = storeAt(file);
+    const { file, store } = newStore();
     answer(store, 'a@x.test', 'Engineer', 1_000);
     answer(store, 'a@x.test', 'CTO', 2_000);
     answer(store, 'a@x.test', 'CTO', 3_000); // checked again: the same answer, kept as "the same as the next"
@@ -184,7 +186,7 @@ describe('the two sides of a carried change', () => {
   });
 
   it('a current answer the API refused: the change to it carried, not comparable, found now false', () => {
-    const store = storeAt(path.join(makeTempDir(), 'store.sqlite'));
+    const { store } = newStore();
     answer(store, 'a@x.test', 'CTO', 1_000);
     store.put(SVC, 'lookup_email', 'a@x.test', { found: false, data: undefined, refused: 'malformed', fetchedAt: 2_000 }, 'earlier');
     store.flush();
@@ -197,8 +199,7 @@ describe('the two sides of a carried change', () => {
 
 describe('what is marked reported', () => {
   it('only what the run recorded as listed, and only once it says its file is in place', () => {
-    const file = path.join(makeTempDir(), 'store.sqlite');
-    const store = storeAt(file);
+    const { file, store } = newStore();
     for (const key of ['a@x.test', 'b@x.test']) {
       answer(store, key, 'Engineer', 1_000);
       answer(store, key, 'CTO', 2_000);
@@ -221,8 +222,7 @@ describe('what is marked reported', () => {
 
 describe('two runs with --changes at once on one store', () => {
   it('one carries the earlier changes (it holds the lease); the other lists its own only; a dead holder holds nothing', () => {
-    const file = path.join(makeTempDir(), 'store.sqlite');
-    const store = storeAt(file);
+    const { file, store } = newStore();
     answer(store, 'a@x.test', 'Engineer', 1_000);
     answer(store, 'a@x.test', 'CTO', 2_000);
     const first = reportOf(store, 'first');
@@ -337,8 +337,7 @@ describe('the report lease', () => {
   });
 
   it('a run that takes it again (its own row) holds it', () => {
-    const file = path.join(makeTempDir(), 'store.sqlite');
-    const store = storeAt(file);
+    const { file, store } = newStore();
     answer(store, 'a@x.test', 'Engineer', 1_000);
     answer(store, 'a@x.test', 'CTO', 2_000);
     reportOf(store, 'me');
@@ -348,8 +347,7 @@ describe('the report lease', () => {
 
 describe('marking twice', () => {
   it('a change another run marked meanwhile is not counted again', () => {
-    const file = path.join(makeTempDir(), 'store.sqlite');
-    const store = storeAt(file);
+    const { file, store } = newStore();
     answer(store, 'a@x.test', 'Engineer', 1_000);
     answer(store, 'a@x.test', 'CTO', 2_000);
     const first = reportOf(store, 'first');
@@ -363,7 +361,7 @@ describe('marking twice', () => {
 
 describe('a store with no answers of the service', () => {
   it('carries nothing (and reads nothing for it)', () => {
-    const store = storeAt(path.join(makeTempDir(), 'store.sqlite'));
+    const { store } = newStore();
     const report = reportOf(store, 'me');
     expect(report.holder).toBeUndefined();
     expect(report.carries).toBe(false);
