@@ -101,7 +101,7 @@ export class Transport {
   }
 
   async request<T>(spec: RequestSpec): Promise<ApiResponse<T>> {
-    if (this.#closed) throw new ClientClosedError();
+    // After close() the agents refuse to connect (refusingOnceClosed): a ClientClosedError all the same.
     const url = new URL(this.baseUrl + spec.path);
     for (const [name, value] of Object.entries(spec.query ?? {})) url.searchParams.set(name, value);
     let oversize = false;
@@ -223,9 +223,10 @@ function refusingOnceClosed<A extends http.Agent>(agent: A, closed: () => boolea
 
 /**
  * A proxy's password out of an error's messages and stacks (Node 22.21 and 24.5 put the proxy's
- * whole URL in a refused tunnel's message), as typed and as decoded.
+ * whole URL in a refused tunnel's message), as typed and as decoded. Exported for its own tests:
+ * the Node releases CI runs (22.23, 24.22, 26.12) no longer write it, so no request shows it.
  */
-function withoutSecret(error: Error, password: string | undefined): Error {
+export function withoutSecret(error: Error, password: string | undefined): Error {
   if (!password) return error;
   const secrets = [...new Set([password, decodeURIComponent(password)])];
   // In a URL it stands between the user name's colon and the host's @.
@@ -250,7 +251,6 @@ function safeCause(error: unknown, depth = 0): Error {
 }
 
 function parseJson(text: string): unknown {
-  if (text.trim() === '') return undefined;
   try {
     return JSON.parse(text);
   } catch {

@@ -19,8 +19,7 @@ export interface ChargedCallArgs extends BudgetArgs {
 
 /** The budgets given: the flags (all of them), else the config file's. */
 export function givenBudgets(args: BudgetArgs, file: FileConfig, fileDoor: Door): BudgetLimit[] {
-  if (args.budget !== undefined) return readOption('budget', args.budget, 'flag') ?? [];
-  return readOption('budget', file.budget, fileDoor) ?? [];
+  return (args.budget === undefined ? readOption('budget', file.budget, fileDoor) : readOption('budget', args.budget, 'flag')) ?? [];
 }
 
 /** --store and --budget of a single call (charged-call.ts): the ledger it is recorded in, and the budgets it holds to. */

@@ -336,6 +336,9 @@ describe('what goes on the wire, and what comes back (tiny server)', () => {
     transport.close();
     await expect(pending).rejects.toBeInstanceOf(ClientClosedError);
     await expect(transport.request({ method: 'GET', path: '/account/credits' })).rejects.toBeInstanceOf(ClientClosedError);
+    await expect(transport.request({ method: 'GET', path: '/account/credits' })).rejects.toThrow(
+      /^The LeadClient was closed before this call was sent; make a new client to go on$/,
+    );
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(tiny.seen).toEqual([]);
   });

@@ -2,6 +2,7 @@
 // answer"): a filled cell is compared as it is written, like an added column, and named by its input
 // column. With --fill the output has no added column of the answer's, so before this a new title
 // written into Title changed nothing that --changes, lead_changed or the summary said.
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { enrich } from '../../src/run/enrich.js';
@@ -110,6 +111,27 @@ describe('--fill: a filled cell that changed', () => {
       { row: '1', key: 'ann@acme.com', field: 'lead_title', before: 'Manager', after: 'Director' },
       { row: '1', key: 'ann@acme.com', field: 'Title', before: 'Manager', after: 'Director' },
       { row: '2', key: 'bob@acme.com', field: 'status', before: 'found', after: 'not_found' },
+    ]);
+  });
+
+  it('a row shorter than the header, the answer filling nothing: its missing cell is blank, unchanged, on both sides', async () => {
+    const titles = new Map<string, string | undefined>([
+      ['ann@acme.com', undefined],
+      ['bob@acme.com', 'Engineer'],
+    ]);
+    const api = await serviceOf(titles);
+    const dir = makeTempDir();
+    const input = path.join(dir, 'in.csv');
+    writeFileSync(input, 'email,Title\nann@acme.com\nbob@acme.com,\n');
+    const options = { input, baseUrl: api.baseUrl, token: 'token-0123456789', store: path.join(dir, 'store.sqlite'), fill: 'Title=lead_title' };
+    await enrich({ ...options, output: path.join(dir, 'one.csv') });
+    titles.set('bob@acme.com', 'Director');
+    const summary = await enrich({ ...options, output: path.join(dir, 'two.csv'), refresh: true, changes: path.join(dir, 'changes.csv') });
+    expect(lines(path.join(dir, 'changes.csv'))).toEqual([{ row: '2', key: 'bob@acme.com', field: 'Title', before: 'Engineer', after: 'Director' }]);
+    expect(summary.changed).toEqual({ compared: 2, rows: 1, fields: { Title: 1 } });
+    expect(readCsvObjects(path.join(dir, 'two.csv')).map((row) => [row.Title, row.lead_changed])).toEqual([
+      ['', ''],
+      ['Director', 'Title'],
     ]);
   });
 

@@ -56,6 +56,37 @@ describe('a budget that cannot refresh every stale answer tonight', () => {
     expect(third.refreshed).toEqual([3, 10, 11]);
   });
 
+  // The keys with no answer first: a stale answer is better than none.
+  for (const { fresh, refreshed, line } of [
+    { fresh: 2, refreshed: [4], line: 'fetched after' },
+    { fresh: 3, refreshed: [], line: 'then no answer older than maxAge is looked up again' },
+  ]) {
+    it(`${fresh} keys with no answer take ${fresh} of the 3 lookups 16 credits pay for; the oldest stale answers the rest`, async () => {
+      const dir = makeTempDir();
+      const stored = EMAILS.slice(0, 6);
+      const store = path.join(dir, 'store.sqlite');
+      const output = path.join(dir, 'out.csv');
+      const first = writeCsv(path.join(dir, 'first.csv'), [['email'], ...stored.map((e) => [e])]);
+      await enrich({ input: first, output, store, baseUrl: s.baseUrl, token: s.token });
+      const db = openSqliteFile(store);
+      const now = Date.now();
+      stored.forEach((email, i) => {
+        db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - AGES[i]! * DAY, email);
+      });
+      db.close();
+      const newKeys = Array.from({ length: fresh }, (_, i) => `new.${i}@company${i}.com`);
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...stored.map((e) => [e]), ...newKeys.map((e) => [e])]);
+      const notices: string[] = [];
+      await enrich({ input, output, store, baseUrl: s.baseUrl, token: s.token, budget: 16, concurrency: 1, onNotice: (l: string) => notices.push(l) });
+      const rows = readCsvObjects(output);
+      expect(rows.flatMap((row, i) => (row.lead_billing === 'charged' && i < stored.length ? [i] : []))).toEqual(refreshed);
+      expect(rows.slice(stored.length).map((row) => row.lead_status)).toEqual(newKeys.map(() => 'found'));
+      expect(notices.filter((l) => l.startsWith('the budgets cannot pay for every refresh this run needs: the keys with no answer first, then '))).toEqual([
+        expect.stringContaining(line),
+      ]);
+    });
+  }
+
   it('a budget that pays for every refresh: nothing waits, the file in its order', async () => {
     const dir = makeTempDir();
     const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...EMAILS.slice(0, 4).map((e) => [e])]);

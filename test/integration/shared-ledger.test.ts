@@ -185,6 +185,18 @@ describe('clusters on one Redis', () => {
     expect(await a.standing(periodAt('day', AT))).toEqual({ spent: 5, held: 8 });
   });
 
+  it('write no key outside their own name: a worker of one cluster is never taken for the same worker id of another', async () => {
+    const id = `test-${randomUUID()}`;
+    const { spend, link } = await workerOf(id, 'worker-same');
+    const held = (await spend.reserve('lookup_email', 8, [day(100)], AT)) as { seq: number };
+    await spend.settle(held.seq, charge(5));
+    await spend.reserve('lookup_email', 8, [day(100)], AT);
+    await spend.mostCharged();
+    const keys = await link.client.keys('*');
+    expect(keys.filter((key) => key.includes('worker-same') || key.startsWith(id)).length).toBeGreaterThanOrEqual(7);
+    expect(keys.filter((key) => !key.startsWith('test-'))).toEqual([]);
+  });
+
   it("keep each charged call's record under their own name, in the day it was charged", async () => {
     const id = `test-${randomUUID()}`;
     const { spend, link } = await workerOf(id, 'worker-1');

@@ -5,6 +5,7 @@
 // token's fingerprint (a SHA-256 of it, what Redis keys are named by) shows what is kept.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { speakingTo } from '../../src/api/caller-words.js';
 import { ConfigError } from '../../src/api/errors.js';
 import { Transport } from '../../src/api/transport.js';
 
@@ -54,6 +55,12 @@ describe('a token that cannot be sent', () => {
     } catch (error) {
       expect((error as Error).message).not.toContain(token);
     }
+  });
+
+  it('said to each reader in its own words: where the command line and a program give the token', () => {
+    const make = () => new Transport({ baseUrl: BASE, token: '' });
+    expect(() => speakingTo('cli', make)).toThrow(/^No usable API token: set LEAD_API_TOKEN, or token \/ tokenFile in the config file$/);
+    expect(() => speakingTo('library', make)).toThrow(/^No usable API token: give the token option$/);
   });
 
   it('no base URL: said before the token', () => {

@@ -11,20 +11,7 @@ import { HeldError } from '../../src/lookup/request-path/breaker.js';
 import { withBreaker } from '../../src/lookup/request-path/with-breaker.js';
 import { GateStoppedError } from '../../src/lookup/rate/gate-errors.js';
 import { ManualClock, settle } from '../helpers/manual-clock.js';
-
-const outage = () => new ServerError('503', { status: 503 });
-
-function breakerOf(patienceMs = 60_000) {
-  const clock = new ManualClock();
-  const events: Availability[] = [];
-  const breaker = new CircuitBreaker({ clock, patienceMs, onChange: (e) => events.push(e) });
-  return { breaker, clock, events };
-}
-
-/** `n` failures of `keys` different keys, each admitted while closed. */
-function fail(breaker: CircuitBreaker, n: number, keys: number, error: unknown = outage()): Array<'retry' | 'hold'> {
-  return Array.from({ length: n }, (_, i) => breaker.failed('closed', error, `k${i % keys}`));
-}
+import { breakerOf, fail, lastProbeAtPatienceEnd, outage } from '../helpers/breaker.js';
 
 describe('CircuitBreaker: when it opens', () => {
   it('after 8 outage failures in a row from 5 keys or more', () => {
@@ -71,25 +58,6 @@ describe('CircuitBreaker: when it opens', () => {
     expect(breaker.unavailableSince).toBeUndefined();
   });
 });
-
-/**
- * A breaker with a patience of 3 s whose probes at 1 s and 2.5 s failed: the next would come at
- * 4.75 s, past the patience, so the third held lookup goes as the last probe at 3 s.
- */
-async function lastProbeAtPatienceEnd() {
-  const { breaker, clock, events } = breakerOf(3_000);
-  fail(breaker, 8, 8);
-  const calls = [breaker.admit(), breaker.admit(), breaker.admit()];
-  await clock.advance(1_000);
-  await expect(calls[0]).resolves.toBe('probe');
-  breaker.failed('probe', outage(), 'k0');
-  await clock.advance(1_500);
-  await expect(calls[1]).resolves.toBe('probe');
-  breaker.failed('probe', outage(), 'k1');
-  await clock.advance(500);
-  await expect(calls[2]).resolves.toBe('probe');
-  return { breaker, events };
-}
 
 describe('CircuitBreaker: while open', () => {
   it('holds every lookup, lets one probe go at 1 s, 1.5 s, 2.25 s ..., and releases them all when a probe is answered', async () => {

@@ -155,6 +155,62 @@ describe('RateWindow', () => {
     expect(w.allowance).toBe(30);
   });
 
+  it('forgets a start that sent nothing, and only that one', () => {
+    const w = windowAt({ resetAt: T0 + 10_000 });
+    w.started(T0 + 9_800);
+    w.started(T0 + 9_900);
+    w.unstarted(T0 + 9_800); // the first of the list
+    expect(w.refill(T0 + 10_250, 0)).toBe(100 - 1);
+    const other = windowAt({ resetAt: T0 + 10_000 });
+    other.started(T0 + 9_800);
+    other.unstarted(T0 + 9_850); // never started: nothing to forget
+    expect(other.refill(T0 + 10_250, 0)).toBe(100 - 1);
+  });
+
+  it('counts a start exactly at the margin before the edge in the new window', () => {
+    const w = windowAt({ resetAt: T0 + 10_000 });
+    w.started(T0 + 9_750);
+    w.started(T0 + 9_749);
+    expect(w.refill(T0 + 10_250, 0)).toBe(100 - 1);
+  });
+
+  it('a refill asked before its margin has passed refills the window still ending, not the next', () => {
+    const w = windowAt({ resetAt: T0 + 10_000 });
+    w.refill(T0 + 10_000, 0);
+    expect(w.windowEnd).toBe(T0 + 10_000);
+    w.refill(T0 + 10_250, 0);
+    expect(w.windowEnd).toBe(T0 + 70_000);
+  });
+
+  it('a pause to the same moment as the one in force changes nothing', () => {
+    const w = windowAt();
+    expect(w.pauseUntil(T0 + 5_000)).toBe(true);
+    expect(w.pauseUntil(T0 + 5_000)).toBe(false);
+  });
+
+  it("a hint up to a second and the margin after one of our edges confirms it; a millisecond more is the server's own reset", () => {
+    // An edge that is no whole number of windows from the epoch's: the hint is measured from it.
+    const confirmed = windowAt({ resetAt: T0 + 20_000 });
+    confirmed.pauseUntil(T0 + 20_000 + 1_000 + 250);
+    expect(confirmed.windowEnd).toBe(T0 + 20_000);
+    const later = windowAt({ resetAt: T0 + 20_000 });
+    later.pauseUntil(T0 + 20_000 + 2 * MINUTE + 800); // two windows on, still just after an edge
+    expect(later.windowEnd).toBe(T0 + 20_000);
+    const reset = windowAt({ resetAt: T0 + 20_000 });
+    reset.pauseUntil(T0 + 20_000 + 1_000 + 251);
+    expect(reset.windowEnd).toBe(T0 + 21_251);
+  });
+
+  it('a 429 without a hint exactly at an edge belongs to the new window: learned at its end, not at this refill', () => {
+    const w = windowAt({ resetAt: T0 + 10_000 });
+    w.started(T0 + 5_000);
+    w.settled(T0 + 5_000, false, T0 + 5_050);
+    w.learnAtNextEdge(T0 + 10_000);
+    expect(w.refill(T0 + 10_250, 0)).toBe(100);
+    expect(w.allowance).toBe(100);
+    expect(w.refill(T0 + 70_250, 0)).toBe(1);
+  });
+
   it('keeps the list of recent starts short at high rates', () => {
     const w = windowAt({ allowance: 100_000, resetAt: T0 + 10_000, marginMs: 10 });
     for (let i = 0; i < 5000; i += 1) w.started(T0 + i);
