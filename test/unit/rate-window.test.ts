@@ -19,6 +19,18 @@ describe('first edge', () => {
     expect(firstEdge(T0 - 5_000, T0, MINUTE)).toBe(T0 + 55_000);
     expect(firstEdge(T0 - 125_000, T0, MINUTE)).toBe(T0 + 55_000);
   });
+  it('takes a reset up to a window and a second ahead (a hint rounded up), not a millisecond more', () => {
+    expect(firstEdge(T0 + MINUTE + 1_000, T0, MINUTE)).toBe(T0 + MINUTE + 1_000);
+    expect(firstEdge(T0 + MINUTE + 500, T0, MINUTE)).toBe(T0 + MINUTE + 500);
+    expect(firstEdge(T0 + MINUTE + 1_001, T0, MINUTE)).toBe(T0 + MINUTE);
+  });
+  it('a reset at this very moment has passed: the next edge is a window on', () => {
+    expect(firstEdge(T0, T0, MINUTE)).toBe(T0 + MINUTE);
+  });
+  it('moves on from a reset up to ten windows past, not one further back (clock skew)', () => {
+    expect(firstEdge(T0 - 10 * MINUTE + 1, T0, MINUTE)).toBe(T0 + 1);
+    expect(firstEdge(T0 - 10 * MINUTE - 500, T0, MINUTE)).toBe(T0 + MINUTE);
+  });
   it('is one window from now with no reset, or one too far off (clock skew)', () => {
     expect(firstEdge(undefined, T0, MINUTE)).toBe(T0 + MINUTE);
     expect(firstEdge(T0 + 3 * MINUTE, T0, MINUTE)).toBe(T0 + MINUTE);

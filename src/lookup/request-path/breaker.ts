@@ -34,13 +34,12 @@ export interface BreakerSettings {
 /** What an attempt was let through as: a lookup like any other, or the one probe while the API is down. */
 export type Admission = 'closed' | 'probe';
 
-/** A lookup stopped at the gate's end because the API went down while it waited there: not sent. */
-export class HeldError extends NotSentError {
-  constructor() {
-    super('held: the API is unavailable');
-    this.name = 'HeldError';
-  }
-}
+/**
+ * A lookup stopped at the gate's end because the API went down while it waited there: not sent.
+ * It never leaves the request path (with-breaker.ts waits for a turn again, or makes it the gate's
+ * stop), so it carries no words.
+ */
+export class HeldError extends NotSentError {}
 
 const OPEN_AFTER_CONSECUTIVE = 8;
 const MANY_KEYS = 5;
