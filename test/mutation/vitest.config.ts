@@ -8,7 +8,12 @@ import suite from '../vitest.config.js';
 import ShortestFirst from './shortest-first.js';
 
 const fast = new Set(['unit', 'integration']);
-const projects = (suite.test?.projects ?? []).filter((project) => typeof project === 'object' && 'test' in project && fast.has(String(project.test?.name)));
+// One test at a time, even in a file that runs its tests concurrently: StrykerJS names the test
+// that covers a mutant by the one running when the mutant's code runs, and of two tests at once
+// it would name the wrong one (or none, and make the mutant static: every test then runs for it).
+const projects = (suite.test?.projects ?? [])
+  .filter((project) => typeof project === 'object' && 'test' in project && fast.has(String(project.test?.name)))
+  .map((project) => (typeof project === 'object' && 'test' in project ? { ...project, test: { ...project.test, maxConcurrency: 1 } } : project));
 if (projects.length !== fast.size) throw new Error('test/mutation/vitest.config.ts: test/vitest.config.ts no longer has the unit and integration projects');
 
 export default defineConfig({ ...suite, test: { ...suite.test, projects, sequence: { ...suite.test?.sequence, sequencer: ShortestFirst } } });
