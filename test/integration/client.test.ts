@@ -2,10 +2,12 @@
 // ordinary behaviour and faults, and tiny node:http servers on 127.0.0.1 for what the sandbox
 // does not do (odd statuses, odd bodies, contradictory rate-limit hints). No mocks.
 // Every failure is collected and, at the end, checked for the token (cli-contract: "never printed").
+// Each test makes its own client (beforeEach): a client made in a beforeAll runs the transport's
+// constructor outside any test, which makes StrykerJS run every test for each of its mutants.
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { inspect } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isLeadFound } from '../../src/api/client.js';
 import { RESOLVE_TIMEOUT_MAX_MS, validateResolveTimeout } from '../../src/api/resolve-timeout.js';
 import { LeadClient } from '../../src/lookup/lead-client.js';
@@ -182,6 +184,8 @@ describe('the eight operations against the sandbox', () => {
   let api: LeadClient;
   beforeAll(async () => {
     sb = await sandbox();
+  });
+  beforeEach(() => {
     api = client(sb.baseUrl);
   });
 
@@ -294,6 +298,8 @@ describe('what goes on the wire, and what comes back (tiny server)', () => {
   let api: LeadClient;
   beforeAll(async () => {
     tiny = await tinyServer();
+  });
+  beforeEach(() => {
     api = client(tiny.baseUrl);
   });
   afterAll(() => tiny.close());
@@ -429,6 +435,8 @@ describe('errors from the sandbox', () => {
   let api: LeadClient;
   beforeAll(async () => {
     sb = await sandbox();
+  });
+  beforeEach(() => {
     api = client(sb.baseUrl, { timeoutMs: 150 });
   });
 
@@ -600,6 +608,8 @@ describe('odd answers (tiny server)', () => {
   let api: LeadClient;
   beforeAll(async () => {
     tiny = await tinyServer();
+  });
+  beforeEach(() => {
     api = client(tiny.baseUrl, { timeoutMs: 300, maxBodyBytes: 4096 });
   });
   afterAll(() => tiny.close());
