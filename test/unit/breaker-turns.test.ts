@@ -24,6 +24,13 @@ async function settledNow(promise: Promise<unknown>): Promise<boolean> {
   return settled;
 }
 
+describe('while the API is up', () => {
+  it('every lookup goes at once, as one like any other', async () => {
+    const { breaker } = breakerOf();
+    await expect(breaker.admit()).resolves.toBe('closed');
+  });
+});
+
 describe('a probe that was not sent', () => {
   it('before the patience ends: the turn passes to the next held lookup, a probe interval later; the API is not given up on', async () => {
     const { breaker, clock } = breakerOf();
@@ -70,6 +77,28 @@ describe('how long the API has been down', () => {
 });
 
 describe("a held lookup's stop signal", () => {
+  it('a lookup stopped while held leaves its turn as the probe to the next one held', async () => {
+    const { breaker, clock } = breakerOf();
+    fail(breaker, 8, 8);
+    const stop = new AbortController();
+    const stopped = breaker.admit(stop.signal);
+    const next = breaker.admit();
+    stop.abort();
+    await expect(stopped).resolves.toBe('closed');
+    await clock.advance(1_000);
+    expect(await settledNow(next)).toBe(true);
+    await expect(next).resolves.toBe('probe');
+  });
+
+  it('a lookup whose run was stopped before it came is let go at once', async () => {
+    const { breaker } = breakerOf();
+    fail(breaker, 8, 8);
+    const stop = new AbortController();
+    stop.abort();
+    expect(await settledNow(breaker.admit(stop.signal))).toBe(true);
+    await expect(breaker.admit(stop.signal)).resolves.toBe('closed');
+  });
+
   it('keeps no listener once the lookup is let go as the probe', async () => {
     const { breaker, clock } = breakerOf();
     fail(breaker, 8, 8);
