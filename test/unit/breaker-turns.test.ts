@@ -85,6 +85,7 @@ describe("a held lookup's stop signal", () => {
     const next = breaker.admit();
     stop.abort();
     await expect(stopped).resolves.toBe('closed');
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
     await clock.advance(1_000);
     expect(await settledNow(next)).toBe(true);
     await expect(next).resolves.toBe('probe');
