@@ -32,7 +32,7 @@ describe('CircuitBreaker: when it opens', () => {
     const { breaker } = breakerOf();
     for (let i = 0; i < 500; i += 1) {
       if (i % 5 === 0) expect(breaker.failed('closed', outage(), `k${i}`)).toBe('retry');
-      else breaker.answered('closed');
+      else breaker.answered();
     }
     expect(breaker.unavailableSince).toBeUndefined();
   });
@@ -40,7 +40,7 @@ describe('CircuitBreaker: when it opens', () => {
   it('when most of the last 20 failed, if not in a row', () => {
     const { breaker } = breakerOf();
     for (let i = 0; i < 20; i += 1) {
-      if (i % 3 === 2) breaker.answered('closed');
+      if (i % 3 === 2) breaker.answered();
       else breaker.failed('closed', outage(), `k${i}`);
     }
     expect(breaker.unavailableSince).toBeDefined();
@@ -80,7 +80,7 @@ describe('CircuitBreaker: while open', () => {
     await clock.advance(2_250);
     expect(admitted).toHaveLength(3);
     // Answered: the API is back, every held lookup goes.
-    breaker.answered('probe');
+    breaker.answered();
     await Promise.all([...held, again]);
     expect(admitted.slice(3).every((a) => a.endsWith(':closed'))).toBe(true);
     expect(events.map((e) => e.kind)).toEqual(['unavailable', 'back']);
@@ -120,7 +120,7 @@ describe('CircuitBreaker: while open', () => {
   it("the last probe goes at the patience's end: an API back by then is not given up on", async () => {
     // The next probe would come at 4.75 s, past the patience: one goes at 3 s instead.
     const { breaker, events } = await lastProbeAtPatienceEnd();
-    breaker.answered('probe');
+    breaker.answered();
     expect(events.map((e) => e.kind)).toEqual(['unavailable', 'back']);
     expect(breaker.gaveUp).toBe(false);
   });
@@ -141,7 +141,7 @@ describe('CircuitBreaker: while open', () => {
     expect(breaker.gaveUp).toBe(false);
     // Its own call comes back at once and is the last probe: answered, the API is back.
     await expect(breaker.admit()).resolves.toBe('probe');
-    breaker.answered('probe');
+    breaker.answered();
     expect(events.map((e) => e.kind)).toEqual(['unavailable', 'back']);
   });
 

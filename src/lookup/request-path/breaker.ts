@@ -143,10 +143,12 @@ export class CircuitBreaker {
     return this.#state !== 'closed' && admission !== 'probe';
   }
 
-  /** The API answered this attempt (a lead, a miss, or a refusal that is no outage: 400, 401, 402, 429). */
-  answered(admission: Admission): void {
+  /**
+   * The API answered an attempt (a lead, a miss, or a refusal that is no outage: 400, 401, 402,
+   * 429): while open, the circuit closes, which ends the probe too; while closed, no probe is out.
+   */
+  answered(): void {
     this.#observe(undefined);
-    if (admission === 'probe') this.#probeOut = false;
     if (this.#state === 'open') this.#close();
   }
 
@@ -165,7 +167,7 @@ export class CircuitBreaker {
       if (admission === 'probe' && this.#state === 'open') this.#probeFailed();
       return 'hold';
     }
-    if (isAnswer(error)) this.answered(admission);
+    if (isAnswer(error)) this.answered();
     // Not the API's doing (the gate stopped, the reserve refused): nothing learned of the API; a
     // probe that was not sent leaves the turn to the next one.
     else if (admission === 'probe' && this.#state === 'open') this.#probeNotSent();

@@ -23,7 +23,7 @@ export function withBreaker(next: Send, breaker: CircuitBreaker, signal: AbortSi
       if (released.aborted && breaker.unavailableSince !== undefined && admission !== 'probe') throw new GateStoppedError();
       try {
         const response = await next({ ...call, admission } as AdmittedCall);
-        breaker.answered(admission);
+        breaker.answered();
         return response;
       } catch (error) {
         // Stopped at the gate's end: the API went down meanwhile; wait for a turn again, unless
