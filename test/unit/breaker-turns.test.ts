@@ -4,7 +4,7 @@
 // has been down while it still is; and no waiting lookup leaves a listener on its stop signal.
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { ApiUnavailableError, BadRequestError } from '../../src/api/errors.js';
+import { ApiUnavailableError, BadRequestError, ClientClosedError } from '../../src/api/errors.js';
 import { CircuitBreaker } from '../../src/lookup/request-path/breaker.js';
 import { GateStoppedError } from '../../src/lookup/rate/gate-errors.js';
 import { breakerOf, fail, lastProbeAtPatienceEnd, outage } from '../helpers/breaker.js';
@@ -328,5 +328,48 @@ describe('the last probe and its grace', () => {
     await expect(calls[2]).resolves.toBe('probe');
     await clock.advance(250);
     expect(await settledNow(calls[3]!)).toBe(false);
+  });
+});
+
+describe('a second outage', () => {
+  it('after the API came back, the next outage sends its probes as the first did', async () => {
+    const { breaker, clock, events } = breakerOf();
+    fail(breaker, 8, 8);
+    const first = breaker.admit();
+    await clock.advance(1_000);
+    await expect(first).resolves.toBe('probe');
+    breaker.answered();
+    expect(clock.pending).toBe(0);
+    fail(breaker, 8, 8);
+    const again = breaker.admit();
+    await clock.advance(1_000);
+    await expect(again).resolves.toBe('probe');
+    expect(events.map((e) => e.kind)).toEqual(['unavailable', 'back', 'unavailable']);
+  });
+});
+
+describe('what the lookups are told once the API is given up on', () => {
+  it('that the API was unavailable for longer than the patience, in seconds', async () => {
+    const { breaker, clock } = breakerOf(3_000);
+    fail(breaker, 8, 8);
+    await clock.advance(4_000);
+    await expect(breaker.admit()).rejects.toThrow(/^not looked up: the API was unavailable for longer than the patience \(3 s\)$/);
+  });
+});
+
+describe('what shows the API is up, and what does not', () => {
+  it('a failure that is no answer and no outage (the client closed) is not the API answering', async () => {
+    const { breaker, clock, events } = breakerOf();
+    fail(breaker, 8, 8);
+    const probe = breaker.admit();
+    await clock.advance(1_000);
+    await expect(probe).resolves.toBe('probe');
+    expect(breaker.failed('probe', new ClientClosedError(), 'k0')).toBe('retry');
+    expect(events.map((e) => e.kind)).toEqual(['unavailable']);
+  });
+
+  it('eight failures in a row from exactly five keys open it', () => {
+    const { breaker } = breakerOf();
+    expect(fail(breaker, 8, 5).at(-1)).toBe('hold');
   });
 });
