@@ -75,7 +75,8 @@ export async function refreshCutoff(settings: EnrichSettings, stored: StoredAges
         for (const key of keys) {
           const answer = answers.get(key);
           if (answer === undefined) oldest.newKey(`${op}\u0000${key}`);
-          else if (answer.fetchedAt < staleBefore && answer.found && answer.refused === undefined) oldest.offer(`${op}\u0000${key}`, answer.fetchedAt);
+          // A refused key is stored as not found: a miss, free to ask again.
+          else if (answer.fetchedAt < staleBefore && answer.found) oldest.offer(`${op}\u0000${key}`, answer.fetchedAt);
         }
       }
       // The new keys take every credit already: no refresh tonight, whatever the rest holds.

@@ -2,6 +2,7 @@
 // so a budget smaller than the refreshes a month needs takes every key in its turn over the nights,
 // not the file's first rows every time. In process: enrich() on a file against the sandbox; the
 // stored answers' ages set in the store file, each its own.
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enrich } from '../../src/run/enrich.js';
@@ -86,6 +87,68 @@ describe('a budget that cannot refresh every stale answer tonight', () => {
       ]);
     });
   }
+
+  it('only found answers older than --max-age wait for their turn: young ones and misses take no place', async () => {
+    const dir = makeTempDir();
+    // Three found and stale (40 to 42 days), three found and young (a day), three stored as not found long ago.
+    const [stale, young, missed] = [EMAILS.slice(0, 3), EMAILS.slice(3, 6), EMAILS.slice(6, 9)];
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...[...stale, ...young, ...missed].map((e) => [e])]);
+    const store = path.join(dir, 'store.sqlite');
+    const output = path.join(dir, 'out.csv');
+    const options = { input, output, store, baseUrl: s.baseUrl, token: s.token };
+    await enrich(options);
+    const db = openSqliteFile(store);
+    const now = Date.now();
+    stale.forEach((email, i) => db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - (40 + i) * DAY, email));
+    young.forEach((email) => db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - DAY, email));
+    missed.forEach((email, i) => db.run('UPDATE results SET fetched_at = ?, found = 0, data = NULL WHERE key = ?', now - (60 + i) * DAY, email));
+    db.close();
+    const notices: string[] = [];
+    // 16 credits: the three stale found answers, and nothing more, wait for a lookup: they all have one.
+    await enrich({ ...options, budget: 16, concurrency: 1, onNotice: (l: string) => notices.push(l) });
+    expect(notices.filter((l) => l.startsWith('the budgets cannot pay for every refresh'))).toEqual([]);
+    expect(
+      readCsvObjects(output)
+        .map((row) => row.lead_billing)
+        .slice(0, 6),
+    ).toEqual(['charged', 'charged', 'charged', 'cached', 'cached', 'cached']);
+  });
+
+  it('reads the file as the run does (its lines to skip, its delimiter, the key column named), and only the rows it looks up', async () => {
+    const dir = makeTempDir();
+    const input = path.join(dir, 'in.csv');
+    // A title line to skip; another column of emails before the one named; a row with no key; a
+    // row whose Title --fill has nothing to fill (complete: not looked up) with the oldest answer.
+    const emails = EMAILS.slice(0, 6);
+    const rows = emails.map((email, i) => `person ${i};x${i}@not-this.com;${email};${i === 0 ? 'Director' : ''}`);
+    writeFileSync(input, `Contacts export\nName;Other;Contact;Title\n${rows.join('\n')}\nnobody;;;\n`);
+    const store = path.join(dir, 'store.sqlite');
+    const output = path.join(dir, 'out.csv');
+    const options = {
+      input,
+      output,
+      store,
+      baseUrl: s.baseUrl,
+      token: s.token,
+      skipLines: 1,
+      delimiter: ';',
+      column: 'Contact',
+      by: 'email' as const,
+      fill: 'Title=lead_title',
+    };
+    await enrich({ ...options, fill: undefined });
+    const db = openSqliteFile(store);
+    const now = Date.now();
+    const ages = [80, 60, 40, 41, 42, 43];
+    emails.forEach((email, i) => db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - ages[i]! * DAY, email));
+    db.close();
+    await enrich({ ...options, budget: 8, concurrency: 1 });
+    // One lookup: the oldest of the rows looked up, the file's second (60 days); the first is complete.
+    const after = openSqliteFile(store);
+    const fresh = after.rows('SELECT key FROM results WHERE fetched_at > ?', now - DAY).map((row) => row[0]);
+    after.close();
+    expect(fresh).toEqual([emails[1]]);
+  });
 
   it('a budget that pays for every refresh: nothing waits, the file in its order', async () => {
     const dir = makeTempDir();
