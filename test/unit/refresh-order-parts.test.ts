@@ -4,7 +4,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { speakingTo } from '../../src/api/caller-words.js';
-import { holdsStaleAnswers, ordersRefreshes, refreshLine, type StoredAges } from '../../src/run/refresh-order.js';
+import { holdsStaleAnswers, OldestFound, ordersRefreshes, refreshLine, type StoredAges } from '../../src/run/refresh-order.js';
 import type { EnrichSettings } from '../../src/run/settings.js';
 
 const DAY = 86_400_000;
@@ -57,5 +57,66 @@ describe('what a run says when answers wait for their turn', () => {
     expect(speakingTo('library', () => refreshLine(Number.NEGATIVE_INFINITY))).toBe(
       'the budgets cannot pay for every refresh this run needs: the keys with no answer first, then no answer older than maxAge is looked up again',
     );
+  });
+});
+
+describe('the oldest found answers the credits pay for (OldestFound)', () => {
+  /** What the cutoff must be, from every offer at once: the slots-th oldest distinct answer. */
+  function expectedCutoff(capacity: number, newKeys: number, offers: ReadonlyArray<[string, number]>): number | undefined {
+    const ages = new Map<string, number>();
+    for (const [key, at] of offers) if (!ages.has(key)) ages.set(key, at);
+    const slots = capacity - Math.min(newKeys, capacity);
+    if (ages.size <= slots) return undefined;
+    if (slots <= 0) return Number.NEGATIVE_INFINITY;
+    return [...ages.values()].sort((a, b) => a - b)[slots - 1];
+  }
+
+  /** A small seeded generator (mulberry32): the same cases on every run. */
+  function random(seed: number): () => number {
+    let state = seed;
+    return () => {
+      state = (state + 0x6d2b79f5) | 0;
+      let t = Math.imul(state ^ (state >>> 15), 1 | state);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+    };
+  }
+
+  it('agrees with sorting every offer, over 2,000 drawn files (keys repeated, ages tied, new keys among them)', () => {
+    const next = random(20261207);
+    for (let file = 0; file < 2_000; file += 1) {
+      const capacity = Math.floor(next() * 8);
+      const found = new OldestFound(capacity);
+      const offers: Array<[string, number]> = [];
+      let newKeys = 0;
+      const seen = new Set<string>();
+      for (let row = 0, rows = Math.floor(next() * 30); row < rows; row += 1) {
+        if (next() < 0.15) {
+          const key = `new${Math.floor(next() * 6)}`;
+          if (!seen.has(key) && !found.full) newKeys += 1;
+          seen.add(key);
+          found.newKey(key);
+          continue;
+        }
+        const id = Math.floor(next() * 12);
+        // A key's age is its own: a repeated key comes with the same age.
+        const at = 1_000 + ((id * 7) % 5) * 10;
+        offers.push([`k${id}`, at]);
+        found.offer(`k${id}`, at);
+      }
+      expect(found.cutoff(), `file ${file}: capacity ${capacity}, ${newKeys} new keys, offers ${JSON.stringify(offers)}`).toBe(
+        expectedCutoff(capacity, newKeys, offers),
+      );
+    }
+  });
+
+  it('full once the new keys take every lookup', () => {
+    const found = new OldestFound(2);
+    found.newKey('a');
+    expect(found.full).toBe(false);
+    found.newKey('a');
+    expect(found.full).toBe(false);
+    found.newKey('b');
+    expect(found.full).toBe(true);
   });
 });
