@@ -117,6 +117,44 @@ describe('--with company: the company looked up again is compared under its doma
   });
 });
 
+describe('--with mx and whois looked up again', () => {
+  it("a domain's mail moved shows in mx_primary, its registrar in whois_registrar, the person unchanged", async () => {
+    let [exchange, registrar] = ['mx1.acme.com', 'Old Registrar'];
+    const api = await accountOnlyServer((req) => {
+      const url = new URL(req.url!, 'http://x');
+      if (url.pathname.endsWith('/domain/resolve/mx')) {
+        return { status: 200, body: JSON.stringify({ status: 'success', data: { domain: 'acme.com', mx_records: [{ exchange, priority: 10 }] } }) };
+      }
+      if (url.pathname.endsWith('/domain/resolve/whois')) {
+        return {
+          status: 200,
+          body: JSON.stringify({ status: 'success', data: { whoisRecord: { domain: { domain: 'acme.com' }, registrar: { name: registrar } } } }),
+        };
+      }
+      const email = url.searchParams.get('email_address');
+      return { status: 200, body: JSON.stringify({ status: 'success', data: { email_address: email, lead: { name: 'Ann', title: 'CTO' } } }) };
+    });
+    closers.push(api.close);
+    const dir = makeTempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['ann@acme.com']]);
+    const options = { input, baseUrl: api.baseUrl, token: 'token-0123456789', store: path.join(dir, 'store.sqlite'), with: ['mx' as const, 'whois' as const] };
+    await enrich({ ...options, output: path.join(dir, 'one.csv') });
+    [exchange, registrar] = ['mx2.acme.com', 'New Registrar'];
+    const summary = await enrich({ ...options, output: path.join(dir, 'two.csv'), refresh: true, changes: path.join(dir, 'changes.csv') });
+    const lines = readCsvObjects(path.join(dir, 'changes.csv')).map(({ key, field, before, after }) => ({ key, field, before, after }));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        { key: 'acme.com', field: 'mx_primary', before: 'mx1.acme.com', after: 'mx2.acme.com' },
+        { key: 'acme.com', field: 'mx_records', before: '10 mx1.acme.com', after: '10 mx2.acme.com' },
+        { key: 'acme.com', field: 'whois_registrar', before: 'Old Registrar', after: 'New Registrar' },
+      ]),
+    );
+    expect(lines).toHaveLength(3);
+    expect(lines.every((line) => line.key === 'acme.com')).toBe(true);
+    expect(summary.changed).toEqual({ compared: 1, rows: 1, fields: { mx_primary: 1, mx_records: 1, whois_registrar: 1 } });
+  });
+});
+
 describe('lead_changed and --fields', () => {
   it('is always written last when --changes is given, wherever --fields names it, and is no field of a run without it', async () => {
     const s = await sandbox();
