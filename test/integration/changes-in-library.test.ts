@@ -123,7 +123,8 @@ describe('--with mx and whois looked up again', () => {
     const api = await accountOnlyServer((req) => {
       const url = new URL(req.url!, 'http://x');
       if (url.pathname.endsWith('/domain/resolve/mx')) {
-        return { status: 200, body: JSON.stringify({ status: 'success', data: { domain: 'acme.com', mx_records: [{ exchange, priority: 10 }] } }) };
+        const records = exchange === '' ? [] : [{ exchange, priority: 10 }];
+        return { status: 200, body: JSON.stringify({ status: 'success', data: { domain: 'acme.com', mx_records: records } }) };
       }
       if (url.pathname.endsWith('/domain/resolve/whois')) {
         return {
@@ -152,6 +153,13 @@ describe('--with mx and whois looked up again', () => {
     expect(lines).toHaveLength(3);
     expect(lines.every((line) => line.key === 'acme.com')).toBe(true);
     expect(summary.changed).toEqual({ compared: 1, rows: 1, fields: { mx_primary: 1, mx_records: 1, whois_registrar: 1 } });
+    // The domain no longer takes mail: MX has no status field, so its columns alone say it.
+    exchange = '';
+    await enrich({ ...options, output: path.join(dir, 'three.csv'), refresh: true, changes: path.join(dir, 'changes3.csv') });
+    expect(readCsvObjects(path.join(dir, 'changes3.csv')).map(({ field, before, after }) => ({ field, before, after }))).toEqual([
+      { field: 'mx_primary', before: 'mx2.acme.com', after: '' },
+      { field: 'mx_records', before: '10 mx2.acme.com', after: '' },
+    ]);
   });
 });
 

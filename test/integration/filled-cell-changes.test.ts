@@ -151,4 +151,29 @@ describe('--fill: a filled cell that changed', () => {
     expect(lines(path.join(dir, 'changes.csv'))).toEqual([{ row: '1', key: 'ann@acme.com', field: 'Title', before: 'Manager', after: 'Director' }]);
     expect(summary.carriedOver).toEqual({ keys: 1, lines: 1, keysNotInFile: 0 });
   });
+
+  it('of a key no longer in the file: listed after the rows, with an empty row, as its answer alone fills the cell', async () => {
+    const titles = new Map<string, string | undefined>([
+      ['ann@acme.com', 'Manager'],
+      ['bob@acme.com', 'Engineer'],
+    ]);
+    const api = await serviceOf(titles);
+    const dir = makeTempDir();
+    const both = writeCsv(path.join(dir, 'both.csv'), [
+      ['email', 'Title'],
+      ['ann@acme.com', ''],
+      ['bob@acme.com', ''],
+    ]);
+    const options = { baseUrl: api.baseUrl, token: 'token-0123456789', store: path.join(dir, 'store.sqlite'), fill: 'Title=lead_title' };
+    await enrich({ ...options, input: both, output: path.join(dir, 'one.csv') });
+    titles.set('ann@acme.com', 'Director');
+    await enrich({ ...options, input: both, output: path.join(dir, 'two.csv'), refresh: true });
+    const bob = writeCsv(path.join(dir, 'bob.csv'), [
+      ['email', 'Title'],
+      ['bob@acme.com', ''],
+    ]);
+    const summary = await enrich({ ...options, input: bob, output: path.join(dir, 'three.csv'), changes: path.join(dir, 'changes.csv') });
+    expect(lines(path.join(dir, 'changes.csv'))).toEqual([{ row: '', key: 'ann@acme.com', field: 'Title', before: 'Manager', after: 'Director' }]);
+    expect(summary.carriedOver).toEqual({ keys: 1, lines: 1, keysNotInFile: 1 });
+  });
 });
