@@ -60,7 +60,7 @@ export interface ErrorPolicy {
   /** Says the API itself is down (not this answer): the breaker waits these out. */
   readonly outage: boolean;
   /** The stop a run makes when a lookup meets it (lookup/stops.ts): no later request could pass. */
-  readonly stops?: 'unauthorized' | 'forbidden' | 'failed' | 'daily_limit' | 'credits' | 'redis' | 'api_unavailable' | 'interrupt';
+  readonly stops?: 'unauthorized' | 'forbidden' | 'failed' | 'daily_limit' | 'credits' | 'api_unavailable';
   /** The exit status of a command that ends with it: 2 for an API that is down (waiting may mend it), never 1. */
   readonly exit: 1 | 2 | 3 | 130;
 }
@@ -337,7 +337,7 @@ export class ApiUnavailableError extends LeadEnrichError {
  * exit 130. A row of enrichRows not looked up because the run was stopped is one too.
  */
 export class InterruptedError extends LeadEnrichError {
-  static override readonly policy: ErrorPolicy = { ...FATAL, stops: 'interrupt', exit: 130 };
+  static override readonly policy: ErrorPolicy = { ...FATAL, exit: 130 };
   constructor(message: string, details: ErrorDetails = {}) {
     super('interrupted', message, details);
   }
@@ -348,9 +348,8 @@ export class InterruptedError extends LeadEnrichError {
  * others, not beside the Redis client: the library's public types then need none of ioredis's.
  */
 export class CoordinationLostError extends LeadEnrichError {
-  static override readonly policy: ErrorPolicy = { ...FATAL, stops: 'redis' };
   constructor(message: string, cause?: unknown) {
-    super('redis_unavailable', message, cause === undefined ? {} : { cause });
+    super('redis_unavailable', message, { cause });
   }
 }
 

@@ -54,6 +54,7 @@ async function server(): Promise<{ baseUrl: string; lookups: () => number }> {
     if (email.startsWith('failing')) return send(503, { status: 'failed', error: { code: 1099, message: 'try later' } });
     if (email.startsWith('gone')) return send(410, { message: 'gone' });
     if (email.startsWith('limit')) return send(429, { status: 'failed', error: { code: 1017, message: 'Daily limit reached' } });
+    if (email.startsWith('forbidden')) return send(403, { status: 'failed', error: { code: 1008, message: 'Not allowed for this token' } });
     send(200, { status: 'success', data: { email_address: email, lead: { name: 'A Person' } } });
   });
   await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
@@ -109,5 +110,18 @@ describe("enrichRows: a row's error is of its code's class", () => {
     expect(s.lookups()).toBe(sent);
     expect(again!.error).toBeInstanceOf(BadRequestError);
     expect(again!.error).toMatchObject({ code: 'bad_request', status: 400, message: expect.stringContaining('not deliverable') });
+  });
+});
+
+describe("enrichRows: a 403 is no row's error", () => {
+  it('the token may not use the operation: the run stops with it at the first, and no later row is looked up', async () => {
+    const api = await server();
+    const rows = [{ email: 'forbidden@acme.com' }, { email: 'ann@acme.com' }, { email: 'bob@acme.com' }];
+    await expect(
+      results(rows, { baseUrl: api.baseUrl, token: 'token-0123456789', store: path.join(makeTempDir(), 's.sqlite'), concurrency: 1 }),
+    ).rejects.toMatchObject({
+      code: 'forbidden',
+    });
+    expect(api.lookups()).toBe(1);
   });
 });

@@ -2,7 +2,7 @@
 // wrapper, or a test double of the client, raises them): what a constructor given only a message
 // holds.
 import { describe, expect, it } from 'vitest';
-import { BadRequestError } from '../../src/api/errors.js';
+import { BadRequestError, CoordinationLostError } from '../../src/api/errors.js';
 
 describe('an error made with only its message', () => {
   it('a BadRequestError has no reasons, its code and no status', () => {
@@ -10,5 +10,14 @@ describe('an error made with only its message', () => {
     expect(error.reasons).toEqual([]);
     expect(error.code).toBe('bad_request');
     expect(error.status).toBeUndefined();
+  });
+});
+
+describe('the connection to Redis lost', () => {
+  it('keeps what it was lost to as its cause, and has none when not told', () => {
+    const cause = new Error('read ECONNRESET');
+    expect(new CoordinationLostError('Lost the connection to Redis', cause).cause).toBe(cause);
+    expect(new CoordinationLostError('Lost the connection to Redis').cause).toBeUndefined();
+    expect(new CoordinationLostError('Lost the connection to Redis').code).toBe('redis_unavailable');
   });
 });
