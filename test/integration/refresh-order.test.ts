@@ -99,9 +99,9 @@ describe('a budget that cannot refresh every stale answer tonight', () => {
     await enrich(options);
     const db = openSqliteFile(store);
     const now = Date.now();
-    stale.forEach((email, i) => db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - (40 + i) * DAY, email));
-    young.forEach((email) => db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - DAY, email));
-    missed.forEach((email, i) => db.run('UPDATE results SET fetched_at = ?, found = 0, data = NULL WHERE key = ?', now - (60 + i) * DAY, email));
+    for (const [i, email] of stale.entries()) db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - (40 + i) * DAY, email);
+    for (const email of young) db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - DAY, email);
+    for (const [i, email] of missed.entries()) db.run('UPDATE results SET fetched_at = ?, found = 0, data = NULL WHERE key = ?', now - (60 + i) * DAY, email);
     db.close();
     const notices: string[] = [];
     // 16 credits: the three stale found answers, and nothing more, wait for a lookup: they all have one.
@@ -140,7 +140,7 @@ describe('a budget that cannot refresh every stale answer tonight', () => {
     const db = openSqliteFile(store);
     const now = Date.now();
     const ages = [80, 60, 40, 41, 42, 43];
-    emails.forEach((email, i) => db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - ages[i]! * DAY, email));
+    for (const [i, email] of emails.entries()) db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - ages[i]! * DAY, email);
     db.close();
     await enrich({ ...options, budget: 8, concurrency: 1 });
     // One lookup: the oldest of the rows looked up, the file's second (60 days); the first is complete.

@@ -2,9 +2,9 @@
 // probe at a time at growing intervals, the held lookups released when the API answers, given up
 // after the patience; and through the request path, a held lookup uses none of its retries.
 import { describe, expect, it } from 'vitest';
-import { ApiUnavailableError, BadRequestError, BadResponseError, RateLimitedError, ServerError, UnauthorizedError } from '../../src/api/errors.js';
+import { ApiUnavailableError, BadRequestError, BadResponseError, RateLimitedError, UnauthorizedError } from '../../src/api/errors.js';
 import { isUnknownHost, networkFailure } from '../../src/api/network-errors.js';
-import { CircuitBreaker, type Availability } from '../../src/lookup/request-path/breaker.js';
+import type { Availability } from '../../src/lookup/request-path/breaker.js';
 import { RequestPath, type Attempt } from '../../src/lookup/request-path/request-path.js';
 import { RetryPolicy } from '../../src/lookup/request-path/retry-policy.js';
 import { HeldError } from '../../src/lookup/request-path/breaker.js';
