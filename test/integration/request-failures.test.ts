@@ -196,6 +196,29 @@ describe('a base URL without a port names the port its scheme implies', () => {
   }
 });
 
+describe("a connection's failure keeps what it was, and nothing of the request", () => {
+  it("its cause is a copy of got's error and of its own cause: name, code, message and stack, no options", async () => {
+    const closed = http.createServer();
+    const port = await listening(closed);
+    await new Promise((resolve) => closed.close(resolve));
+    const error = await failureOf(transport(`http://127.0.0.1:${port}/v2`).request({ method: 'GET', path: '/account/credits' }));
+    expect(error).toBeInstanceOf(NetworkError);
+    const cause = error.cause as Error & { code?: string; options?: unknown };
+    expect(cause.name).toBe('RequestError');
+    expect(cause.code).toBe('ECONNREFUSED');
+    expect(cause.message).toContain('ECONNREFUSED');
+    // got's own stack, not one made where the copy was.
+    expect(cause.stack).toMatch(/^RequestError: /);
+    expect(cause.stack).not.toContain('safeCause');
+    expect(cause.options).toBeUndefined();
+    const inner = cause.cause as Error & { code?: string };
+    expect(inner).toBeInstanceOf(Error);
+    expect(inner.code).toBe('ECONNREFUSED');
+    expect(inner.stack).toContain('ECONNREFUSED');
+    expect(inspect(error, { depth: 10 })).not.toContain(TOKEN);
+  });
+});
+
 // Node's agents tunnel through a proxy from 22.21 and 24.5 on (lead-enrich refuses a proxy before
 // that, tested in test/e2e/networks.test.ts): CI's Node 22, 24 and 26 run this.
 describe.skipIf(!canProxy())(
