@@ -152,6 +152,21 @@ describe('RateWindow', () => {
     expect(w.allowance).toBe(35);
   });
 
+  it("learns only what the refused window accepted: an answer that left at or after its edge is the next window's, counted there from the edge on", () => {
+    const w = windowAt({ allowance: 6000, resetAt: T0 + 10_000 });
+    w.refill(T0 + 10_250, 0);
+    for (let i = 0; i < 30; i += 1) w.settled(T0 + 10_500 + i, false, T0 + 10_600 + i);
+    w.learnAtNextEdge(T0 + 11_000);
+    // Between the edge and its refill: one left exactly at the edge, one after it, one answered exactly at it.
+    w.settled(T0 + 70_000, false, T0 + 70_050);
+    w.settled(T0 + 70_100, false, T0 + 70_150);
+    w.settled(T0 + 69_000, false, T0 + 70_000);
+    expect(w.refill(T0 + 70_250, 0)).toBe(31);
+    // The next window starts with the three answered from its edge on; a 429 in it learns them.
+    w.learnAtNextEdge(T0 + 71_000);
+    expect(w.refill(T0 + 130_250, 0)).toBe(3);
+  });
+
   it('learns from the window a 429 came in, even when it came between the edge and its refill', () => {
     const w = windowAt({ allowance: 6000, resetAt: T0 + 10_000 });
     // The old window accepted 3; the new one's burst is refused before the refill (edge + margin).
