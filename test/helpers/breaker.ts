@@ -39,3 +39,13 @@ export async function lastProbeAtPatienceEnd(): Promise<{ breaker: CircuitBreake
   await expect(calls[2]).resolves.toBe('probe');
   return { breaker, events };
 }
+
+/** A breaker opened by eight failures of eight keys whose first probe (at 1 s) is out, nobody else held. */
+export async function probeOut(): Promise<{ breaker: CircuitBreaker; clock: ManualClock; events: Availability[] }> {
+  const opened = breakerOf();
+  fail(opened.breaker, 8, 8);
+  const probe = opened.breaker.admit();
+  await opened.clock.advance(1_000);
+  await expect(probe).resolves.toBe('probe');
+  return opened;
+}

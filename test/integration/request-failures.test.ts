@@ -186,6 +186,7 @@ describe('a base URL without a port names the port its scheme implies', () => {
     ['http', 80],
   ] as const) {
     it(`${scheme}://127.0.0.1/v2: port ${port}`, async (context) => {
+      // Skipped, with its reason, on a machine where a server of its own answers on that port.
       if (await answersOn(port)) {
         context.skip(`something on this machine answers on 127.0.0.1:${port}, so the request would not fail to connect`);
       }

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiUnavailableError, BadRequestError, ClientClosedError } from '../../src/api/errors.js';
 import { CircuitBreaker } from '../../src/lookup/request-path/breaker.js';
 import { GateStoppedError } from '../../src/lookup/rate/gate-errors.js';
-import { breakerOf, fail, lastProbeAtPatienceEnd, outage } from '../helpers/breaker.js';
+import { breakerOf, fail, lastProbeAtPatienceEnd, outage, probeOut } from '../helpers/breaker.js';
 import { ManualClock, settle } from '../helpers/manual-clock.js';
 
 /** Whether `promise` has settled once the microtasks and the next turn have run. */
@@ -153,11 +153,7 @@ describe('a lookup let through before the API went down, then not sent', () => {
 
 describe('what an outage leaves behind', () => {
   it('the API back: its event says how long it was down', async () => {
-    const { breaker, clock, events } = breakerOf();
-    fail(breaker, 8, 8);
-    const probe = breaker.admit();
-    await clock.advance(1_000);
-    await expect(probe).resolves.toBe('probe');
+    const { breaker, clock, events } = await probeOut();
     await clock.advance(300);
     breaker.answered();
     expect(events).toEqual([expect.objectContaining({ kind: 'unavailable' }), { kind: 'back', downMs: 1_300 }]);
@@ -188,11 +184,7 @@ describe('what an outage leaves behind', () => {
   });
 
   it('back up, it counts afresh: eight failures in a row open it again, seven do not', async () => {
-    const { breaker, clock } = breakerOf();
-    fail(breaker, 8, 8);
-    const probe = breaker.admit();
-    await clock.advance(1_000);
-    await expect(probe).resolves.toBe('probe');
+    const { breaker, clock } = await probeOut();
     breaker.answered();
     expect(fail(breaker, 7, 7)).toEqual(new Array(7).fill('retry'));
     expect(breaker.unavailableSince).toBeUndefined();
@@ -213,11 +205,7 @@ describe('what an outage leaves behind', () => {
   });
 
   it('back up, the last twenty are counted afresh: eleven failed of the next nineteen do not open it', async () => {
-    const { breaker, clock } = breakerOf();
-    fail(breaker, 8, 8);
-    const probe = breaker.admit();
-    await clock.advance(1_000);
-    await expect(probe).resolves.toBe('probe');
+    const { breaker, clock } = await probeOut();
     breaker.answered();
     for (let i = 0; i < 19; i += 1) {
       if (i % 2 === 1 && i < 16) breaker.answered();
@@ -333,11 +321,7 @@ describe('the last probe and its grace', () => {
 
 describe('a second outage', () => {
   it('after the API came back, the next outage sends its probes as the first did', async () => {
-    const { breaker, clock, events } = breakerOf();
-    fail(breaker, 8, 8);
-    const first = breaker.admit();
-    await clock.advance(1_000);
-    await expect(first).resolves.toBe('probe');
+    const { breaker, clock, events } = await probeOut();
     breaker.answered();
     expect(clock.pending).toBe(0);
     fail(breaker, 8, 8);
@@ -359,11 +343,7 @@ describe('what the lookups are told once the API is given up on', () => {
 
 describe('what shows the API is up, and what does not', () => {
   it('a failure that is no answer and no outage (the client closed) is not the API answering', async () => {
-    const { breaker, clock, events } = breakerOf();
-    fail(breaker, 8, 8);
-    const probe = breaker.admit();
-    await clock.advance(1_000);
-    await expect(probe).resolves.toBe('probe');
+    const { breaker, clock, events } = await probeOut();
     expect(breaker.failed('probe', new ClientClosedError(), 'k0')).toBe('retry');
     expect(events.map((e) => e.kind)).toEqual(['unavailable']);
   });
