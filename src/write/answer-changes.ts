@@ -34,9 +34,14 @@ function partData(part: Part, found: boolean, answer: unknown): RowData[Part] {
   return part === 'company' ? (data?.lead as CompanyLead) : (answer as MxResult & WhoisResult);
 }
 
-/** The row as it would have been written with `answer` for one of its lookups: only that lookup's answer differs. */
+/**
+ * The row as it would have been written with `answer` for one of its lookups: only that lookup's
+ * answer differs. Rendered from its data: a stored record (cellsRecord) is the row's own answer as
+ * it is now, and a run keeps one only without --with (run/prepare.ts), so only the row's own lookup
+ * is compared where it has one.
+ */
 function rowWith(row: FinishedRow, part: Part, found: boolean, answer: unknown): FinishedRow {
-  return { ...row, cellsRecord: part === 'lead' ? undefined : row.cellsRecord, data: { ...row.data, [part]: partData(part, found, answer) } };
+  return { ...row, cellsRecord: undefined, data: { ...row.data, [part]: partData(part, found, answer) } };
 }
 
 export class AnswerChanges {

@@ -13,6 +13,9 @@ import { sandboxAnswer } from '../../src/sandbox/data.js';
 import { emails, makeTempDir, readCsvObjects, writeCsv } from '../helpers/files.js';
 import { sandboxesPerTest } from '../helpers/sandboxes.js';
 import { accountOnlyServer } from '../helpers/servers.js';
+import { openSqliteFile } from '../helpers/sqlite.js';
+
+const DAY = 86_400_000;
 
 const sandbox = sandboxesPerTest();
 const closers: Array<() => void> = [];
@@ -160,6 +163,31 @@ describe('--with mx and whois looked up again', () => {
       { field: 'mx_primary', before: 'mx2.acme.com', after: '' },
       { field: 'mx_records', before: '10 mx2.acme.com', after: '' },
     ]);
+  });
+
+  it("only the domain's MX answer stale: its change alone, the person's columns (from the store) unchanged", async () => {
+    let exchange = 'mx1.acme.com';
+    const api = await accountOnlyServer((req) => {
+      const url = new URL(req.url!, 'http://x');
+      if (url.pathname.endsWith('/domain/resolve/mx'))
+        return { status: 200, body: JSON.stringify({ status: 'success', data: { domain: 'acme.com', mx_records: [{ exchange, priority: 10 }] } }) };
+      const email = url.searchParams.get('email_address');
+      return { status: 200, body: JSON.stringify({ status: 'success', data: { email_address: email, lead: { name: 'Ann', title: 'CTO' } } }) };
+    });
+    closers.push(api.close);
+    const dir = makeTempDir();
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ['ann@acme.com']]);
+    const store = path.join(dir, 'store.sqlite');
+    const options = { input, baseUrl: api.baseUrl, token: 'token-0123456789', store, with: ['mx' as const] };
+    await enrich({ ...options, output: path.join(dir, 'one.csv') });
+    const db = openSqliteFile(store);
+    db.run("UPDATE results SET fetched_at = fetched_at - ? WHERE key = 'acme.com'", 40 * DAY);
+    db.close();
+    exchange = 'mx2.acme.com';
+    await enrich({ ...options, output: path.join(dir, 'two.csv'), maxAge: '30d', changes: path.join(dir, 'changes.csv') });
+    const [row] = readCsvObjects(path.join(dir, 'two.csv'));
+    expect(row).toMatchObject({ lead_billing: 'cached', lead_name: 'Ann', mx_primary: 'mx2.acme.com' });
+    expect(readCsvObjects(path.join(dir, 'changes.csv')).map(({ key, field }) => `${key} ${field}`)).toEqual(['acme.com mx_primary', 'acme.com mx_records']);
   });
 });
 
