@@ -135,6 +135,29 @@ describe('after the rows', () => {
     expect(lines).toBe(1);
   });
 
+  it('a writer that must drain first holds the next key until it has; its failure is the run’s', async () => {
+    const { report } = reportOf([[change('lookup_email', 'b@x.example')], [change('lookup_email', 'c@x.example')]]);
+    const listing = new ChangeListing(report, changesOf(), targets, []);
+    const keys: string[] = [];
+    let drain = () => {};
+    const sink = {
+      writeChangeLines: (lines: string[][]) => {
+        keys.push(lines[0]![1]!);
+        return keys.length === 1 ? new Promise<void>((resolve) => (drain = resolve)) : undefined;
+      },
+    } as unknown as RowSink;
+    const listed = listing.listRest(sink, () => {});
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(keys).toEqual(['b@x.example']);
+    drain();
+    await listed;
+    expect(keys).toEqual(['b@x.example', 'c@x.example']);
+
+    const broken = new ChangeListing(reportOf([[change('lookup_email', 'b@x.example')]]).report, changesOf(), targets, []);
+    const failing = { writeChangeLines: () => Promise.reject(new Error('EPIPE')) } as unknown as RowSink;
+    await expect(broken.listRest(failing, () => {})).rejects.toThrow('EPIPE');
+  });
+
   it('a store that cannot be read now: said, and left to the next run; any other failure is the run’s', async () => {
     const warned: string[] = [];
     const failing = reportOf([], { rest: new StoreFailedError('disk I/O error') });
