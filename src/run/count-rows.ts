@@ -2,16 +2,16 @@
 // dry run's counts, and, cut short, what a run needs to know before it starts (whether it has any
 // lookup to make at all, and whether it may spend more than the confirmation threshold).
 import type { BillableOperation } from '../core/kinds.js';
-import { fromBytes, openSource } from '../read/index.js';
+import { fromBytes } from '../read/index.js';
 import { noteExtras, type KeyCensus, type RowExtras } from '../plan/key-census.js';
 import { isComplete } from '../plan/complete-row.js';
-import { keyColumns } from '../plan/key-columns.js';
 import { domainColumnFor } from '../plan/targets.js';
 import { keyWarning } from '../plan/key-warning.js';
 import { LOOKUP_OPERATION, planWaterfallRow, type LookupKind } from '../plan/plan.js';
 import type { Extra } from './enrich-options.js';
 import { runColumns } from './run-columns.js';
-import { readOptionsOf, type EnrichSettings } from './settings.js';
+import { readKeyed } from './keyed-input.js';
+import type { EnrichSettings } from './settings.js';
 
 export interface RowCounts {
   rows: number;
@@ -46,9 +46,7 @@ export type StoredAnswers = () => KeyCensus;
 export async function countRows(settings: EnrichSettings, stored: StoredAnswers, options: CountOptions = {}): Promise<RowCounts> {
   const quiet = () => {};
   const warn = options.quiet ? quiet : settings.warn;
-  const read = await openSource(settings.input, { ...readOptionsOf(settings), warn: options.quiet ? quiet : settings.notice });
-  const inputName = typeof settings.input === 'string' ? settings.input : 'the input stream';
-  const { targets, headerLine, source } = await keyColumns(read, { by: settings.by, columns: settings.column, header: settings.header, inputName, warn });
+  const { targets, headerLine, source } = await readKeyed(settings, { notice: options.quiet ? quiet : settings.notice, warn });
   const extras = settings.with;
   const domainColumn = headerLine ? domainColumnFor(source.header.map(fromBytes), targets, extras) : undefined;
   const census = stored();

@@ -4,9 +4,8 @@
 import { ConfigError } from '../api/errors.js';
 import { checkReportPath } from '../report/report-path.js';
 import { BatchLookups } from '../lookup/batch-lookups.js';
-import { keyColumns } from '../plan/key-columns.js';
 import { domainColumnFor } from '../plan/targets.js';
-import { fromBytes, openSource } from '../read/index.js';
+import { fromBytes } from '../read/index.js';
 import { isMemberField } from '../write/columns.js';
 import { OutputLock } from '../write/output-lock.js';
 import type { OutputOption } from '../write/output-words.js';
@@ -16,7 +15,8 @@ import { RowWriter } from '../write/row-writer.js';
 import { openRun, type RunInput, type RunState } from './open-run.js';
 import { inputName, isStreamInput, unlessInterrupted } from './input-wait.js';
 import type { Resources } from './resources.js';
-import { readOptionsOf, type EnrichSettings } from './settings.js';
+import { readKeyed } from './keyed-input.js';
+import type { EnrichSettings } from './settings.js';
 import { runColumns } from './run-columns.js';
 
 const OUTPUTS_WAIT = 'Interrupted while the outputs were opened (a FIFO waits for its reader): nothing was looked up';
@@ -53,18 +53,12 @@ export async function prepare(settings: EnrichSettings, resources: Resources): P
  * all of it checked before any request (a wrong --column or --fields is the user's to fix).
  */
 async function openInput(settings: EnrichSettings, resources: Resources): Promise<RunInput> {
-  const read = await openSource(settings.input, readOptionsOf(settings));
-  resources.onFailure(() => read.destroy());
-  // A workbook output copies the input's parts from the zip the reader opened: kept open for it
-  // even when the reader is done first (--limit stops it while the key columns are found).
-  const zip = settings.format === 'xlsx' ? read.workbook?.zip.hold() : undefined;
-  if (zip) resources.defer(() => zip.close());
-  const { targets, headerLine, source } = await keyColumns(read, {
-    by: settings.by,
-    columns: settings.column,
-    header: settings.header,
-    inputName: inputName(settings.input),
-    warn: settings.warn,
+  const { targets, headerLine, source } = await readKeyed(settings, settings, (read) => {
+    resources.onFailure(() => read.destroy());
+    // A workbook output copies the input's parts from the zip the reader opened: kept open for it
+    // even when the reader is done first (--limit stops it while the key columns are found).
+    const zip = settings.format === 'xlsx' ? read.workbook?.zip.hold() : undefined;
+    if (zip) resources.defer(() => zip.close());
   });
   const header = source.header.map(fromBytes);
   const domainColumn = headerLine ? domainColumnFor(header, targets, settings.with) : undefined;

@@ -18,13 +18,13 @@ import type { BillableOperation } from '../core/kinds.js';
 import { budgetHold, PUBLISHED_FOUND_COST } from '../lookup/credits.js';
 import { optionWord } from '../options/option-table.js';
 import { isComplete } from '../plan/complete-row.js';
-import { keyColumns } from '../plan/key-columns.js';
 import { LOOKUP_OPERATION, planWaterfallRow } from '../plan/plan.js';
-import { fromBytes, openSource } from '../read/index.js';
+import { fromBytes } from '../read/index.js';
 import type { ResultStore } from '../store/result-store.js';
 import { isStreamInput } from './input-wait.js';
 import { runColumns } from './run-columns.js';
-import { readOptionsOf, type EnrichSettings } from './settings.js';
+import { readKeyed } from './keyed-input.js';
+import type { EnrichSettings } from './settings.js';
 
 /** The run's view of the store the pass reads: its service, and the layout of each operation's cells (none: parsed). */
 export interface StoredAges {
@@ -52,9 +52,7 @@ export function holdsStaleAnswers(settings: EnrichSettings, stored: StoredAges):
  */
 export async function refreshCutoff(settings: EnrichSettings, stored: StoredAges, credits: number): Promise<number | undefined> {
   const quiet = () => {};
-  const read = await openSource(settings.input, { ...readOptionsOf(settings), warn: quiet });
-  const inputName = typeof settings.input === 'string' ? settings.input : 'the input stream';
-  const { targets, source } = await keyColumns(read, { by: settings.by, columns: settings.column, header: settings.header, inputName, warn: quiet });
+  const { targets, source } = await readKeyed(settings, { notice: quiet, warn: quiet });
   const { complete } = runColumns(settings, targets, source.header.map(fromBytes));
   const oldest = new OldestFound(lookupsFor(credits, LOOKUP_OPERATION[targets[0]!.kind] as BillableOperation));
   const staleBefore = stored.now - settings.maxAge;

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enrich } from '../../src/run/enrich.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { ResultStore } from '../../src/store/result-store.js';
 import { makeTempDir, readCsvObjects, writeCsv } from '../helpers/files.js';
 import { openSqliteFile } from '../helpers/sqlite.js';
 
@@ -148,6 +149,49 @@ describe('a budget that cannot refresh every stale answer tonight', () => {
     const fresh = after.rows('SELECT key FROM results WHERE fetched_at > ?', now - DAY).map((row) => row[0]);
     after.close();
     expect(fresh).toEqual([emails[1]]);
+  });
+
+  it('--limit: the rows past it take no place, however many new keys they hold', async () => {
+    const dir = makeTempDir();
+    const stored = EMAILS.slice(0, 4);
+    const store = path.join(dir, 'store.sqlite');
+    const output = path.join(dir, 'out.csv');
+    await enrich({ input: writeCsv(path.join(dir, 'first.csv'), [['email'], ...stored.map((e) => [e])]), output, store, baseUrl: s.baseUrl, token: s.token });
+    const db = openSqliteFile(store);
+    const now = Date.now();
+    for (const [i, email] of stored.entries()) db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - (40 + i * 10) * DAY, email);
+    db.close();
+    const past = Array.from({ length: 3 }, (_, i) => [`past.limit.${i}@company${i}.com`]);
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...stored.map((e) => [e]), ...past]);
+    // 8 credits: one lookup, the oldest of the four rows read (70 days), not a key past the limit.
+    await enrich({ input, output, store, baseUrl: s.baseUrl, token: s.token, limit: stored.length, budget: 8, concurrency: 1 });
+    expect(readCsvObjects(output).map((row) => row.lead_billing)).toEqual(['stale', 'stale', 'stale', 'charged']);
+  });
+
+  it('an answer exactly --max-age old is fresh to the order as to the run: it takes no place, and nothing waits', async () => {
+    const dir = makeTempDir();
+    const [atBound, old] = EMAILS.slice(0, 2);
+    const input = writeCsv(path.join(dir, 'in.csv'), [['email'], [atBound!], [old!]]);
+    const file = path.join(dir, 'store.sqlite');
+    const output = path.join(dir, 'out.csv');
+    const options = { input, output, baseUrl: s.baseUrl, token: s.token };
+    await enrich({ ...options, store: file });
+    const now = Date.now();
+    const db = openSqliteFile(file);
+    db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - 30 * DAY, atBound);
+    db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - 50 * DAY, old);
+    db.close();
+    // The run's clock stands still at `now`: the first answer is exactly 30 days old as it begins.
+    const store = ResultStore.open({ path: file, now: () => now });
+    const notices: string[] = [];
+    try {
+      // 8 credits: one lookup, which the one stale answer takes; with the other counted stale too, one would wait.
+      await enrich({ ...options, store, maxAge: '30d', budget: 8, concurrency: 1, onNotice: (l: string) => notices.push(l) });
+    } finally {
+      store.close();
+    }
+    expect(readCsvObjects(output).map((row) => row.lead_billing)).toEqual(['cached', 'charged']);
+    expect(notices.filter((l) => l.startsWith('the budgets cannot pay for every refresh'))).toEqual([]);
   });
 
   it('a budget that pays for every refresh: nothing waits, the file in its order', async () => {
