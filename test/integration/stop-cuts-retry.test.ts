@@ -5,7 +5,7 @@
 // once and holds another key's answer, so that its retry is waiting for its slot at the gate (the
 // grants 500 ms apart) when the budget refuses the next lookup, or the service answers it 402 (the
 // credits are out) or its daily limit (code 1017), and the run stops; the gate drops what waits,
-// the retry with it.
+// the retry with it. One test at a time: each closes every server in its afterEach.
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { enrichRows, type RowResult } from '../../src/run/enrich-rows.js';
@@ -80,7 +80,7 @@ async function resultsOf(options: Parameters<typeof enrichRows>[1]): Promise<Row
   return results;
 }
 
-describe.concurrent("a retry cut short by a stop that binds while it waits: the row is skipped with the stop's code", () => {
+describe("a retry cut short by a stop that binds while it waits: the row is skipped with the stop's code", () => {
   it.each([
     // One person lookup holds 8 against a budget: `slow@` holds 8 of 12, `third@` cannot have 8 more.
     ['--budget', 'budget', 'found', { budget: 12 }],

@@ -11,6 +11,8 @@ const fast = new Set(['unit', 'integration']);
 // One test at a time, even in a file that runs its tests concurrently: StrykerJS names the test
 // that covers a mutant by the one running when the mutant's code runs, and of two tests at once
 // it would name the wrong one (or none, and make the mutant static: every test then runs for it).
+// No unit or integration file runs its tests concurrently now, so that a run configured otherwise
+// attributes them right too; this keeps a later one from changing the score.
 const projects = (suite.test?.projects ?? [])
   .filter((project) => typeof project === 'object' && 'test' in project && fast.has(String(project.test?.name)))
   .map((project) => (typeof project === 'object' && 'test' in project ? { ...project, test: { ...project.test, maxConcurrency: 1 } } : project));
