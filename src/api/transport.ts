@@ -165,8 +165,9 @@ export class Transport {
     const err = error as { name?: string; code?: string; message?: string; cause?: unknown };
     if (err.name === 'TimeoutError') return new TimeoutError(`No complete answer from ${path} within the timeout`, { cause });
     if (err.name === 'ReadError') return new BadResponseError(`Response from ${path} was cut short (${err.code ?? 'read error'})`, { cause });
-    // The system error underneath got's (its host, address and port say which end failed).
-    const system = { ...(typeof err.cause === 'object' && err.cause !== null ? err.cause : {}), code: err.code, message: err.message };
+    // The system error underneath got's (its host, address and port say which end failed); none
+    // (undefined or null) spreads as nothing.
+    const system = { ...(err.cause as object | undefined), code: err.code, message: err.message };
     const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
     return networkFailure(system, { host: url.hostname, port, path }, this.#proxy.proxy, cause);
   }
@@ -238,8 +239,11 @@ export function withoutSecret(error: Error, password: string | undefined): Error
   return error;
 }
 
-/** name, message, code and stack of an error (and of its own causes), nothing else. */
-function safeCause(error: unknown, depth = 0): Error {
+/**
+ * name, message, code and stack of an error (and of its own causes, three deep), nothing else.
+ * Exported for its own tests: no real request fails with a chain that deep or a code not a string.
+ */
+export function safeCause(error: unknown, depth = 0): Error {
   const source = (error ?? {}) as { name?: unknown; message?: unknown; code?: unknown; stack?: unknown; cause?: unknown };
   const message = typeof source.message === 'string' ? source.message : String(error);
   const inner = depth < 3 && source.cause !== undefined && source.cause !== null ? safeCause(source.cause, depth + 1) : undefined;
