@@ -5,7 +5,7 @@
 // Each test makes its own client (beforeEach): a client made in a beforeAll runs the transport's
 // constructor outside any test, which makes StrykerJS run every test for each of its mutants.
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import net, { type AddressInfo, type Socket } from 'node:net';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isLeadFound } from '../../src/api/client.js';
@@ -29,6 +29,7 @@ import {
 import { parseLimitCount, parseServiceLimits, parseTimestamp, rateHeadersFrom, retryAtFrom } from '../../src/api/limits.js';
 import { parseResponse, Transport } from '../../src/api/transport.js';
 import { validateBaseUrl } from '../../src/api/base-url.js';
+import { ACCEPT_ENCODING } from '../../src/api/decode-body.js';
 import type { ServiceLimits } from '../../src/api/types.js';
 import { normalizeSandboxKey, sandboxAnswer, type SandboxKeyOperation } from '../../src/sandbox/data.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
@@ -96,7 +97,7 @@ async function sandbox(options: SandboxOptions = {}): Promise<Sandbox> {
  * Single attempts (`retry: false`): these tests are about what one request's failure becomes.
  * Retrying and pacing are tested in lead-client.test.ts.
  */
-function client(baseUrl: string, options: { timeoutMs?: number; maxBodyBytes?: number; token?: string } = {}): LeadClient {
+function client(baseUrl: string, options: { timeoutMs?: number; maxBodyBytes?: number; token?: string; userAgent?: string } = {}): LeadClient {
   const c = new LeadClient({ baseUrl, token: options.token ?? TOKEN, retry: false, ...options });
   clients.push(c);
   return c;
@@ -332,6 +333,24 @@ describe('what goes on the wire, and what comes back (tiny server)', () => {
     expect(JSON.parse(mxTimeout!.body)).toEqual({ domain: 'a.com', timeout: 5000 });
   });
 
+  it("says who it is (lead-enrich, or the caller's own name), asks for JSON in the encodings it decodes, and keeps its connection for the next request", async () => {
+    const ports: number[] = [];
+    tiny.seen = [];
+    tiny.handle = (req, res) => {
+      ports.push(req.socket.remotePort!);
+      json(res, 200, { status: 'success', data: { lead: {} } });
+    };
+    await api.lookupEmail('a@b.com');
+    await api.lookupEmail('c@b.com');
+    const named = client(tiny.baseUrl, { userAgent: 'acme-crm-sync/2.1' });
+    await named.lookupEmail('a@b.com');
+    expect(tiny.seen.map((s) => s.headers['user-agent'])).toEqual(['lead-enrich', 'lead-enrich', 'acme-crm-sync/2.1']);
+    for (const s of tiny.seen)
+      expect({ accept: s.headers.accept, encodings: s.headers['accept-encoding'] }).toEqual({ accept: 'application/json', encodings: ACCEPT_ENCODING });
+    // One socket for the first client's two requests: the second came on the connection the first left open.
+    expect(ports[1]).toBe(ports[0]);
+  });
+
   it('never sends a request that was not on the wire yet when the transport closed', async () => {
     tiny.seen = [];
     tiny.handle = (_req, res) => json(res, 200, { status: 'success', data: { lead: {} } });
@@ -347,6 +366,23 @@ describe('what goes on the wire, and what comes back (tiny server)', () => {
     );
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(tiny.seen).toEqual([]);
+  });
+
+  it('over https too: the closed transport opens no connection', async () => {
+    let connections = 0;
+    const tcp = net.createServer((socket) => {
+      connections += 1;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+    try {
+      const transport = new Transport({ baseUrl: `https://127.0.0.1:${(tcp.address() as AddressInfo).port}/v2`, token: TOKEN });
+      transport.close();
+      await expect(transport.request({ method: 'GET', path: '/account/credits' })).rejects.toBeInstanceOf(ClientClosedError);
+      expect(connections).toBe(0);
+    } finally {
+      tcp.close();
+    }
   });
 
   it('keeps unknown fields at every level and timestamps exactly as sent', async () => {
