@@ -763,6 +763,18 @@ describe('odd answers (tiny server)', () => {
     expect(e.message).toContain('/v2');
   });
 
+  it('a redirect is not followed: a moved API is a base URL to fix, and the token goes nowhere else', async () => {
+    tiny.seen = [];
+    tiny.handle = (req, res) => {
+      if (req.url?.startsWith('/v2/moved')) return json(res, 200, { status: 'success', data: { lead: {} } });
+      res.writeHead(301, { location: '/v2/moved/reverse_lookup/email?email_address=a%40b.com', 'content-length': 0 });
+      res.end();
+    };
+    const e = await failure(api.lookupEmail('a@b.com'), BadRequestError, 'bad_request');
+    expect(e.status).toBe(301);
+    expect(tiny.seen.map((s) => s.url)).toEqual(['/v2/reverse_lookup/email?email_address=a%40b.com']);
+  });
+
   it('an HTML error page at HTTP 200: BadResponseError', async () => {
     tiny.handle = (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
