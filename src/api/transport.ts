@@ -164,7 +164,8 @@ export class Transport {
     if (oversize) return new BadResponseError(`Response from ${path} exceeded ${this.#maxBodyBytes} bytes; refused`, { cause });
     const err = error as { name?: string; code?: string; message?: string; cause?: unknown };
     if (err.name === 'TimeoutError') return new TimeoutError(`No complete answer from ${path} within the timeout`, { cause });
-    if (err.name === 'ReadError') return new BadResponseError(`Response from ${path} was cut short (${err.code ?? 'read error'})`, { cause });
+    // got gives every ReadError a code (ECONNRESET, a length mismatch, or its own).
+    if (err.name === 'ReadError') return new BadResponseError(`Response from ${path} was cut short (${err.code})`, { cause });
     // The system error underneath got's (its host, address and port say which end failed); none
     // (undefined or null) spreads as nothing.
     const system = { ...(err.cause as object | undefined), code: err.code, message: err.message };

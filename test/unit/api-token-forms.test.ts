@@ -32,6 +32,9 @@ describe('the token as pasted', () => {
   it('a scheme word inside the token is the token', () => {
     expect(kept('tokBearer')).toBe(sha('tokBearer'));
     expect(kept('Bearertok')).toBe(sha('Bearertok'));
+    // Only a leading scheme word, followed by a space or a colon, is taken off.
+    expect(kept('tok-bearer:123')).toBe(sha('tok-bearer:123'));
+    expect(kept('bearerish:tok123')).toBe(sha('bearerish:tok123'));
   });
 
   it('Latin-1 letters are sent as they are', () => {
