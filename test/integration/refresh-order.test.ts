@@ -2,7 +2,7 @@
 // so a budget smaller than the refreshes a month needs takes every key in its turn over the nights,
 // not the file's first rows every time. In process: enrich() on a file against the sandbox; the
 // stored answers' ages set in the store file, each its own.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enrich } from '../../src/run/enrich.js';
@@ -193,6 +193,32 @@ describe('a budget that cannot refresh every stale answer tonight', () => {
     expect(readCsvObjects(output).map((row) => row.lead_billing)).toEqual(['cached', 'charged']);
     expect(notices.filter((l) => l.startsWith('the budgets cannot pay for every refresh'))).toEqual([]);
   });
+
+  // Linux only: it reads /proc/self/fd, which other systems lack (its skipReason says so).
+  it.runIf(process.platform === 'linux')(
+    'its reading of the file, stopped early by the new keys, leaves the file closed',
+    { meta: { skipReason: 'reads /proc/self/fd (Linux)' } },
+    async () => {
+      const dir = makeTempDir();
+      const store = path.join(dir, 'store.sqlite');
+      const output = path.join(dir, 'out.csv');
+      await enrich({ input: writeCsv(path.join(dir, 'first.csv'), [['email'], [EMAILS[0]!]]), output, store, baseUrl: s.baseUrl, token: s.token });
+      const db = openSqliteFile(store);
+      db.run('UPDATE results SET fetched_at = fetched_at - ?', 40 * DAY);
+      db.close();
+      // Far more than one batch of new keys after the stale one: the pass stops at its first batch.
+      const input = writeCsv(path.join(dir, 'in.csv'), [['email'], [EMAILS[0]!], ...Array.from({ length: 6_000 }, (_, i) => [`new.${i}@company${i % 7}.com`])]);
+      await enrich({ input, output, store, baseUrl: s.baseUrl, token: s.token, budget: 8, concurrency: 1 });
+      const open = readdirSync('/proc/self/fd').flatMap((fd) => {
+        try {
+          return [readlinkSync(`/proc/self/fd/${fd}`)];
+        } catch {
+          return [];
+        }
+      });
+      expect(open.filter((target) => target === input)).toEqual([]);
+    },
+  );
 
   it('a budget that pays for every refresh: nothing waits, the file in its order', async () => {
     const dir = makeTempDir();
