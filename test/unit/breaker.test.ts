@@ -234,6 +234,13 @@ describe('the first account reads (an API down when the run starts)', () => {
     expect(events).toMatchObject([{ kind: 'unavailable', failure: expect.stringContaining('connection refused') }]);
   });
 
+  it('mid-run, a host the DNS no longer knows is an outage like any other: enough keys failing so open it', () => {
+    const { breaker } = breakerOf();
+    expect(fail(breaker, 7, 7, noSuchHost())).toEqual(Array(7).fill('retry'));
+    expect(breaker.failed('closed', noSuchHost(), 'k7')).toBe('hold');
+    expect(breaker.failure).toContain('api.invalid');
+  });
+
   it('through the request path: the read waits as the probe, none of its retries spent, and resolves once the API is back; past the patience it rejects with ApiUnavailableError', async () => {
     for (const backAfterMs of [20_000, undefined]) {
       const clock = new ManualClock();
