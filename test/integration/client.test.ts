@@ -368,6 +368,21 @@ describe('what goes on the wire, and what comes back (tiny server)', () => {
     expect(tiny.seen).toEqual([]);
   });
 
+  it('close() ends the connection kept alive: nothing holds the process open after a run', async () => {
+    let socket: Socket | undefined;
+    tiny.handle = (req, res) => {
+      socket = req.socket;
+      json(res, 200, { status: 'success', data: { lead: {} } });
+    };
+    const transport = new Transport({ baseUrl: tiny.baseUrl, token: TOKEN });
+    await transport.request({ method: 'GET', path: '/account/credits' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(socket?.destroyed).toBe(false);
+    const closed = new Promise((resolve) => socket!.once('close', resolve));
+    transport.close();
+    await expect(Promise.race([closed.then(() => 'closed'), new Promise((resolve) => setTimeout(() => resolve('still open'), 2_000))])).resolves.toBe('closed');
+  });
+
   it('over https too: the closed transport opens no connection', async () => {
     let connections = 0;
     const tcp = net.createServer((socket) => {
