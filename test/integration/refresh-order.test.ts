@@ -194,6 +194,56 @@ describe('a budget that cannot refresh every stale answer tonight', () => {
     expect(notices.filter((l) => l.startsWith('the budgets cannot pay for every refresh'))).toEqual([]);
   });
 
+  it('reads past its first batch: the oldest answer far down the file still goes first', async () => {
+    const dir = makeTempDir();
+    const [younger, older] = EMAILS.slice(0, 2);
+    const store = path.join(dir, 'store.sqlite');
+    const output = path.join(dir, 'out.csv');
+    await enrich({ input: writeCsv(path.join(dir, 'first.csv'), [['email'], [younger!], [older!]]), output, store, baseUrl: s.baseUrl, token: s.token });
+    const db = openSqliteFile(store);
+    const now = Date.now();
+    db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - 40 * DAY, younger);
+    db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - 70 * DAY, older);
+    db.close();
+    // Two thousand rows with no key (several batches of the reader) before the two stale answers.
+    const input = writeCsv(path.join(dir, 'in.csv'), [
+      ['email', 'note'],
+      ...Array.from({ length: 2_000 }, (_, i) => ['', `no key ${i}`]),
+      [younger!, ''],
+      [older!, ''],
+    ]);
+    // 8 credits: one lookup, the older answer's, though the younger comes first in the file.
+    await enrich({ input, output, store, baseUrl: s.baseUrl, token: s.token, budget: 8, concurrency: 1 });
+    expect(
+      readCsvObjects(output)
+        .slice(-2)
+        .map((row) => row.lead_billing),
+    ).toEqual(['stale', 'charged']);
+  });
+
+  it('a file whose first line is a key: read as data by the pass too, and the run says so once', async () => {
+    const dir = makeTempDir();
+    const stored = EMAILS.slice(0, 3);
+    const store = path.join(dir, 'store.sqlite');
+    const output = path.join(dir, 'out.csv');
+    const input = path.join(dir, 'in.csv');
+    writeFileSync(input, `${stored.join('\n')}\n`);
+    await enrich({ input, output, store, baseUrl: s.baseUrl, token: s.token });
+    const db = openSqliteFile(store);
+    const now = Date.now();
+    for (const [i, email] of stored.entries()) db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - (40 + i * 10) * DAY, email);
+    db.close();
+    const warnings: string[] = [];
+    await enrich({ input, output, store, baseUrl: s.baseUrl, token: s.token, budget: 8, concurrency: 1, onWarning: (l: string) => warnings.push(l) });
+    expect(warnings.filter((l) => l.includes('a key, not a column name'))).toHaveLength(1);
+    // One lookup: the oldest, the file's last line.
+    const billing = readFileSync(output, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => line.split(',').at(-1));
+    expect(billing).toEqual(['stale', 'stale', 'charged']);
+  });
+
   // Linux only: it reads /proc/self/fd, which other systems lack (its skipReason says so).
   it.runIf(process.platform === 'linux')(
     'its reading of the file, stopped early by the new keys, leaves the file closed',
