@@ -114,14 +114,17 @@ export class Transport {
       });
       // got 15 dropped cancel(): the oversize body is cut off at its socket's request instead
       // (an AbortController per request would cost every lookup for a case that is rare).
-      let request: { destroy(error?: Error): unknown } | undefined;
+      let request: { destroy(error?: Error): unknown; res?: { complete: boolean } | null } | undefined;
       pending.on('request', (made) => {
         request = made;
       });
       pending.on('downloadProgress', (progress) => {
         if (progress.transferred > this.#maxBodyBytes && !oversize) {
           oversize = true;
-          request?.destroy(new Error('response body too large'));
+          // Only a body still arriving is cut off: one that has all arrived is refused below (on
+          // Node 22, destroying the request of a complete response raised an error that got no
+          // longer listened for, and the process ended on it).
+          if (request?.res?.complete !== true) request?.destroy(new Error('response body too large'));
         }
       });
       response = (await pending) as unknown as Response<Uint8Array>;
