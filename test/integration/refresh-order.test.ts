@@ -22,6 +22,14 @@ const EMAILS = Array.from({ length: 12 }, (_, i) => `order.${i}@company${i % 3}.
 /** How many days ago each row's answer was fetched: the oldest are in the middle of the file. */
 const AGES = [31, 32, 33, 34, 70, 69, 68, 67, 50, 49, 48, 47];
 
+/** Sets each stored answer's fetch time to `days` before `now` (the store's file, as another process would). */
+function ageAnswers(store: string, days: ReadonlyArray<readonly [key: string, days: number]>, now = Date.now()): number {
+  const db = openSqliteFile(store);
+  for (const [key, d] of days) db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - d * DAY, key);
+  db.close();
+  return now;
+}
+
 describe('a budget that cannot refresh every stale answer tonight', () => {
   it('refreshes the oldest first; the next night the next oldest; the rest are written stale (budget)', async () => {
     const dir = makeTempDir();
@@ -30,12 +38,10 @@ describe('a budget that cannot refresh every stale answer tonight', () => {
     const output = path.join(dir, 'out.csv');
     const options = { input, output, store, baseUrl: s.baseUrl, token: s.token };
     await enrich(options);
-    const db = openSqliteFile(store);
-    const now = Date.now();
-    EMAILS.forEach((email, i) => {
-      db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - AGES[i]! * DAY, email);
-    });
-    db.close();
+    ageAnswers(
+      store,
+      EMAILS.map((email, i) => [email, AGES[i]!]),
+    );
 
     // 16 credits: three lookups of 4, the last with room for a hold of 8. One at a time: no hold of another call in the way.
     const night = async () => {
@@ -70,12 +76,10 @@ describe('a budget that cannot refresh every stale answer tonight', () => {
       const output = path.join(dir, 'out.csv');
       const first = writeCsv(path.join(dir, 'first.csv'), [['email'], ...stored.map((e) => [e])]);
       await enrich({ input: first, output, store, baseUrl: s.baseUrl, token: s.token });
-      const db = openSqliteFile(store);
-      const now = Date.now();
-      stored.forEach((email, i) => {
-        db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - AGES[i]! * DAY, email);
-      });
-      db.close();
+      ageAnswers(
+        store,
+        stored.map((email, i) => [email, AGES[i]!]),
+      );
       const newKeys = Array.from({ length: fresh }, (_, i) => `new.${i}@company${i}.com`);
       const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...stored.map((e) => [e]), ...newKeys.map((e) => [e])]);
       const notices: string[] = [];
@@ -138,11 +142,11 @@ describe('a budget that cannot refresh every stale answer tonight', () => {
       fill: 'Title=lead_title',
     };
     await enrich({ ...options, fill: undefined });
-    const db = openSqliteFile(store);
-    const now = Date.now();
     const ages = [80, 60, 40, 41, 42, 43];
-    for (const [i, email] of emails.entries()) db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - ages[i]! * DAY, email);
-    db.close();
+    const now = ageAnswers(
+      store,
+      emails.map((email, i) => [email, ages[i]!]),
+    );
     await enrich({ ...options, budget: 8, concurrency: 1 });
     // One lookup: the oldest of the rows looked up, the file's second (60 days); the first is complete.
     const after = openSqliteFile(store);
@@ -157,10 +161,10 @@ describe('a budget that cannot refresh every stale answer tonight', () => {
     const store = path.join(dir, 'store.sqlite');
     const output = path.join(dir, 'out.csv');
     await enrich({ input: writeCsv(path.join(dir, 'first.csv'), [['email'], ...stored.map((e) => [e])]), output, store, baseUrl: s.baseUrl, token: s.token });
-    const db = openSqliteFile(store);
-    const now = Date.now();
-    for (const [i, email] of stored.entries()) db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - (40 + i * 10) * DAY, email);
-    db.close();
+    ageAnswers(
+      store,
+      stored.map((email, i) => [email, 40 + i * 10]),
+    );
     const past = Array.from({ length: 3 }, (_, i) => [`past.limit.${i}@company${i}.com`]);
     const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...stored.map((e) => [e]), ...past]);
     // 8 credits: one lookup, the oldest of the four rows read (70 days), not a key past the limit.
@@ -177,10 +181,14 @@ describe('a budget that cannot refresh every stale answer tonight', () => {
     const options = { input, output, baseUrl: s.baseUrl, token: s.token };
     await enrich({ ...options, store: file });
     const now = Date.now();
-    const db = openSqliteFile(file);
-    db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - 30 * DAY, atBound);
-    db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - 50 * DAY, old);
-    db.close();
+    ageAnswers(
+      file,
+      [
+        [atBound!, 30],
+        [old!, 50],
+      ],
+      now,
+    );
     // The run's clock stands still at `now`: the first answer is exactly 30 days old as it begins.
     const store = ResultStore.open({ path: file, now: () => now });
     const notices: string[] = [];
@@ -200,11 +208,10 @@ describe('a budget that cannot refresh every stale answer tonight', () => {
     const store = path.join(dir, 'store.sqlite');
     const output = path.join(dir, 'out.csv');
     await enrich({ input: writeCsv(path.join(dir, 'first.csv'), [['email'], [younger!], [older!]]), output, store, baseUrl: s.baseUrl, token: s.token });
-    const db = openSqliteFile(store);
-    const now = Date.now();
-    db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - 40 * DAY, younger);
-    db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - 70 * DAY, older);
-    db.close();
+    ageAnswers(store, [
+      [younger!, 40],
+      [older!, 70],
+    ]);
     // Two thousand rows with no key (several batches of the reader) before the two stale answers.
     const input = writeCsv(path.join(dir, 'in.csv'), [
       ['email', 'note'],
@@ -229,10 +236,10 @@ describe('a budget that cannot refresh every stale answer tonight', () => {
     const input = path.join(dir, 'in.csv');
     writeFileSync(input, `${stored.join('\n')}\n`);
     await enrich({ input, output, store, baseUrl: s.baseUrl, token: s.token });
-    const db = openSqliteFile(store);
-    const now = Date.now();
-    for (const [i, email] of stored.entries()) db.run('UPDATE results SET fetched_at = ? WHERE key = ?', now - (40 + i * 10) * DAY, email);
-    db.close();
+    ageAnswers(
+      store,
+      stored.map((email, i) => [email, 40 + i * 10]),
+    );
     const warnings: string[] = [];
     await enrich({ input, output, store, baseUrl: s.baseUrl, token: s.token, budget: 8, concurrency: 1, onWarning: (l: string) => warnings.push(l) });
     expect(warnings.filter((l) => l.includes('a key, not a column name'))).toHaveLength(1);
