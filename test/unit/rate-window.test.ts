@@ -56,10 +56,10 @@ describe('RateWindow', () => {
   it('still counts the starts near the edge after thousands in one window (the list is pruned, never of those)', () => {
     const w = windowAt({ allowance: 20_000, resetAt: T0 + 10_000 });
     for (let i = 0; i < 3_000; i += 1) w.started(T0 + 1_000 + i); // long before the edge
-    // Within the margin of the edge: the list passes its cap of 4,096 among these, once. Past the cap
-    // with more starts than that near one edge (thousands a second, far above any account's rate)
-    // each start would filter the whole list: under a mutation run's instrumentation 5,000 of them
-    // took this test past its 10 s.
+    // Within the margin of the edge: the list passes its cap of 4,096 among these, once. With more
+    // starts than the cap within three margins of each other (at most 9 s: hundreds a second, far
+    // above any account's rate) each start would filter the whole list: under a mutation run's
+    // instrumentation 5,000 of them took this test past its 10 s.
     for (let i = 0; i < 1_200; i += 1) w.started(T0 + 9_800 + (i % 200));
     w.started(T0 + 10_100); // after the edge
     expect(w.refill(T0 + 10_250, 0)).toBe(20_000 - 1_200 - 1);
