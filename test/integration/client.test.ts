@@ -152,6 +152,12 @@ async function tinyServer(): Promise<Tiny> {
   return tiny;
 }
 
+/** 'closed' once the socket closes, or 'still open' after 2 s: a socket close() left open holds the process. */
+function closing(socket: Socket): Promise<string> {
+  const closed = new Promise<string>((resolve) => socket.once('close', () => resolve('closed')));
+  return Promise.race([closed, new Promise<string>((resolve) => setTimeout(() => resolve('still open'), 2_000))]);
+}
+
 function json(res: http.ServerResponse, status: number, value: unknown, headers: http.OutgoingHttpHeaders = {}): void {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
@@ -378,9 +384,9 @@ describe('what goes on the wire, and what comes back (tiny server)', () => {
     await transport.request({ method: 'GET', path: '/account/credits' });
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(socket?.destroyed).toBe(false);
-    const closed = new Promise((resolve) => socket!.once('close', resolve));
+    const closed = closing(socket!);
     transport.close();
-    await expect(Promise.race([closed.then(() => 'closed'), new Promise((resolve) => setTimeout(() => resolve('still open'), 2_000))])).resolves.toBe('closed');
+    await expect(closed).resolves.toBe('closed');
   });
 
   it('over https too: the closed transport opens no connection', async () => {
@@ -396,6 +402,30 @@ describe('what goes on the wire, and what comes back (tiny server)', () => {
       await expect(transport.request({ method: 'GET', path: '/account/credits' })).rejects.toBeInstanceOf(ClientClosedError);
       expect(connections).toBe(0);
     } finally {
+      tcp.close();
+    }
+  });
+
+  it('over https, close() ends a connection still in its handshake: nothing holds the process open', async () => {
+    // A server that takes the connection and never answers the TLS handshake: the request stays on
+    // it. It reads what comes (a paused socket would never see the client's end).
+    const held: Socket[] = [];
+    const tcp = net.createServer((socket) => {
+      held.push(socket);
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+    try {
+      const transport = new Transport({ baseUrl: `https://127.0.0.1:${(tcp.address() as AddressInfo).port}/v2`, token: TOKEN });
+      const pending = transport.request({ method: 'GET', path: '/account/credits' });
+      pending.catch(() => undefined);
+      while (held.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      const closed = closing(held[0]!);
+      transport.close();
+      await expect(closed).resolves.toBe('closed');
+      await expect(pending).rejects.toThrow();
+    } finally {
+      for (const socket of held) socket.destroy();
       tcp.close();
     }
   });
