@@ -25,7 +25,7 @@ export function fail(breaker: CircuitBreaker, n: number, keys: number, error: un
  * A breaker with a patience of 3 s whose probes at 1 s and 2.5 s failed: the next would come at
  * 4.75 s, past the patience, so the third held lookup goes as the last probe at 3 s.
  */
-export async function lastProbeAtPatienceEnd(): Promise<{ breaker: CircuitBreaker; events: Availability[] }> {
+export async function lastProbeAtPatienceEnd(): Promise<{ breaker: CircuitBreaker; clock: ManualClock; events: Availability[] }> {
   const { breaker, clock, events } = breakerOf(3_000);
   fail(breaker, 8, 8);
   const calls = [breaker.admit(), breaker.admit(), breaker.admit()];
@@ -37,7 +37,7 @@ export async function lastProbeAtPatienceEnd(): Promise<{ breaker: CircuitBreake
   breaker.failed('probe', outage(), 'k1');
   await clock.advance(500);
   await expect(calls[2]).resolves.toBe('probe');
-  return { breaker, events };
+  return { breaker, clock, events };
 }
 
 /** A breaker opened by eight failures of eight keys whose first probe (at 1 s) is out, nobody else held. */

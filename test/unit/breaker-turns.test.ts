@@ -56,6 +56,36 @@ describe('a probe that was not sent', () => {
   });
 });
 
+describe('a probe that ends after the API was given up on', () => {
+  // The last probe went at the patience's end and was not answered within a probe interval: the API
+  // is given up on while it is still out. Its end, however it comes, is news to no one: told once,
+  // the time down counted once.
+  async function givenUpWithProbeOut() {
+    const given = await lastProbeAtPatienceEnd();
+    await given.clock.advance(1_000);
+    expect(given.breaker.gaveUp).toBe(true);
+    expect(given.events).toEqual([expect.objectContaining({ kind: 'unavailable' }), { kind: 'gave_up', downMs: 4_000 }]);
+    return given;
+  }
+
+  it('failing with an outage: its call waits and is refused like the rest', async () => {
+    const { breaker, clock, events } = await givenUpWithProbeOut();
+    await clock.advance(500);
+    expect(breaker.failed('probe', outage(), 'k2')).toBe('hold');
+    expect(events.map((e) => e.kind)).toEqual(['unavailable', 'gave_up']);
+    expect(breaker.downMs).toBe(4_000);
+    await expect(breaker.admit()).rejects.toBeInstanceOf(ApiUnavailableError);
+  });
+
+  it('not sent after all (the gate stopped): nothing more is told', async () => {
+    const { breaker, clock, events } = await givenUpWithProbeOut();
+    await clock.advance(500);
+    expect(breaker.failed('probe', new GateStoppedError(), 'k2')).toBe('retry');
+    expect(events.map((e) => e.kind)).toEqual(['unavailable', 'gave_up']);
+    expect(breaker.downMs).toBe(4_000);
+  });
+});
+
 describe("a probe's turn with no lookup held", () => {
   it('goes to the next lookup that comes, at once', async () => {
     const { breaker, clock } = breakerOf();
