@@ -60,9 +60,24 @@ export function runCli(argv: string[], io: CliIo): Promise<void> {
   return speakingTo('cli', () => runCommand(argv, io));
 }
 
+/**
+ * yargs renders the whole help of the command it runs as it starts the handler, in case the handler
+ * asks for it (showHelp). Nothing here does: fail() writes lead-enrich's own line, and --help renders
+ * the help afresh. That rendering (cliui, wrap-ansi and string-width over every option and example)
+ * cost an `enrich` of ten rows a tenth of its CPU. It is yargs 18's internal: where it is missing,
+ * the help is rendered as before (test/unit/help-not-rendered.test.ts says when).
+ */
+export function skipHelpRendering(parser: object): void {
+  type Internal = { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } } };
+  const usage = (parser as Internal).getInternalMethods?.().getUsageInstance?.();
+  if (usage?.cacheHelpMessage) usage.cacheHelpMessage = () => undefined;
+}
+
 async function runCommand(argv: string[], io: CliIo): Promise<void> {
   if (argv[0] === 'completion' && argv.some((arg) => arg === '--help' || arg === '-h')) return io.out(COMPLETION_HELP);
-  await yargs(protectStdin(completionShell(argv)))
+  const parser = yargs(protectStdin(completionShell(argv)));
+  skipHelpRendering(parser);
+  await parser
     .scriptName('lead-enrich')
     .usage('$0 <command> [options]\n\nEnrich contact CSV files through the Lead Lookup API.')
     .command(enrichCommand(io))
