@@ -8,22 +8,21 @@ import { skipHelpRendering } from '../../src/cli/commands.js';
 
 type Usage = { hasCachedHelpMessage(): boolean };
 
-/** A parser with one command, run; whether yargs rendered (and kept) the command's help. */
+/** A parser with one command, `greet --name`, that calls `handler` when it runs. */
+function greeter(handler: () => void = () => undefined) {
+  return yargs()
+    .command('greet', 'say hello', (y) => y.option('name', { type: 'string', describe: 'who to greet' }), handler)
+    .exitProcess(false);
+}
+
+/** The command run; whether yargs rendered (and kept) its help. */
 async function rendered(skip: boolean): Promise<boolean> {
   let ran = false;
-  const parser = yargs(['greet', '--name', 'Jane']);
+  const parser = greeter(() => {
+    ran = true;
+  });
   if (skip) skipHelpRendering(parser);
-  await parser
-    .command(
-      'greet',
-      'say hello',
-      (y) => y.option('name', { type: 'string', describe: 'who to greet' }),
-      () => {
-        ran = true;
-      },
-    )
-    .exitProcess(false)
-    .parseAsync();
+  await parser.parseAsync(['greet', '--name', 'Jane']);
   expect(ran).toBe(true);
   return (parser as unknown as { getInternalMethods(): { getUsageInstance(): Usage } }).getInternalMethods().getUsageInstance().hasCachedHelpMessage();
 }
@@ -39,15 +38,11 @@ describe('help not rendered for a command that runs', () => {
 
   it('--help still prints the whole help', async () => {
     const lines: string[] = [];
-    const parser = yargs(['greet', '--help']);
+    const parser = greeter();
     skipHelpRendering(parser);
-    await parser
-      .command('greet', 'say hello', (y) => y.option('name', { type: 'string', describe: 'who to greet' }))
-      .exitProcess(false)
-      .help()
-      .parseAsync(['greet', '--help'], {}, (_error, _argv, output) => {
-        lines.push(output);
-      });
+    await parser.help().parseAsync(['greet', '--help'], {}, (_error, _argv, output) => {
+      lines.push(output);
+    });
     expect(lines.join('')).toMatch(/--name\s+who to greet/);
   });
 });
