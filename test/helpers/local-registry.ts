@@ -5,18 +5,21 @@
 // package-lock.json pins them. Each is served as `npm pack` packs the copy `npm ci` put in
 // node_modules (the versions package-lock.json holds), with a package document (the "packument" a
 // registry answers for a name) listing those versions. npm's cache does not do instead: `npm ci`
-// keeps the tarballs there but not the package documents.
+// keeps the tarballs there but not the package documents. The tarballs themselves come from that
+// cache where it holds them (the public registry's bytes, which `npm ci` checked against the
+// lockfile): packing all 488 of a fresh clone's took 69 s of CPU, the costliest step of the suite.
 //
 // Tarballs are at a registry's usual address, /NAME/-/BASENAME-VERSION.tgz: npm asks for them there
 // when a lockfile's `resolved` names the public registry (it puts the configured registry's host in
 // its place), and through the package document when the lockfile has no `resolved` (this one's:
-// it is written with omit-lockfile-registry-resolved). Their bytes are not the public registry's
-// (only that registry holds those), so a lockfile's `integrity` does not match them: pinLockfile
-// writes theirs in its place.
+// it is written with omit-lockfile-registry-resolved). A packed one's bytes are not the public
+// registry's, so the lockfile's `integrity` does not match them: pinLockfile writes theirs in its
+// place (and leaves the ones from npm's cache as they are).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { run } from './processes.js';
 
@@ -53,12 +56,42 @@ function nameOf(folder: string, entry: LockEntry): string {
   return entry.name ?? folder.slice(folder.lastIndexOf('node_modules/') + 'node_modules/'.length);
 }
 
-/** The lockfile's packages in `scope`: their folders (relative to `root`), and whether optional or installed. */
-function locked(root: string, scope: Scope): Array<{ folder: string; optional: boolean; installed: boolean }> {
+interface Locked {
+  /** Relative to the checkout's root. */
+  folder: string;
+  optional: boolean;
+  installed: boolean;
+  integrity: string | undefined;
+}
+
+/** The lockfile's packages in `scope`. */
+function locked(root: string, scope: Scope): Locked[] {
   const lock = JSON.parse(fs.readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as Lockfile;
   return Object.entries(lock.packages)
     .filter(([folder, entry]) => folder !== '' && entry.link !== true && (scope === 'all' || entry.dev !== true))
-    .map(([folder, entry]) => ({ folder, optional: entry.optional === true, installed: fs.existsSync(path.join(root, folder, 'package.json')) }));
+    .map(([folder, entry]) => ({
+      folder,
+      optional: entry.optional === true,
+      installed: fs.existsSync(path.join(root, folder, 'package.json')),
+      integrity: entry.integrity,
+    }));
+}
+
+/** npm's cache: the one npm runs this with (it sets npm_config_cache for its scripts), else its default. */
+function npmCache(): string {
+  return process.env.npm_config_cache ?? path.join(os.homedir(), '.npm');
+}
+
+/**
+ * The file in npm's cache holding the bytes whose sha512 is the lockfile's `integrity`, when the
+ * cache holds them: cacache keeps content at content-v2/sha512/, its digest in hex split 2/2/rest.
+ */
+export function cachedTarball(cache: string, integrity: string | undefined): string | undefined {
+  const sha512 = integrity?.split(/\s+/).find((hash) => hash.startsWith('sha512-'));
+  if (sha512 === undefined) return undefined;
+  const hex = Buffer.from(sha512.slice('sha512-'.length), 'base64').toString('hex');
+  const file = path.join(cache, '_cacache', 'content-v2', 'sha512', hex.slice(0, 2), hex.slice(2, 4), hex.slice(4));
+  return fs.existsSync(file) ? file : undefined;
 }
 
 /**
@@ -87,11 +120,35 @@ function tarballName(name: string, version: string): string {
   return `${name.split('/').pop()}-${version}.tgz`;
 }
 
-/** Packs the installed dependencies in `scope` into `dir` (one `npm pack`), keyed by name, then version. */
-async function packDependencies(root: string, dir: string, scope: Scope): Promise<Map<string, Map<string, Version>>> {
-  const folders = locked(root, scope)
-    .filter((p) => p.installed)
-    .map((p) => p.folder);
+/**
+ * The installed dependencies in `scope`, keyed by name, then version: each one's tarball from npm's
+ * cache, or where the cache lacks it packed into `dir` (one `npm pack` for all of those).
+ */
+async function dependencyTarballs(root: string, dir: string, scope: Scope): Promise<Map<string, Map<string, Version>>> {
+  const installed = locked(root, scope).filter((p) => p.installed);
+  const files = new Map<string, string>();
+  for (const { folder, integrity } of installed) {
+    const cached = cachedTarball(npmCache(), integrity);
+    if (cached !== undefined) files.set(folder, cached);
+  }
+  const toPack = installed.map((p) => p.folder).filter((folder) => !files.has(folder));
+  for (const [folder, file] of await packInto(root, dir, toPack)) files.set(folder, file);
+  const names = new Map<string, Map<string, Version>>();
+  for (const { folder } of installed) {
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, folder, 'package.json'), 'utf8')) as { name: string; version: string };
+    const file = files.get(folder)!;
+    const bytes = fs.readFileSync(file);
+    const integrity = `sha512-${createHash('sha512').update(bytes).digest('base64')}`;
+    const shasum = createHash('sha1').update(bytes).digest('hex');
+    if (!names.has(manifest.name)) names.set(manifest.name, new Map());
+    names.get(manifest.name)!.set(manifest.version, { manifest, file, integrity, shasum });
+  }
+  return names;
+}
+
+/** Packs the installed packages in `folders` into `dir` (one `npm pack`): each folder's tarball. */
+async function packInto(root: string, dir: string, folders: string[]): Promise<Map<string, string>> {
+  if (folders.length === 0) return new Map();
   const packed = await run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', dir, ...folders.map((f) => `./${f}`)], {
     cwd: root,
     // A cache of its own: npm pack keeps each tarball it makes in its cache, not the user's to fill.
@@ -101,18 +158,13 @@ async function packDependencies(root: string, dir: string, scope: Scope): Promis
     timeoutMs: Infinity,
   });
   if (packed.code !== 0) throw new Error(`npm pack of the dependencies exited ${packed.code}${packed.timedOut ? ' (timed out)' : ''}: ${packed.stderr}`);
-  const names = new Map<string, Map<string, Version>>();
-  for (const folder of folders) {
-    const manifest = JSON.parse(fs.readFileSync(path.join(root, folder, 'package.json'), 'utf8')) as { name: string; version: string };
-    // npm pack's file name: the name without its @, its / as -, then the version.
-    const file = path.join(dir, `${manifest.name.replace(/^@/, '').replace('/', '-')}-${manifest.version}.tgz`);
-    const bytes = fs.readFileSync(file);
-    const integrity = `sha512-${createHash('sha512').update(bytes).digest('base64')}`;
-    const shasum = createHash('sha1').update(bytes).digest('hex');
-    if (!names.has(manifest.name)) names.set(manifest.name, new Map());
-    names.get(manifest.name)!.set(manifest.version, { manifest, file, integrity, shasum });
-  }
-  return names;
+  return new Map(
+    folders.map((folder) => {
+      const manifest = JSON.parse(fs.readFileSync(path.join(root, folder, 'package.json'), 'utf8')) as { name: string; version: string };
+      // npm pack's file name: the name without its @, its / as -, then the version.
+      return [folder, path.join(dir, `${manifest.name.replace(/^@/, '').replace('/', '-')}-${manifest.version}.tgz`)];
+    }),
+  );
 }
 
 /** The package document for one name: every version held, each with its tarball's address and integrity. */
@@ -132,11 +184,11 @@ function tarballAt(url: string, names: Map<string, Map<string, Version>>): Versi
 }
 
 /**
- * Starts the registry holding the installed dependencies in `scope`; their tarballs are packed
- * into `dir` (the caller's temporary folder).
+ * Starts the registry holding the installed dependencies in `scope`; the tarballs npm's cache
+ * lacks are packed into `dir` (the caller's temporary folder).
  */
 export async function startLocalRegistry(root: string, dir: string, scope: Scope = 'production'): Promise<LocalRegistry> {
-  const names = await packDependencies(root, dir, scope);
+  const names = await dependencyTarballs(root, dir, scope);
   const missing: string[] = [];
   const asked: string[] = [];
   const server = http.createServer((request, response) => {

@@ -1,9 +1,13 @@
 // The suite's own rules (test/support/, test/helpers/processes.ts): every process a test starts
 // goes through one helper, which ends it with its test; a run's temporary folder is told from a
 // dead run's by its owner's pid and start time, so that the next run removes only a dead run's.
+// The offline registry (test/helpers/local-registry.ts) serves npm's cached tarballs by integrity.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { cachedTarball } from '../helpers/local-registry.js';
 import { startOf } from '../helpers/process-table.js';
 import { COSTS } from '../support/file-costs.js';
 import { isDeadRun } from '../support/run-folders.js';
@@ -53,5 +57,38 @@ describe('the order the files start in', () => {
   it('names only test files that exist (a file renamed or removed would lose its place at the front)', () => {
     const missing = Object.keys(COSTS).filter((file) => !fs.existsSync(path.join(TEST_ROOT, '..', file)));
     expect(missing).toEqual([]);
+  });
+});
+
+describe("the offline registry's tarballs from npm's cache", () => {
+  const sha512 = (bytes: Buffer) => `sha512-${createHash('sha512').update(bytes).digest('base64')}`;
+
+  it('finds the bytes whose sha512 the lockfile names where cacache keeps them, and nothing else', () => {
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'lead-enrich-cacache-'));
+    try {
+      const bytes = Buffer.from('a tarball');
+      const hex = createHash('sha512').update(bytes).digest('hex');
+      const file = path.join(cache, '_cacache', 'content-v2', 'sha512', hex.slice(0, 2), hex.slice(2, 4), hex.slice(4));
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, bytes);
+      // A lockfile's integrity may list several hashes; the sha512 one is the address.
+      expect(cachedTarball(cache, `sha1-${createHash('sha1').update(bytes).digest('base64')} ${sha512(bytes)}`)).toBe(file);
+      expect(cachedTarball(cache, sha512(Buffer.from('another tarball')))).toBeUndefined();
+      expect(cachedTarball(cache, `sha1-${createHash('sha1').update(bytes).digest('base64')}`)).toBeUndefined();
+      expect(cachedTarball(cache, undefined)).toBeUndefined();
+    } finally {
+      fs.rmSync(cache, { recursive: true, force: true });
+    }
+  });
+
+  it("reads npm's own cache as npm writes it: a locked package found there hashes to the lockfile's integrity", (context) => {
+    const cache = process.env.npm_config_cache ?? path.join(os.homedir(), '.npm');
+    const lock = JSON.parse(fs.readFileSync(path.join(TEST_ROOT, '..', 'package-lock.json'), 'utf8')) as { packages: Record<string, { integrity?: string }> };
+    const found = Object.values(lock.packages)
+      .map((entry) => ({ integrity: entry.integrity, file: cachedTarball(cache, entry.integrity) }))
+      .filter((p) => p.file !== undefined);
+    if (found.length === 0) context.skip(`npm's cache (${cache}) holds none of the lockfile's tarballs: the registry packs them instead`);
+    for (const { integrity, file } of found.slice(0, 20))
+      expect(sha512(fs.readFileSync(file!))).toBe(integrity!.split(/\s+/).find((h) => h.startsWith('sha512-')));
   });
 });
