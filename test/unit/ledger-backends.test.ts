@@ -5,7 +5,8 @@
 // never loses an answer, and a lost Redis leaves the store to say where a budget stands.
 import { describe, expect, it } from 'vitest';
 import type { Coordinator } from '../../src/cluster/coordinator.js';
-import type { SharedSpend } from '../../src/cluster/shared-spend.js';
+import type { RedisLink } from '../../src/cluster/redis-link.js';
+import { SharedSpend } from '../../src/cluster/shared-spend.js';
 import { periodAt } from '../../src/core/budget-periods.js';
 import { redisLedger, storeLedger } from '../../src/lookup/spend-ledgers.js';
 import { ResultStore } from '../../src/store/result-store.js';
@@ -136,5 +137,22 @@ describe("Redis's ledger", () => {
       ]),
     );
     store.close();
+  });
+});
+
+describe("Redis's refusal, as its script answers it", () => {
+  /** A worker whose Redis answers a reservation with `reply` (the script's array: budget, spent, held, ms to the soonest lapse). */
+  const answering = (reply: number[]) => {
+    const link = { call: (send: () => Promise<unknown>) => send(), client: { eval: async () => reply } } as unknown as RedisLink;
+    return new SharedSpend(link, 'cluster', 'worker');
+  };
+
+  it('says when the soonest other holder lapses, even when that is now (0 ms); -1 means no other holder, and no time is said', async () => {
+    const budget = { credits: 16, per: 'day' } as const;
+    const now = await answering([1, 5, 9, 0]).reserve('lookup_email', 9, [budget], AT);
+    expect(now).toEqual({ refused: budget, period: periodAt('day', AT), spent: 5, held: 9, lapseInMs: 0 });
+    expect(await answering([1, 5, 9, 1500]).reserve('lookup_email', 9, [budget], AT)).toMatchObject({ lapseInMs: 1500 });
+    expect(await answering([1, 5, 9, -1]).reserve('lookup_email', 9, [budget], AT)).not.toHaveProperty('lapseInMs');
+    expect(await answering([0]).reserve('lookup_email', 9, [budget], AT)).toEqual({ seq: 1 });
   });
 });
