@@ -269,6 +269,10 @@ describe.skipIf(OFFLINE_MISSING !== undefined)('the README CI step, as written',
     });
   };
 
+  // The step run once on a good file, for the two tests that read it (what it wrote, what it installed).
+  let good: ReturnType<typeof run> | undefined;
+  const runGood = () => (good ??= run(GOOD));
+
   it('keeps the store between workflow runs and hands its counts on: the step has an id, the cache a key per run, a prefix to restore by, saved under if: always(), a later step reads steps.<id>.outputs.found', () => {
     const yaml = block('yaml');
     const id = /^\s+id: (\S+)$/m.exec(yaml)?.[1];
@@ -291,7 +295,7 @@ describe.skipIf(OFFLINE_MISSING !== undefined)('the README CI step, as written',
   it(
     'passes, in a fresh folder (out/ made), with the summary and the sidecar kept, the job summary and the step outputs written, the store where the cache steps keep it',
     async () => {
-      const r = await run(GOOD);
+      const r = await runGood();
       expect(r.code, r.stderr).toBe(0);
       expect(r.installed.startsWith(path.join(r.dir, 'global'))).toBe(true);
       const summary = JSON.parse(fs.readFileSync(path.join(r.dir, 'out', 'summary.json'), 'utf8'));
@@ -317,7 +321,7 @@ describe.skipIf(OFFLINE_MISSING !== undefined)('the README CI step, as written',
   it(
     "installs exactly the tree this checkout's tests ran: npm ls --all of the install is the lockfile's production packages, version for version",
     async () => {
-      const r = await run(GOOD);
+      const r = await runGood();
       expect(r.code, r.stderr).toBe(0);
       expect(installedVersions(r.tree)).toEqual(lockedVersions());
     },
