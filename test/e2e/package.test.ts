@@ -155,6 +155,8 @@ describe('the packed package', () => {
       ]),
     );
     expect(packed.files.filter((f) => /^(src|test|bench|fixtures)\//.test(f))).toEqual([]);
+    // The build's own record of what it compiled (tsconfig.json, tsBuildInfoFile) is not the package's.
+    expect(packed.files).not.toContain('dist/.tsbuildinfo');
   });
 
   it('loads by import: the library surface, and no output on stdout', async () => {
