@@ -2,12 +2,12 @@
 // a user's machine would without a route to any registry: the suite needs no network
 // (docs/development.md). `npm install -g ./lead-enrich-*.tgz` needs the production dependencies,
 // their ranges resolved by npm; a fresh clone's `npm install` needs the development ones too, as
-// package-lock.json pins them. Each is served as `npm pack` packs the copy `npm ci` put in
-// node_modules (the versions package-lock.json holds), with a package document (the "packument" a
-// registry answers for a name) listing those versions. npm's cache does not do instead: `npm ci`
-// keeps the tarballs there but not the package documents. The tarballs themselves come from that
-// cache where it holds them (the public registry's bytes, which `npm ci` checked against the
-// lockfile): packing all 488 of a fresh clone's took 69 s of CPU, the costliest step of the suite.
+// package-lock.json pins them. Each is served with a package document (the "packument" a registry
+// answers for a name) listing the versions node_modules holds (those package-lock.json holds): npm's
+// cache cannot serve instead, as `npm ci` keeps the tarballs there but not the package documents.
+// The tarballs themselves come from that cache where it holds them (the public registry's bytes,
+// which `npm ci` checked against the lockfile), else from `npm pack` of the copy in node_modules:
+// packing all 488 of a fresh clone's took 69 s of CPU, most of the suite's costliest test file.
 //
 // Tarballs are at a registry's usual address, /NAME/-/BASENAME-VERSION.tgz: npm asks for them there
 // when a lockfile's `resolved` names the public registry (it puts the configured registry's host in
@@ -78,7 +78,7 @@ function locked(root: string, scope: Scope): Locked[] {
 }
 
 /** npm's cache: the one npm runs this with (it sets npm_config_cache for its scripts), else its default. */
-function npmCache(): string {
+export function npmCache(): string {
   return process.env.npm_config_cache ?? path.join(os.homedir(), '.npm');
 }
 

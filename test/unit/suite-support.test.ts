@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cachedTarball } from '../helpers/local-registry.js';
+import { cachedTarball, npmCache } from '../helpers/local-registry.js';
 import { startOf } from '../helpers/process-table.js';
 import { COSTS } from '../support/file-costs.js';
 import { isDeadRun } from '../support/run-folders.js';
@@ -82,7 +82,7 @@ describe("the offline registry's tarballs from npm's cache", () => {
   });
 
   it("reads npm's own cache as npm writes it: a locked package found there hashes to the lockfile's integrity", (context) => {
-    const cache = process.env.npm_config_cache ?? path.join(os.homedir(), '.npm');
+    const cache = npmCache();
     const lock = JSON.parse(fs.readFileSync(path.join(TEST_ROOT, '..', 'package-lock.json'), 'utf8')) as { packages: Record<string, { integrity?: string }> };
     const found = Object.values(lock.packages)
       .map((entry) => ({ integrity: entry.integrity, file: cachedTarball(cache, entry.integrity) }))
