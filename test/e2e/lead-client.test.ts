@@ -18,7 +18,7 @@ import {
 import { enrich } from '../../src/run/enrich.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 import { emails, makeTempDir, writeCsv } from '../helpers/files.js';
-import { REPO_ROOT, refusalMs } from '../helpers/cli.js';
+import { REPO_ROOT, slowerThanIdleMs } from '../helpers/cli.js';
 import { hangBound, run } from '../helpers/processes.js';
 
 const sandboxes: Sandbox[] = [];
@@ -246,7 +246,7 @@ describe('LeadClient: the process', () => {
       // A process held by something else than the gate would run until it is killed (30 s); one that
       // ends by itself takes well under 5 s, plus, on a loaded machine, what a CLI's start takes more
       // now than idle (a run refused for a bad option: 0.4-0.6 s idle, 6 s at a load average of 14).
-      const slack = Math.min(20_000, Math.max(0, (await refusalMs()) - 600));
+      const slack = await slowerThanIdleMs(20_000);
       const started = Date.now();
       const { code, stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script], {
         env: { PATH: process.env.PATH, BASE_URL: s.baseUrl, TOKEN: s.token },

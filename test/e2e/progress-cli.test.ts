@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { CLI_PATH, REPO_ROOT, refusalMs, runCli, tempDir } from '../helpers/cli.js';
+import { CLI_PATH, REPO_ROOT, slowerThanIdleMs, runCli, tempDir } from '../helpers/cli.js';
 import { hangBound, runSync, start } from '../helpers/processes.js';
 import { unevenContacts } from '../helpers/uneven-rows.js';
 
@@ -275,7 +275,7 @@ describe.skipIf(!HAS_SCRIPT)(
           // 1 ms (2,001). On a machine slower now than idle (a run refused for a bad option, 0.4-0.6 s
           // idle, taking longer) the bound grows by the difference, at most 1 s: rows counted only at
           // the end (about 4 s) still fail it.
-          const slack = Math.min(1_000, Math.max(0, (await refusalMs()) - 600));
+          const slack = await slowerThanIdleMs(1_000);
           expect(firstRow.at - firstAnswer.at, drawn.map((f) => `${f.at} ${f.frame}`).join('\n')).toBeLessThanOrEqual(2000 + slack);
           // Every field starts where it started in the frame before (the ETA inside the pace slot may come).
           const starts = (frame: string) => [...frame.matchAll(/\| (?=\S)/g)].map((m) => m.index).filter((i) => !frame.startsWith('| ETA', i));

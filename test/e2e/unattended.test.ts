@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, lines, refusalMs, runCli, spawnCli } from '../helpers/cli.js';
+import { REPO_ROOT, lines, slowerThanIdleMs, runCli, spawnCli } from '../helpers/cli.js';
 import { emails, makeTempDir, writeCsv } from '../helpers/files.js';
 import { testDnsEnv } from '../helpers/test-dns.js';
 import { closeAll, envFor, expectNoCrash, lookupsSeen, sandbox, until } from './reliability/support.js';
@@ -37,7 +37,7 @@ describe.concurrent('stops are prompt: once a run stopped sending it ends as its
       const ended = Date.now();
       // The machine's pace now: a run refused for a bad option, 0.4-0.6 s idle, 6 s at a load
       // average of 14 on 2 cores, where the fixed bounds below (2 and 3 s) were outlasted.
-      const slack = Math.max(0, (await refusalMs()) - 600);
+      const slack = await slowerThanIdleMs();
       expectNoCrash(r);
       expect(r.code, r.stderr).toBe(3);
       const stopped = stampOf(r.stderr, /lead-enrich: No more lookups/);

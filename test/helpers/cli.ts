@@ -161,3 +161,12 @@ export async function refusalMs(): Promise<number> {
   if (r.code !== 1) throw new Error(`a run with --budget abc exited ${r.code}, not 1: ${r.stderr}`);
   return Date.now() - started;
 }
+
+/**
+ * How much slower than idle this machine is now, in ms, at most `capMs`: `refusalMs()` less the
+ * 600 ms such a refusal takes idle (0.4-0.6 s; 6 s at a load average of 14 on 2 cores). A time bound
+ * on a run grows by it; the cap keeps the bound under what the failure it guards against would take.
+ */
+export async function slowerThanIdleMs(capMs = Number.POSITIVE_INFINITY): Promise<number> {
+  return Math.min(capMs, Math.max(0, (await refusalMs()) - 600));
+}
