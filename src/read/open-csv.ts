@@ -86,6 +86,12 @@ export interface CsvSource {
   estimatedRecords(): RecordCount | undefined;
   /** Stops reading (on a fatal error). */
   destroy(): void;
+  /**
+   * A stream given up on after a stop: when what arrived ends a line, the parser is ended so that
+   * the line it holds back (it waits for the characters after a line ending) becomes the last
+   * record the batches yield; true then. False (a line half written): nothing changes.
+   */
+  endAtLineEnd?(): boolean;
   /** --limit: the rows asked for, and whether the input held more (known once they are read). */
   limited?: { limit: number; more: () => boolean } | undefined;
   /** An .xlsx input: the worksheet read. */
@@ -113,6 +119,8 @@ const HEAD_BYTES = 64 * 1024;
 const MAX_RECORD_BYTES = 64 * 1024 * 1024;
 
 const GZIP_MAGIC = [0x1f, 0x8b];
+const LF = 0x0a;
+const CR = 0x0d;
 
 interface Settings {
   delimiter: string | undefined;
@@ -270,6 +278,11 @@ export async function openCsv(input: string | Readable, options: ReadOptions = {
     transcoding: prepared.transcoder ? { into: prepared.source, out: prepared.transcoder } : undefined,
   });
   const { watch, tail } = watchText(prepared, options.textWatch);
+  const feeding = prepared.transcoder ?? prepared.source;
+  let lastChar: number | undefined;
+  feeding.on('data', (chunk: Buffer | string) => {
+    if (chunk.length > 0) lastChar = typeof chunk === 'string' ? chunk.charCodeAt(chunk.length - 1) : chunk[chunk.length - 1];
+  });
   if (prepared.titles.length > 0) options.warn?.(titlesLine(prepared.titles, prepared.skipLines));
   const destroy = () => {
     batches.stop();
@@ -313,6 +326,12 @@ export async function openCsv(input: string | Readable, options: ReadOptions = {
     totalBytes: opened.totalBytes,
     estimatedRecords: () => withoutRecords(estimate.count(batches.ended), block.footerRecords),
     destroy,
+    endAtLineEnd: () => {
+      if (lastChar !== LF && lastChar !== CR) return false;
+      feeding.unpipe(parser);
+      parser.end();
+      return true;
+    },
   };
 }
 

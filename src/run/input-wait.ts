@@ -1,7 +1,8 @@
 // An input that is a stream (standard input, a named pipe, a caller's iterable) may wait for its
 // writer without end, where a file always ends. A stop (Ctrl-C, SIGTERM) must not wait with it: the
 // rows already read are written (the rest of those read as skipped), and reading ends once nothing
-// more has arrived for IDLE_MS; before the header has arrived there is nothing to write at all.
+// more has arrived for IDLE_MS, every line that arrived whole read; before the header has arrived
+// there is nothing to write at all.
 import fs from 'node:fs';
 import { InterruptedError } from '../api/errors.js';
 import type { CsvSource } from '../read/index.js';
@@ -71,12 +72,26 @@ export async function* batchesUntilIdle(source: CsvSource, halt: AbortSignal, on
     const pending = iterator.next();
     const next = await nextOrIdle(pending, halt);
     if (next === undefined) {
-      pending.catch(() => {});
+      if (source.endAtLineEnd?.()) yield* heldBack(pending, iterator);
+      else pending.catch(() => {});
       source.destroy();
       onCut();
       return;
     }
     if (next.done) return;
     yield next.value;
+  }
+}
+
+/**
+ * The records a stream's parser held back when it was ended at a line end: every line that arrived
+ * whole is read. A quoted cell still open at that end is no record: reading stops before it.
+ */
+async function* heldBack(pending: Promise<IteratorResult<string[][]>>, iterator: AsyncIterator<string[][]>): AsyncGenerator<string[][]> {
+  try {
+    for (let next = await pending; !next.done; next = await iterator.next()) yield next.value;
+  } catch {
+    // Whatever the parser says of the line it held (a quoted cell still open at the end it was
+    // given): that line was not whole, and every record before it has been yielded.
   }
 }
