@@ -58,6 +58,15 @@ describe('a row looked up again', () => {
     expect(same.changes).toEqual([]);
     expect(first.changes).toBeUndefined();
   });
+
+  it('--with company: its lookup found to not found, or back, is company_status alone', () => {
+    const withCompany = new AnswerChanges(columnsFor('email', { ...flags, company: true }));
+    const gone = rowOf(person('Manager'), { earlier: { company: earlier(undefined, true, false) } });
+    const back = rowOf(person('Manager'), { earlier: { company: earlier(undefined, false, true) } });
+    for (const row of [gone, back]) withCompany.apply(row);
+    expect(gone.changes!.map((c) => [c.field, c.before, c.after])).toEqual([['company_status', 'found', 'not_found']]);
+    expect(back.changes!.map((c) => [c.field, c.before, c.after])).toEqual([['company_status', 'not_found', 'found']]);
+  });
 });
 
 describe('the changes an earlier run stored (carried)', () => {
