@@ -119,8 +119,6 @@ const HEAD_BYTES = 64 * 1024;
 const MAX_RECORD_BYTES = 64 * 1024 * 1024;
 
 const GZIP_MAGIC = [0x1f, 0x8b];
-const LF = 0x0a;
-const CR = 0x0d;
 
 interface Settings {
   delimiter: string | undefined;
@@ -278,11 +276,6 @@ export async function openCsv(input: string | Readable, options: ReadOptions = {
     transcoding: prepared.transcoder ? { into: prepared.source, out: prepared.transcoder } : undefined,
   });
   const { watch, tail } = watchText(prepared, options.textWatch);
-  const feeding = prepared.transcoder ?? prepared.source;
-  let lastChar: number | undefined;
-  feeding.on('data', (chunk: Buffer | string) => {
-    if (chunk.length > 0) lastChar = typeof chunk === 'string' ? chunk.charCodeAt(chunk.length - 1) : chunk[chunk.length - 1];
-  });
   if (prepared.titles.length > 0) options.warn?.(titlesLine(prepared.titles, prepared.skipLines));
   const destroy = () => {
     batches.stop();
@@ -327,8 +320,8 @@ export async function openCsv(input: string | Readable, options: ReadOptions = {
     estimatedRecords: () => withoutRecords(estimate.count(batches.ended), block.footerRecords),
     destroy,
     endAtLineEnd: () => {
-      if (lastChar !== LF && lastChar !== CR) return false;
-      feeding.unpipe(parser);
+      if (!tail.endsLine()) return false;
+      (prepared.transcoder ?? prepared.source).unpipe(parser);
       parser.end();
       return true;
     },

@@ -15,9 +15,15 @@ const SALESFORCE_LINES = [/^copyright \(c\).*salesforce\.com/i, /^confidential i
 /** Enough of the text's end to see the line above a footer of MAX_FOOTER_LINES short lines. */
 const TAIL_BYTES = 16 * 1024;
 
-/** The last bytes of the text the parser reads, to see whether a blank line stands above a footer. */
+/** The last bytes of the text the parser reads: whether a blank line stands above a footer, whether the text ends a line. */
 export class TextTail {
   #tail: Buffer = Buffer.alloc(0);
+
+  /** The text so far ends with a line ending (LF or CR): its last line arrived whole. */
+  endsLine(): boolean {
+    const last = this.#tail.at(-1);
+    return last === 0x0a || last === 0x0d;
+  }
 
   feed(chunk: Buffer | string): void {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk;

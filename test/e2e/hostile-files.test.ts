@@ -460,9 +460,8 @@ describe.skipIf(process.platform === 'win32')('a named pipe (FIFO) as input', { 
         // read: measured 1182-1980 ms in 17 runs at load averages of 8-23 on 2 cores (the file alone,
         // beside two busy processes, in whole-suite runs), against the 2 s bound it had. A run that
         // waited for the writer, or the 10 s given to requests in flight, would still fail the 3 s. On
-        // a machine slower now than that (a run refused for a bad option, 0.4-0.6 s idle, taking
-        // longer), the bound grows by the difference, never to the 10 s a wait for the requests in
-        // flight would take.
+        // a machine slower now than idle, the bound grows by the difference, never to the 10 s a wait
+        // for the requests in flight would take.
         const slack = await slowerNow!;
         expect(endedMs).toBeLessThan(3000 + slack);
         expect(result.stderr).toMatch(

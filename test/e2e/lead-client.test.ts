@@ -244,8 +244,8 @@ describe('LeadClient: the process', () => {
       console.log('answered ' + answers.length);
     `;
       // A process held by something else than the gate would run until it is killed (30 s); one that
-      // ends by itself takes well under 5 s, plus, on a loaded machine, what a CLI's start takes more
-      // now than idle (a run refused for a bad option: 0.4-0.6 s idle, 6 s at a load average of 14).
+      // ends by itself takes well under 5 s, plus, on a loaded machine, how much slower than idle a
+      // CLI's start is now.
       const slack = await slowerThanIdleMs(20_000);
       const started = Date.now();
       const { code, stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script], {

@@ -272,9 +272,8 @@ describe.skipIf(!HAS_SCRIPT)(
           const firstRow = drawn.find((f) => done(f.frame) > 0)!;
           // Without --rpm the run learns the limit from its first 429 and waits out that window, so the
           // first row can wait a window past the first answer: 2 s idle. A whole suite's run missed it by
-          // 1 ms (2,001). On a machine slower now than idle (a run refused for a bad option, 0.4-0.6 s
-          // idle, taking longer) the bound grows by the difference, at most 1 s: rows counted only at
-          // the end (about 4 s) still fail it.
+          // 1 ms (2,001). On a machine slower now than idle the bound grows by the difference, at most
+          // 1 s: rows counted only at the end (about 4 s) still fail it.
           const slack = await slowerThanIdleMs(1_000);
           expect(firstRow.at - firstAnswer.at, drawn.map((f) => `${f.at} ${f.frame}`).join('\n')).toBeLessThanOrEqual(2000 + slack);
           // Every field starts where it started in the frame before (the ETA inside the pace slot may come).

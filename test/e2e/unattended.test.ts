@@ -35,8 +35,8 @@ describe.concurrent('stops are prompt: once a run stopped sending it ends as its
       const input = writeCsv(path.join(dir, 'in.csv'), [['email'], ...emails(300, 'prompt').map((k) => [k])]);
       const r = await runCli(['enrich', input, ...extra()], { env: envFor(s, dir), timeoutMs: 30_000 });
       const ended = Date.now();
-      // The machine's pace now: a run refused for a bad option, 0.4-0.6 s idle, 6 s at a load
-      // average of 14 on 2 cores, where the fixed bounds below (2 and 3 s) were outlasted.
+      // How much slower than idle the machine is now: at a load average of 14 on 2 cores the fixed
+      // bounds below (2 and 3 s) were outlasted.
       const slack = await slowerThanIdleMs();
       expectNoCrash(r);
       expect(r.code, r.stderr).toBe(3);
