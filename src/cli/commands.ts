@@ -1,4 +1,4 @@
-// The command line's commands and usage handling (yargs), run by main.ts, which checks the
+// The command line's commands and usage handling (yargs), run by cli-process.ts, which checks the
 // Node.js version before this file (and everything it imports) is loaded.
 import path from 'node:path';
 import { speakingTo } from '../api/caller-words.js';
@@ -17,7 +17,7 @@ import { storeCommand } from './store-command.js';
 import { usageMessage, type UsageContext } from './usage-messages.js';
 import { VERSION } from './version.js';
 
-/** A usage mistake yargs found (an unknown option, a missing argument): main.ts adds the --help hint. */
+/** A usage mistake yargs found (an unknown option, a missing argument): cli-process.ts adds the --help hint. */
 export class UsageError extends Error {}
 
 /** The shells `lead-enrich completion` writes a script for. */
@@ -52,7 +52,7 @@ Print a shell completion script for commands, options and their values (--by, --
   lead-enrich completion zsh >> ~/.zshrc       zsh
 `;
 
-/** main.ts speaks its fatal line to the command line's user with it. */
+/** cli-process.ts speaks its fatal line to the command line's user with it. */
 export { speakingTo };
 
 /** Runs one command line: every message it makes names what to change as the command line's user gives it. */

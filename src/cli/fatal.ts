@@ -1,4 +1,4 @@
-// How the command line says a failure it ends with (main.ts exits): one line on stderr that names
+// How the command line says a failure it ends with (cli-process.ts exits): one line on stderr that names
 // its stable code, `lead-enrich: <message> (code: <code>)`, and with --json one JSON object,
 // `{ exitCode, version, error: { code, message } }` (docs/cli-contract.md, "Every night,
 // unattended"). Imports nothing that needs a recent Node.js: the version check uses it too.

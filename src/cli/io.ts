@@ -1,5 +1,5 @@
 // What a command may do to the outside world: write, warn, and report its exit status.
-// Only main.ts turns that status into process.exit.
+// Only cli-process.ts turns that status into process.exit.
 import { jsonText } from '../core/terminal-text.js';
 import { VERSION } from './version.js';
 
@@ -10,7 +10,7 @@ export interface CliIo {
   drained?(): Promise<void> | undefined;
   /**
    * One line for stderr, written as it is: whoever makes it escapes the data in it (noticeLines,
-   * main.ts' fatal line, the summary), so that the summary may carry its colour.
+   * cli-process.ts' fatal line, the summary), so that the summary may carry its colour.
    */
   err(line: string): void;
   setStatus(status: number): void;

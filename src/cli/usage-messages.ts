@@ -105,7 +105,7 @@ function missingOption(text: string): string | undefined {
   return names.map((name) => `Missing option ${flag(name)}${REQUIRED_OPTION[name] ? `: ${REQUIRED_OPTION[name]}` : ''}`).join('; ');
 }
 
-/** yargs' message as the line lead-enrich prints (main.ts adds the --help hint unless it ends in '?'). */
+/** yargs' message as the line lead-enrich prints (cli-process.ts adds the --help hint unless it ends in '?'). */
 export function usageMessage(text: string, argv: readonly string[], context?: UsageContext): string {
   const unknown = /^Unknown arguments?: (.*)$/s.exec(text.trim());
   if (unknown) return unknownSaid(unknownNames(unknown[1]!), argv, context);

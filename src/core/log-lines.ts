@@ -4,7 +4,7 @@
 // finds anywhere in a line (GitHub's 2020 advisory on `set-env` tells what a command smuggled in
 // with data can do). A header name, a file name, a cell or the API's
 // message holding either would be obeyed, so every line lead-enrich writes for a person or a
-// program passes through logText where it is written (cli/main.ts, store/exit-flush.ts, the
+// program passes through logText where it is written (cli/cli-process.ts, store/exit-flush.ts, the
 // progress line on a terminal): its own commands alone are written as they are (CliIo.command).
 // The escapes are JSON's own (`\u003a`, `\u0023`), as terminal-text.ts writes DEL and C1: a JSON
 // text passing through stays JSON, the same value once parsed.

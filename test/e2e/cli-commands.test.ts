@@ -42,9 +42,6 @@ function dir(): string {
 }
 
 beforeAll(async () => {
-  if (!fs.existsSync(path.join(REPO_ROOT, 'dist', 'cli', 'main.js'))) {
-    throw new Error('dist/cli/main.js is missing: run `npx tsc -p .` (or npm test, which builds first)');
-  }
   sb = await sandbox();
 });
 

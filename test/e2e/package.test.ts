@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { REPO_ROOT, refuseStaleBuild } from '../helpers/cli.js';
 import { hangBound, run as runProcess, start } from '../helpers/processes.js';
 import { REDIS_MISSING, startRedis, type RedisServer } from '../helpers/redis.js';
 
@@ -48,15 +48,6 @@ async function run(command: string, args: string[], options: { env?: Record<stri
   return { code, stdout, stderr, report, exitAfterBreakMs };
 }
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const file = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(file) : fs.statSync(file).mtimeMs);
-  }
-  return newest;
-}
-
 interface PackInfo {
   filename: string;
   files: { path: string }[];
@@ -76,10 +67,7 @@ function packInfo(printed: string): PackInfo {
 
 /** `npm pack` into a temporary folder, unpacked as the project's node_modules/lead-enrich. */
 async function packIntoProject(): Promise<void> {
-  const built = path.join(REPO_ROOT, 'dist', 'index.js');
-  if (!fs.existsSync(built) || fs.statSync(built).mtimeMs < newestMtime(path.join(REPO_ROOT, 'src'))) {
-    throw new Error('dist/ is older than src/: run `npm run build` before this test');
-  }
+  refuseStaleBuild();
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lead-enrich-package-'));
   // No request to a registry: npm's own update check is off.
   const pack = await runProcess('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', tmp], {
@@ -152,6 +140,7 @@ describe('the packed package', () => {
         'dist/sandbox/index.js',
         'dist/sandbox/index.d.ts',
         'dist/cli/main.js',
+        'dist/cli/bundle.js',
       ]),
     );
     expect(packed.files.filter((f) => /^(src|test|bench|fixtures)\//.test(f))).toEqual([]);

@@ -1,5 +1,5 @@
 // `lead-enrich store stats|prune|clear`, driven through yargs with a capturing CliIo.
-// (src/cli/main.ts runs main() when imported, so the command module is mounted here directly.)
+// (src/cli/cli-process.ts runs main() when imported, so the command module is mounted here directly.)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -24,8 +24,9 @@ import { makeTempDir } from './temp-dirs.js';
 
 /** The repository root (where package.json is). */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** The built entry point that `package.json#bin` names. */
+/** The built entry point that `package.json#bin` names; it starts `dist/cli/bundle.js`. */
 export const CLI_PATH = path.join(REPO_ROOT, 'dist', 'cli', 'main.js');
+const BUNDLE_PATH = path.join(REPO_ROOT, 'dist', 'cli', 'bundle.js');
 /**
  * `LEAD_ENRICH_TEST_EXE=exe/lead-enrich`: runCli and spawnCli start that single executable
  * (`npm run build:exe`) instead of `node dist/cli/main.js`, so the same tests drive it.
@@ -79,6 +80,38 @@ function cleanEnv(extra: Record<string, string | undefined> | undefined): { env:
   return storeDir === undefined ? { env } : { env, storeDir };
 }
 
+/** The file last written under `dir` (`skip` left out). */
+function newestFile(dir: string, skip = ''): { file: string; mtimeMs: number } {
+  let newest = { file: '', mtimeMs: 0 };
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (full === skip) continue;
+    const found = entry.isDirectory() ? newestFile(full, skip) : { file: full, mtimeMs: fs.statSync(full).mtimeMs };
+    if (found.mtimeMs > newest.mtimeMs) newest = found;
+  }
+  return newest;
+}
+
+let buildChecked = process.env.LEAD_ENRICH_TEST_EXE !== undefined;
+/**
+ * Throws unless dist/ was built from src/ as it is: the compiler's output is newer than every
+ * source, and the bundle the CLI runs (made after compiling) newer than that output. After
+ * `npx tsc -p .` alone the CLI would run the code as it was, and the tests pass or fail on that.
+ */
+export function refuseStaleBuild(): void {
+  if (buildChecked) return;
+  const say = (what: string) => {
+    throw new Error(`${what}: run \`npm run build\` (npm test builds first)`);
+  };
+  const source = newestFile(path.join(REPO_ROOT, 'src'));
+  const compiled = newestFile(path.join(REPO_ROOT, 'dist'), BUNDLE_PATH);
+  if (compiled.mtimeMs < source.mtimeMs) say(`dist/ is older than ${path.relative(REPO_ROOT, source.file)}`);
+  if (!fs.existsSync(BUNDLE_PATH)) say('dist/cli/bundle.js, which the CLI runs, is missing');
+  if (fs.statSync(BUNDLE_PATH).mtimeMs < compiled.mtimeMs)
+    say(`dist/cli/bundle.js, which the CLI runs, is older than ${path.relative(REPO_ROOT, compiled.file)}`);
+  buildChecked = true;
+}
+
 /**
  * Starts `node dist/cli/main.js ...args` (or the executable, above) and returns the child at once,
  * for tests that send signals or read output while it runs. stdin stays open unless `options.input`
@@ -86,6 +119,7 @@ function cleanEnv(extra: Record<string, string | undefined> | undefined): { env:
  * command reads it.
  */
 export function spawnCli(args: string[], options: CliOptions = {}): CliProcess {
+  refuseStaleBuild();
   const { env, storeDir } = cleanEnv(options.env);
   const command = options.held ? ['sh', '-c', 'read -r go && exec "$@"', 'sh', ...CLI_COMMAND, ...args] : [...CLI_COMMAND, ...args];
   const child = start(command[0]!, command.slice(1), {

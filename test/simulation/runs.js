@@ -1,5 +1,5 @@
 // One command of a night, run the way its night asks: in this process (most nights: the command
-// line's own runCli with an io that keeps what it says, as main.ts would print it), or as a child
+// line's own runCli with an io that keeps what it says, as cli-process.ts would print it), or as a child
 // process of the built CLI on the same simulated clock (a night that kills it with a real SIGKILL,
 // or a second run beside the first). Either way the result is the exit status, stdout's --json
 // object, stderr's lines, and when the run began and ended on the simulated clock.
@@ -31,7 +31,7 @@ function suiteMarks() {
   return Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('LEAD_ENRICH_SUITE_')));
 }
 
-/** The command line in this process, as main.ts runs it (its fatal line and JSON included). */
+/** The command line in this process, as cli-process.ts runs it (its fatal line and JSON included). */
 export async function runInProcess(args) {
   const io = {
     out: (text) => (stdout += text),
