@@ -1,8 +1,8 @@
 // The command line's process and the only place that exits it: every command reports a status
 // through CliIo, and every error ends here as one line on stderr with its stable code (and with
 // --json its JSON object: fatal.ts). Started by main.ts, the bin: from the bundle of it that
-// `npm run build` makes (dist/cli/bundle.js), or, on a Node.js too old for that bundle, as it is
-// compiled, to say which versions it needs: what it imports before that check runs on any Node.
+// `npm run build` makes (dist/cli/bundle.js), or as compiled on a Node.js too old for that bundle,
+// to say which versions are needed; so what it imports before that check must load on any Node.
 // A fatal line and the text outputs are shown with their control characters escaped
 // (core/terminal-text.ts): a message may carry a header name or the API's words; and no line
 // written begins a CI runner's workflow command, unless it is one lead-enrich means (core/log-lines.ts).
