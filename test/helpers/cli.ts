@@ -80,24 +80,13 @@ function cleanEnv(extra: Record<string, string | undefined> | undefined): { env:
   return storeDir === undefined ? { env } : { env, storeDir };
 }
 
-/** The file last written under `dir` (`skip` left out). */
-function newestFile(dir: string, skip = ''): { file: string; mtimeMs: number } {
-  let newest = { file: '', mtimeMs: 0 };
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (full === skip) continue;
-    const found = entry.isDirectory() ? newestFile(full, skip) : { file: full, mtimeMs: fs.statSync(full).mtimeMs };
-    if (found.mtimeMs > newest.mtimeMs) newest = found;
-  }
-  return newest;
-}
-
 let buildChecked = process.env.LEAD_ENRICH_TEST_EXE !== undefined;
 /**
  * Throws unless the bundle the CLI runs (dist/cli/bundle.js, which `npm run build` makes after
- * compiling) is newer than everything the compiler wrote: after `npx tsc -p .` alone the CLI would
- * run the code as it was, and the tests pass or fail on that. (Not compared with src/: the
- * compiler writes only what changed, so a source touched but not changed stays newer than its output.)
+ * compiling) is newer than the compiler's last build, whose record (tsconfig.json's tsBuildInfoFile)
+ * it rewrites whenever it writes an output: after `npx tsc -p .` alone the CLI would run the code as
+ * it was, and the tests pass or fail on that. (Not compared with src/: the compiler writes only what
+ * changed, so a source touched but not changed stays newer than its output.)
  */
 export function refuseStaleBuild(): void {
   if (buildChecked) return;
@@ -105,8 +94,8 @@ export function refuseStaleBuild(): void {
     throw new Error(`dist/cli/bundle.js, which the CLI runs, ${what}: run \`npm run build\` (npm test builds first)`);
   };
   if (!fs.existsSync(BUNDLE_PATH)) refuse('is missing');
-  const compiled = newestFile(path.join(REPO_ROOT, 'dist'), BUNDLE_PATH);
-  if (fs.statSync(BUNDLE_PATH).mtimeMs < compiled.mtimeMs) refuse(`is older than the compiler's last output (${path.relative(REPO_ROOT, compiled.file)})`);
+  const compiled = fs.statSync(path.join(REPO_ROOT, 'dist', '.tsbuildinfo'), { throwIfNoEntry: false });
+  if (compiled !== undefined && fs.statSync(BUNDLE_PATH).mtimeMs < compiled.mtimeMs) refuse("is older than the compiler's last build (dist/.tsbuildinfo)");
   buildChecked = true;
 }
 
