@@ -72,6 +72,8 @@ export function runChild(args, env, { killWhen } = {}) {
       ...suiteMarks(),
       PATH: process.env.PATH,
       TMPDIR: process.env.TMPDIR ?? '/tmp',
+      // The test run's cache of compiled code: each start costs less CPU, nothing else changes.
+      ...(process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}),
       ...env,
       SIMULATED_CLOCK_OFFSET_MS: String(clockOffset()),
       ...(CHILD_LOG ? { SIM_CHILD_LOG: CHILD_LOG } : {}),
