@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { deadRunFolders, isDeadRun, makeRunFolder, removeDeadRunFolders } from './run-folders.js';
+import { deadRunFolders, isDeadRun, makeRunFolder, removeDeadRunFolders, removeRunFolder } from './run-folders.js';
 import { describeProcess, killAll, processesOf, suiteProcesses } from './suite-processes.js';
 
 const TEST_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -72,7 +72,7 @@ export default async function setup(): Promise<() => Promise<void>> {
     process.env.TMPDIR = outerTmp;
     const running = await killAll(processesOf([runTmp]));
     const left = fs.readdirSync(runTmp).filter((name) => name.startsWith('lead-enrich-'));
-    fs.rmSync(runTmp, { recursive: true, force: true, maxRetries: 3 });
+    await removeRunFolder(runTmp);
     const problems: string[] = [];
     if (running.length > 0) {
       problems.push(

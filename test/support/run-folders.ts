@@ -17,6 +17,25 @@ export function makeRunFolder(outer: string): string {
   return fs.mkdtempSync(path.join(outer, `${PREFIX}${process.pid}.${startOf(process.pid) ?? '0'}-`));
 }
 
+/**
+ * Removes this run's folder at its end. A Node process writes its compile cache (NODE_COMPILE_CACHE,
+ * in this folder) as it exits, Node 22 all of it at once: a vitest worker still exiting as the
+ * teardown runs adds files after the removal listed the folder, and its rmdir fails with ENOTEMPTY
+ * (seen on Node 22 after help-examples.test.ts, whose worker loads ExcelJS). rmSync's own retries
+ * do not list the folder again; this does, until no process writes (at most `attempts` times).
+ */
+export async function removeRunFolder(folder: string, attempts = 20): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      fs.rmSync(folder, { recursive: true, force: true });
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOTEMPTY' || attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 /** Whether the run that owns `folder` (a run folder's path or name) has ended; false for any other name. */
 export function isDeadRun(folder: string): boolean {
   const owner = NAME.exec(path.basename(folder));
