@@ -70,11 +70,11 @@ export const COMPILE_CACHE: Record<string, string> = process.env.NODE_COMPILE_CA
 
 function cleanEnv(extra: Record<string, string | undefined> | undefined): { env: NodeJS.ProcessEnv; storeDir?: string } {
   const env: NodeJS.ProcessEnv = {};
-  // NODE_COMPILE_CACHE: COMPILE_CACHE, above.
-  for (const name of ['PATH', 'HOME', 'SYSTEMROOT', 'TMPDIR', 'TEMP', 'TMP', 'NODE_COMPILE_CACHE']) {
+  for (const name of ['PATH', 'HOME', 'SYSTEMROOT', 'TMPDIR', 'TEMP', 'TMP']) {
     const value = process.env[name];
     if (value !== undefined) env[name] = value;
   }
+  Object.assign(env, COMPILE_CACHE);
   let storeDir: string | undefined;
   if (!extra || !Object.hasOwn(extra, 'LEAD_ENRICH_STORE')) {
     storeDir = tempDir('lead-enrich-store-');

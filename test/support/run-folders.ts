@@ -22,12 +22,13 @@ export function makeRunFolder(outer: string): string {
  * in this folder) as it exits, Node 22 all of it at once: a vitest worker still exiting as the
  * teardown runs adds files after the removal listed the folder, and its rmdir fails with ENOTEMPTY
  * (seen on Node 22 after help-examples.test.ts, whose worker loads ExcelJS). rmSync's own retries
- * do not list the folder again; this does, until no process writes (at most `attempts` times).
+ * (kept, for a busy file) do not list the folder again; this does, until no process writes (at
+ * most `attempts` times).
  */
 export async function removeRunFolder(folder: string, attempts = 20): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      fs.rmSync(folder, { recursive: true, force: true });
+      fs.rmSync(folder, { recursive: true, force: true, maxRetries: 3 });
       return;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOTEMPTY' || attempt >= attempts) throw error;
