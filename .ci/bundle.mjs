@@ -12,12 +12,11 @@
 // .ci/build-exe.mjs makes its bundle with the same function, with the lazy loads inlined: a single
 // executable has nothing beside it to load them from.
 import fs from 'node:fs';
-import { createRequire, isBuiltin } from 'node:module';
+import http from 'node:http';
+import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
-
-const nodeRequire = createRequire(import.meta.url);
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -46,7 +45,7 @@ const httpByValue = {
   },
   load(id) {
     if (id !== '\0node-http') return null;
-    const plain = Object.entries(Object.getOwnPropertyDescriptors(nodeRequire('node:http')))
+    const plain = Object.entries(Object.getOwnPropertyDescriptors(http))
       .filter(([key, d]) => !d.get && key !== 'default')
       .map(([key]) => `export const ${key} = http.${key};`);
     return ["const http = process.getBuiltinModule('node:http');", 'export default http;', ...plain].join('\n');

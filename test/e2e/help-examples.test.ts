@@ -9,7 +9,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { CLI_PATH, COMPILE_CACHE, REPO_ROOT, tempDir } from '../helpers/cli.js';
+import { CLI_PATH, REPO_ROOT, tempDir } from '../helpers/cli.js';
 import { emails, writeCsv } from '../helpers/files.js';
 import { REDIS_MISSING, startRedis, type RedisServer } from '../helpers/redis.js';
 import { hangBound, runSync, start } from '../helpers/processes.js';
@@ -27,7 +27,7 @@ const helps = new Map<string, string>();
 function help(command: string[]): string {
   const known = helps.get(command.join(' '));
   if (known !== undefined) return known;
-  const r = runSync(process.execPath, [CLI_PATH, ...command, '--help'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...COMPILE_CACHE } });
+  const r = runSync(process.execPath, [CLI_PATH, ...command, '--help'], { env: { PATH: process.env.PATH, HOME: process.env.HOME } });
   expect(r.status, r.stderr).toBe(0);
   helps.set(command.join(' '), r.stdout);
   return r.stdout;
@@ -86,7 +86,6 @@ beforeAll(async () => {
     LEAD_API_BASE_URL: sandbox.baseUrl,
     LEAD_API_TOKEN: sandbox.token,
     ...(redis ? { REDIS_URL: redis.url } : {}),
-    ...COMPILE_CACHE,
   };
   const people = emails(12).map((e, i) => [e, `https://www.linkedin.com/in/person-${i}`]);
   for (const name of ['contacts.csv', 'in.csv', 'big.csv', 'nightly.csv']) writeCsv(path.join(cwd, name), [['email'], ...people.map(([e]) => [e!])]);

@@ -11,9 +11,10 @@
 //   child.kill('SIGINT');
 //   const r = await child.result;                                   // { code, signal, stdout, stderr, timedOut }
 //
-// The environment is CLEAN: only PATH, HOME, the temporary folder and Node's compile cache are
-// inherited, never LEAD_API_* or LEAD_ENRICH_* from the parent, so a developer's real token can
-// never reach a test (or a test's output). `LEAD_ENRICH_STORE` points into a fresh temporary
+// The environment is CLEAN: only PATH, HOME and the temporary folder are inherited (and Node's
+// compile cache, as by every process the suite starts: test/helpers/processes.ts), never
+// LEAD_API_* or LEAD_ENRICH_* from the parent, so a developer's real token can never reach a test
+// (or a test's output). `LEAD_ENRICH_STORE` points into a fresh temporary
 // directory (removed when the process ends) unless `options.env` names it. `options.env` is
 // applied last; a value of `undefined` removes the variable.
 import fs from 'node:fs';
@@ -62,19 +63,12 @@ export function tempDir(prefix = 'lead-enrich-test-'): string {
   return makeTempDir(prefix);
 }
 
-/**
- * Node's compile cache of the run (test/support/global-setup.ts), for an environment a test builds
- * itself: each start of the bundle then costs about 0.08 s less CPU, and nothing else changes.
- */
-export const COMPILE_CACHE: Record<string, string> = process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {};
-
 function cleanEnv(extra: Record<string, string | undefined> | undefined): { env: NodeJS.ProcessEnv; storeDir?: string } {
   const env: NodeJS.ProcessEnv = {};
   for (const name of ['PATH', 'HOME', 'SYSTEMROOT', 'TMPDIR', 'TEMP', 'TMP']) {
     const value = process.env[name];
     if (value !== undefined) env[name] = value;
   }
-  Object.assign(env, COMPILE_CACHE);
   let storeDir: string | undefined;
   if (!extra || !Object.hasOwn(extra, 'LEAD_ENRICH_STORE')) {
     storeDir = tempDir('lead-enrich-store-');

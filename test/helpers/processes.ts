@@ -86,9 +86,14 @@ const scopes = new AsyncLocalStorage<Scope>();
 /** Children whose output has closed (and which have exited). */
 const closed = new WeakSet<ChildProcess>();
 
-/** The environment a started process gets: `env` (or this process's) and the suite's marks. */
+/**
+ * The environment a started process gets: `env` (or this process's) and the suite's marks, and
+ * Node's compile cache of the run (test/support/global-setup.ts) unless `env` names one: a CLI
+ * started then costs about 0.08 s less CPU, and nothing else changes.
+ */
 function markedEnv(env: NodeJS.ProcessEnv = process.env, scope = scopes.getStore() ?? fileScope): NodeJS.ProcessEnv {
-  return { ...env, [SUITE_MARK]: os.tmpdir(), [SUITE_TEST]: scope.id };
+  const cache = process.env.NODE_COMPILE_CACHE === undefined ? {} : { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE };
+  return { ...cache, ...env, [SUITE_MARK]: os.tmpdir(), [SUITE_TEST]: scope.id };
 }
 
 /**
